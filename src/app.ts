@@ -1,0 +1,61 @@
+import type { AppConfig } from './config.js';
+import { openStore, StoreOpenError, type Db, type Sqlite } from './store/client.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import { loadVaultKey, vaultFromKey, type Vault } from './vault/crypto.js';
+import type { Channel } from './channel/channel.js';
+import { createSandboxChannel } from './channel/sandbox.js';
+
+/**
+ * The composition root: config → store, clock, vault, channel. Services receive this as
+ * `ctx` and never build any of it themselves.
+ */
+export interface Ctx {
+  db: Db;
+  sqlite: Sqlite;
+  clock: Clock;
+  /** The database's time zone: every time string and billing calendar uses it. */
+  zone: string;
+  vault: Vault;
+  channel: Channel;
+  config: AppConfig;
+  close(): void;
+}
+
+export interface OpenAppOptions {
+  clock?: Clock;
+  /** Another channel implementation; the sandbox channel by default. */
+  channel?: (sqlite: Sqlite, clock: Clock) => Channel;
+}
+
+export function openApp(config: AppConfig, opts: OpenAppOptions = {}): Ctx {
+  const { db, sqlite } = openStore(config.dbPath);
+  try {
+    const zone = settleZone(sqlite, config.zone);
+    const clock = opts.clock ?? systemClock;
+    const vault = vaultFromKey(loadVaultKey(config.dbPath, config.vaultKey));
+    const channel = (opts.channel ?? createSandboxChannel)(sqlite, clock);
+    return { db, sqlite, clock, zone, vault, channel, config, close: () => sqlite.close() };
+  } catch (e) {
+    sqlite.close();
+    throw e;
+  }
+}
+
+/**
+ * The zone is recorded when the database is created; a later explicit different zone is refused
+ * because stored billing times would shift (SPEC §1). No explicit zone means the recorded one.
+ */
+function settleZone(sqlite: Sqlite, wanted: string | undefined): string {
+  const row = sqlite.prepare("SELECT value FROM meta WHERE key = 'tz'").get() as { value: string } | undefined;
+  if (row) {
+    if (wanted !== undefined && wanted !== row.value) {
+      throw new StoreOpenError(
+        `this database uses time zone ${row.value}; it cannot be opened with ${wanted} (billing times would shift)`,
+      );
+    }
+    return row.value;
+  }
+  const zone = wanted ?? 'UTC';
+  sqlite.prepare("INSERT INTO meta (key, value) VALUES ('tz', ?) ON CONFLICT (key) DO NOTHING").run(zone);
+  return settleZone(sqlite, wanted);
+}

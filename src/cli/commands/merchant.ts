@@ -1,0 +1,97 @@
+import type { Command } from 'commander';
+import chalk from 'chalk';
+import { createMerchant, listMerchants, rotateSecret, showMerchant, updateMerchant } from '../../services/merchants.js';
+import { record, table } from '../output.js';
+import { action, UsageError, withCtx } from '../shell.js';
+
+export function registerMerchantCommands(program: Command): void {
+  const merchant = program.command('merchant').description('create and manage merchants (SPEC §2)');
+
+  merchant
+    .command('create')
+    .description('create a merchant; prints its API key and secret once')
+    .option('--name <name>', 'merchant name (≤200 characters)')
+    .option('--signature-version <n>', 'request signature version, 1 or 2', '2')
+    .option('--notify-url <url>', 'default callback URL (http or https)')
+    .action(
+      action(async (opts: { name?: string; signatureVersion: string; notifyUrl?: string }, cmd: Command) => {
+        if (opts.name === undefined) throw new UsageError('missing required option: --name');
+        await withCtx(cmd, (ctx, out) => {
+          const created = createMerchant(ctx, { name: opts.name, signatureVersion: opts.signatureVersion, notifyUrl: opts.notifyUrl });
+          out.result(created, () => `${record(created)}\n${chalk.yellow('Store the API key and secret now: they are not shown again.')}`);
+        });
+      }),
+    );
+
+  merchant
+    .command('list')
+    .description('list merchants (keys and secrets masked)')
+    .action(
+      action(async (_opts: object, cmd: Command) => {
+        await withCtx(cmd, (ctx, out) => {
+          const rows = listMerchants(ctx);
+          out.result(rows, () =>
+            table(rows, { merchantId: 'merchantId', name: 'name', apiKey: 'apiKey', signatureVersion: 'sig', status: 'status', notifyUrl: 'notifyUrl' }),
+          );
+        });
+      }),
+    );
+
+  merchant
+    .command('show')
+    .argument('<id>', 'merchant id')
+    .description('show one merchant (key and secret masked)')
+    .action(
+      action(async (id: string, _opts: object, cmd: Command) => {
+        await withCtx(cmd, (ctx, out) => {
+          const m = showMerchant(ctx, id);
+          out.result(m, () => record(m));
+        });
+      }),
+    );
+
+  merchant
+    .command('update')
+    .argument('<id>', 'merchant id')
+    .description('change the default notify URL, signature version or status')
+    .option('--notify-url <url>', 'default callback URL; "" clears it')
+    .option('--signature-version <n>', '1 or 2')
+    .option('--name <name>', 'new name')
+    .option('--disable', 'refuse its requests and pause its renewals')
+    .option('--enable', 'accept its requests again')
+    .action(
+      action(
+        async (
+          id: string,
+          opts: { notifyUrl?: string; signatureVersion?: string; name?: string; disable?: boolean; enable?: boolean },
+          cmd: Command,
+        ) => {
+          if (opts.disable && opts.enable) throw new UsageError('--disable and --enable exclude each other');
+          const patch: Record<string, unknown> = {};
+          if (opts.notifyUrl !== undefined) patch.notifyUrl = opts.notifyUrl;
+          if (opts.signatureVersion !== undefined) patch.signatureVersion = opts.signatureVersion;
+          if (opts.name !== undefined) patch.name = opts.name;
+          if (opts.disable) patch.status = 'DISABLED';
+          if (opts.enable) patch.status = 'ACTIVE';
+          if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --notify-url, --signature-version, --name, --disable or --enable');
+          await withCtx(cmd, (ctx, out) => {
+            const m = updateMerchant(ctx, id, patch);
+            out.result(m, () => record(m));
+          });
+        },
+      ),
+    );
+
+  merchant
+    .command('rotate-secret')
+    .argument('<id>', 'merchant id')
+    .description('issue a new secret (shown once); the old one works 24 more hours')
+    .action(
+      action(async (id: string, _opts: object, cmd: Command) => {
+        await withCtx(cmd, (ctx, out) => {
+          const r = rotateSecret(ctx, id);
+          out.result(r, () => `${record(r)}\n${chalk.yellow('Store the new secret now: it is not shown again.')}`);
+        });
+      }),
+    );
+}

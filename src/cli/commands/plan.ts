@@ -1,0 +1,119 @@
+import type { Command } from 'commander';
+import { defaultMerchantId } from '../../services/merchants.js';
+import { createPlan, CYCLE_TYPES, listPlans, setPlanActive, showPlan, type PlanView } from '../../services/plans.js';
+import { askMissing, type MissingField } from '../prompts.js';
+import { record, table } from '../output.js';
+import { action, outputOf, withCtx } from '../shell.js';
+
+interface PlanCreateOptions {
+  merchant?: string;
+  name?: string;
+  price?: string;
+  currency: string;
+  cycleType?: string;
+  cycleLength: string;
+  trialDays: string;
+  maxSubscriptions: string;
+  description?: string;
+}
+
+const planColumns = {
+  planId: 'planId',
+  planName: 'name',
+  price: 'price',
+  currency: 'cur',
+  cycleType: 'cycle',
+  cycleLength: 'len',
+  trialDays: 'trial',
+  currentSubscriptions: 'subs',
+  maxSubscriptions: 'max',
+  status: 'status',
+} as const;
+
+export function registerPlanCommands(program: Command): void {
+  const plan = program.command('plan').description('subscription plans (SPEC §6)');
+
+  plan
+    .command('create')
+    .description('create a plan; on a terminal, missing required values are asked for')
+    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--name <name>', 'plan name (≤200)')
+    .option('--price <amount>', 'price per cycle, e.g. 9.99')
+    .option('--currency <code>', 'currency (USD only)', 'USD')
+    .option('--cycle-type <type>', `one of ${CYCLE_TYPES.join(', ')}`)
+    .option('--cycle-length <n>', 'cycle units per charge', '1')
+    .option('--trial-days <n>', 'trial days before the first renewal', '0')
+    .option('--max-subscriptions <n>', 'cap on current subscriptions, 0 = unlimited', '0')
+    .option('--description <text>', 'description (≤500)')
+    .action(
+      action(async (opts: PlanCreateOptions, cmd: Command) => {
+        const out = outputOf(cmd);
+        const missing: MissingField[] = [];
+        if (opts.name === undefined) missing.push({ flag: '--name', message: 'Plan name' });
+        if (opts.price === undefined) missing.push({ flag: '--price', message: 'Price (e.g. 9.99)' });
+        if (opts.cycleType === undefined) missing.push({ flag: '--cycle-type', message: 'Cycle type', choices: CYCLE_TYPES });
+        // Ask before opening the database so a cancelled prompt writes nothing.
+        const answers = await askMissing(out, missing);
+        await withCtx(cmd, (ctx) => {
+          const merchantId = defaultMerchantId(ctx, opts.merchant);
+          const created = createPlan(ctx, merchantId, {
+            planName: opts.name ?? answers['--name'],
+            price: opts.price ?? answers['--price'],
+            currency: opts.currency,
+            cycleType: opts.cycleType ?? answers['--cycle-type'],
+            cycleLength: opts.cycleLength,
+            trialDays: opts.trialDays,
+            maxSubscriptions: opts.maxSubscriptions,
+            description: opts.description,
+          });
+          out.result(created, () => record(created));
+        });
+      }),
+    );
+
+  plan
+    .command('list')
+    .description('list plans, newest first')
+    .option('--merchant <id>', 'merchant id')
+    .option('--status <status>', 'ACTIVE or INACTIVE')
+    .action(
+      action(async (opts: { merchant?: string; status?: string }, cmd: Command) => {
+        await withCtx(cmd, (ctx, out) => {
+          const rows: PlanView[] = listPlans(ctx, defaultMerchantId(ctx, opts.merchant), opts.status ? { status: opts.status } : {});
+          out.result(rows, () => table(rows, planColumns));
+        });
+      }),
+    );
+
+  plan
+    .command('show')
+    .argument('<id>', 'plan id')
+    .option('--merchant <id>', 'merchant id')
+    .action(
+      action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
+        await withCtx(cmd, (ctx, out) => {
+          const p = showPlan(ctx, defaultMerchantId(ctx, opts.merchant), id);
+          out.result(p, () => record(p));
+        });
+      }),
+    );
+
+  for (const [name, active, text] of [
+    ['deactivate', false, 'stop taking new subscriptions (existing ones go on renewing)'],
+    ['activate', true, 'take new subscriptions again'],
+  ] as const) {
+    plan
+      .command(name)
+      .argument('<id>', 'plan id')
+      .option('--merchant <id>', 'merchant id')
+      .description(text)
+      .action(
+        action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
+          await withCtx(cmd, (ctx, out) => {
+            const p = setPlanActive(ctx, defaultMerchantId(ctx, opts.merchant), id, active);
+            out.result(p, () => record(p));
+          });
+        }),
+      );
+  }
+}

@@ -1,0 +1,39 @@
+import { invalidParam } from './domain/errors.js';
+import { isValidZone } from './domain/time.js';
+
+/** Settings of SPEC §1 that the core needs, read from flags and the environment once. */
+export interface AppConfig {
+  dbPath: string;
+  /** Explicit zone from --tz / PAYGATE_TZ, or undefined to use the database's recorded zone (UTC for a new one). */
+  zone: string | undefined;
+  vaultKey: string | undefined;
+  /** Days between a failed renewal attempt and its retries (SPEC §6). */
+  retryDays: number[];
+  callbackPrivate: 'allow' | 'deny';
+}
+
+export interface ConfigInput {
+  db?: string | undefined;
+  tz?: string | undefined;
+}
+
+export function parseRetryDays(text: string | undefined): number[] {
+  if (text === undefined || text.trim() === '') return [1, 3, 5];
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.length !== 3 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) < 1)) {
+    throw invalidParam('PAYGATE_RETRY_DAYS', 'must be three whole numbers of days ≥ 1, e.g. "1,3,5"');
+  }
+  return parts.map(Number);
+}
+
+export function loadConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const zone = input.tz ?? env.PAYGATE_TZ;
+  if (zone !== undefined && !isValidZone(zone)) throw invalidParam('tz', `unknown time zone ${zone}`);
+  return {
+    dbPath: input.db ?? env.PAYGATE_DB ?? './paygate.db',
+    zone,
+    vaultKey: env.PAYGATE_VAULT_KEY,
+    retryDays: parseRetryDays(env.PAYGATE_RETRY_DAYS),
+    callbackPrivate: env.PAYGATE_CALLBACK_PRIVATE === 'deny' ? 'deny' : 'allow',
+  };
+}

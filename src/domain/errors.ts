@@ -1,0 +1,45 @@
+/**
+ * The one error type of paygate. `code` is the SPEC §3 rtn_code; the HTTP layer maps it to a
+ * status in one switch (http/envelope.ts) and the CLI to an exit status in one handler.
+ */
+export const RESULT_CODES = {
+  SUCCESS: '0000',
+  MALFORMED: '1000',
+  INVALID_PARAM: '1001',
+  BAD_SIGNATURE: '1002',
+  UNKNOWN_MERCHANT: '1003',
+  RATE_LIMITED: '1004',
+  DUPLICATE_RELATION: '1005',
+  REQUEST_CONFLICT: '1006',
+  NOT_FOUND: '1007',
+  NOT_ALLOWED: '1008',
+  PLAN_UNAVAILABLE: '1009',
+  REFUND_EXCEEDS: '1010',
+  CARD_REJECTED: '1011',
+  INTERNAL: '9999',
+} as const;
+
+export type ResultCode = (typeof RESULT_CODES)[keyof typeof RESULT_CODES];
+
+export class PaygateError extends Error {
+  readonly code: ResultCode;
+  readonly field: string | undefined;
+
+  constructor(code: ResultCode, message: string, field?: string) {
+    super(message);
+    this.name = 'PaygateError';
+    this.code = code;
+    this.field = field;
+  }
+}
+
+export const invalidParam = (field: string, reason: string): PaygateError =>
+  new PaygateError(RESULT_CODES.INVALID_PARAM, `${field}: ${reason}`, field);
+
+export const notFound = (what: string): PaygateError =>
+  new PaygateError(RESULT_CODES.NOT_FOUND, `${what} not found`);
+
+export const notAllowed = (message: string): PaygateError =>
+  new PaygateError(RESULT_CODES.NOT_ALLOWED, message);
+
+export const isPaygateError = (e: unknown): e is PaygateError => e instanceof PaygateError;

@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Prefixed, time-sortable, unguessable ids: `<prefix>_<10 chars ms time><16 chars random>` in
+ * Crockford base32. Sortable so "newest first" can order by id; random enough (80 bits) that
+ * one merchant cannot guess another's ids.
+ */
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+export type IdPrefix = 'mer' | 'pln' | 'sub' | 'txn' | 'rec' | 'evt' | 'rfd' | 'crd' | 'trk' | 'ch';
+
+let lastMs = -1;
+let lastRandom: number[] = [];
+
+function encodeTime(ms: number): string {
+  let out = '';
+  let n = ms;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[n % 32] + out;
+    n = Math.floor(n / 32);
+  }
+  return out;
+}
+
+/** Monotonic within a process: ids made in the same millisecond still sort in creation order. */
+function nextRandom(ms: number): number[] {
+  if (ms === lastMs && lastRandom.length === 16) {
+    const r = [...lastRandom];
+    for (let i = 15; i >= 0; i--) {
+      const v = r[i] ?? 0;
+      if (v < 31) {
+        r[i] = v + 1;
+        break;
+      }
+      r[i] = 0;
+    }
+    lastRandom = r;
+    return r;
+  }
+  const bytes = randomBytes(16);
+  lastMs = ms;
+  lastRandom = Array.from(bytes, (b) => b % 32);
+  return lastRandom;
+}
+
+export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
+  const rand = nextRandom(nowMs)
+    .map((i) => ALPHABET[i])
+    .join('');
+  return `${prefix}_${encodeTime(nowMs)}${rand}`;
+}
+
+/** A short human-friendly code for subscriptions (SPEC's subscriptionCode), unique by construction of its random part. */
+export function newSubscriptionCode(): string {
+  const bytes = randomBytes(10);
+  return 'SC' + Array.from(bytes, (b) => ALPHABET[b % 32]).join('');
+}
+
+/** Opaque random token for API keys, secrets and page tokens (base64url). */
+export function randomToken(bytes = 24): string {
+  return randomBytes(bytes).toString('base64url');
+}

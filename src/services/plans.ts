@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { Ctx } from '../app.js';
+import { invalidParam, notAllowed, notFound } from '../domain/errors.js';
+import { integerField, optionalString, parseInput, requiredString } from '../domain/fields.js';
+import { newId } from '../domain/ids.js';
+import { amountNumber, parseAmount } from '../domain/money.js';
+import { formatTime } from '../domain/time.js';
+import { getPlan, insertPlan, listPlanRows, setPlanStatus, type PlanRow } from '../store/plans.js';
+
+export const CYCLE_TYPES = ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] as const;
+export type CycleType = (typeof CYCLE_TYPES)[number];
+
+/** At most one year in all (SPEC §6). */
+export const MAX_CYCLE_LENGTH: Record<CycleType, number> = { DAILY: 365, WEEKLY: 52, MONTHLY: 12, YEARLY: 1 };
+
+const createSchema = z.object({
+  planName: requiredString(200),
+  description: optionalString(500),
+  price: z.string({ error: 'is required and must be a decimal string such as "9.99"' }),
+  currency: requiredString(20),
+  cycleType: z.enum(CYCLE_TYPES, { error: 'must be one of DAILY, WEEKLY, MONTHLY, YEARLY' }),
+  cycleLength: integerField(1, 365),
+  trialDays: integerField(0, 3650).optional(),
+  maxSubscriptions: integerField(0, 1_000_000_000).optional(),
+});
+
+/** SPEC §6 / SERVICE.md plan response; price is a JSON number. */
+export interface PlanView {
+  planId: string;
+  merchantId: string;
+  planName: string;
+  description?: string;
+  price: number;
+  currency: string;
+  cycleType: string;
+  cycleLength: number;
+  trialDays: number;
+  maxSubscriptions: number;
+  currentSubscriptions: number;
+  status: string;
+  createTime: string;
+}
+
+export function planView(ctx: Ctx, row: PlanRow): PlanView {
+  return {
+    planId: row.id,
+    merchantId: row.merchantId,
+    planName: row.name,
+    ...(row.description ? { description: row.description } : {}),
+    price: amountNumber(row.price, row.currency),
+    currency: row.currency,
+    cycleType: row.cycleType,
+    cycleLength: row.cycleLength,
+    trialDays: row.trialDays,
+    maxSubscriptions: row.maxSubscriptions,
+    currentSubscriptions: row.currentSubscriptions,
+    status: row.status,
+    createTime: formatTime(row.createdAt, ctx.zone),
+  };
+}
+
+export function createPlan(ctx: Ctx, merchantId: string, input: unknown): PlanView {
+  const data = parseInput(createSchema, input);
+  if (data.currency !== 'USD') throw invalidParam('currency', 'plans accept USD only');
+  const max = MAX_CYCLE_LENGTH[data.cycleType];
+  if (data.cycleLength > max) throw invalidParam('cycleLength', `must be at most ${max} for ${data.cycleType} (one year in all)`);
+  const trialDays = data.trialDays ?? 0;
+  const price = parseAmount(data.price, data.currency, { field: 'price' });
+  if (price === 0 && trialDays === 0) throw invalidParam('price', 'may be zero only with a trial');
+  const now = ctx.clock.now();
+  const row: PlanRow = {
+    id: newId('pln', now),
+    merchantId,
+    name: data.planName,
+    description: data.description ?? null,
+    price,
+    currency: data.currency,
+    cycleType: data.cycleType,
+    cycleLength: data.cycleLength,
+    trialDays,
+    maxSubscriptions: data.maxSubscriptions ?? 0,
+    currentSubscriptions: 0,
+    status: 'ACTIVE',
+    createdAt: now,
+  };
+  insertPlan(ctx.db, row);
+  return planView(ctx, row);
+}
+
+export function requirePlan(ctx: Ctx, merchantId: string, planId: string): PlanRow {
+  const row = getPlan(ctx.db, merchantId, planId);
+  if (!row) throw notFound('plan');
+  return row;
+}
+
+const listSchema = z.object({ status: z.enum(['ACTIVE', 'INACTIVE'], { error: 'must be ACTIVE or INACTIVE' }).optional() });
+
+export function listPlans(ctx: Ctx, merchantId: string, input: unknown = {}): PlanView[] {
+  const { status } = parseInput(listSchema, input);
+  return listPlanRows(ctx.db, merchantId, status).map((r) => planView(ctx, r));
+}
+
+export function showPlan(ctx: Ctx, merchantId: string, planId: string): PlanView {
+  return planView(ctx, requirePlan(ctx, merchantId, planId));
+}
+
+/** Deactivate/activate: asking for the status the plan already has is refused (1008), like subscriptions. */
+export function setPlanActive(ctx: Ctx, merchantId: string, planId: string, active: boolean): PlanView {
+  const row = requirePlan(ctx, merchantId, planId);
+  const status = active ? 'ACTIVE' : 'INACTIVE';
+  if (row.status === status) throw notAllowed(`plan is already ${status}`);
+  setPlanStatus(ctx.db, row.id, status);
+  return showPlan(ctx, merchantId, planId);
+}

@@ -1,0 +1,91 @@
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema/index.js';
+
+export type Db = BetterSQLite3Database<typeof schema>;
+export type Sqlite = Database.Database;
+
+export class StoreOpenError extends Error {}
+
+const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+
+export interface OpenedStore {
+  sqlite: Sqlite;
+  db: Db;
+}
+
+/**
+ * Open (creating if needed) and migrate the database. Pragmas per SPEC §1: WAL, synchronous=FULL
+ * (a success answer means the change is on disk), foreign keys on, a busy timeout so several
+ * processes (renew, serve) can share the file.
+ */
+export function openStore(path: string, opts: { readonly?: boolean } = {}): OpenedStore {
+  if (path !== ':memory:') {
+    const dir = dirname(resolve(path));
+    if (!existsSync(dir)) throw new StoreOpenError(`database directory does not exist: ${dir}`);
+  }
+  let sqlite: Sqlite;
+  try {
+    sqlite = new Database(path, { readonly: opts.readonly ?? false });
+  } catch (e) {
+    throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);
+  }
+  try {
+    sqlite.pragma('busy_timeout = 10000');
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = FULL');
+    sqlite.pragma('foreign_keys = ON');
+    migrate(sqlite);
+  } catch (e) {
+    sqlite.close();
+    if (e instanceof StoreOpenError) throw e;
+    throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);
+  }
+  return { sqlite, db: drizzle(sqlite, { schema }) };
+}
+
+/**
+ * Apply drizzle-kit's migrations (same bookkeeping table as drizzle's migrator) inside one
+ * IMMEDIATE transaction, so processes opening a new database together migrate it once.
+ * A database that has migrations this build does not know was written by a newer paygate.
+ */
+function migrate(sqlite: Sqlite): void {
+  const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
+  const latest = migrations.at(-1)?.folderMillis ?? 0;
+  const appliedLatest = (): number => {
+    const exists = sqlite
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+      .get();
+    if (!exists) return 0;
+    const row = sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | null };
+    return Number(row.at ?? 0);
+  };
+  const check = (applied: number): boolean => {
+    if (applied > latest) {
+      throw new StoreOpenError(
+        'this database was written by a newer version of paygate (its schema is ahead of this build); upgrade paygate to open it',
+      );
+    }
+    return applied === latest;
+  };
+  if (check(appliedLatest())) return;
+  sqlite
+    .transaction(() => {
+      const applied = appliedLatest();
+      if (check(applied)) return;
+      sqlite.exec(
+        'CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)',
+      );
+      const record = sqlite.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)');
+      for (const m of migrations) {
+        if (m.folderMillis <= applied) continue;
+        for (const stmt of m.sql) if (stmt.trim()) sqlite.exec(stmt);
+        record.run(m.hash, m.folderMillis);
+      }
+    })
+    .immediate();
+}

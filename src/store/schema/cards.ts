@@ -1,0 +1,16 @@
+import { sqliteTable, text, integer } from 'drizzle-orm/sqlite-core';
+import { merchants } from './merchants.js';
+
+/** Vaulted cards: only for subscriptions, PAN encrypted, CVV never (SPEC §10). */
+export const cards = sqliteTable('cards', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull().references(() => merchants.id),
+  panEnc: text('pan_enc').notNull(),
+  bin: text('bin').notNull(),
+  last4: text('last4').notNull(),
+  brand: text('brand').notNull(),
+  expMonth: integer('exp_month').notNull(),
+  expYear: integer('exp_year').notNull(),
+  holderName: text('holder_name'),
+  createdAt: integer('created_at').notNull(),
+});

@@ -1,0 +1,23 @@
+import { sqliteTable, text, integer } from 'drizzle-orm/sqlite-core';
+
+/** Instance settings fixed at creation (the time zone, SPEC §1). */
+export const meta = sqliteTable('meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
+export const merchants = sqliteTable('merchants', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  apiKey: text('api_key').notNull().unique(),
+  /** AES-256-GCM under the vault key; never stored in plain text. */
+  secretEnc: text('secret_enc').notNull(),
+  /** The secret before the last rotation, accepted until prevSecretUntil (24 h, SPEC §2). */
+  prevSecretEnc: text('prev_secret_enc'),
+  prevSecretUntil: integer('prev_secret_until'),
+  signatureVersion: integer('signature_version').notNull().default(2),
+  notifyUrl: text('notify_url'),
+  status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});

@@ -1,0 +1,37 @@
+import { sql } from 'drizzle-orm';
+import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+
+/**
+ * Callback events (SPEC §8), written in the same database transaction as the change they
+ * report. `payload` is the complete callback body (every value a string, eventId included,
+ * `sign` not yet added); signing happens at delivery with the merchant's current secret.
+ */
+export const outboxEvents = sqliteTable(
+  'outbox_events',
+  {
+    /** Insertion order; per-subscription delivery order follows it. */
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    merchantId: text('merchant_id').notNull(),
+    kind: text('kind', { enum: ['PAYMENT', 'SUBSCRIPTION'] }).notNull(),
+    eventType: text('event_type').notNull(),
+    transactionId: text('transaction_id'),
+    subscriptionId: text('subscription_id'),
+    /** The transaction's or subscription's notifyUrl at write time; null → the merchant's at delivery. */
+    notifyUrl: text('notify_url'),
+    payload: text('payload').notNull(),
+    status: text('status', { enum: ['PENDING', 'DELIVERED', 'DEAD'] }).notNull().default('PENDING'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    lastHttpStatus: integer('last_http_status'),
+    lastError: text('last_error'),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: integer('lease_until'),
+    createdAt: integer('created_at').notNull(),
+    deliveredAt: integer('delivered_at'),
+  },
+  (t) => [
+    index('outbox_due').on(t.nextAttemptAt).where(sql`status = 'PENDING'`),
+    index('outbox_subscription').on(t.subscriptionId, t.seq),
+  ],
+);
