@@ -1,0 +1,50 @@
+import { DateTime } from 'luxon';
+import { resolveWallTime, wallTime } from './time.js';
+
+/**
+ * The billing calendar (SPEC §6), pure. Billing times are counted from the anchor — the n-th
+ * time is anchor + n × cycle in the configured zone's wall clock — never by adding to the
+ * previous date: anchor Jan 31 → Feb 28/29 → Mar 31; Feb 29 yearly → Feb 28 in other years;
+ * a 09:00 charge stays 09:00 local across DST changes.
+ */
+export type CycleType = 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY';
+
+export interface Cycle {
+  cycleType: CycleType;
+  cycleLength: number;
+}
+
+/** The n-th billing instant after the anchor (n = 0 is the anchor itself). */
+export function billingTime(anchorMs: number, cycle: Cycle, n: number, zone: string): number {
+  const w = wallTime(anchorMs, zone);
+  // Calendar arithmetic on the wall clock (as if UTC, so no DST inside luxon), then resolve in the zone.
+  const base = DateTime.fromObject(w, { zone: 'utc' });
+  const k = n * cycle.cycleLength;
+  const moved =
+    cycle.cycleType === 'DAILY'
+      ? base.plus({ days: k })
+      : cycle.cycleType === 'WEEKLY'
+        ? base.plus({ weeks: k })
+        : cycle.cycleType === 'MONTHLY'
+          ? base.plus({ months: k }) // luxon clamps to the month's last day: Jan 31 + 1 month = Feb 28/29
+          : base.plus({ years: k }); // Feb 29 + 1 year = Feb 28
+  return resolveWallTime(
+    { year: moved.year, month: moved.month, day: moved.day, hour: moved.hour, minute: moved.minute, second: moved.second },
+    zone,
+  );
+}
+
+/** The first cycle index n ≥ 1 whose billing time is strictly after `afterMs`, and that time. */
+export function firstBillingAfter(anchorMs: number, cycle: Cycle, afterMs: number, zone: string): { n: number; time: number } {
+  // Estimate from the average cycle length, then correct: cheap even years behind.
+  const approxDays = { DAILY: 1, WEEKLY: 7, MONTHLY: 30.436875, YEARLY: 365.2425 }[cycle.cycleType] * cycle.cycleLength;
+  let n = Math.max(1, Math.floor((afterMs - anchorMs) / (approxDays * 86_400_000)) - 1);
+  while (n > 1 && billingTime(anchorMs, cycle, n - 1, zone) > afterMs) n--;
+  while (billingTime(anchorMs, cycle, n, zone) <= afterMs) n++;
+  return { n, time: billingTime(anchorMs, cycle, n, zone) };
+}
+
+/** Trial end: start + trialDays on the wall clock (same local time of day). */
+export function trialEnd(startMs: number, trialDays: number, zone: string): number {
+  return billingTime(startMs, { cycleType: 'DAILY', cycleLength: 1 }, trialDays, zone);
+}

@@ -1,0 +1,77 @@
+import { formatAmount } from '../domain/money.js';
+import { formatTime } from '../domain/time.js';
+import type { billingRecords, subscriptions, transactions } from '../store/schema/index.js';
+
+/**
+ * Callback bodies of SPEC §8, built when the change happens and stored in the outbox. Every
+ * value is a string (amounts formatted with the currency's decimals, counts in decimal) so any
+ * language can verify a v1 signature; fields without value are left out.
+ */
+type TransactionRow = typeof transactions.$inferSelect;
+type SubscriptionRow = typeof subscriptions.$inferSelect;
+type BillingRecordRow = typeof billingRecords.$inferSelect;
+
+function compact(body: Record<string, string | number | null | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) if (v !== null && v !== undefined && v !== '') out[k] = String(v);
+  return out;
+}
+
+/** `paymentType` on the wire: renewals never send payment callbacks, so RENEWAL never appears. */
+export function paymentCallbackBody(
+  txn: TransactionRow,
+  zone: string,
+  subscription?: { id: string; code: string },
+): Record<string, string> {
+  return compact({
+    notifyType: 'PAYMENT',
+    transactionOrderId: txn.id,
+    relationId: txn.relationId,
+    merchantId: txn.merchantId,
+    paymentType: txn.paymentType,
+    status: String(txn.status),
+    payAmount: formatAmount(txn.amount, txn.currency),
+    currency: txn.currency,
+    txnAmount: txn.txnAmount !== null && txn.txnCurrency ? formatAmount(txn.txnAmount, txn.txnCurrency) : undefined,
+    txnCurrency: txn.txnCurrency,
+    txnTime: txn.txnTime !== null ? formatTime(txn.txnTime, zone) : undefined,
+    failReason: txn.failReason,
+    refundedAmount: txn.refundedAmount > 0 ? formatAmount(txn.refundedAmount, txn.currency) : undefined,
+    subscriptionId: subscription?.id,
+    subscriptionCode: subscription?.code,
+  });
+}
+
+export type SubscriptionEventType = 'RENEW_SUCCEEDED' | 'RENEW_FAILED' | 'SUBSCRIPTION_FAILED' | 'SUBSCRIPTION_EXPIRED';
+
+export function subscriptionCallbackBody(args: {
+  eventType: SubscriptionEventType;
+  subscription: SubscriptionRow;
+  record: BillingRecordRow;
+  /** The PENDING record's scheduledTime after the change, if any. */
+  nextBillingTime: number | null;
+  eventTime: number;
+  zone: string;
+}): Record<string, string> {
+  const { subscription: s, record: r, zone } = args;
+  return compact({
+    notifyType: 'SUBSCRIPTION',
+    eventType: args.eventType,
+    merchantId: s.merchantId,
+    subscriptionId: s.id,
+    subscriptionCode: s.code,
+    userId: s.userId,
+    planId: s.planId,
+    subscriptionStatus: s.status,
+    recordId: r.id,
+    billingType: r.billingType,
+    amount: formatAmount(r.amount, r.currency),
+    currency: r.currency,
+    recordStatus: r.status,
+    retryCount: String(r.retryCount),
+    failReason: r.failReason,
+    transactionOrderId: r.transactionId,
+    nextBillingTime: args.nextBillingTime !== null ? formatTime(args.nextBillingTime, zone) : undefined,
+    eventTime: formatTime(args.eventTime, zone),
+  });
+}
