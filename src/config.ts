@@ -10,6 +10,8 @@ export interface AppConfig {
   /** Days between a failed renewal attempt and its retries (SPEC §6). */
   retryDays: number[];
   callbackPrivate: 'allow' | 'deny';
+  /** Base of checkout / 3DS links (SPEC §1); `serve` sets it from --public-url or its address. */
+  publicUrl: string;
 }
 
 export interface ConfigInput {
@@ -35,5 +37,6 @@ export function loadConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.
     vaultKey: env.PAYGATE_VAULT_KEY,
     retryDays: parseRetryDays(env.PAYGATE_RETRY_DAYS),
     callbackPrivate: env.PAYGATE_CALLBACK_PRIVATE === 'deny' ? 'deny' : 'allow',
+    publicUrl: (env.PAYGATE_PUBLIC_URL ?? `http://${env.PAYGATE_HOST ?? '127.0.0.1'}:${env.PAYGATE_PORT ?? '8080'}`).replace(/\/+$/, ''),
   };
 }
