@@ -1,0 +1,212 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/ctx.js';
+import { paygate } from '../helpers/cli.js';
+
+let dir: string;
+let cleanup: () => void;
+let n = 0;
+/** A fresh database path per test, in one temp dir. */
+const freshDb = () => join(dir, `t${++n}.db`);
+
+beforeAll(() => ({ dir, cleanup } = tempDir('paygate-cli-')));
+afterAll(() => cleanup());
+
+function counts(db: string): Record<string, number> {
+  const sqlite = new Database(db, { readonly: true });
+  const out: Record<string, number> = {};
+  for (const t of ['merchants', 'plans']) out[t] = (sqlite.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
+  sqlite.close();
+  return out;
+}
+
+describe('paygate merchant', () => {
+  it('create --json prints the SPEC shape with the secret and key once', () => {
+    const db = freshDb();
+    const r = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop', '--json']);
+    expect(r.status).toBe(0);
+    const m = r.json();
+    expect(Object.keys(m).sort()).toEqual(['apiKey', 'merchantId', 'name', 'secret', 'signatureVersion']);
+    expect(m.merchantId).toMatch(/^mer_/);
+    expect(m.name).toBe('Shop');
+    expect(m.signatureVersion).toBe(2);
+  });
+
+  it('create with a notify URL and version 1 includes them', () => {
+    const r = paygate(['--db', freshDb(), 'merchant', 'create', '--name', 'Shop', '--signature-version', '1', '--notify-url', 'https://shop.example/n']);
+    expect(r.json()).toMatchObject({ signatureVersion: 1, notifyUrl: 'https://shop.example/n' });
+  });
+
+  it('list and show mask the key and secret; the secret is stored encrypted', () => {
+    const db = freshDb();
+    const created = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();
+    const list = paygate(['--db', db, 'merchant', 'list']);
+    expect(list.stdout).not.toContain(created.secret);
+    expect(list.stdout).not.toContain(created.apiKey);
+    const shown = paygate(['--db', db, 'merchant', 'show', created.merchantId]).json();
+    expect(shown.secret).toBe('********');
+    expect(shown.status).toBe('ACTIVE');
+    const raw = readFileSync(db).toString('latin1') + readFileSync(`${db}-wal`, { flag: 'a+' }).toString('latin1');
+    expect(raw).not.toContain(created.secret);
+  });
+
+  it('update disables, enables and changes the notify URL', () => {
+    const db = freshDb();
+    const { merchantId } = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();
+    expect(paygate(['--db', db, 'merchant', 'update', merchantId, '--disable']).json().status).toBe('DISABLED');
+    const updated = paygate(['--db', db, 'merchant', 'update', merchantId, '--enable', '--notify-url', 'http://localhost:9/x']).json();
+    expect(updated).toMatchObject({ status: 'ACTIVE', notifyUrl: 'http://localhost:9/x' });
+  });
+
+  it('rotate-secret prints a new secret once', () => {
+    const db = freshDb();
+    const created = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();
+    const rotated = paygate(['--db', db, 'merchant', 'rotate-secret', created.merchantId]).json();
+    expect(rotated.secret).toMatch(/^sk_/);
+    expect(rotated.secret).not.toBe(created.secret);
+  });
+
+  it('show of an unknown merchant is error 1007, exit 1', () => {
+    const r = paygate(['--db', freshDb(), 'merchant', 'show', 'mer_nope']);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe('error 1007: merchant not found');
+  });
+
+  it.each([
+    [['--name', 'x'.repeat(201)], /name/],
+    [['--name', 'Shop', '--notify-url', 'ftp://x'], /notifyUrl/],
+    [['--name', 'Shop', '--signature-version', '3'], /signatureVersion/],
+  ])('create refuses bad input %j with one line, exit 1, nothing written', (args, field) => {
+    const db = freshDb();
+    const r = paygate(['--db', db, 'merchant', 'create', ...args]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(field);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(counts(db).merchants).toBe(0);
+  });
+
+  it('a database path in a missing directory is a one-line error naming db', () => {
+    const r = paygate(['--db', join(dir, 'missing', 'x.db'), 'merchant', 'list']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^error 1001: db: database directory does not exist/);
+  });
+
+  it('an unknown option is a usage error, exit 2', () => {
+    const r = paygate(['--db', freshDb(), 'merchant', 'list', '--bogus']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error usage:/);
+  });
+});
+
+describe('paygate plan', () => {
+  function withMerchant(): string {
+    const db = freshDb();
+    paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']);
+    return db;
+  }
+
+  it('create prints the plan ACTIVE, --merchant left out with one merchant', () => {
+    const db = withMerchant();
+    const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', '--price', '9.99', '--currency', 'USD', '--cycle-type', 'MONTHLY', '--cycle-length', '1', '--json']);
+    expect(r.status).toBe(0);
+    const p = r.json();
+    expect(p).toMatchObject({ planName: 'Gold', price: 9.99, currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, trialDays: 0, maxSubscriptions: 0, currentSubscriptions: 0, status: 'ACTIVE' });
+    expect(p.planId).toMatch(/^pln_/);
+    expect(p.createTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  });
+
+  it('list shows plans newest first and filters by status; deactivate and activate flip status', () => {
+    const db = withMerchant();
+    const a = paygate(['--db', db, 'plan', 'create', '--name', 'A', '--price', '1.00', '--cycle-type', 'DAILY']).json();
+    const b = paygate(['--db', db, 'plan', 'create', '--name', 'B', '--price', '2.00', '--cycle-type', 'WEEKLY']).json();
+    expect(paygate(['--db', db, 'plan', 'list']).json().map((p: { planId: string }) => p.planId)).toEqual([b.planId, a.planId]);
+    expect(paygate(['--db', db, 'plan', 'deactivate', a.planId]).json().status).toBe('INACTIVE');
+    expect(paygate(['--db', db, 'plan', 'list', '--status', 'ACTIVE']).json()).toHaveLength(1);
+    const again = paygate(['--db', db, 'plan', 'deactivate', a.planId]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/^error 1008/);
+    expect(paygate(['--db', db, 'plan', 'activate', a.planId]).json().status).toBe('ACTIVE');
+  });
+
+  it('without a terminal, missing required values are a usage error naming them (no prompt)', () => {
+    const db = withMerchant();
+    const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--price/);
+    expect(r.stderr).toMatch(/--cycle-type/);
+    expect(counts(db).plans).toBe(0);
+  });
+
+  it.each([
+    [['--price', '9.999', '--cycle-type', 'MONTHLY'], /price/],
+    [['--price', '-1', '--cycle-type', 'MONTHLY'], /price/],
+    [['--price', '1e3', '--cycle-type', 'MONTHLY'], /price/],
+    [['--price', '9.99', '--cycle-type', 'HOURLY'], /cycleType/],
+    [['--price', '9.99', '--cycle-type', 'MONTHLY', '--currency', 'EUR'], /currency/],
+    [['--price', '9.99', '--cycle-type', 'MONTHLY', '--cycle-length', '13'], /cycleLength/],
+    [['--price', '9.99', '--cycle-type', 'YEARLY', '--cycle-length', '2'], /cycleLength/],
+    [['--price', '9.99', '--cycle-type', 'DAILY', '--cycle-length', '0'], /cycleLength/],
+    [['--price', '9.99', '--cycle-type', 'MONTHLY', '--trial-days', '-1'], /trialDays/],
+    [['--price', '0', '--cycle-type', 'MONTHLY'], /price/],
+    [['--price', '9.99', '--cycle-type', 'MONTHLY', '--description', 'd'.repeat(501)], /description/],
+    [['--price', '9.99', '--cycle-type', 'MONTHLY', '--max-subscriptions', 'many'], /maxSubscriptions/],
+  ])('create refuses %j naming the field, exit 1, database unchanged', (args, field) => {
+    const db = withMerchant();
+    const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', ...args]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^error 1001: /);
+    expect(r.stderr).toMatch(field);
+    expect(counts(db).plans).toBe(0);
+  });
+
+  it('refuses a too-long name', () => {
+    const db = withMerchant();
+    const r = paygate(['--db', db, 'plan', 'create', '--name', 'n'.repeat(201), '--price', '1.00', '--cycle-type', 'DAILY']);
+    expect(r.stderr).toMatch(/planName/);
+    expect(counts(db).plans).toBe(0);
+  });
+
+  it('a zero price is allowed with a trial', () => {
+    const db = withMerchant();
+    const r = paygate(['--db', db, 'plan', 'create', '--name', 'Free', '--price', '0', '--cycle-type', 'MONTHLY', '--trial-days', '14']);
+    expect(r.status).toBe(0);
+    expect(r.json()).toMatchObject({ price: 0, trialDays: 14 });
+  });
+
+  it('--merchant is required when several merchants exist', () => {
+    const db = withMerchant();
+    paygate(['--db', db, 'merchant', 'create', '--name', 'Other']);
+    const r = paygate(['--db', db, 'plan', 'list']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/--merchant is required/);
+  });
+
+  it('show of another merchant’s plan is 1007 like an unknown one', () => {
+    const db = withMerchant();
+    const p = paygate(['--db', db, 'plan', 'create', '--name', 'A', '--price', '1.00', '--cycle-type', 'DAILY']).json();
+    const other = paygate(['--db', db, 'merchant', 'create', '--name', 'Other']).json();
+    const r = paygate(['--db', db, 'plan', 'show', p.planId, '--merchant', other.merchantId]);
+    expect(r.stderr.trim()).toBe('error 1007: plan not found');
+  });
+});
+
+describe('paygate db backup', () => {
+  it('copies the database with the online backup', () => {
+    const db = freshDb();
+    paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']);
+    const target = join(dir, `backup-${n}.db`);
+    const r = paygate(['--db', db, 'db', 'backup', target]);
+    expect(r.status).toBe(0);
+    expect(counts(target).merchants).toBe(1);
+  });
+
+  it('refuses to overwrite an existing file', () => {
+    const db = freshDb();
+    paygate(['--db', db, 'merchant', 'list']);
+    const r = paygate(['--db', db, 'db', 'backup', db]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/already exists/);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { formatTime, parseTime } from '../../src/domain/time.js';
+
+describe('time strings in the configured zone', () => {
+  const instant = Date.UTC(2026, 6, 1, 12, 0, 0);
+
+  it('formats yyyy-MM-dd HH:mm:ss in UTC', () => {
+    expect(formatTime(instant, 'UTC')).toBe('2026-07-01 12:00:00');
+  });
+
+  it('formats in another zone with its summer offset', () => {
+    expect(formatTime(instant, 'America/New_York')).toBe('2026-07-01 08:00:00');
+    expect(formatTime(instant, 'Asia/Tokyo')).toBe('2026-07-01 21:00:00');
+  });
+
+  it('parses and formats round trip', () => {
+    expect(parseTime('2026-07-01 08:00:00', 'America/New_York')).toBe(instant);
+  });
+
+  it('moves a time in a DST gap to the first valid instant after it', () => {
+    // 2026-03-08 02:30 does not exist in New York; clocks jump from 02:00 EST to 03:00 EDT.
+    const t = parseTime('2026-03-08 02:30:00', 'America/New_York');
+    expect(t).toBe(Date.UTC(2026, 2, 8, 7, 0, 0));
+    expect(formatTime(t, 'America/New_York')).toBe('2026-03-08 03:00:00');
+  });
+
+  it('takes the earlier instant of a time that occurs twice', () => {
+    // 2026-11-01 01:30 happens at EDT (05:30Z) and again at EST (06:30Z).
+    expect(parseTime('2026-11-01 01:30:00', 'America/New_York')).toBe(Date.UTC(2026, 10, 1, 5, 30, 0));
+  });
+
+  it.each(['2026-02-30 00:00:00', '2026-13-01 00:00:00', '2026-01-01 24:00:00', '2026-01-01', 'yesterday'])(
+    'refuses %j with 1001',
+    (text) => {
+      expect(() => parseTime(text, 'UTC', 'at')).toThrowError(/at/);
+    },
+  );
+});
