@@ -4,6 +4,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { loadVaultKey, vaultFromKey, type Vault } from './vault/crypto.js';
 import type { Channel } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
+import { createWriter, type Writer } from './store/writer.js';
 
 /**
  * The composition root: config → store, clock, vault, channel. Services receive this as
@@ -12,6 +13,8 @@ import { createSandboxChannel } from './channel/sandbox.js';
 export interface Ctx {
   db: Db;
   sqlite: Sqlite;
+  /** Group-committed write transactions for request paths (store/writer.ts). */
+  writer: Writer;
   clock: Clock;
   /** The database's time zone: every time string and billing calendar uses it. */
   zone: string;
@@ -21,10 +24,16 @@ export interface Ctx {
   close(): void;
 }
 
+export interface ChannelDeps {
+  sqlite: Sqlite;
+  writer: Writer;
+  clock: Clock;
+}
+
 export interface OpenAppOptions {
   clock?: Clock;
   /** Another channel implementation; the sandbox channel by default. */
-  channel?: (sqlite: Sqlite, clock: Clock) => Channel;
+  channel?: (deps: ChannelDeps) => Channel;
 }
 
 export function openApp(config: AppConfig, opts: OpenAppOptions = {}): Ctx {
@@ -33,8 +42,9 @@ export function openApp(config: AppConfig, opts: OpenAppOptions = {}): Ctx {
     const zone = settleZone(sqlite, config.zone);
     const clock = opts.clock ?? systemClock;
     const vault = vaultFromKey(loadVaultKey(config.dbPath, config.vaultKey));
-    const channel = (opts.channel ?? createSandboxChannel)(sqlite, clock);
-    return { db, sqlite, clock, zone, vault, channel, config, close: () => sqlite.close() };
+    const writer = createWriter(sqlite);
+    const channel = (opts.channel ?? createSandboxChannel)({ sqlite, writer, clock });
+    return { db, sqlite, writer, clock, zone, vault, channel, config, close: () => sqlite.close() };
   } catch (e) {
     sqlite.close();
     throw e;

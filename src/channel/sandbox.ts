@@ -1,5 +1,4 @@
-import type { Sqlite } from '../store/client.js';
-import type { Clock } from '../domain/clock.js';
+import type { ChannelDeps } from '../app.js';
 import { newId } from '../domain/ids.js';
 import type { Channel, ChargeRequest, ChargeResult, FailReason, RefundRequest, RefundResult } from './channel.js';
 
@@ -62,7 +61,7 @@ function toChargeResult(row: Row): ChargeResult {
   return { outcome: 'declined', ref: row.id, reason: (row.decline_code ?? 'card_declined') as FailReason };
 }
 
-export function createSandboxChannel(sqlite: Sqlite, clock: Clock): Channel {
+export function createSandboxChannel({ sqlite, writer, clock }: ChannelDeps): Channel {
   const insert = sqlite.prepare(
     `INSERT INTO sandbox_charges (id, idempotency_key, kind, parent_id, amount, currency, card_bin, card_last4,
        customer_present, outcome, decline_code, created_at, updated_at)
@@ -107,31 +106,36 @@ export function createSandboxChannel(sqlite: Sqlite, clock: Clock): Channel {
     async charge(req) {
       const decision = sandboxDecision(req);
       const now = clock.now();
-      insert.run({
-        id: newId('ch', now),
-        key: req.idempotencyKey,
-        kind: 'charge',
-        parentId: null,
-        amount: req.amount,
-        currency: req.currency,
-        bin: req.card.number.slice(0, 6),
-        last4: req.card.number.slice(-4),
-        customerPresent: req.customerPresent ? 1 : 0,
-        outcome: decision.outcome,
-        declineCode: decision.outcome === 'declined' ? decision.reason : null,
-        now,
+      const row = await writer.transaction(() => {
+        insert.run({
+          id: newId('ch', now),
+          key: req.idempotencyKey,
+          kind: 'charge',
+          parentId: null,
+          amount: req.amount,
+          currency: req.currency,
+          bin: req.card.number.slice(0, 6),
+          last4: req.card.number.slice(-4),
+          customerPresent: req.customerPresent ? 1 : 0,
+          outcome: decision.outcome,
+          declineCode: decision.outcome === 'declined' ? decision.reason : null,
+          now,
+        });
+        // Whoever inserted first decided; a repeated key reads that first result.
+        return byKey.get(req.idempotencyKey) as Row;
       });
-      // Whoever inserted first decided; a repeated key reads that first result.
-      return toChargeResult(byKey.get(req.idempotencyKey) as Row);
+      return toChargeResult(row);
     },
     async completeAction(ref, passed) {
-      finishAction.run(passed ? 'approved' : 'failed', passed ? null : 'authentication_failed', clock.now(), ref);
-      const row = byId.get(ref) as Row | undefined;
+      const row = await writer.transaction(() => {
+        finishAction.run(passed ? 'approved' : 'failed', passed ? null : 'authentication_failed', clock.now(), ref);
+        return byId.get(ref) as Row | undefined;
+      });
       if (!row) throw new Error(`sandbox: no charge ${ref}`);
       return toChargeResult(row);
     },
     async refund(req): Promise<RefundResult> {
-      const row = refundTx.immediate(req);
+      const row = await writer.transaction(() => refundTx(req));
       return row.outcome === 'approved' ? { outcome: 'refunded', ref: row.id } : { outcome: 'failed', reason: row.decline_code ?? 'refund_failed' };
     },
   };
