@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerMerchantCommands } from './commands/merchant.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerDbCommands } from './commands/db.js';
+import { registerServeCommands } from './commands/serve.js';
 import { printError } from './output.js';
 
 export function buildProgram(): Command {
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerMerchantCommands(program);
   registerPlanCommands(program);
   registerDbCommands(program);
+  registerServeCommands(program);
   return program;
 }
 

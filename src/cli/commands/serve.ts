@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { Clock } from '../../domain/clock.js';
+import { startBackground } from '../../http/background.js';
+import { buildServer } from '../../http/server.js';
+import { action, UsageError, withCtx } from '../shell.js';
+
+interface ServeOptions {
+  host?: string;
+  port?: string;
+  publicUrl?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  renew: boolean;
+  renewCron?: string;
+  rateLimit: boolean;
+}
+
+function parsePort(text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be 0–65535, not ${text}`);
+  return Number(text);
+}
+
+/**
+ * Tests of expiry run a second `serve` with its clock shifted; honoured only with NODE_ENV=test
+ * so a production server can never be told a different time.
+ */
+function serveClock(env: NodeJS.ProcessEnv): { clock?: Clock } {
+  const offset = Number(env.PAYGATE_TEST_CLOCK_OFFSET_MS ?? '0');
+  if (env.NODE_ENV !== 'test' || !Number.isFinite(offset) || offset === 0) return {};
+  return { clock: { now: () => Date.now() + offset } };
+}
+
+export function registerServeCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('run the HTTP API, the hosted pages, the renewal timer and callback delivery (SPEC §1)')
+    .option('--host <host>', 'listen address (PAYGATE_HOST, default 127.0.0.1)')
+    .option('--port <port>', 'listen port, 0 picks a free one (PAYGATE_PORT, default 8080)')
+    .option('--public-url <url>', 'base URL of checkout / 3DS links (PAYGATE_PUBLIC_URL, default http://<host>:<port>)')
+    .option('--tls-cert <file>', 'TLS certificate (PEM); otherwise run behind a TLS proxy')
+    .option('--tls-key <file>', 'TLS private key (PEM)')
+    .option('--no-renew', 'do not run renewals inside serve')
+    .option('--renew-cron <expr>', 'renewal schedule, cron syntax (PAYGATE_RENEW_CRON, default "* * * * *")')
+    .option('--no-rate-limit', 'turn the SPEC §5 rate limits off (benchmarks only; PAYGATE_RATE_LIMIT=off)')
+    .action(
+      action(async (opts: ServeOptions, cmd: Command) => {
+        const env = process.env;
+        const host = opts.host ?? env.PAYGATE_HOST ?? '127.0.0.1';
+        const port = parsePort(opts.port ?? env.PAYGATE_PORT ?? '8080');
+        if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together');
+        const https = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
+        const renewCron = opts.renewCron ?? env.PAYGATE_RENEW_CRON ?? '* * * * *';
+        const rateLimit = opts.rateLimit && env.PAYGATE_RATE_LIMIT !== 'off';
+
+        await withCtx(
+          cmd,
+          async (ctx) => {
+            const app = await buildServer(ctx, { rateLimit, logLevel: env.PAYGATE_LOG_LEVEL ?? 'info', ...(https ? { https } : {}) });
+            const address = await app.listen({ host, port });
+            const bound = app.server.address();
+            const actualPort = bound !== null && typeof bound === 'object' ? bound.port : port;
+            const urlHost = host.includes(':') ? `[${host}]` : host;
+            const own = `${https ? 'https' : 'http'}://${urlHost}:${actualPort}`;
+            ctx.config.publicUrl = (opts.publicUrl ?? env.PAYGATE_PUBLIC_URL ?? own).replace(/\/+$/, '');
+            const background = startBackground(ctx, { renew: opts.renew, renewCron, log: app.log });
+            process.stdout.write(`paygate listening on ${own} (public ${ctx.config.publicUrl}; ${address})\n`);
+
+            await new Promise<void>((resolve) => {
+              let stopping = false;
+              const stop = (signal: string): void => {
+                if (stopping) process.exit(1); // a second signal: stop waiting
+                stopping = true;
+                app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+                const force = setTimeout(() => process.exit(1), 15_000);
+                force.unref();
+                void (async () => {
+                  await background.stop();
+                  await app.close();
+                  resolve();
+                })();
+              };
+              process.on('SIGTERM', () => stop('SIGTERM'));
+              process.on('SIGINT', () => stop('SIGINT'));
+            });
+          },
+          serveClock(env),
+        );
+        process.stdout.write('paygate stopped\n');
+      }),
+    );
+}

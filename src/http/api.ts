@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../app.js';
+import type { MerchantRow } from '../store/merchants.js';
+import { authenticate, type Budget } from './auth.js';
+import { parseJsonObject, parseQuery, readGetBody, splitUrl, type Params } from './body.js';
+import { MalformedRequest, success } from './envelope.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** What the OpenAPI document says about a route (http/openapi.ts renders it). */
+export interface RouteDoc {
+  summary: string;
+  /** Request fields besides merchantId and sign: name → JSON schema. */
+  fields: Record<string, object>;
+  required: string[];
+  /** JSON schema of `data` on success. */
+  data: object;
+}
+
+export interface ApiRoute extends Budget {
+  method: 'GET' | 'POST';
+  /** fastify path, e.g. `/payment/:apiKey/refund`. */
+  url: string;
+  doc: RouteDoc;
+  /** `data` of a refused request (pause/resume/cancel answer data:false, SPEC §5). */
+  failData?: unknown;
+  handle(ctx: Ctx, merchant: MerchantRow, params: Params, req: FastifyRequest): unknown;
+}
+
+export interface ApiDeps {
+  ctx: Ctx;
+  limiter: RateLimiter;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by API routes so the error handler can answer data:false where SPEC wants it. */
+    failData?: unknown;
+  }
+}
+
+/** Parameters and v2 payload: a POST's JSON body; a GET's query, or its JSON body when the query is empty (SPEC §3). */
+async function readInput(req: FastifyRequest): Promise<{ path: string; params: Params; payload: string }> {
+  const { path, rawQuery } = splitUrl(req.url);
+  if (req.method === 'GET') {
+    if (rawQuery !== '') return { path, params: parseQuery(rawQuery), payload: rawQuery };
+    const raw = await readGetBody(req);
+    return { path, params: raw === '' ? {} : parseJsonObject(raw), payload: raw };
+  }
+  const body: unknown = req.body;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new MalformedRequest('request body must be a JSON object (Content-Type: application/json)');
+  }
+  return { path, params: body as Params, payload: req.rawBody };
+}
+
+export function registerApiRoute(app: FastifyInstance, deps: ApiDeps, route: ApiRoute): void {
+  app.route({
+    method: route.method,
+    url: route.url,
+    handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      if (route.failData !== undefined) req.failData = route.failData;
+      const input = await readInput(req);
+      const apiKey = route.by === 'apiKey' ? (req.params as { apiKey?: string }).apiKey : undefined;
+      const merchant = authenticate(
+        deps.ctx,
+        deps.limiter,
+        {
+          method: req.method,
+          path: input.path,
+          params: input.params,
+          payload: input.payload,
+          signatureHeader: req.headers['x-paygate-signature'],
+          clientIp: req.ip,
+          apiKey,
+        },
+        route,
+      );
+      const data = await route.handle(deps.ctx, merchant, input.params, req);
+      return reply.code(200).send(success(data));
+    },
+  });
+}

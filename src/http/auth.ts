@@ -1,0 +1,69 @@
+import type { Ctx } from '../app.js';
+import { isPaygateError, PaygateError, RESULT_CODES } from '../domain/errors.js';
+import { verifyV1, verifyV2Request } from '../domain/signature.js';
+import { authenticateMerchant, merchantSecrets } from '../services/merchants.js';
+import type { MerchantRow } from '../store/merchants.js';
+import type { Params } from './body.js';
+import { RateLimited } from './envelope.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** Failed authentications per client address per 60 s (SPEC §5). */
+export const AUTH_FAILURE_LIMIT = 60;
+
+export interface AuthInput {
+  method: string;
+  /** Request path without the query string, as sent (what the merchant signed). */
+  path: string;
+  params: Params;
+  /** v2 PAYLOAD: raw body of a POST, raw query string of a GET (or its raw body). */
+  payload: string;
+  signatureHeader: unknown;
+  clientIp: string;
+  /** Present on payment endpoints (`/payment/{apiKey}/…`). */
+  apiKey: string | undefined;
+}
+
+export interface Budget {
+  /** Routes sharing a name share a budget (the transaction path and its /v1 alias). */
+  bucket: string;
+  limit: number;
+  by: 'apiKey' | 'merchantId';
+}
+
+const badSignature = (why: string): PaygateError => new PaygateError(RESULT_CODES.BAD_SIGNATURE, `signature ${why}`);
+
+function checkSignature(ctx: Ctx, merchant: MerchantRow, input: AuthInput): void {
+  const secrets = merchantSecrets(ctx, merchant);
+  if (merchant.signatureVersion === 1) {
+    if (typeof input.params.sign !== 'string' || input.params.sign === '') throw badSignature('missing: sign is required');
+    if (!verifyV1(input.method, input.path, input.params, input.params.sign, secrets)) throw badSignature('wrong');
+    return;
+  }
+  const result = verifyV2Request(input.signatureHeader, ctx.clock.now(), input.method, input.path, input.payload, secrets);
+  if (result === 'missing') throw badSignature('missing: X-Paygate-Signature header t=<unix seconds>,v2=<hex> is required');
+  if (result === 'stale') throw badSignature('timestamp outside ±300 s of the server clock');
+  if (result === 'mismatch') throw badSignature('wrong');
+}
+
+/**
+ * SPEC §3 order after the body check: merchant (1003), signature (1002), rate limit (1004).
+ * Failed authentications spend the client address's budget, never the merchant's.
+ */
+export function authenticate(ctx: Ctx, limiter: RateLimiter, input: AuthInput, budget: Budget): MerchantRow {
+  const now = ctx.clock.now();
+  let merchant: MerchantRow;
+  try {
+    merchant = authenticateMerchant(ctx, input.params.merchantId, input.apiKey);
+    checkSignature(ctx, merchant, input);
+  } catch (e) {
+    if (isPaygateError(e) && (e.code === RESULT_CODES.BAD_SIGNATURE || e.code === RESULT_CODES.UNKNOWN_MERCHANT)) {
+      const hit = limiter.hit(`auth-failure:${input.clientIp}`, AUTH_FAILURE_LIMIT, now);
+      if (!hit.ok) throw new RateLimited(hit.retryAfter);
+    }
+    throw e;
+  }
+  const key = budget.by === 'apiKey' ? merchant.apiKey : merchant.id;
+  const hit = limiter.hit(`${budget.bucket}:${key}`, budget.limit, now);
+  if (!hit.ok) throw new RateLimited(hit.retryAfter);
+  return merchant;
+}

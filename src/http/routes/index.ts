@@ -1,0 +1,5 @@
+import type { ApiRoute } from '../api.js';
+import { planRoutes } from './plans.js';
+
+/** Every signed API endpoint of SPEC §5. */
+export const apiRoutes: readonly ApiRoute[] = [...planRoutes];

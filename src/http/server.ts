@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Ctx } from '../app.js';
+import { isPaygateError, RESULT_CODES } from '../domain/errors.js';
+import { registerApiRoute, type ApiRoute } from './api.js';
+import { BODY_LIMIT, registerJsonParser } from './body.js';
+import { failure, MalformedRequest, RateLimited, statusOfError } from './envelope.js';
+import { loggerOptions, redactUrl } from './logging.js';
+import { buildOpenApi, type PlainRouteDoc } from './openapi.js';
+import { registerPages, pageDocs } from './pages/plugin.js';
+import { createRateLimiter } from './rate-limit.js';
+import { apiRoutes } from './routes/index.js';
+
+export interface ServerOptions {
+  /** SPEC §5 rate limits; off only for benchmarks (`serve --no-rate-limit`). */
+  rateLimit?: boolean;
+  logLevel?: string;
+  https?: { cert: Buffer; key: Buffer };
+}
+
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered, for the test that keeps /openapi.json complete. */
+    paygateRoutes: RegisteredRoute[];
+  }
+}
+
+const opsDocs: PlainRouteDoc[] = [
+  { method: 'GET', url: '/healthz', summary: 'Liveness: {"status":"ok"}', contentType: 'application/json' },
+  { method: 'GET', url: '/openapi.json', summary: 'This document', contentType: 'application/json' },
+];
+
+/** fastify's own request errors (parser, limits) as SPEC 1000s; anything else is not the client's fault. */
+function asMalformed(err: FastifyError): MalformedRequest | undefined {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new MalformedRequest('request body is larger than 1 MiB', 413);
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new MalformedRequest('Content-Type must be application/json', 415);
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+    return new MalformedRequest('malformed request', err.statusCode === 413 || err.statusCode === 415 ? err.statusCode : 400);
+  }
+  return undefined;
+}
+
+/** The API's one error handler: PaygateError → its envelope and status; unknown → 9999 with the request id, logged. */
+export function apiErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const known = isPaygateError(err) ? err : asMalformed(err as FastifyError);
+  if (known) {
+    if (known instanceof RateLimited) void reply.header('retry-after', String(known.retryAfter));
+    return reply.code(statusOfError(known)).send(failure(known.code, known.message, req.failData));
+  }
+  req.log.error({ err }, 'internal error');
+  return reply.code(500).send(failure(RESULT_CODES.INTERNAL, `internal error (request id ${req.id})`, req.failData));
+}
+
+export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(opts.logLevel ?? 'info'),
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    logController: new LogController({ disableRequestLogging: true }),
+    exposeHeadRoutes: false,
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    ...(opts.https ? { https: opts.https } : {}),
+  });
+  app.decorate('paygateRoutes', [] as RegisteredRoute[]);
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) app.paygateRoutes.push({ method, url: r.url });
+  });
+
+  const limiter = createRateLimiter(opts.rateLimit !== false);
+  const sweep = setInterval(() => limiter.sweep(ctx.clock.now()), 60_000);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+
+  app.addHook('onRequest', async (req, reply) => {
+    void reply.header('x-request-id', req.id);
+    void reply.header('x-content-type-options', 'nosniff');
+    void reply.header('cache-control', 'no-store');
+  });
+  // One log line per request (fastify's default is two), with credentials cut out of the URL.
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  app.removeAllContentTypeParsers();
+  const routes: readonly ApiRoute[] = apiRoutes;
+  await app.register(async (api) => {
+    registerJsonParser(api);
+    api.setErrorHandler(apiErrorHandler);
+    for (const route of routes) registerApiRoute(api, { ctx, limiter }, route);
+    api.get('/healthz', async () => ({ status: 'ok' }));
+    // Built on first use: `serve` learns its public URL only once it listens (--port 0).
+    let doc: object | undefined;
+    api.get('/openapi.json', async () => (doc ??= buildOpenApi(routes, [...opsDocs, ...pageDocs], ctx.config.publicUrl)));
+  });
+  await app.register(async (pages) => registerPages(pages, ctx));
+
+  app.setNotFoundHandler((req, reply) => {
+    void reply.code(404).send(failure(RESULT_CODES.NOT_FOUND, `no endpoint ${req.method} ${redactUrl(req.url).split('?')[0]}`));
+  });
+  app.setErrorHandler(apiErrorHandler);
+  return app;
+}
