@@ -1,0 +1,156 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paygate } from '../helpers/cli.js';
+import { tempDir } from '../helpers/ctx.js';
+import { client, createMerchant, raw, signV1, signV2, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+
+let srv: Served;
+let db: string;
+let v1: TestMerchant;
+let v2: TestMerchant;
+let cleanup: () => void;
+
+beforeAll(async () => {
+  const t = tempDir('paygate-http-sec-');
+  cleanup = t.cleanup;
+  db = join(t.dir, 's.db');
+  v1 = createMerchant(db, 1, 'V1 Shop');
+  v2 = createMerchant(db, 2, 'V2 Shop');
+  srv = await startServe({ dbPath: db });
+});
+afterAll(async () => {
+  await srv.stop();
+  cleanup();
+});
+
+const LIST = '/subscription/plan/list';
+const CREATE = '/subscription/plan/create';
+const plan = { planName: 'Gold', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 };
+
+function flip(hex: string): string {
+  const last = hex.slice(-1);
+  return hex.slice(0, -1) + (last === '0' ? '1' : '0');
+}
+
+describe('signatures (security)', () => {
+  it('v1: a sign off by one character is 1002; a missing sign is 1002', async () => {
+    const params = { merchantId: v1.merchantId, ...plan };
+    const good = signV1('POST', CREATE, params, v1.secret);
+    const r = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...params, sign: flip(good) }) });
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual({ rtn_code: '1002', rtn_msg: expect.stringContaining('signature'), success: false });
+    const none = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) });
+    expect(none.body.rtn_code).toBe('1002');
+  });
+
+  it('v1: a signature for one endpoint does not work on another (method and path are signed)', async () => {
+    const params = { merchantId: v1.merchantId };
+    const sign = signV1('GET', LIST, params, v1.secret);
+    const r = await raw(`${srv.url}/subscription/detail?${new URLSearchParams({ ...params, sign })}`);
+    // detail needs subscriptionId too, but the signature check comes first.
+    expect(r.body.rtn_code === '1002' || r.status === 404).toBe(true);
+    const asPost = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...params, ...plan, sign }) });
+    expect(asPost.body.rtn_code).toBe('1002');
+  });
+
+  it('v1: every present field is signed (changing a value after signing is 1002)', async () => {
+    const params = { merchantId: v1.merchantId, ...plan };
+    const sign = signV1('POST', CREATE, params, v1.secret);
+    const r = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...params, cycleLength: 2, sign }) });
+    expect(r.body.rtn_code).toBe('1002');
+  });
+
+  it('v2: missing header, wrong hex, stale and future timestamps are 1002', async () => {
+    const body = JSON.stringify({ merchantId: v2.merchantId, ...plan });
+    const post = (sig?: string) =>
+      raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json', ...(sig ? { 'x-paygate-signature': sig } : {}) }, body });
+    const now = Math.floor(Date.now() / 1000);
+    expect((await post()).body.rtn_code).toBe('1002');
+    const good = signV2('POST', CREATE, body, v2.secret, now);
+    expect((await post(flip(good))).body.rtn_code).toBe('1002');
+    const stale = await post(signV2('POST', CREATE, body, v2.secret, now - 301));
+    expect(stale.body).toMatchObject({ rtn_code: '1002' });
+    expect(stale.body.rtn_msg).toContain('300');
+    expect((await post(signV2('POST', CREATE, body, v2.secret, now + 400))).body.rtn_code).toBe('1002');
+    expect((await post(signV2('POST', CREATE, body, v2.secret, now - 200))).body.rtn_code).toBe('0000');
+  });
+
+  it('v2: the raw body is signed, so re-serialised JSON with the same fields fails', async () => {
+    const body = JSON.stringify({ merchantId: v2.merchantId, ...plan });
+    const spaced = JSON.stringify({ merchantId: v2.merchantId, ...plan }, null, 1);
+    const r = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json', 'x-paygate-signature': signV2('POST', CREATE, body, v2.secret) }, body: spaced });
+    expect(r.body.rtn_code).toBe('1002');
+  });
+
+  it('v2: a GET signs the raw query string', async () => {
+    const qs = `merchantId=${encodeURIComponent(v2.merchantId)}&status=ACTIVE`;
+    const ok = await raw(`${srv.url}${LIST}?${qs}`, { headers: { 'x-paygate-signature': signV2('GET', LIST, qs, v2.secret) } });
+    expect(ok.body.rtn_code).toBe('0000');
+    const other = await raw(`${srv.url}${LIST}?${qs}&x=1`, { headers: { 'x-paygate-signature': signV2('GET', LIST, qs, v2.secret) } });
+    expect(other.body.rtn_code).toBe('1002');
+  });
+
+  it('1003 before 1002: unknown merchant, or a missing merchantId', async () => {
+    const r = await client(srv.url, { ...v1, merchantId: 'mer_NOPE' }).post(CREATE, plan);
+    expect(r.status).toBe(401);
+    expect(r.body.rtn_code).toBe('1003');
+    const none = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(plan) });
+    expect(none.body.rtn_code).toBe('1003');
+  });
+
+  it('a rotated secret keeps working (grace) and the new one works at once; a disabled merchant is 1003', async () => {
+    const m = createMerchant(db, 2, 'Rotating');
+    const rot = paygate(['--db', db, '--json', 'merchant', 'rotate-secret', m.merchantId]);
+    expect(rot.status).toBe(0);
+    const fresh = { ...m, secret: rot.json().secret as string };
+    expect((await client(srv.url, m).get(LIST, {})).body.rtn_code).toBe('0000');
+    expect((await client(srv.url, fresh).get(LIST, {})).body.rtn_code).toBe('0000');
+    expect(paygate(['--db', db, 'merchant', 'update', m.merchantId, '--disable']).status).toBe(0);
+    expect((await client(srv.url, fresh).get(LIST, {})).body.rtn_code).toBe('1003');
+  });
+
+  it('SQL and script fragments, unicode edge cases are data, not code', async () => {
+    const c = client(srv.url, v2);
+    for (const name of ["x'); DROP TABLE plans; --", '<script>alert(1)</script>', '\u202e\u0000 𝒳 e\u0301', '😀'.repeat(10)]) {
+      const r = await c.post(CREATE, { ...plan, planName: name });
+      expect(r.status).toBeLessThan(500);
+      if (r.body.success) expect(r.body.data.planName).toBe(name);
+    }
+    expect((await c.get(LIST, {})).body.rtn_code).toBe('0000');
+  });
+
+  it('never answers with a stack trace or internals', async () => {
+    const r = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"merchantId": {"$gt": ""}, "__proto__": {"x": 1}}' });
+    expect(r.status).toBeLessThan(500);
+    expect(r.text).not.toMatch(/at .*\.js|Error:|node_modules/);
+  });
+});
+
+describe('rate limits (security)', () => {
+  it('failed authentications count against the client address: the 61st in 60 s is 429 with Retry-After', async () => {
+    const bad = client(srv.url, { ...v1, merchantId: 'mer_UNKNOWN' });
+    let last;
+    for (let i = 0; i < 60; i++) {
+      last = await bad.get(LIST, {});
+      if (last.status === 429) break;
+    }
+    // Earlier tests of this file spent some of the same budget.
+    const r = await bad.get(LIST, {});
+    expect(r.status).toBe(429);
+    expect(r.body).toMatchObject({ rtn_code: '1004', success: false });
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(r.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    // A correctly signed merchant from the same address is not locked out: its own budget is untouched.
+    expect((await client(srv.url, v2).get(LIST, {})).body.rtn_code).toBe('0000');
+  });
+
+  it('the 301st plan list of one merchant in 60 s is 429; another merchant is unaffected', async () => {
+    const m = createMerchant(db, 1, 'Busy');
+    const c = client(srv.url, m);
+    const codes: string[] = [];
+    for (let i = 0; i < 301; i++) codes.push((await c.get(LIST, {})).body.rtn_code);
+    expect(codes.slice(0, 300).every((x) => x === '0000')).toBe(true);
+    expect(codes[300]).toBe('1004');
+    expect((await client(srv.url, v1).get(LIST, {})).body.rtn_code).toBe('0000');
+  });
+});
