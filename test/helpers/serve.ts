@@ -148,7 +148,7 @@ export function client(base: string, m: TestMerchant) {
     async post(path: string, body: Record<string, unknown>, opts: { sign?: boolean; headers?: Record<string, string> } = {}): Promise<Answer> {
       const params = { merchantId: m.merchantId, ...body };
       let headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
-      let payloadObj = params;
+      let payloadObj: Record<string, unknown> = params;
       if (opts.sign !== false && m.signatureVersion === 1) payloadObj = { ...params, sign: signV1('POST', path, params, m.secret) };
       const payload = JSON.stringify(payloadObj);
       if (opts.sign !== false && m.signatureVersion === 2) headers = { 'x-paygate-signature': signV2('POST', path, payload, m.secret), ...headers };

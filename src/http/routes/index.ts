@@ -1,5 +1,6 @@
 import type { ApiRoute } from '../api.js';
 import { planRoutes } from './plans.js';
+import { transactionRoutes } from './transactions.js';
 
 /** Every signed API endpoint of SPEC §5. */
-export const apiRoutes: readonly ApiRoute[] = [...planRoutes];
+export const apiRoutes: readonly ApiRoute[] = [...transactionRoutes, ...planRoutes];
