@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import type { Ctx } from '../app.js';
+import type { RefundResult } from '../channel/channel.js';
+import { notAllowed, PaygateError, RESULT_CODES } from '../domain/errors.js';
+import { optionalString, parseInput } from '../domain/fields.js';
+import { newId } from '../domain/ids.js';
+import { formatAmount, parseAmount } from '../domain/money.js';
+import { sha256Hex, v1Joined } from '../domain/signature.js';
+import type { MerchantRow } from '../store/merchants.js';
+import { getRefund, insertRefund, reserveRefund, settleRefund, settleReservation, type RefundRow } from '../store/refunds.js';
+import { getIdempotency, getTransaction, insertIdempotency, type TransactionRow } from '../store/transactions.js';
+import { findTransaction } from './transactions/query.js';
+import { refundEvent } from './transactions/outcome.js';
+import { STATUS } from './transactions/view.js';
+
+/** SPEC §5 refund response `data` (all strings). */
+export interface RefundView {
+  transactionOrderId: string;
+  relationId?: string;
+  refundTransactionId: string;
+  status: string;
+  payAmount: string;
+  currency: string;
+  merchantId: string;
+}
+
+const schema = z.object({
+  transactionOrderId: optionalString(200),
+  relationId: optionalString(200),
+  refundAmount: z.string({ error: 'is required and must be a decimal string such as "5.00"' }),
+  requestId: optionalString(100),
+});
+
+const REFUNDABLE: readonly number[] = [STATUS.SUCCEEDED, STATUS.PARTIALLY_REFUNDED];
+
+function view(txn: TransactionRow, refund: RefundRow): RefundView {
+  return {
+    transactionOrderId: txn.id,
+    ...(txn.relationId ? { relationId: txn.relationId } : {}),
+    refundTransactionId: refund.id,
+    status: String(txn.status),
+    payAmount: formatAmount(refund.amount, refund.currency),
+    currency: refund.currency,
+    merchantId: txn.merchantId,
+  };
+}
+
+interface Reserved {
+  txn: TransactionRow;
+  refund: RefundRow;
+  /** This call must drive the channel refund (a new one, or a replay of one left PENDING). */
+  drive: boolean;
+}
+
+/**
+ * Refund (SPEC §5). The amount is RESERVED (transactions.refund_reserved) in the same immediate
+ * transaction that checks paid − refunded − reserved ≥ amount, before the channel is called, so
+ * concurrent refunds can never exceed the paid amount; a refund the channel fails releases it.
+ * A channel that throws leaves the refund PENDING with its reservation held (never over-refunds);
+ * a repeat with the same requestId re-drives it through the channel's idempotency key.
+ */
+export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: unknown): Promise<RefundView> {
+  const data = parseInput(schema, input);
+  const hash = sha256Hex(v1Joined(input as Record<string, unknown>));
+  const found = findTransaction(ctx, merchant.id, data);
+  // Validate the amount against the transaction's currency before anything is written.
+  const amount = parseAmount(data.refundAmount, found.currency, { field: 'refundAmount', positive: true });
+  const now = ctx.clock.now();
+
+  const step = await ctx.writer.transaction((): Reserved => {
+    if (data.requestId) {
+      const seen = getIdempotency(ctx.sqlite, merchant.id, 'refund', data.requestId);
+      if (seen) {
+        if (seen.requestHash !== hash) throw new PaygateError(RESULT_CODES.REQUEST_CONFLICT, 'requestId already used with a different request', 'requestId');
+        const refund = getRefund(ctx.sqlite, seen.resourceId);
+        const txn = refund ? getTransaction(ctx.sqlite, refund.transactionId) : undefined;
+        if (!refund || !txn) throw new Error(`idempotency key points at a missing refund ${seen.resourceId}`);
+        return { txn, refund, drive: refund.status === 'PENDING' };
+      }
+    }
+    const txn = getTransaction(ctx.sqlite, found.id) ?? found;
+    if (!REFUNDABLE.includes(txn.status)) throw notAllowed(`transaction status ${txn.status} cannot be refunded (only SUCCEEDED or PARTIALLY_REFUNDED)`);
+    if (!reserveRefund(ctx.sqlite, txn.id, amount, now)) {
+      const left = txn.amount - txn.refundedAmount - txn.refundReserved;
+      throw new PaygateError(RESULT_CODES.REFUND_EXCEEDS, `refund amount exceeds what is still refundable (${formatAmount(Math.max(left, 0), txn.currency)} ${txn.currency})`, 'refundAmount');
+    }
+    const refund: RefundRow = {
+      id: newId('rfd', now),
+      merchantId: merchant.id,
+      transactionId: txn.id,
+      amount,
+      currency: txn.currency,
+      status: 'PENDING',
+      channelRef: null,
+      failReason: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    insertRefund(ctx.sqlite, refund);
+    if (data.requestId) insertIdempotency(ctx.sqlite, { merchantId: merchant.id, scope: 'refund', requestId: data.requestId, requestHash: hash, resourceId: refund.id, now });
+    return { txn, refund, drive: true };
+  });
+
+  if (!step.drive) return settledView(ctx, step);
+  if (!step.txn.channelRef) throw new Error(`transaction ${step.txn.id} has no channel charge to refund`);
+  const result: RefundResult = await ctx.channel.refund({
+    idempotencyKey: step.refund.id,
+    chargeRef: step.txn.channelRef,
+    amount: step.refund.amount,
+    currency: step.refund.currency,
+  });
+  const settled = await ctx.writer.transaction(() => {
+    const at = ctx.clock.now();
+    const ok = result.outcome === 'refunded';
+    // Settling is conditional on PENDING: a concurrent replay settles the reservation once.
+    if (settleRefund(ctx.sqlite, step.refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : null, failReason: ok ? null : result.reason, now: at })) {
+      settleReservation(ctx.sqlite, step.txn.id, step.refund.amount, ok, at);
+      if (ok) refundEvent(ctx, step.txn.id, at);
+    }
+    return { txn: getTransaction(ctx.sqlite, step.txn.id) ?? step.txn, refund: getRefund(ctx.sqlite, step.refund.id) ?? step.refund };
+  });
+  return settledView(ctx, { ...settled, drive: false });
+}
+
+function settledView(ctx: Ctx, s: Reserved): RefundView {
+  if (s.refund.status === 'FAILED') {
+    throw new PaygateError(RESULT_CODES.NOT_ALLOWED, `refund declined by the channel: ${s.refund.failReason ?? 'refund_failed'}`);
+  }
+  const txn = getTransaction(ctx.sqlite, s.txn.id) ?? s.txn;
+  return view(txn, s.refund);
+}

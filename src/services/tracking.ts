@@ -1,0 +1,102 @@
+import type { Ctx } from '../app.js';
+import { invalidParam } from '../domain/errors.js';
+import { isHttpUrl } from '../domain/fields.js';
+import { newId } from '../domain/ids.js';
+import { trackingResponseSign } from '../domain/signature.js';
+import type { MerchantRow } from '../store/merchants.js';
+import { upsertTracking } from '../store/tracking.js';
+import { getByRelation, getMerchantTransaction, type TransactionRow } from '../store/transactions.js';
+import { currentSecret } from './merchants.js';
+
+/** SERVICE.md tracking-upload response `data`; `sign` per SPEC §4. */
+export interface TrackingResult {
+  successCount: number;
+  failedCount: number;
+  failedOrders: string[];
+  sign: string;
+}
+
+export const MAX_TRACKING_ENTRIES = 500;
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+interface Judged {
+  txn: TransactionRow;
+  trackingNo: string;
+  trackingChannel: string;
+  trackUrl: string | null;
+}
+
+/** One entry, judged alone (SPEC §5): its transaction, or undefined when it fails. */
+function judge(ctx: Ctx, merchantId: string, entry: unknown): Judged | undefined {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
+  const e = entry as Record<string, unknown>;
+  const orderId = str(e.orderId);
+  const relationId = str(e.relationId);
+  const trackingNo = str(e.trackingNo);
+  const trackingChannel = str(e.trackingChannel);
+  const trackUrl = e.trackUrl === undefined || e.trackUrl === null || e.trackUrl === '' ? null : e.trackUrl;
+  if (!orderId && !relationId) return undefined;
+  if (!trackingNo || trackingNo.length > 100 || !trackingChannel || trackingChannel.length > 100) return undefined;
+  if (trackUrl !== null && (typeof trackUrl !== 'string' || trackUrl.length > 500 || !isHttpUrl(trackUrl))) return undefined;
+  // Another merchant's transaction reads as absent; when both ids are sent they must agree.
+  const byId = orderId ? getMerchantTransaction(ctx.sqlite, merchantId, orderId) : undefined;
+  const byRel = relationId ? getByRelation(ctx.sqlite, merchantId, relationId) : undefined;
+  if ((orderId && !byId) || (relationId && !byRel) || (byId && byRel && byId.id !== byRel.id)) return undefined;
+  const txn = byId ?? byRel;
+  return txn ? { txn, trackingNo, trackingChannel, trackUrl } : undefined;
+}
+
+function failedLabel(entry: unknown, index: number): string {
+  const e = entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Record<string, unknown>) : {};
+  return str(e.orderId) ?? str(e.relationId) ?? `#${index}`;
+}
+
+/**
+ * Tracking upload (SPEC §5): 1–500 entries (else 1001), each judged alone; entries for one order
+ * accumulate, the same (order, trackingNo) again updates it. All successful entries are written in
+ * one transaction.
+ */
+export function uploadTracking(ctx: Ctx, merchant: MerchantRow, input: unknown): TrackingResult {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw invalidParam('trackingList', 'is required');
+  let list = (input as Record<string, unknown>).trackingList;
+  if (typeof list === 'string') {
+    // Some clients send the list as a JSON string, like the transaction's JSON fields.
+    try {
+      list = JSON.parse(list);
+    } catch {
+      throw invalidParam('trackingList', 'must be an array of tracking entries');
+    }
+  }
+  if (list === undefined || list === null) throw invalidParam('trackingList', 'is required');
+  if (!Array.isArray(list)) throw invalidParam('trackingList', 'must be an array of tracking entries');
+  if (list.length < 1 || list.length > MAX_TRACKING_ENTRIES) throw invalidParam('trackingList', `must have 1 to ${MAX_TRACKING_ENTRIES} entries`);
+  const entries: unknown[] = list;
+
+  const now = ctx.clock.now();
+  const failedOrders: string[] = [];
+  let successCount = 0;
+  ctx.sqlite
+    .transaction(() => {
+      entries.forEach((entry, i) => {
+        const ok = judge(ctx, merchant.id, entry);
+        if (!ok) {
+          failedOrders.push(failedLabel(entry, i));
+          return;
+        }
+        upsertTracking(ctx.sqlite, {
+          id: newId('trk', now),
+          merchantId: merchant.id,
+          transactionId: ok.txn.id,
+          trackingNo: ok.trackingNo,
+          trackingChannel: ok.trackingChannel,
+          trackUrl: ok.trackUrl as string | null,
+          now,
+        });
+        successCount++;
+      });
+    })
+    .immediate();
+  const data = { successCount, failedCount: failedOrders.length, failedOrders };
+  return { ...data, sign: trackingResponseSign(data, currentSecret(ctx, merchant)) };
+}

@@ -1,0 +1,174 @@
+import type { Ctx } from '../../app.js';
+import type { ChargeResult } from '../../channel/channel.js';
+import { PaygateError, RESULT_CODES } from '../../domain/errors.js';
+import { newId, randomToken } from '../../domain/ids.js';
+import { sha256Hex, v1Joined } from '../../domain/signature.js';
+import type { MerchantRow } from '../../store/merchants.js';
+import {
+  claimCharge,
+  getByRelation,
+  getIdempotency,
+  getTransaction,
+  insertIdempotency,
+  insertTransaction,
+  releaseCharge,
+  type TransactionRow,
+} from '../../store/transactions.js';
+import { channelCard, type ValidCard } from '../../vault/card.js';
+import { requirePlan } from '../plans.js';
+import { createFirstCharge } from '../subscribe.js';
+import { parseTransactionInput, type PaymentType, type TransactionInput } from './input.js';
+import { applyChargeResult, PAGE_TTL_MS } from './outcome.js';
+import { STATUS, transactionView, type TransactionView } from './view.js';
+
+/**
+ * A charge taking longer than this is presumed abandoned (process killed mid-charge): a repeat of
+ * the same request may then re-drive it through the channel's idempotency key.
+ */
+export const CHARGE_LEASE_MS = 60_000;
+
+export interface CreateTransactionOptions {
+  /** The caller's address when the request has no clientIp. */
+  clientIp?: string;
+  /** `/subscription/create` makes paymentType optional. */
+  defaultPaymentType?: 'SUBSCRIPTION';
+}
+
+interface Step {
+  row: TransactionRow;
+  /** This call owns the channel charge (a new transaction, or a re-drive of an abandoned one). */
+  charge: boolean;
+}
+
+/**
+ * PAY, CHECKOUT and SUBSCRIPTION (SPEC §5). Money-safety shape:
+ *  1. validate everything (nothing written on a bad field);
+ *  2. ONE write transaction: requestId idempotency, relationId uniqueness, plan place, and the
+ *     transaction row in ACCEPTED — so concurrent duplicates find the row and charge nothing;
+ *  3. the channel charge, outside any transaction, keyed by the transaction id;
+ *  4. a second write transaction records the outcome and the PAYMENT callback.
+ * A channel that throws leaves the row ACCEPTED; repeating the request re-drives the charge with
+ * the same key, so the customer is never charged twice.
+ */
+export async function createTransaction(
+  ctx: Ctx,
+  merchant: MerchantRow,
+  input: unknown,
+  opts: CreateTransactionOptions = {},
+): Promise<TransactionView> {
+  const now = ctx.clock.now();
+  const data = parseTransactionInput(input, now, ctx.zone, opts.defaultPaymentType);
+  // The request itself (card included) is never stored: only this hash of its canonical v1 string.
+  const hash = sha256Hex(v1Joined(input as Record<string, unknown>));
+  const plan = data.paymentType === 'SUBSCRIPTION' && data.planId ? requirePlan(ctx, merchant.id, data.planId) : undefined;
+
+  const step = await ctx.writer.transaction((): Step => {
+    const seen = getIdempotency(ctx.sqlite, merchant.id, 'transaction', data.requestId);
+    if (seen) {
+      if (seen.requestHash !== hash) {
+        throw new PaygateError(RESULT_CODES.REQUEST_CONFLICT, 'requestId already used with a different request', 'requestId');
+      }
+      const row = getTransaction(ctx.sqlite, seen.resourceId);
+      if (!row) throw new Error(`idempotency key points at a missing transaction ${seen.resourceId}`);
+      const charge = row.status === STATUS.ACCEPTED && data.card !== undefined && claimCharge(ctx.sqlite, row.id, now, CHARGE_LEASE_MS);
+      return { row, charge };
+    }
+    if (getByRelation(ctx.sqlite, merchant.id, data.relationId)) {
+      throw new PaygateError(RESULT_CODES.DUPLICATE_RELATION, 'relationId already used by this merchant', 'relationId');
+    }
+    const id = newId('txn', now);
+    let amount = data.amount;
+    let currency = data.currency;
+    let sub: { subscriptionId: string; recordId: string } | undefined;
+    if (plan && data.card && data.userId) {
+      const first = createFirstCharge(ctx, {
+        merchantId: merchant.id,
+        plan,
+        userId: data.userId,
+        card: data.card,
+        notifyUrl: data.notifyUrl ?? null,
+        txnId: id,
+        now,
+      });
+      amount = first.amount;
+      currency = plan.currency;
+      sub = first;
+    }
+    const row = newRow(ctx, merchant, data, { id, amount, currency, now, clientIp: data.clientIp ?? opts.clientIp, sub });
+    insertTransaction(ctx.sqlite, row);
+    insertIdempotency(ctx.sqlite, { merchantId: merchant.id, scope: 'transaction', requestId: data.requestId, requestHash: hash, resourceId: id, now });
+    return { row, charge: data.paymentType !== 'CHECKOUT' };
+  });
+
+  if (!step.charge || !data.card) return transactionView(ctx, step.row);
+  return transactionView(ctx, await chargeAccepted(ctx, step.row, data.card));
+}
+
+function newRow(
+  ctx: Ctx,
+  merchant: MerchantRow,
+  data: TransactionInput,
+  a: { id: string; amount: number; currency: string; now: number; clientIp: string | undefined; sub: { subscriptionId: string; recordId: string } | undefined },
+): TransactionRow {
+  const checkout = data.paymentType === 'CHECKOUT';
+  return {
+    id: a.id,
+    merchantId: merchant.id,
+    relationId: data.relationId,
+    requestId: data.requestId,
+    paymentType: data.paymentType satisfies PaymentType,
+    status: checkout ? STATUS.AWAITING_CHECKOUT : STATUS.ACCEPTED,
+    amount: a.amount,
+    currency: a.currency,
+    // The sandbox settles in the charged currency: settlement amount = amount (SPEC §5 txnAmount).
+    txnAmount: a.amount,
+    txnCurrency: a.currency,
+    refundedAmount: 0,
+    refundReserved: 0,
+    failReason: null,
+    subscriptionId: a.sub?.subscriptionId ?? null,
+    billingRecordId: a.sub?.recordId ?? null,
+    planId: data.planId ?? null,
+    userId: data.userId ?? null,
+    cardBin: data.card?.bin ?? null,
+    cardLast4: data.card?.last4 ?? null,
+    cardBrand: data.card?.brand ?? null,
+    clientIp: a.clientIp ?? null,
+    returnUrl: data.returnUrl ?? null,
+    failedUrl: data.failedUrl ?? null,
+    cancelUrl: data.cancelUrl ?? null,
+    notifyUrl: data.notifyUrl ?? null,
+    billingAddress: data.billingAddress ?? null,
+    shippingAddress: data.shippingAddress ?? null,
+    items: data.items ?? null,
+    channel: ctx.channel.name,
+    channelRef: null,
+    pageToken: checkout ? randomToken(24) : null,
+    pageExpiresAt: checkout ? a.now + PAGE_TTL_MS : null,
+    checkoutDeclines: 0,
+    txnTime: null,
+    createdAt: a.now,
+    updatedAt: a.now,
+  };
+}
+
+/** Charge an ACCEPTED transaction (customer present) and record the result; returns the row after. */
+async function chargeAccepted(ctx: Ctx, row: TransactionRow, card: ValidCard): Promise<TransactionRow> {
+  let result: ChargeResult;
+  try {
+    result = await ctx.channel.charge({
+      idempotencyKey: row.id,
+      amount: row.amount,
+      currency: row.currency,
+      card: channelCard(card, true),
+      customerPresent: true,
+    });
+  } catch (e) {
+    await ctx.writer.transaction(() => releaseCharge(ctx.sqlite, row.id, ctx.clock.now(), CHARGE_LEASE_MS));
+    throw e;
+  }
+  return ctx.writer.transaction(() => {
+    applyChargeResult(ctx, row, STATUS.ACCEPTED, result, ctx.clock.now());
+    return getTransaction(ctx.sqlite, row.id) ?? row;
+  });
+}

@@ -1,0 +1,78 @@
+import type { Ctx } from '../../app.js';
+import { formatAmount } from '../../domain/money.js';
+import { formatTime } from '../../domain/time.js';
+import { subscriptionCodeOf, type TransactionRow } from '../../store/transactions.js';
+import { maskStored } from '../../vault/card.js';
+
+/** SPEC §5 transaction response `data`; absent values are left out. Amounts are currency-formatted strings. */
+export interface TransactionView {
+  transactionOrderId: string;
+  relationId?: string;
+  subscriptionId?: string;
+  subscriptionCode?: string;
+  status: string;
+  payAmount: string;
+  currency: string;
+  txnAmount?: string;
+  txnCurrency?: string;
+  failReason?: string;
+  refundedAmount?: string;
+  url?: string;
+  createTime: string;
+  txnTime?: string;
+  merchantId: string;
+}
+
+export const STATUS = {
+  ACCEPTED: 100000,
+  REQUIRES_3DS: 100040,
+  AWAITING_CHECKOUT: 100050,
+  SUCCEEDED: 200000,
+  FAILED: 300000,
+  EXPIRED: 300010,
+  CANCELLED: 300020,
+  PARTIALLY_REFUNDED: 400010,
+  REFUNDED: 400000,
+} as const;
+
+export const STATUS_NAMES: Record<number, string> = Object.fromEntries(Object.entries(STATUS).map(([k, v]) => [v, k]));
+
+/** The hosted page a transaction currently waits on, if any. */
+export function pageUrl(ctx: Ctx, row: TransactionRow): string | undefined {
+  if (!row.pageToken) return undefined;
+  if (row.status === STATUS.REQUIRES_3DS) return `${ctx.config.publicUrl}/3ds/${row.pageToken}`;
+  if (row.status === STATUS.AWAITING_CHECKOUT) return `${ctx.config.publicUrl}/checkout/${row.pageToken}`;
+  return undefined;
+}
+
+export function transactionView(ctx: Ctx, row: TransactionRow): TransactionView {
+  const code = row.subscriptionId ? subscriptionCodeOf(ctx.sqlite, row.subscriptionId) : undefined;
+  const url = pageUrl(ctx, row);
+  return {
+    transactionOrderId: row.id,
+    ...(row.relationId ? { relationId: row.relationId } : {}),
+    ...(row.subscriptionId ? { subscriptionId: row.subscriptionId } : {}),
+    ...(code ? { subscriptionCode: code } : {}),
+    status: String(row.status),
+    payAmount: formatAmount(row.amount, row.currency),
+    currency: row.currency,
+    ...(row.txnAmount !== null && row.txnCurrency ? { txnAmount: formatAmount(row.txnAmount, row.txnCurrency), txnCurrency: row.txnCurrency } : {}),
+    ...(row.failReason ? { failReason: row.failReason } : {}),
+    ...(row.refundedAmount > 0 ? { refundedAmount: formatAmount(row.refundedAmount, row.currency) } : {}),
+    ...(url ? { url } : {}),
+    createTime: formatTime(row.createdAt, ctx.zone),
+    ...(row.txnTime !== null ? { txnTime: formatTime(row.txnTime, ctx.zone) } : {}),
+    merchantId: row.merchantId,
+  };
+}
+
+/** CLI rendering extras: the status name and the masked card, never the number. */
+export function transactionDetail(ctx: Ctx, row: TransactionRow): TransactionView & { statusName: string; paymentType: string; card?: string } {
+  const card = maskStored(row.cardBin, row.cardLast4);
+  return {
+    ...transactionView(ctx, row),
+    statusName: STATUS_NAMES[row.status] ?? 'UNKNOWN',
+    paymentType: row.paymentType,
+    ...(card ? { card: `${row.cardBrand ?? ''} ${card}`.trim() } : {}),
+  };
+}

@@ -1,0 +1,60 @@
+import type { Sqlite } from './client.js';
+import type { refunds } from './schema/index.js';
+import { prepared } from './prepared.js';
+
+export type RefundRow = typeof refunds.$inferSelect;
+
+export function insertRefund(sqlite: Sqlite, row: RefundRow): void {
+  prepared(
+    sqlite,
+    `INSERT INTO refunds (id, merchant_id, transaction_id, amount, currency, status, channel_ref, fail_reason, created_at, updated_at)
+     VALUES (@id, @merchantId, @transactionId, @amount, @currency, @status, @channelRef, @failReason, @createdAt, @updatedAt)`,
+  ).run(row);
+}
+
+export function getRefund(sqlite: Sqlite, id: string): RefundRow | undefined {
+  return prepared(
+    sqlite,
+    `SELECT id, merchant_id AS merchantId, transaction_id AS transactionId, amount, currency, status, channel_ref AS channelRef,
+       fail_reason AS failReason, created_at AS createdAt, updated_at AS updatedAt FROM refunds WHERE id = ?`,
+  ).get(id) as RefundRow | undefined;
+}
+
+/** PENDING → SUCCEEDED | FAILED, once. */
+export function settleRefund(
+  sqlite: Sqlite,
+  id: string,
+  outcome: { status: 'SUCCEEDED' | 'FAILED'; channelRef: string | null; failReason: string | null; now: number },
+): boolean {
+  return (
+    prepared(
+      sqlite,
+      `UPDATE refunds SET status = @status, channel_ref = @channelRef, fail_reason = @failReason, updated_at = @now
+       WHERE id = @id AND status = 'PENDING'`,
+    ).run({ id, ...outcome }).changes === 1
+  );
+}
+
+/** Move `amount` of a transaction's reservation: settle it into refunded_amount, or release it. */
+export function reserveRefund(sqlite: Sqlite, txnId: string, amount: number, now: number): boolean {
+  // The guard repeats the limit so even a caller that skipped the read cannot over-reserve.
+  return (
+    prepared(
+      sqlite,
+      `UPDATE transactions SET refund_reserved = refund_reserved + @amount, updated_at = @now
+       WHERE id = @txnId AND status IN (200000, 400010) AND refunded_amount + refund_reserved + @amount <= amount`,
+    ).run({ txnId, amount, now }).changes === 1
+  );
+}
+
+export function settleReservation(sqlite: Sqlite, txnId: string, amount: number, refunded: boolean, now: number): void {
+  prepared(
+    sqlite,
+    `UPDATE transactions SET refund_reserved = refund_reserved - @amount,
+       refunded_amount = refunded_amount + (CASE WHEN @refunded THEN @amount ELSE 0 END),
+       status = CASE WHEN NOT @refunded THEN status
+                     WHEN refunded_amount + @amount >= amount THEN 400000 ELSE 400010 END,
+       updated_at = @now
+     WHERE id = @txnId`,
+  ).run({ txnId, amount, refunded: refunded ? 1 : 0, now });
+}

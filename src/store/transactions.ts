@@ -1,0 +1,174 @@
+import type { Sqlite } from './client.js';
+import type { transactions } from './schema/index.js';
+import { prepared } from './prepared.js';
+
+export type TransactionRow = typeof transactions.$inferSelect;
+
+/** Column list with camelCase aliases, so raw prepared statements return drizzle-shaped rows. */
+const COLUMNS: Record<keyof TransactionRow, string> = {
+  id: 'id',
+  merchantId: 'merchant_id',
+  relationId: 'relation_id',
+  requestId: 'request_id',
+  paymentType: 'payment_type',
+  status: 'status',
+  amount: 'amount',
+  currency: 'currency',
+  txnAmount: 'txn_amount',
+  txnCurrency: 'txn_currency',
+  refundedAmount: 'refunded_amount',
+  refundReserved: 'refund_reserved',
+  failReason: 'fail_reason',
+  subscriptionId: 'subscription_id',
+  billingRecordId: 'billing_record_id',
+  planId: 'plan_id',
+  userId: 'user_id',
+  cardBin: 'card_bin',
+  cardLast4: 'card_last4',
+  cardBrand: 'card_brand',
+  clientIp: 'client_ip',
+  returnUrl: 'return_url',
+  failedUrl: 'failed_url',
+  cancelUrl: 'cancel_url',
+  notifyUrl: 'notify_url',
+  billingAddress: 'billing_address',
+  shippingAddress: 'shipping_address',
+  items: 'items',
+  channel: 'channel',
+  channelRef: 'channel_ref',
+  pageToken: 'page_token',
+  pageExpiresAt: 'page_expires_at',
+  checkoutDeclines: 'checkout_declines',
+  txnTime: 'txn_time',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+
+const KEYS = Object.keys(COLUMNS) as (keyof TransactionRow)[];
+const SELECT = `SELECT ${KEYS.map((k) => `t.${COLUMNS[k]} AS ${k}`).join(', ')} FROM transactions t`;
+
+export function insertTransaction(sqlite: Sqlite, row: TransactionRow): void {
+  prepared(
+    sqlite,
+    `INSERT INTO transactions (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
+  ).run(row);
+}
+
+export function getTransaction(sqlite: Sqlite, id: string): TransactionRow | undefined {
+  return prepared(sqlite, `${SELECT} WHERE t.id = ?`).get(id) as TransactionRow | undefined;
+}
+
+/** Another merchant's transaction reads as absent (SPEC §2). */
+export function getMerchantTransaction(sqlite: Sqlite, merchantId: string, id: string): TransactionRow | undefined {
+  return prepared(sqlite, `${SELECT} WHERE t.id = ? AND t.merchant_id = ?`).get(id, merchantId) as TransactionRow | undefined;
+}
+
+export function getByRelation(sqlite: Sqlite, merchantId: string, relationId: string): TransactionRow | undefined {
+  return prepared(sqlite, `${SELECT} WHERE t.merchant_id = ? AND t.relation_id = ?`).get(merchantId, relationId) as
+    | TransactionRow
+    | undefined;
+}
+
+export function getByPageToken(sqlite: Sqlite, token: string): TransactionRow | undefined {
+  return prepared(sqlite, `${SELECT} WHERE t.page_token = ?`).get(token) as TransactionRow | undefined;
+}
+
+/**
+ * Conditional update: apply `patch` only while the transaction is still in `fromStatus`.
+ * Returns whether it applied — the guard that makes every state change happen once.
+ */
+export function updateTransactionIf(
+  sqlite: Sqlite,
+  id: string,
+  fromStatus: number,
+  patch: Partial<Omit<TransactionRow, 'id'>>,
+): boolean {
+  const keys = (Object.keys(patch) as (keyof TransactionRow)[]).filter((k) => patch[k as keyof typeof patch] !== undefined).sort();
+  const sql = `UPDATE transactions SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE id = @id AND status = @fromStatus`;
+  return prepared(sqlite, sql).run({ ...patch, id, fromStatus }).changes === 1;
+}
+
+/** Open 3DS / checkout sessions past their expiry (partial index transactions_open_pages). */
+export function stalePageIds(sqlite: Sqlite, now: number, limit = 1000): string[] {
+  return (
+    prepared(
+      sqlite,
+      'SELECT id FROM transactions WHERE status IN (100040, 100050) AND page_expires_at <= ? ORDER BY page_expires_at LIMIT ?',
+    ).all(now, limit) as { id: string }[]
+  ).map((r) => r.id);
+}
+
+export interface TransactionFilter {
+  merchantId?: string | undefined;
+  status?: number | undefined;
+  limit: number;
+}
+
+export function listTransactionRows(sqlite: Sqlite, f: TransactionFilter): TransactionRow[] {
+  const where: string[] = [];
+  if (f.merchantId !== undefined) where.push('t.merchant_id = @merchantId');
+  if (f.status !== undefined) where.push('t.status = @status');
+  const sql = `${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY t.created_at DESC, t.id DESC LIMIT @limit`;
+  return prepared(sqlite, sql).all({ merchantId: f.merchantId, status: f.status, limit: f.limit }) as TransactionRow[];
+}
+
+/** The subscription code for a subscription's first charge, shown in its responses. */
+export function subscriptionCodeOf(sqlite: Sqlite, subscriptionId: string): string | undefined {
+  return (prepared(sqlite, 'SELECT code FROM subscriptions WHERE id = ?').get(subscriptionId) as { code: string } | undefined)?.code;
+}
+
+// ---- requestId idempotency (SPEC §5): only a hash of the request is stored, never the request.
+
+export interface IdempotencyRow {
+  requestHash: string;
+  resourceId: string;
+}
+
+export function getIdempotency(
+  sqlite: Sqlite,
+  merchantId: string,
+  scope: 'transaction' | 'refund',
+  requestId: string,
+): IdempotencyRow | undefined {
+  return prepared(
+    sqlite,
+    `SELECT request_hash AS requestHash, resource_id AS resourceId FROM idempotency_keys
+     WHERE merchant_id = ? AND scope = ? AND request_id = ?`,
+  ).get(merchantId, scope, requestId) as IdempotencyRow | undefined;
+}
+
+export function insertIdempotency(
+  sqlite: Sqlite,
+  row: { merchantId: string; scope: 'transaction' | 'refund'; requestId: string; requestHash: string; resourceId: string; now: number },
+): void {
+  prepared(
+    sqlite,
+    `INSERT INTO idempotency_keys (merchant_id, scope, request_id, request_hash, resource_id, created_at)
+     VALUES (@merchantId, @scope, @requestId, @requestHash, @resourceId, @now)`,
+  ).run(row);
+}
+
+// ---- The charge lease of an ACCEPTED transaction (see services/transactions/create.ts).
+
+/**
+ * While a transaction is ACCEPTED with no channel result yet, `updated_at` is the start of the
+ * charge under way. A repeat of the request may take the charge over (re-driving it through the
+ * channel's idempotency) only once that charge is older than the lease, or was released because
+ * the channel threw. Conditional, so exactly one caller takes it.
+ */
+export function claimCharge(sqlite: Sqlite, id: string, now: number, leaseMs: number): boolean {
+  return (
+    prepared(
+      sqlite,
+      'UPDATE transactions SET updated_at = @now WHERE id = @id AND status = 100000 AND channel_ref IS NULL AND updated_at <= @stale',
+    ).run({ id, now, stale: now - leaseMs }).changes === 1
+  );
+}
+
+/** The channel threw: let the next repeat of the request re-drive the charge at once. */
+export function releaseCharge(sqlite: Sqlite, id: string, now: number, leaseMs: number): void {
+  prepared(sqlite, 'UPDATE transactions SET updated_at = @stale WHERE id = @id AND status = 100000 AND channel_ref IS NULL').run({
+    id,
+    stale: now - leaseMs,
+  });
+}
