@@ -1,0 +1,33 @@
+import type { Ctx } from '../../app.js';
+import type { FailReason } from '../../channel/channel.js';
+import type { ClaimedRecord } from '../../store/renewals.js';
+import { cardExpired } from '../../vault/card.js';
+
+export type ChargeOutcome = { approved: true; ref: string } | { approved: false; reason: FailReason; ref: string | null };
+
+/**
+ * Charge one claimed record through the channel: merchant-initiated (never 3DS), the record id
+ * as idempotency key (a run that takes the record over gets the first result, no second charge),
+ * retryCount from the record. MUST NOT run inside a database transaction. The card number is
+ * decrypted only here, for this call, and never leaves it.
+ */
+export async function chargeRecord(ctx: Ctx, rec: ClaimedRecord, now: number): Promise<ChargeOutcome> {
+  if (rec.panEnc === null || rec.expMonth === null || rec.expYear === null) {
+    // No card on file (cannot happen for a charge-able subscription; see docs/renewals.md).
+    return { approved: false, reason: 'processing_error', ref: null };
+  }
+  // SPEC §6: an expired card fails the attempt without calling the channel.
+  if (cardExpired(rec.expMonth, rec.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
+  const result = await ctx.channel.charge({
+    idempotencyKey: rec.id,
+    amount: rec.amount,
+    currency: rec.currency,
+    card: { number: ctx.vault.decrypt(rec.panEnc), expMonth: rec.expMonth, expYear: rec.expYear },
+    customerPresent: false,
+    retryCount: rec.retryCount,
+  });
+  if (result.outcome === 'approved') return { approved: true, ref: result.ref };
+  if (result.outcome === 'declined') return { approved: false, reason: result.reason, ref: result.ref };
+  // A merchant-initiated charge cannot complete a challenge: a channel asking for one is a decline.
+  return { approved: false, reason: 'authentication_failed', ref: result.ref };
+}

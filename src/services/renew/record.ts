@@ -1,0 +1,103 @@
+import type { Ctx } from '../../app.js';
+import { firstBillingAfter, trialEnd } from '../../domain/calendar.js';
+import { isEnded } from '../../domain/subscription-state.js';
+import { subscriptionCallbackBody, type SubscriptionEventType } from '../../notify/payloads.js';
+import { deleteCard } from '../../store/cards.js';
+import { enqueueEvent } from '../../store/outbox.js';
+import { addChargeToSubscription, finishRenewalTransaction, settleRecord, type ClaimedRecord } from '../../store/renewals.js';
+import { getRecord, getSubscriptionById, insertPendingRecord, pendingRecords } from '../../store/subscriptions.js';
+import { endSubscription } from '../subscriptions/end.js';
+import type { ChargeOutcome } from './charge.js';
+
+export type RecordedAs = 'succeeded' | 'retry_scheduled' | 'subscription_failed' | 'failed' | 'already_recorded';
+
+/**
+ * Record a charge's outcome, synchronously, INSIDE one write transaction with everything it
+ * causes (SPEC §6/§8): record SUCCESS/FAILED, the transaction's final status, the counters, the
+ * next RENEW or RETRY (only while the subscription is ACTIVE: a charge under way when it was
+ * paused or cancelled is recorded but schedules nothing), FAILED after the last retry, and the
+ * SUBSCRIPTION callback in the outbox. A record another run already settled is left alone.
+ */
+export function recordOutcome(ctx: Ctx, rec: ClaimedRecord, out: ChargeOutcome, now: number): RecordedAs {
+  const failReason = out.approved ? null : out.reason;
+  if (!settleRecord(ctx.sqlite, rec.id, out.approved ? 'SUCCESS' : 'FAILED', failReason, now)) return 'already_recorded';
+  if (rec.transactionId) {
+    finishRenewalTransaction(ctx.sqlite, rec.transactionId, { approved: out.approved, failReason, channelRef: out.ref, now });
+  }
+  const s = getSubscriptionById(ctx.sqlite, rec.subscriptionId);
+  if (!s) return out.approved ? 'succeeded' : 'failed';
+  const cycle = { cycleType: s.cycleType, cycleLength: s.cycleLength };
+  const active = s.status === 'ACTIVE';
+  let next: number | null = null;
+  let eventType: SubscriptionEventType;
+  let result: RecordedAs;
+
+  if (out.approved) {
+    // Keeps the anchor; catch-up: several cycles behind → this one charge, next RENEW after now.
+    const following = firstBillingAfter(s.anchorTime, cycle, now, ctx.zone);
+    addChargeToSubscription(ctx.sqlite, s.id, { approved: true, amount: rec.amount, paidThrough: following.time, now });
+    if (active) {
+      next = following.time;
+      insertPendingRecord(ctx.sqlite, {
+        subscriptionId: s.id,
+        merchantId: s.merchantId,
+        billingType: 'RENEW',
+        amount: s.amount,
+        currency: s.currency,
+        scheduledTime: next,
+        retryCount: 0,
+        cycleIndex: following.n,
+        now,
+      });
+    }
+    eventType = 'RENEW_SUCCEEDED';
+    result = 'succeeded';
+  } else {
+    addChargeToSubscription(ctx.sqlite, s.id, { approved: false, amount: rec.amount, paidThrough: null, now });
+    const delayDays = ctx.config.retryDays[rec.retryCount];
+    if (active && delayDays !== undefined) {
+      // Retries fall whole calendar days after the failure, at the same local time.
+      next = trialEnd(now, delayDays, ctx.zone);
+      insertPendingRecord(ctx.sqlite, {
+        subscriptionId: s.id,
+        merchantId: s.merchantId,
+        billingType: 'RETRY',
+        amount: s.amount,
+        currency: s.currency,
+        scheduledTime: next,
+        retryCount: rec.retryCount + 1,
+        cycleIndex: rec.cycleIndex,
+        now,
+      });
+      eventType = 'RENEW_FAILED';
+      result = 'retry_scheduled';
+    } else if (active) {
+      endSubscription(ctx, s, 'FAILED', { now, endTime: now });
+      eventType = 'SUBSCRIPTION_FAILED';
+      result = 'subscription_failed';
+    } else {
+      eventType = 'RENEW_FAILED';
+      result = 'failed';
+    }
+  }
+
+  const after = getSubscriptionById(ctx.sqlite, s.id) ?? s;
+  // A subscription that ended while this charge was under way kept its card for it; drop it now.
+  if (isEnded(after.status) && after.cardId !== null && pendingRecords(ctx.sqlite, s.id).length === 0) {
+    deleteCard(ctx.sqlite, after.cardId);
+  }
+  const record = getRecord(ctx.sqlite, rec.id);
+  if (record) {
+    enqueueEvent(ctx.sqlite, {
+      merchantId: s.merchantId,
+      kind: 'SUBSCRIPTION',
+      eventType,
+      transactionId: rec.transactionId,
+      subscriptionId: s.id,
+      notifyUrl: s.notifyUrl,
+      body: subscriptionCallbackBody({ eventType, subscription: after, record, nextBillingTime: next, eventTime: now, zone: ctx.zone }),
+      now,
+    });
+  }
+  return result;
+}

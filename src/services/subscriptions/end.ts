@@ -1,0 +1,27 @@
+import type { Ctx } from '../../app.js';
+import { isCounted, type SubscriptionStatus } from '../../domain/subscription-state.js';
+import { deleteCard } from '../../store/cards.js';
+import { decrementPlanCount, pendingRecords, setSubscriptionStatus, type SubscriptionRow } from '../../store/subscriptions.js';
+
+/**
+ * A subscription enters an ended state (CANCELLED, FAILED, EXPIRED). Call INSIDE the transaction
+ * of the change: the plan's currentSubscriptions drops in the same transaction when the
+ * subscription leaves INCOMPLETE/ACTIVE/PAUSED, and its vaulted card is deleted (SPEC §6) — unless
+ * a renewal charge is still under way (a PENDING record with a transaction): the run that records
+ * it needs the card for the channel's idempotent replay and deletes it afterwards.
+ */
+export function endSubscription(
+  ctx: Ctx,
+  s: SubscriptionRow,
+  to: Extract<SubscriptionStatus, 'CANCELLED' | 'FAILED' | 'EXPIRED'>,
+  at: { now: number; endTime: number; cancelTime?: number },
+): void {
+  setSubscriptionStatus(ctx.sqlite, s.id, {
+    status: to,
+    now: at.now,
+    endTime: at.endTime,
+    ...(at.cancelTime !== undefined ? { cancelTime: at.cancelTime } : {}),
+  });
+  if (isCounted(s.status)) decrementPlanCount(ctx.sqlite, s.planId);
+  if (s.cardId !== null && pendingRecords(ctx.sqlite, s.id).length === 0) deleteCard(ctx.sqlite, s.cardId);
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { Ctx } from '../../app.js';
+import { notFound } from '../../domain/errors.js';
+import { integerField, parseInput, requiredString } from '../../domain/fields.js';
+import { SUBSCRIPTION_STATUSES } from '../../domain/subscription-state.js';
+import {
+  countRecords,
+  getPlanInfo,
+  getSubscription,
+  getSubscriptionByCode,
+  listSubscriptionRows,
+  nextBillingTime,
+  pageRecords,
+  type SubscriptionRow,
+} from '../../store/subscriptions.js';
+import { billingRecordView, subscriptionDetailView, subscriptionListItem, type BillingRecordView, type SubscriptionDetail, type SubscriptionListItem } from './views.js';
+
+/** An optional field sent empty (a GET query `status=`) counts as absent. */
+const blankAbsent = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
+
+const statusField = blankAbsent(z.enum(SUBSCRIPTION_STATUSES, { error: `must be one of ${SUBSCRIPTION_STATUSES.join(', ')}` }));
+const RECORD_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED'] as const;
+
+/** `input` is the raw request object ({subscriptionId, …}) or just the id. */
+export function subscriptionIdOf(input: unknown): string {
+  const obj = typeof input === 'string' ? { subscriptionId: input } : input;
+  return parseInput(z.object({ subscriptionId: requiredString(200) }), obj).subscriptionId;
+}
+
+/** This merchant's subscription or 1007 (unknown and foreign ids answer alike, SPEC §2). */
+export function requireSubscription(ctx: Ctx, merchantId: string, subscriptionId: string): SubscriptionRow {
+  const row = getSubscription(ctx.sqlite, merchantId, subscriptionId);
+  if (!row) throw notFound('subscription');
+  return row;
+}
+
+export function subscriptionDetail(ctx: Ctx, merchantId: string, input: unknown): SubscriptionDetail {
+  const s = requireSubscription(ctx, merchantId, subscriptionIdOf(input));
+  const plan = getPlanInfo(ctx.sqlite, s.planId) ?? { name: '', description: null };
+  return subscriptionDetailView(ctx, s, plan, nextBillingTime(ctx.sqlite, s.id));
+}
+
+const userListSchema = z.object({ userId: requiredString(200), status: statusField });
+
+/** GET /subscription/user/list: a user's subscriptions, newest first. */
+export function listUserSubscriptions(ctx: Ctx, merchantId: string, input: unknown): SubscriptionListItem[] {
+  const data = parseInput(userListSchema, input);
+  return listSubscriptions(ctx, merchantId, data);
+}
+
+const merchantListSchema = z.object({
+  userId: blankAbsent(requiredString(200)),
+  status: statusField,
+  limit: blankAbsent(integerField(1, 10_000)),
+});
+
+/** The CLI's `sub list`: like the user list, the user optional (then the newest `limit`, default 100). */
+export function listSubscriptions(ctx: Ctx, merchantId: string, input: unknown): SubscriptionListItem[] {
+  const data = parseInput(merchantListSchema, input);
+  const rows = listSubscriptionRows(ctx.sqlite, merchantId, {
+    userId: data.userId,
+    status: data.status,
+    limit: data.userId !== undefined ? data.limit : (data.limit ?? 100),
+  });
+  return rows.map((r) => subscriptionListItem(ctx, r, r.planName, nextBillingTime(ctx.sqlite, r.id)));
+}
+
+const billingListSchema = z.object({
+  subscriptionCode: requiredString(200),
+  status: blankAbsent(z.enum(RECORD_STATUSES, { error: `must be one of ${RECORD_STATUSES.join(', ')}` })),
+  pageNum: blankAbsent(integerField(1, 1_000_000_000)),
+  pageSize: blankAbsent(integerField(1, 100)),
+});
+
+export interface BillingPage {
+  total: number;
+  pageNum: number;
+  pageSize: number;
+  records: BillingRecordView[];
+}
+
+/** GET /subscription/billing/list: records newest first, paginated (SPEC §5). */
+export function listBillingRecords(ctx: Ctx, merchantId: string, input: unknown): BillingPage {
+  const data = parseInput(billingListSchema, input);
+  const s = getSubscriptionByCode(ctx.sqlite, merchantId, data.subscriptionCode);
+  if (!s) throw notFound('subscription');
+  const pageNum = data.pageNum ?? 1;
+  const pageSize = data.pageSize ?? 10;
+  const total = countRecords(ctx.sqlite, s.id, data.status);
+  const rows = pageRecords(ctx.sqlite, s.id, data.status, pageSize, (pageNum - 1) * pageSize);
+  return { total, pageNum, pageSize, records: rows.map((r) => billingRecordView(ctx, r, s.code)) };
+}

@@ -1,0 +1,171 @@
+import type { Sqlite } from './client.js';
+import { prepared } from './prepared.js';
+import { newId } from '../domain/ids.js';
+
+/**
+ * The renewal run's claim protocol (SPEC §7). Claims are conditional UPDATEs with a lease on the
+ * run's clock, checked by their change count: no process-local lock, so the same protocol works
+ * for any number of processes on this file and later on a server database.
+ */
+
+/** Maximum lease: SPEC §7 "a lease of at most 10 minutes on the run's clock". */
+export const LEASE_MS = 10 * 60_000;
+
+/**
+ * Due, claimable RENEW/RETRY records of enabled merchants, oldest first. Reads the partial index
+ * billing_records_due (status = 'PENDING'), so its cost follows the due work, not the table size.
+ * INITIAL records (a first charge awaiting 3DS) belong to the payments flow, never to a run.
+ */
+const DUE_SQL = `SELECT r.id, r.scheduled_time AS scheduledTime FROM billing_records r INDEXED BY billing_records_due
+  JOIN merchants m ON m.id = r.merchant_id
+  WHERE r.status = 'PENDING' AND r.scheduled_time <= @now AND r.billing_type <> 'INITIAL'
+    AND (r.lease_until IS NULL OR r.lease_until < @now) AND m.status = 'ACTIVE'
+    AND (r.scheduled_time > @afterTime OR (r.scheduled_time = @afterTime AND r.id > @afterId))
+  ORDER BY r.scheduled_time, r.id LIMIT @limit`;
+
+export interface DueCursor {
+  afterTime: number;
+  afterId: string;
+}
+
+export const START_CURSOR: DueCursor = { afterTime: -1, afterId: '' };
+
+export function dueRecordIds(sqlite: Sqlite, now: number, limit: number, cursor: DueCursor): { id: string; scheduledTime: number }[] {
+  return prepared(sqlite, DUE_SQL).all({ now, limit, ...cursor }) as { id: string; scheduledTime: number }[];
+}
+
+/** Claim one record for `owner` until `leaseUntil`; true when this call won it. */
+export function claimRecord(sqlite: Sqlite, id: string, owner: string, now: number, leaseUntil: number): boolean {
+  const r = prepared(
+    sqlite,
+    `UPDATE billing_records SET lease_owner = ?, lease_until = ?
+     WHERE id = ? AND status = 'PENDING' AND scheduled_time <= ? AND (lease_until IS NULL OR lease_until < ?)`,
+  ).run(owner, leaseUntil, id, now, now);
+  return r.changes === 1;
+}
+
+/** Everything a charge needs about a claimed record, read in the claim transaction. */
+export interface ClaimedRecord {
+  id: string;
+  subscriptionId: string;
+  merchantId: string;
+  billingType: 'RENEW' | 'RETRY';
+  amount: number;
+  currency: string;
+  scheduledTime: number;
+  retryCount: number;
+  cycleIndex: number;
+  transactionId: string | null;
+  subscriptionStatus: string;
+  planId: string;
+  userId: string;
+  notifyUrl: string | null;
+  cardId: string | null;
+  panEnc: string | null;
+  expMonth: number | null;
+  expYear: number | null;
+  bin: string | null;
+  last4: string | null;
+  brand: string | null;
+}
+
+export function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undefined {
+  return prepared(
+    sqlite,
+    `SELECT r.id, r.subscription_id AS subscriptionId, r.merchant_id AS merchantId, r.billing_type AS billingType, r.amount,
+       r.currency, r.scheduled_time AS scheduledTime, r.retry_count AS retryCount, r.cycle_index AS cycleIndex,
+       r.transaction_id AS transactionId, s.status AS subscriptionStatus, s.plan_id AS planId, s.user_id AS userId,
+       s.notify_url AS notifyUrl, s.card_id AS cardId, c.pan_enc AS panEnc, c.exp_month AS expMonth, c.exp_year AS expYear,
+       c.bin, c.last4, c.brand
+     FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id
+     WHERE r.id = ?`,
+  ).get(id) as ClaimedRecord | undefined;
+}
+
+/**
+ * The RENEWAL transaction of a claimed record, written in the claim transaction (the intent, in
+ * ACCEPTED 100000) before the channel is called. A run that takes a record over reuses it.
+ */
+export function insertRenewalTransaction(sqlite: Sqlite, rec: ClaimedRecord, channel: string, now: number): string {
+  const id = newId('txn', now);
+  prepared(
+    sqlite,
+    `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id,
+       plan_id, user_id, card_bin, card_last4, card_brand, notify_url, channel, created_at, updated_at)
+     VALUES (@id, @merchantId, 'RENEWAL', 100000, @amount, @currency, @subscriptionId, @recordId, @planId, @userId,
+       @bin, @last4, @brand, @notifyUrl, @channel, @now, @now)`,
+  ).run({
+    id,
+    merchantId: rec.merchantId,
+    amount: rec.amount,
+    currency: rec.currency,
+    subscriptionId: rec.subscriptionId,
+    recordId: rec.id,
+    planId: rec.planId,
+    userId: rec.userId,
+    bin: rec.bin,
+    last4: rec.last4,
+    brand: rec.brand,
+    notifyUrl: rec.notifyUrl,
+    channel,
+    now,
+  });
+  prepared(sqlite, 'UPDATE billing_records SET transaction_id = ? WHERE id = ?').run(id, rec.id);
+  return id;
+}
+
+/** The final result of a renewal charge on its transaction row. */
+export function finishRenewalTransaction(
+  sqlite: Sqlite,
+  id: string,
+  result: { approved: boolean; failReason: string | null; channelRef: string | null; now: number },
+): void {
+  prepared(
+    sqlite,
+    `UPDATE transactions SET status = @status, fail_reason = @failReason, channel_ref = coalesce(@ref, channel_ref),
+       txn_amount = CASE WHEN @approved THEN amount ELSE txn_amount END,
+       txn_currency = CASE WHEN @approved THEN currency ELSE txn_currency END,
+       txn_time = @now, updated_at = @now
+     WHERE id = @id`,
+  ).run({
+    id,
+    status: result.approved ? 200000 : 300000,
+    failReason: result.failReason,
+    ref: result.channelRef,
+    approved: result.approved ? 1 : 0,
+    now: result.now,
+  });
+}
+
+/** Record a PENDING record's outcome; false when another run recorded it first. */
+export function settleRecord(
+  sqlite: Sqlite,
+  id: string,
+  status: 'SUCCESS' | 'FAILED',
+  failReason: string | null,
+  now: number,
+): boolean {
+  return (
+    prepared(
+      sqlite,
+      `UPDATE billing_records SET status = ?, fail_reason = ?, actual_time = ?, lease_owner = NULL, lease_until = NULL
+       WHERE id = ? AND status = 'PENDING'`,
+    ).run(status, failReason, now, id).changes === 1
+  );
+}
+
+/** Counters kept in step with the records (SPEC §6). */
+export function addChargeToSubscription(
+  sqlite: Sqlite,
+  id: string,
+  c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
+): void {
+  prepared(
+    sqlite,
+    `UPDATE subscriptions SET billing_count = billing_count + @ok, failed_count = failed_count + (1 - @ok),
+       total_paid = total_paid + CASE WHEN @ok THEN @amount ELSE 0 END,
+       paid_through = CASE WHEN @ok AND @paidThrough IS NOT NULL THEN max(coalesce(paid_through, 0), @paidThrough) ELSE paid_through END,
+       updated_at = @now
+     WHERE id = @id`,
+  ).run({ id, ok: c.approved ? 1 : 0, amount: c.amount, paidThrough: c.paidThrough, now: c.now });
+}

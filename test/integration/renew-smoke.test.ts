@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { testApp, type TestApp } from '../helpers/ctx.js';
+import { merchantWithPlan, records, subRow, subscribe } from '../helpers/subscriptions.js';
+import { runRenewal } from '../../src/services/renew/index.js';
+import { parseTime } from '../../src/domain/time.js';
+
+let app: TestApp;
+afterEach(() => app?.close());
+
+describe('renew smoke', () => {
+  it('charges a due monthly renewal once', async () => {
+    app = testApp({ now: parseTime('2026-01-31 09:00:00', 'UTC') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = merchantWithPlan(ctx);
+    const sub = await subscribe(ctx, merchantId, planId);
+    expect(sub.status).toBe(200000);
+    clock.set(parseTime('2026-02-28 09:00:00', 'UTC'));
+    const s = await runRenewal(ctx);
+    expect(s).toMatchObject({ due: 1, succeeded: 1, failed: 0 });
+    const again = await runRenewal(ctx);
+    expect(again.due).toBe(0);
+    const recs = records(ctx, sub.subscriptionId);
+    expect(recs.map((r) => [r.billing_type, r.status, r.cycle_index])).toEqual([
+      ['INITIAL', 'SUCCESS', 0],
+      ['RENEW', 'SUCCESS', 1],
+      ['RENEW', 'PENDING', 2],
+    ]);
+    expect(recs[2]?.scheduled_time).toBe(parseTime('2026-03-31 09:00:00', 'UTC'));
+    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ billing_count: 2, total_paid: 1998 });
+  });
+});
