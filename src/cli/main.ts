@@ -3,6 +3,14 @@ import { registerMerchantCommands } from './commands/merchant.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerDbCommands } from './commands/db.js';
 import { registerServeCommands } from './commands/serve.js';
+import { registerPayCommands } from './commands/pay.js';
+import { registerSubscribeCommands } from './commands/subscribe.js';
+import { registerRefundCommands } from './commands/refund.js';
+import { registerTrackingCommands } from './commands/tracking.js';
+import { registerTxCommands } from './commands/tx.js';
+import { registerRenewCommands } from './commands/renew.js';
+import { registerSubCommands } from './commands/sub.js';
+import { registerBillingCommands } from './commands/billing.js';
 import { printError } from './output.js';
 
 export function buildProgram(): Command {
@@ -23,6 +31,14 @@ export function buildProgram(): Command {
   registerPlanCommands(program);
   registerDbCommands(program);
   registerServeCommands(program);
+  registerPayCommands(program);
+  registerSubscribeCommands(program);
+  registerRefundCommands(program);
+  registerTrackingCommands(program);
+  registerTxCommands(program);
+  registerRenewCommands(program);
+  registerSubCommands(program);
+  registerBillingCommands(program);
   return program;
 }
 

@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { randomToken } from '../../domain/ids.js';
+import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
+import { createTransaction, showTransaction, type TransactionView } from '../../services/transactions/index.js';
+import { askMissing, type MissingField } from '../prompts.js';
+import { record } from '../output.js';
+import type { Output } from '../output.js';
+import { action, outputOf, UsageError, withCtx } from '../shell.js';
+
+/** CARD options shared by `pay` and `subscribe` (SPEC §12). */
+export interface CardOptions {
+  card?: string;
+  exp?: string;
+  cvv?: string;
+  holder?: string;
+  cardJson?: string;
+}
+
+export function addCardOptions(cmd: Command): Command {
+  return cmd
+    .option('--card <number>', 'card number (ends up in shell history: prefer the prompt or --card-json -)')
+    .option('--exp <MM/YYYY>', 'card expiry')
+    .option('--cvv <cvv>', 'card verification value (prompted without echo when left out on a terminal)')
+    .option('--holder <name>', 'cardholder name')
+    .option('--card-json <file>', 'read a cardInfo JSON object from FILE, or "-" for standard input');
+}
+
+function readCardJson(source: string): string {
+  try {
+    return source === '-' ? readFileSync(0, 'utf8') : readFileSync(source, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--card-json: cannot read ${source === '-' ? 'standard input' : source}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The cardInfo JSON string from the options; missing card fields are prompted on a terminal (the
+ * CVV without echo), a usage error otherwise. Nothing here prints the card.
+ */
+export async function cardInfoFrom(out: Output, o: CardOptions): Promise<string> {
+  if (o.cardJson !== undefined) {
+    if (o.card !== undefined || o.exp !== undefined || o.cvv !== undefined) throw new UsageError('use either --card-json or --card/--exp/--cvv');
+    return readCardJson(o.cardJson).trim();
+  }
+  const missing: MissingField[] = [];
+  if (o.card === undefined) missing.push({ flag: '--card', message: 'Card number', secret: true });
+  if (o.exp === undefined) missing.push({ flag: '--exp', message: 'Expiry (MM/YYYY)' });
+  if (o.cvv === undefined) missing.push({ flag: '--cvv', message: 'CVV', secret: true });
+  const a = await askMissing(out, missing);
+  const exp = (o.exp ?? a['--exp'] ?? '').trim();
+  const m = /^(\d{1,2})\s*\/\s*(\d{2,4})$/.exec(exp);
+  if (!m) throw new UsageError('--exp must be MM/YYYY, e.g. 12/2030');
+  const month = (m[1] ?? '').padStart(2, '0');
+  return JSON.stringify({
+    ...(o.holder ? { holderName: o.holder } : {}),
+    cardNumber: (o.card ?? a['--card'] ?? '').replace(/[\s-]/g, ''),
+    month,
+    year: m[2] ?? '',
+    cvv: o.cvv ?? a['--cvv'] ?? '',
+  });
+}
+
+export const cliId = (prefix: string): string => `${prefix}-${randomToken(12)}`;
+
+/** Human rendering of a transaction result: the view plus the masked card. */
+export function renderTransaction(view: TransactionView, card?: string): string {
+  return record({ ...view, ...(card ? { card } : {}) });
+}
+
+interface PayOptions extends CardOptions {
+  merchant?: string;
+  amount?: string;
+  currency: string;
+  checkout?: boolean;
+  relation?: string;
+  request?: string;
+  notifyUrl?: string;
+  returnUrl?: string;
+  failedUrl?: string;
+  cancelUrl?: string;
+  items?: string;
+}
+
+export function registerPayCommands(program: Command): void {
+  const pay = program
+    .command('pay')
+    .description('charge a card (PAY), or open a hosted checkout page with --checkout')
+    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--amount <amount>', 'amount, e.g. 10.00')
+    .option('--currency <code>', 'ISO 4217 currency', 'USD')
+    .option('--checkout', 'create a CHECKOUT transaction: the card is entered on the hosted page')
+    .option('--relation <id>', 'your order id (relationId); generated when left out')
+    .option('--request <id>', 'idempotency key (requestId); generated when left out')
+    .option('--notify-url <url>', 'callback URL for this payment')
+    .option('--return-url <url>', 'checkout/3DS: where to send the user on success')
+    .option('--failed-url <url>', 'checkout/3DS: where to send the user on failure')
+    .option('--cancel-url <url>', 'checkout: where to send the user on cancel')
+    .option('--items <json>', 'items as a JSON array string');
+  addCardOptions(pay).action(
+    action(async (opts: PayOptions, cmd: Command) => {
+      const out = outputOf(cmd);
+      const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: 'Amount (e.g. 10.00)' }]))['--amount'];
+      if (opts.checkout && (opts.card !== undefined || opts.cardJson !== undefined)) throw new UsageError('--checkout takes no card: it is entered on the page');
+      // Card prompts come before the database is opened, so a cancelled prompt writes nothing.
+      const cardInfo = opts.checkout ? undefined : await cardInfoFrom(out, opts);
+      await withCtx(cmd, async (ctx) => {
+        const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+        const view = await createTransaction(ctx, merchant, {
+          merchantId: merchant.id,
+          requestId: opts.request ?? cliId('cli'),
+          relationId: opts.relation ?? cliId('order'),
+          paymentType: opts.checkout ? 'CHECKOUT' : 'PAY',
+          payAmount: amount,
+          currency: opts.currency,
+          cardInfo,
+          notifyUrl: opts.notifyUrl,
+          returnUrl: opts.returnUrl,
+          failedUrl: opts.failedUrl,
+          cancelUrl: opts.cancelUrl,
+          items: opts.items,
+        });
+        const card = showTransaction(ctx, view.transactionOrderId, merchant.id).card;
+        out.result(view, () => renderTransaction(view, card));
+      });
+    }),
+  );
+}

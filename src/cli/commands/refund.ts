@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
+import { refundTransaction } from '../../services/refund.js';
+import { askMissing } from '../prompts.js';
+import { record } from '../output.js';
+import { action, outputOf, UsageError, withCtx } from '../shell.js';
+
+interface RefundOptions {
+  merchant?: string;
+  tx?: string;
+  relation?: string;
+  amount?: string;
+  request?: string;
+}
+
+export function registerRefundCommands(program: Command): void {
+  program
+    .command('refund')
+    .description('refund part or all of a paid transaction (SPEC §5)')
+    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--tx <id>', 'transactionOrderId')
+    .option('--relation <id>', 'relationId')
+    .option('--amount <amount>', 'amount to refund, e.g. 5.00')
+    .option('--request <id>', 'idempotency key: the same refund again is not refunded twice')
+    .action(
+      action(async (opts: RefundOptions, cmd: Command) => {
+        const out = outputOf(cmd);
+        if (opts.tx === undefined && opts.relation === undefined) throw new UsageError('give --tx ID or --relation ID');
+        const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: 'Amount to refund' }]))['--amount'];
+        await withCtx(cmd, async (ctx) => {
+          const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+          const view = await refundTransaction(ctx, merchant, {
+            merchantId: merchant.id,
+            transactionOrderId: opts.tx,
+            relationId: opts.relation,
+            refundAmount: amount,
+            requestId: opts.request,
+          });
+          out.result(view, () => record(view));
+        });
+      }),
+    );
+}

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
+import { createTransaction, showTransaction } from '../../services/transactions/index.js';
+import { askMissing, type MissingField } from '../prompts.js';
+import { action, outputOf, withCtx } from '../shell.js';
+import { addCardOptions, cardInfoFrom, cliId, renderTransaction, type CardOptions } from './pay.js';
+
+interface SubscribeOptions extends CardOptions {
+  merchant?: string;
+  plan?: string;
+  user?: string;
+  relation?: string;
+  request?: string;
+  notifyUrl?: string;
+}
+
+export function registerSubscribeCommands(program: Command): void {
+  const sub = program
+    .command('subscribe')
+    .description('subscribe a user to a plan: the first charge (SPEC §6); the card is vaulted for renewals')
+    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--plan <id>', 'plan id')
+    .option('--user <id>', 'your user id')
+    .option('--relation <id>', 'relationId; generated when left out')
+    .option('--request <id>', 'requestId; generated when left out')
+    .option('--notify-url <url>', 'callback URL for this subscription, kept for every renewal');
+  addCardOptions(sub).action(
+    action(async (opts: SubscribeOptions, cmd: Command) => {
+      const out = outputOf(cmd);
+      const missing: MissingField[] = [];
+      if (opts.plan === undefined) missing.push({ flag: '--plan', message: 'Plan id' });
+      if (opts.user === undefined) missing.push({ flag: '--user', message: 'User id' });
+      const a = await askMissing(out, missing);
+      const cardInfo = await cardInfoFrom(out, opts);
+      await withCtx(cmd, async (ctx) => {
+        const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+        const view = await createTransaction(ctx, merchant, {
+          merchantId: merchant.id,
+          requestId: opts.request ?? cliId('cli'),
+          relationId: opts.relation ?? cliId('sub'),
+          paymentType: 'SUBSCRIPTION',
+          planId: opts.plan ?? a['--plan'],
+          userId: opts.user ?? a['--user'],
+          cardInfo,
+          notifyUrl: opts.notifyUrl,
+        });
+        const card = showTransaction(ctx, view.transactionOrderId, merchant.id).card;
+        out.result(view, () => renderTransaction(view, card));
+      });
+    }),
+  );
+}

@@ -1,0 +1,134 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
+import { uploadTracking } from '../../services/tracking.js';
+import { record } from '../output.js';
+import { action, UsageError, withCtx } from '../shell.js';
+
+/** CSV header aliases → trackingList field names. */
+const HEADERS: Record<string, string> = {
+  orderid: 'orderId',
+  order: 'orderId',
+  transactionorderid: 'orderId',
+  relationid: 'relationId',
+  relation: 'relationId',
+  trackingno: 'trackingNo',
+  trackingnumber: 'trackingNo',
+  trackingchannel: 'trackingChannel',
+  carrier: 'trackingChannel',
+  trackurl: 'trackUrl',
+  url: 'trackUrl',
+};
+
+/** RFC 4180 CSV: quoted fields, doubled quotes, CRLF or LF. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"' && field === '') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      if (row.some((f) => f !== '')) rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  row.push(field);
+  if (row.some((f) => f !== '')) rows.push(row);
+  return rows;
+}
+
+export function entriesFromFile(path: string): unknown[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--file: cannot read ${path}: ${(e as Error).message}`);
+  }
+  if (/\.json$/i.test(path) || /^\s*[[{]/.test(text)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new UsageError(`--file: ${path} is not valid JSON`);
+    }
+    const list = Array.isArray(parsed) ? parsed : (parsed as { trackingList?: unknown } | null)?.trackingList;
+    if (!Array.isArray(list)) throw new UsageError('--file: JSON must be an array of entries or {"trackingList": [...]}');
+    return list;
+  }
+  const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
+  if (!header) throw new UsageError(`--file: ${path} is empty`);
+  const keys = header.map((h) => HEADERS[h.trim().toLowerCase().replace(/[\s_-]/g, '')]);
+  if (!keys.includes('trackingNo')) throw new UsageError('--file: the CSV header needs orderId or relationId, trackingNo, trackingChannel (carrier), trackUrl (url)');
+  return rows.map((r) => {
+    const entry: Record<string, string> = {};
+    keys.forEach((k, i) => {
+      const v = r[i]?.trim();
+      if (k && v) entry[k] = v;
+    });
+    return entry;
+  });
+}
+
+interface UploadOptions {
+  merchant?: string;
+  file?: string;
+  order?: string;
+  relation?: string;
+  trackingNo?: string;
+  carrier?: string;
+  url?: string;
+}
+
+export function registerTrackingCommands(program: Command): void {
+  const tracking = program.command('tracking').description('shipment tracking (SPEC §5)');
+  tracking
+    .command('upload')
+    .description('upload tracking numbers: from a CSV or JSON file, or one entry by flags')
+    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--file <file>', 'FILE.csv (header: orderId,relationId,trackingNo,trackingChannel,trackUrl) or FILE.json')
+    .option('--order <id>', 'transactionOrderId')
+    .option('--relation <id>', 'relationId')
+    .option('--tracking-no <n>', 'tracking number')
+    .option('--carrier <name>', 'carrier (trackingChannel)')
+    .option('--url <url>', 'tracking link')
+    .action(
+      action(async (opts: UploadOptions, cmd: Command) => {
+        let entries: unknown[];
+        if (opts.file !== undefined) {
+          if (opts.order || opts.relation || opts.trackingNo || opts.carrier || opts.url) throw new UsageError('use either --file or the entry flags');
+          entries = entriesFromFile(opts.file);
+        } else {
+          if (!opts.order && !opts.relation) throw new UsageError('give --file FILE, or --order ID (or --relation ID) with --tracking-no and --carrier');
+          if (!opts.trackingNo || !opts.carrier) throw new UsageError('missing required options: --tracking-no, --carrier');
+          entries = [
+            {
+              ...(opts.order ? { orderId: opts.order } : {}),
+              ...(opts.relation ? { relationId: opts.relation } : {}),
+              trackingNo: opts.trackingNo,
+              trackingChannel: opts.carrier,
+              ...(opts.url ? { trackUrl: opts.url } : {}),
+            },
+          ];
+        }
+        await withCtx(cmd, (ctx, out) => {
+          const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+          const result = uploadTracking(ctx, merchant, { merchantId: merchant.id, trackingList: entries });
+          out.result(result, () => record({ ...result, failedOrders: result.failedOrders.join(', ') || '(none)' }));
+        });
+      }),
+    );
+}
