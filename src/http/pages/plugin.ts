@@ -1,7 +1,123 @@
-import type { FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../app.js';
+import { isPaygateError, RESULT_CODES } from '../../domain/errors.js';
+import { cancelCheckout, completeThreeDs, getPage, submitCheckoutCard, type PageKind, type PageOutcome, type PageView } from '../../services/pages.js';
 import type { PlainRouteDoc } from '../openapi.js';
+import { createCsrf, type Csrf } from './csrf.js';
+import { contentSecurityPolicy, layout, newNonce } from './html.js';
+import { checkoutPage, messagePage, reasonText, resultPage, threeDsPage } from './views.js';
 
-export const pageDocs: PlainRouteDoc[] = [];
+export const pageDocs: PlainRouteDoc[] = [
+  { method: 'GET', url: '/checkout/:token', summary: 'Hosted checkout page (HTML, SPEC §11)', contentType: 'text/html' },
+  { method: 'POST', url: '/checkout/:token', summary: 'Checkout form: pay with a card or cancel', contentType: 'text/html' },
+  { method: 'GET', url: '/3ds/:token', summary: 'Sandbox 3-D Secure challenge page (HTML)', contentType: 'text/html' },
+  { method: 'POST', url: '/3ds/:token', summary: '3DS form: Complete or Fail', contentType: 'text/html' },
+];
 
-export async function registerPages(_app: FastifyInstance, _ctx: Ctx): Promise<void> {}
+/** Form posts are small; a card form never needs more. */
+const PAGE_BODY_LIMIT = 16 * 1024;
+
+type Form = Record<string, unknown>;
+
+const field = (form: Form, name: string): string => {
+  const v = form[name];
+  return typeof v === 'string' ? v : '';
+};
+
+/** Origins the page's forms may end up at (the transaction's redirect URLs), for CSP form-action. */
+function formTargets(view: PageView | undefined): string[] {
+  const urls = view as (PageView & { returnUrl?: string; failedUrl?: string; cancelUrl?: string; redirectTargets?: string[] }) | undefined;
+  const given = [urls?.returnUrl, urls?.failedUrl, urls?.cancelUrl, ...(urls?.redirectTargets ?? [])].filter((u): u is string => Boolean(u));
+  const origins: string[] = [];
+  for (const u of given) {
+    try {
+      origins.push(new URL(u).origin);
+    } catch {
+      // not a URL: nothing to allow
+    }
+  }
+  // Without the targets at hand, allow http(s) form targets only (never javascript: or data:).
+  return view && given.length === 0 ? ['https:', 'http:'] : origins;
+}
+
+function sendPage(reply: FastifyReply, status: number, title: string, body: (nonce: string) => string, view?: PageView): FastifyReply {
+  const nonce = newNonce();
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', contentSecurityPolicy(nonce, formTargets(view)))
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .send(layout(nonce, title, body(nonce)));
+}
+
+/** After a final result: 303 to the merchant's URL, or our own result page when it named none (SPEC §11). */
+function finish(reply: FastifyReply, out: PageOutcome, csrf: Csrf): FastifyReply {
+  if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
+  if (out.result === 'declined_retry') {
+    return sendPage(reply, 200, 'Checkout', () => checkoutPage(out.view, csrf.issue('checkout', out.view.token), reasonText(out.failReason)), out.view);
+  }
+  if (out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
+  const kind = out.result === 'succeeded' ? 'succeeded' : out.result === 'cancelled' ? 'cancelled' : 'failed';
+  return sendPage(reply, 200, 'Payment', () => resultPage(kind, out.view, out.failReason ?? out.view.failReason));
+}
+
+function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (isPaygateError(err) && err.code === RESULT_CODES.NOT_FOUND) {
+    return sendPage(reply, 404, 'Payment page', () =>
+      messagePage('This payment page is no longer available', 'The link has expired, was already used, or does not exist. Please return to the shop and start again.'),
+    );
+  }
+  const status = (err as FastifyError).statusCode;
+  if (isPaygateError(err) || (status !== undefined && status >= 400 && status < 500)) {
+    return sendPage(reply, status === 413 || status === 415 ? status : 400, 'Payment page', () => messagePage('Something is wrong with that request', 'Please go back and try again.'));
+  }
+  req.log.error({ err }, 'internal error on a hosted page');
+  return sendPage(reply, 500, 'Payment page', () => messagePage('Something went wrong', `Please try again later (reference ${req.id}).`));
+}
+
+/** The hosted checkout and 3DS pages (SPEC §11): HTML, no JavaScript, no external resources. */
+export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<void> {
+  await app.register(formbody, { bodyLimit: PAGE_BODY_LIMIT });
+  app.setErrorHandler(pageErrorHandler);
+  const csrf = createCsrf();
+
+  const forbidden = (reply: FastifyReply) =>
+    sendPage(reply, 403, 'Payment page', () => messagePage('This form has expired', 'Please reload the payment page and try again.'));
+
+  const tokenOf = (req: FastifyRequest): string => (req.params as { token: string }).token;
+  const formOf = (req: FastifyRequest): Form => (req.body !== null && typeof req.body === 'object' ? (req.body as Form) : {});
+
+  for (const kind of ['checkout', '3ds'] as const satisfies readonly PageKind[]) {
+    app.get(`/${kind}/:token`, async (req, reply) => {
+      const view = getPage(ctx, kind, tokenOf(req));
+      const token = csrf.issue(kind, view.token);
+      return sendPage(reply, 200, kind === 'checkout' ? 'Checkout' : '3-D Secure', () => (kind === 'checkout' ? checkoutPage(view, token) : threeDsPage(view, token)), view);
+    });
+  }
+
+  app.post('/checkout/:token', async (req, reply) => {
+    const token = tokenOf(req);
+    const form = formOf(req);
+    if (!csrf.check('checkout', token, form.csrf)) return forbidden(reply);
+    if (field(form, 'action') === 'cancel') return finish(reply, cancelCheckout(ctx, token), csrf);
+    const out = await submitCheckoutCard(ctx, token, {
+      holderName: field(form, 'holderName').trim(),
+      cardNumber: field(form, 'cardNumber').replace(/[\s-]/g, ''),
+      month: field(form, 'month').trim(),
+      year: field(form, 'year').trim(),
+      cvv: field(form, 'cvv').trim(),
+    });
+    return finish(reply, out, csrf);
+  });
+
+  app.post('/3ds/:token', async (req, reply) => {
+    const token = tokenOf(req);
+    const form = formOf(req);
+    if (!csrf.check('3ds', token, form.csrf)) return forbidden(reply);
+    const action = field(form, 'action');
+    if (action !== 'complete' && action !== 'fail') return forbidden(reply);
+    return finish(reply, await completeThreeDs(ctx, token, action === 'complete'), csrf);
+  });
+}

@@ -1,6 +1,8 @@
 import type { ApiRoute } from '../api.js';
+import { paymentRoutes } from './payments.js';
 import { planRoutes } from './plans.js';
+import { subscriptionRoutes } from './subscriptions.js';
 import { transactionRoutes } from './transactions.js';
 
 /** Every signed API endpoint of SPEC §5. */
-export const apiRoutes: readonly ApiRoute[] = [...transactionRoutes, ...planRoutes];
+export const apiRoutes: readonly ApiRoute[] = [...transactionRoutes, ...paymentRoutes, ...planRoutes, ...subscriptionRoutes];

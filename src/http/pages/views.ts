@@ -1,0 +1,79 @@
+import type { PageView } from '../../services/pages.js';
+import { esc } from './html.js';
+
+/** What a decline means to the person paying (failReason codes of SPEC §5). */
+const REASONS: Record<string, string> = {
+  card_declined: 'Your card was declined.',
+  insufficient_funds: 'Your card has insufficient funds.',
+  expired_card: 'Your card has expired.',
+  incorrect_cvc: 'The security code is incorrect.',
+  processing_error: 'The card could not be processed. Please try again.',
+  authentication_failed: 'The card authentication failed.',
+  authentication_expired: 'The card authentication was not completed in time.',
+};
+
+/** Local card checks answer with a field message ("cardInfo.cardNumber: …"); show it without the path. */
+export function reasonText(reason: string | undefined): string {
+  if (!reason) return 'The payment did not go through.';
+  return REASONS[reason] ?? `Please check your card details: ${reason.replace(/^[\w.]+:\s*/, '')}.`;
+}
+
+function summary(view: PageView): string {
+  const items = (view.items ?? [])
+    .map((i) => `<tr><td>${esc(i.name)}</td><td class="n">${i.num ? `${esc(i.num)} × ` : ''}${esc(i.price ?? '')}</td></tr>`)
+    .join('');
+  return `<h1>Pay ${esc(view.merchantName)}</h1>
+<p class="merchant">Order ${esc(view.transactionOrderId)}</p>
+<p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>
+${items ? `<table class="items" aria-label="Items">${items}</table>` : ''}`;
+}
+
+export function checkoutPage(view: PageView, csrf: string, error?: string): string {
+  const year = new Date().getUTCFullYear();
+  const attemptsLeft = Math.max(0, 3 - view.declines);
+  return `<div class="card">${summary(view)}
+${error ? `<p class="error" role="alert">${esc(error)}${attemptsLeft > 0 ? ` You can try again (${attemptsLeft} attempt${attemptsLeft === 1 ? '' : 's'} left).` : ''}</p>` : ''}
+<form method="post" action="/checkout/${esc(view.token)}" autocomplete="on">
+<input type="hidden" name="csrf" value="${esc(csrf)}">
+<input type="hidden" name="action" value="pay">
+<label for="cc-name">Name on card</label>
+<input id="cc-name" name="holderName" autocomplete="cc-name" maxlength="100" required>
+<label for="cc-number">Card number</label>
+<input id="cc-number" name="cardNumber" autocomplete="cc-number" inputmode="numeric" maxlength="23" pattern="[0-9 ]{12,23}" required>
+<div class="row">
+<div><label for="cc-exp-month">Month (MM)</label><input id="cc-exp-month" name="month" autocomplete="cc-exp-month" inputmode="numeric" maxlength="2" placeholder="MM" pattern="[0-9]{1,2}" required></div>
+<div><label for="cc-exp-year">Year (YYYY)</label><input id="cc-exp-year" name="year" autocomplete="cc-exp-year" inputmode="numeric" maxlength="4" placeholder="${year + 2}" pattern="[0-9]{4}" required></div>
+<div><label for="cc-csc">Security code</label><input id="cc-csc" name="cvv" autocomplete="cc-csc" inputmode="numeric" maxlength="4" pattern="[0-9]{3,4}" required></div>
+</div>
+<button type="submit">Pay ${esc(view.amount)} ${esc(view.currency)}</button>
+</form>
+<form method="post" action="/checkout/${esc(view.token)}">
+<input type="hidden" name="csrf" value="${esc(csrf)}">
+<input type="hidden" name="action" value="cancel">
+<button type="submit" class="secondary">Cancel</button>
+</form></div>`;
+}
+
+export function threeDsPage(view: PageView, csrf: string): string {
+  const button = (action: string, label: string, cls = '') =>
+    `<form method="post" action="/3ds/${esc(view.token)}"><input type="hidden" name="csrf" value="${esc(csrf)}"><input type="hidden" name="action" value="${action}"><button type="submit"${cls ? ` class="${cls}"` : ''}>${label}</button></form>`;
+  return `<div class="card"><h1>Confirm it is you</h1>
+<p class="merchant">${esc(view.merchantName)} · order ${esc(view.transactionOrderId)}</p>
+<p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>
+<p>This is the sandbox 3-D Secure challenge. Choose how your bank answers.</p>
+${button('complete', 'Complete')}${button('fail', 'Fail', 'secondary')}</div>`;
+}
+
+export type ResultKind = 'succeeded' | 'failed' | 'cancelled';
+
+export function resultPage(kind: ResultKind, view: PageView | undefined, reason?: string): string {
+  const head = { succeeded: ['ok', 'Payment successful'], failed: ['bad', 'Payment failed'], cancelled: ['', 'Payment cancelled'] }[kind];
+  return `<div class="card"><h1 class="${head[0]}">${head[1]}</h1>
+${view ? `<p class="merchant">${esc(view.merchantName)} · order ${esc(view.transactionOrderId)}</p><p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>` : ''}
+${kind === 'failed' ? `<p>${esc(reasonText(reason))}</p>` : ''}
+<p>You can close this page.</p></div>`;
+}
+
+export function messagePage(title: string, text: string): string {
+  return `<div class="card"><h1>${esc(title)}</h1><p>${esc(text)}</p></div>`;
+}

@@ -1,0 +1,173 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/ctx.js';
+import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`browser tests skipped: ${CHROMIUM} not found (CI installs it with apt-get install chromium)`);
+
+let srv: Served;
+let shop: Server;
+let shopUrl: string;
+let browser: Browser;
+let m: TestMerchant;
+let db: string;
+let cleanup: () => void;
+let n = 0;
+
+describe.skipIf(!haveChromium)('hosted pages in Chromium', () => {
+  beforeAll(async () => {
+    const t = tempDir('paygate-browser-');
+    cleanup = t.cleanup;
+    db = join(t.dir, 'b.db');
+    m = createMerchant(db, 2, 'Tea & Co <Shop>');
+    srv = await startServe({ dbPath: db });
+    // The merchant's site: every redirect lands here.
+    shop = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`landed ${req.url}`));
+    await new Promise<void>((r) => shop.listen(0, '127.0.0.1', r));
+    shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.stop();
+    await new Promise((r) => shop?.close(r));
+    cleanup?.();
+  });
+
+  async function checkout(extra: Record<string, unknown> = {}): Promise<{ url: string; id: string }> {
+    n++;
+    const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
+      requestId: `b-${n}-${Date.now()}`,
+      relationId: `b-${n}-${Date.now()}`,
+      paymentType: 'CHECKOUT',
+      payAmount: '12.50',
+      currency: 'USD',
+      returnUrl: `${shopUrl}/ok`,
+      failedUrl: `${shopUrl}/failed`,
+      cancelUrl: `${shopUrl}/cancel`,
+      items: JSON.stringify([{ name: 'Green tea', price: '12.50', num: '1' }]),
+      ...extra,
+    });
+    expect(r.body.data.status).toBe('100050');
+    return { url: r.body.data.url as string, id: r.body.data.transactionOrderId as string };
+  }
+
+  async function status(id: string): Promise<{ status: string; failReason?: string }> {
+    const r = await client(srv.url, m).get(`/payment/${m.apiKey}/transaction/query`, { transactionOrderId: id });
+    return r.body.data;
+  }
+
+  async function fillCard(page: Page, number: string): Promise<void> {
+    await page.getByLabel('Name on card').fill('Ada Lovelace');
+    await page.getByLabel('Card number').fill(number);
+    await page.getByLabel('Month (MM)').fill('12');
+    await page.getByLabel('Year (YYYY)').fill(String(new Date().getUTCFullYear() + 3));
+    await page.getByLabel('Security code').fill('123');
+  }
+
+  it('pays with 4242… and lands on returnUrl; the transaction is SUCCEEDED', async () => {
+    const { url, id } = await checkout();
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
+    const res = await page.goto(url);
+    expect(res?.headers()['content-security-policy']).toContain("default-src 'none'");
+    await expect(page.getByText('Tea & Co <Shop>', { exact: false }).first().isVisible()).resolves.toBe(true);
+    expect(await page.textContent('body')).toContain('12.50');
+    expect(await page.textContent('body')).toContain('Green tea');
+    expect(await page.getAttribute('#cc-number', 'autocomplete')).toBe('cc-number');
+    await fillCard(page, '4242 4242 4242 4242');
+    await Promise.all([page.waitForURL(`${shopUrl}/ok`), page.getByRole('button', { name: /^Pay/ }).click()]);
+    expect(await status(id)).toMatchObject({ status: '200000' });
+    expect(errors).toEqual([]); // the CSP blocked nothing we rely on
+    // The token is single use.
+    const again = await page.goto(url);
+    expect(again?.status()).toBe(404);
+    await page.close();
+  });
+
+  it('4000000000003220 goes through the 3DS page; Complete → returnUrl, SUCCEEDED', async () => {
+    const { url, id } = await checkout();
+    const page = await browser.newPage();
+    await page.goto(url);
+    await fillCard(page, '4000000000003220');
+    await Promise.all([page.waitForURL(/\/3ds\//), page.getByRole('button', { name: /^Pay/ }).click()]);
+    expect(await status(id)).toMatchObject({ status: '100040' });
+    await Promise.all([page.waitForURL(`${shopUrl}/ok`), page.getByRole('button', { name: 'Complete' }).click()]);
+    expect(await status(id)).toMatchObject({ status: '200000' });
+    await page.close();
+  });
+
+  it('3DS Fail → failedUrl, FAILED with authentication_failed', async () => {
+    const { url, id } = await checkout();
+    const page = await browser.newPage();
+    await page.goto(url);
+    await fillCard(page, '4000002500003155');
+    await Promise.all([page.waitForURL(/\/3ds\//), page.getByRole('button', { name: /^Pay/ }).click()]);
+    await Promise.all([page.waitForURL(`${shopUrl}/failed`), page.getByRole('button', { name: 'Fail' }).click()]);
+    expect(await status(id)).toMatchObject({ status: '300000', failReason: 'authentication_failed' });
+    await page.close();
+  });
+
+  it('a declined card shows the reason and allows a retry that succeeds', async () => {
+    const { url, id } = await checkout();
+    const page = await browser.newPage();
+    await page.goto(url);
+    await fillCard(page, '4000000000000002');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('declined');
+    expect(await status(id)).toMatchObject({ status: '100050' });
+    await fillCard(page, '4242424242424242');
+    await Promise.all([page.waitForURL(`${shopUrl}/ok`), page.getByRole('button', { name: /^Pay/ }).click()]);
+    expect(await status(id)).toMatchObject({ status: '200000' });
+    await page.close();
+  });
+
+  it('Cancel → cancelUrl, CANCELLED', async () => {
+    const { url, id } = await checkout();
+    const page = await browser.newPage();
+    await page.goto(url);
+    await Promise.all([page.waitForURL(`${shopUrl}/cancel`), page.getByRole('button', { name: 'Cancel' }).click()]);
+    expect(await status(id)).toMatchObject({ status: '300020' });
+    await page.close();
+  });
+
+  it('without a returnUrl the page itself shows the result', async () => {
+    const { url, id } = await checkout({ returnUrl: undefined });
+    const page = await browser.newPage();
+    await page.goto(url);
+    await fillCard(page, '5555555555554444');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.getByText('Payment successful').waitFor();
+    expect(await status(id)).toMatchObject({ status: '200000' });
+    await page.close();
+  });
+
+  it('an expired token (30 minutes later) no longer works and the transaction is EXPIRED', async () => {
+    const { url, id } = await checkout();
+    // A second serve on the same database whose clock runs 31 minutes ahead (NODE_ENV=test only).
+    const later = await startServe({ dbPath: db, env: { PAYGATE_TEST_CLOCK_OFFSET_MS: String(31 * 60 * 1000) } });
+    try {
+      const page = await browser.newPage();
+      const res = await page.goto(url.replace(srv.url, later.url));
+      expect(res?.status()).toBe(404);
+      expect(await page.textContent('body')).toContain('no longer available');
+      expect(await status(id)).toMatchObject({ status: '300010' });
+      const back = await page.goto(url);
+      expect(back?.status()).toBe(404);
+      await page.close();
+    } finally {
+      await later.stop();
+    }
+  });
+});
