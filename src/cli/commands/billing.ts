@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { defaultMerchantId } from '../../services/merchants.js';
+import { listBillingRecords } from '../../services/subscriptions/index.js';
+import { table } from '../output.js';
+import { action, withCtx } from '../shell.js';
+
+/** `paygate billing list --subscription CODE` (SPEC §5 pagination, newest first). */
+export function registerBillingCommands(program: Command): void {
+  const billing = program.command('billing').description('billing records of a subscription');
+  billing
+    .command('list')
+    .requiredOption('--subscription <code>', 'subscription code')
+    .option('--merchant <id>', 'merchant id')
+    .option('--status <status>', 'PENDING, SUCCESS, FAILED or CANCELLED')
+    .option('--page <n>', 'page number (≥1)', '1')
+    .option('--page-size <n>', 'records per page (1–100)', '10')
+    .action(
+      action(async (opts: { subscription: string; merchant?: string; status?: string; page: string; pageSize: string }, cmd: Command) => {
+        await withCtx(cmd, (ctx, out) => {
+          const page = listBillingRecords(ctx, defaultMerchantId(ctx, opts.merchant), {
+            subscriptionCode: opts.subscription,
+            status: opts.status,
+            pageNum: opts.page,
+            pageSize: opts.pageSize,
+          });
+          out.result(page, () => {
+            const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+            const rows = table(page.records, {
+              recordId: 'record',
+              billingType: 'type',
+              amount: 'amount',
+              status: 'status',
+              scheduledTime: 'scheduled',
+              actualTime: 'charged',
+              retryCount: 'retry',
+              failReason: 'reason',
+            });
+            return `${rows}\npage ${page.pageNum} of ${pages} (${page.total} records)`;
+          });
+        });
+      }),
+    );
+}
