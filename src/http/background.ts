@@ -1,5 +1,7 @@
+import { Cron } from 'croner';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Ctx } from '../app.js';
+import { runRenewal } from '../services/renew/index.js';
 
 export interface BackgroundOptions {
   renew: boolean;
@@ -7,7 +9,45 @@ export interface BackgroundOptions {
   log: FastifyBaseLogger;
 }
 
-/** The renewal timer and the callback delivery loop that run inside `serve`. */
-export function startBackground(_ctx: Ctx, _opts: BackgroundOptions): { stop(): Promise<void> } {
-  return { stop: async () => {} };
+export interface Background {
+  /** Stop the timers and wait for a run under way to finish its charges. */
+  stop(): Promise<void>;
+}
+
+/** A bad --renew-cron is a usage error before anything starts. */
+export function checkCron(expr: string): string | undefined {
+  try {
+    new Cron(expr, { paused: true }).stop();
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/**
+ * The renewal timer that runs inside `serve` (SPEC §1, §7). `protect` skips a tick while the
+ * previous run is still going, so runs never overlap in this process (claims with leases keep
+ * other processes apart).
+ */
+export function startBackground(ctx: Ctx, opts: BackgroundOptions): Background {
+  let stopping = false;
+  let running: Promise<unknown> = Promise.resolve();
+  const job = opts.renew
+    ? new Cron(opts.renewCron, { protect: true, timezone: ctx.zone }, () => {
+        const run = runRenewal(ctx, { shouldStop: () => stopping })
+          .then((summary) => {
+            if (summary.due > 0 || summary.expired > 0) opts.log.info({ renewal: summary }, 'renewal run');
+          })
+          .catch((err: unknown) => opts.log.error({ err }, 'renewal run failed'));
+        running = run;
+        return run;
+      })
+    : undefined;
+  return {
+    async stop() {
+      stopping = true;
+      job?.stop();
+      await running;
+    },
+  };
 }

@@ -31,7 +31,9 @@ export function serveEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const tmp = opts.dbPath ? undefined : tempDir('paygate-serve-');
   const dbPath = opts.dbPath ?? join(tmp?.dir ?? '.', 'paygate.db');
-  const args = [BIN, '--db', dbPath, 'serve', '--port', '0', '--no-renew', ...(opts.args ?? [])];
+  // Renewals stay off unless a test asks for its own schedule with --renew-cron.
+  const renew = (opts.args ?? []).includes('--renew-cron');
+  const args = [BIN, '--db', dbPath, 'serve', '--port', '0', ...(renew ? [] : ['--no-renew']), ...(opts.args ?? [])];
   const proc = spawn(process.execPath, args, { env: serveEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Clock } from '../../domain/clock.js';
-import { startBackground } from '../../http/background.js';
+import { checkCron, startBackground } from '../../http/background.js';
 import { buildServer } from '../../http/server.js';
 import { action, UsageError, withCtx } from '../shell.js';
 
@@ -51,6 +51,8 @@ export function registerServeCommands(program: Command): void {
         if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together');
         const https = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
         const renewCron = opts.renewCron ?? env.PAYGATE_RENEW_CRON ?? '* * * * *';
+        const cronProblem = opts.renew ? checkCron(renewCron) : undefined;
+        if (cronProblem) throw new UsageError(`--renew-cron ${JSON.stringify(renewCron)}: ${cronProblem}`);
         const rateLimit = opts.rateLimit && env.PAYGATE_RATE_LIMIT !== 'off';
 
         await withCtx(
