@@ -78,7 +78,11 @@ export function registerServeCommands(program: Command): void {
                 force.unref();
                 void (async () => {
                   await background.stop();
+                  // Keep-alive connections become idle once their in-flight request is answered;
+                  // close them as they do, so close() does not wait for clients to hang up.
+                  const idle = setInterval(() => app.server.closeIdleConnections(), 50);
                   await app.close();
+                  clearInterval(idle);
                   resolve();
                 })();
               };
