@@ -13,9 +13,30 @@ declare module 'fastify' {
 
 export type Params = Record<string, unknown>;
 
+/** No request of SPEC §5 nests deeper than a few levels; deeper input only costs stack later (signing, validation). */
+export const MAX_JSON_DEPTH = 32;
+
+/** Bracket depth outside strings, in one pass over the text. */
+function tooDeep(raw: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > MAX_JSON_DEPTH) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
 /** A JSON object or a 1000 saying what is wrong with it. */
 export function parseJsonObject(raw: string): Params {
   if (raw.trim() === '') throw new MalformedRequest('request body is empty; send a JSON object');
+  if (tooDeep(raw)) throw new MalformedRequest(`request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(raw);
