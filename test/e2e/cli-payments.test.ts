@@ -1,0 +1,125 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paygate } from '../helpers/cli.js';
+import { tempDir } from '../helpers/ctx.js';
+
+let dir: string;
+let cleanup: () => void;
+let db: string;
+const outputs: string[] = [];
+
+/** Every CLI run goes through here so the PAN check below sees all output. */
+function cli(args: string[], input?: string) {
+  const r = paygate(['--db', db, ...args], input !== undefined ? { input } : {});
+  outputs.push(r.stdout, r.stderr);
+  return r;
+}
+
+beforeAll(() => {
+  ({ dir, cleanup } = tempDir());
+  db = join(dir, 'paygate.db');
+  expect(cli(['merchant', 'create', '--name', 'Shop', '--json']).status).toBe(0);
+});
+afterAll(() => cleanup());
+
+const card = (n: string) => ['--card', n, '--exp', '12/2030', '--cvv', '123'];
+
+describe('paygate pay / refund (issue 3 done-when)', () => {
+  let paid = '';
+  it('4242… → 200000', () => {
+    const r = cli(['pay', '--amount', '10.00', ...card('4242424242424242'), '--json']);
+    expect(r.status).toBe(0);
+    const v = r.json();
+    expect(v).toMatchObject({ status: '200000', payAmount: '10.00', currency: 'USD' });
+    paid = v.transactionOrderId;
+  });
+
+  it('4000000000000002 → 300000 card_declined (a result, exit 0)', () => {
+    const r = cli(['pay', '--amount', '10.00', ...card('4000000000000002'), '--json']);
+    expect(r.status).toBe(0);
+    expect(r.json()).toMatchObject({ status: '300000', failReason: 'card_declined' });
+  });
+
+  it('refund 4.00 → PARTIALLY_REFUNDED, then 7.00 → error 1010', () => {
+    const a = cli(['refund', '--tx', paid, '--amount', '4.00', '--json']);
+    expect(a.status).toBe(0);
+    expect(a.json()).toMatchObject({ status: '400010', payAmount: '4.00' });
+    const b = cli(['refund', '--tx', paid, '--amount', '7.00', '--json']);
+    expect(b.status).toBe(1);
+    expect(b.stderr).toMatch(/^error 1010: /);
+  });
+
+  it('--card-json - reads the card from standard input', () => {
+    const r = cli(['pay', '--amount', '3.00', '--currency', 'JPY', '--card-json', '-', '--json'], JSON.stringify({ cardNumber: '5555555555554444', month: '01', year: '2031', cvv: '999' }));
+    expect(r.status).toBe(0);
+    expect(r.json()).toMatchObject({ status: '200000', payAmount: '3', currency: 'JPY' });
+  });
+
+  it('--checkout answers 100050 with a checkout url', () => {
+    const r = cli(['pay', '--amount', '5.00', '--checkout', '--json']);
+    expect(r.json()).toMatchObject({ status: '100050' });
+    expect(r.json().url).toMatch(/\/checkout\//);
+  });
+
+  it('the same --request twice is one transaction', () => {
+    const a = cli(['pay', '--amount', '1.00', ...card('4242424242424242'), '--request', 'fixed', '--relation', 'ord-fixed', '--json']).json();
+    const b = cli(['pay', '--amount', '1.00', ...card('4242424242424242'), '--request', 'fixed', '--relation', 'ord-fixed', '--json']).json();
+    expect(b.transactionOrderId).toBe(a.transactionOrderId);
+    const c = cli(['pay', '--amount', '2.00', ...card('4242424242424242'), '--request', 'fixed', '--relation', 'ord-fixed', '--json']);
+    expect(c.stderr).toMatch(/^error 1006: /);
+  });
+
+  it('missing card fields off a terminal are a usage error (exit 2), not a prompt', () => {
+    const r = cli(['pay', '--amount', '1.00', '--card', '4242424242424242', '--exp', '12/2030']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--cvv');
+  });
+
+  it('a bad card is error 1011 naming the field, without the number', () => {
+    const r = cli(['pay', '--amount', '1.00', ...card('4242424242424241')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^error 1011: .*cardNumber/);
+  });
+});
+
+describe('subscribe, tracking, tx', () => {
+  it('subscribe answers with subscriptionId and subscriptionCode', () => {
+    const plan = cli(['plan', 'create', '--name', 'Pro', '--price', '9.99', '--cycle-type', 'MONTHLY', '--json']).json();
+    const r = cli(['subscribe', '--plan', plan.planId, '--user', 'u1', ...card('5555555555554444'), '--json']);
+    expect(r.status).toBe(0);
+    expect(r.json()).toMatchObject({ status: '200000', payAmount: '9.99' });
+    expect(r.json().subscriptionCode).toBeTruthy();
+  });
+
+  it('tracking upload from flags, CSV and JSON', () => {
+    const tx = cli(['pay', '--amount', '1.00', ...card('4242424242424242'), '--relation', 'ship-1', '--json']).json();
+    const one = cli(['tracking', 'upload', '--order', tx.transactionOrderId, '--tracking-no', 'T1', '--carrier', 'UPS', '--json']).json();
+    expect(one).toMatchObject({ successCount: 1, failedCount: 0, failedOrders: [] });
+    const csv = join(dir, 't.csv');
+    writeFileSync(csv, `orderId,relationId,trackingNo,carrier,url\n${tx.transactionOrderId},,T2,DHL,https://dhl.example/T2\n,ship-1,"T3",UPS,\n,nope,T4,UPS,\n`);
+    expect(cli(['tracking', 'upload', '--file', csv, '--json']).json()).toMatchObject({ successCount: 2, failedCount: 1, failedOrders: ['nope'] });
+    const json = join(dir, 't.json');
+    writeFileSync(json, JSON.stringify({ trackingList: [{ relationId: 'ship-1', trackingNo: 'T5', trackingChannel: 'UPS' }, {}] }));
+    expect(cli(['tracking', 'upload', '--file', json, '--json']).json()).toMatchObject({ successCount: 1, failedOrders: ['#1'] });
+  });
+
+  it('tx list filters by status; tx show masks the card', () => {
+    const list = cli(['tx', 'list', '--status', 'FAILED', '--json']).json();
+    expect(list.length).toBeGreaterThan(0);
+    expect(list.every((t: { status: string }) => t.status === '300000')).toBe(true);
+    const shown = cli(['tx', 'show', list[0].transactionOrderId, '--json']).json();
+    expect(shown.card).toBe('Visa 400000******0002');
+    expect(cli(['tx', 'show', 'txn_nope']).stderr).toMatch(/^error 1007: /);
+  });
+
+  it('no card number appears in any CLI output, the database or its WAL', () => {
+    const pans = ['4242424242424242', '4000000000000002', '5555555555554444', '4242424242424241'];
+    const all = outputs.join('\n');
+    for (const pan of pans) expect(all.includes(pan), pan).toBe(false);
+    for (const file of [db, `${db}-wal`].filter(existsSync)) {
+      const bytes = readFileSync(file);
+      for (const pan of pans) expect(bytes.includes(Buffer.from(pan)), `${pan} in ${file}`).toBe(false);
+    }
+  });
+});
