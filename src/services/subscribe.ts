@@ -102,12 +102,12 @@ function insertRecord(
   ).run(r);
 }
 
-function settleInitial(ctx: Ctx, recordId: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): void {
-  prepared(
+function settleInitial(ctx: Ctx, recordId: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): boolean {
+  return prepared(
     ctx.sqlite,
     `UPDATE billing_records SET status = @status, fail_reason = @failReason, actual_time = @now
      WHERE id = @recordId AND status = 'PENDING'`,
-  ).run({ recordId, status, failReason, now });
+  ).run({ recordId, status, failReason, now }).changes === 1;
 }
 
 function subscriptionRow(ctx: Ctx, id: string) {
@@ -160,7 +160,8 @@ export function firstChargeSucceeded(ctx: Ctx, txn: TransactionRow, now: number)
  */
 export function firstChargeFailed(ctx: Ctx, txn: TransactionRow, reason: string, now: number, notify: boolean): void {
   if (!txn.subscriptionId || !txn.billingRecordId) return;
-  settleInitial(ctx, txn.billingRecordId, 'FAILED', reason, now);
+  // A record the merchant already cancelled (subscription cancelled while 3DS was open) is not a failed charge.
+  const counted = settleInitial(ctx, txn.billingRecordId, 'FAILED', reason, now);
   const sub = subscriptionRow(ctx, txn.subscriptionId);
   if (!sub) return;
   const expired =
@@ -170,7 +171,7 @@ export function firstChargeFailed(ctx: Ctx, txn: TransactionRow, reason: string,
        WHERE id = @id AND status = 'INCOMPLETE'`,
     ).run({ id: sub.id, now }).changes === 1;
   if (!expired) {
-    prepared(ctx.sqlite, 'UPDATE subscriptions SET failed_count = failed_count + 1, updated_at = ? WHERE id = ?').run(now, sub.id);
+    if (counted) prepared(ctx.sqlite, 'UPDATE subscriptions SET failed_count = failed_count + 1, updated_at = ? WHERE id = ?').run(now, sub.id);
   } else {
     releasePlanSlot(ctx, sub.planId);
   }
