@@ -1,4 +1,3 @@
-import { input, password, select } from '@inquirer/prompts';
 import type { Output } from './output.js';
 import { UsageError } from './shell.js';
 
@@ -20,6 +19,8 @@ export async function askMissing(out: Output, fields: readonly MissingField[]): 
   if (!out.interactive) {
     throw new UsageError(`missing required option${fields.length > 1 ? 's' : ''}: ${fields.map((f) => f.flag).join(', ')}`);
   }
+  // Loaded only when a prompt is shown: it costs start-up time every other command would pay.
+  const { input, password, select } = await import('@inquirer/prompts');
   const answers: Record<string, string> = {};
   for (const f of fields) {
     if (f.choices) {
