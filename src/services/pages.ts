@@ -121,8 +121,10 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
   const row = openRow(ctx, 'checkout', token);
   let card: ValidCard;
   try {
+    // Browsers' cc-exp autofill may give "3" and "30": the page accepts them; the API does not.
     const month = /^\d$/.test(input.month) ? `0${input.month}` : input.month;
-    card = validateCard({ ...input, month, cardNumber: String(input.cardNumber ?? '') }, ctx.clock.now(), ctx.zone);
+    const year = /^\d{2}$/.test(input.year) ? `20${input.year}` : input.year;
+    card = validateCard({ ...input, month, year, cardNumber: String(input.cardNumber ?? '') }, ctx.clock.now(), ctx.zone);
   } catch (e) {
     if (isPaygateError(e)) return { result: 'declined_retry', failReason: e.message, view: pageView(ctx, 'checkout', row) };
     throw e;
