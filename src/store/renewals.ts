@@ -1,6 +1,5 @@
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
-import { newId } from '../domain/ids.js';
 
 /**
  * The renewal run's claim protocol (SPEC §7). Claims are conditional UPDATEs with a lease on the
@@ -16,32 +15,47 @@ export const LEASE_MS = 10 * 60_000;
  * billing_records_due (status = 'PENDING'), so its cost follows the due work, not the table size.
  * INITIAL records (a first charge awaiting 3DS) belong to the payments flow, never to a run.
  */
-const DUE_SQL = `SELECT r.id, r.scheduled_time AS scheduledTime FROM billing_records r INDEXED BY billing_records_due
+const DUE_SQL = `SELECT r.id, r.rowid AS rowid, r.scheduled_time AS scheduledTime FROM billing_records r INDEXED BY billing_records_due
   JOIN merchants m ON m.id = r.merchant_id
   WHERE r.status = 'PENDING' AND r.scheduled_time <= @now AND r.billing_type <> 'INITIAL'
     AND (r.lease_until IS NULL OR r.lease_until < @now) AND m.status = 'ACTIVE'
-    AND (r.scheduled_time > @afterTime OR (r.scheduled_time = @afterTime AND r.id > @afterId))
-  ORDER BY r.scheduled_time, r.id LIMIT @limit`;
+    AND (r.scheduled_time > @afterTime OR (r.scheduled_time = @afterTime AND r.rowid > @afterRowid))
+  ORDER BY r.scheduled_time, r.rowid LIMIT @limit`;
 
+/**
+ * Keyset position in the due index: (scheduled_time, rowid) is the index's own order, so each
+ * batch continues where the last stopped without re-reading or sorting what came before.
+ */
 export interface DueCursor {
   afterTime: number;
-  afterId: string;
+  afterRowid: number;
 }
 
-export const START_CURSOR: DueCursor = { afterTime: -1, afterId: '' };
+export const START_CURSOR: DueCursor = { afterTime: -1, afterRowid: -1 };
 
-export function dueRecordIds(sqlite: Sqlite, now: number, limit: number, cursor: DueCursor): { id: string; scheduledTime: number }[] {
-  return prepared(sqlite, DUE_SQL).all({ now, limit, ...cursor }) as { id: string; scheduledTime: number }[];
+export interface DueRow {
+  id: string;
+  rowid: number;
+  scheduledTime: number;
 }
 
-/** Claim one record for `owner` until `leaseUntil`; true when this call won it. */
-export function claimRecord(sqlite: Sqlite, id: string, owner: string, now: number, leaseUntil: number): boolean {
-  const r = prepared(
+export function dueRecordIds(sqlite: Sqlite, now: number, limit: number, cursor: DueCursor): DueRow[] {
+  return prepared(sqlite, DUE_SQL).all({ now, limit, ...cursor }) as DueRow[];
+}
+
+/**
+ * Claim one record for `owner` until `leaseUntil`. Returns the record's transaction id when this
+ * call won it (`newTxnId` if it had none yet: the caller then inserts that transaction), or
+ * undefined when another run holds it or it is no longer PENDING and due.
+ */
+export function claimRecord(sqlite: Sqlite, id: string, owner: string, now: number, leaseUntil: number, newTxnId: string): string | undefined {
+  const row = prepared(
     sqlite,
-    `UPDATE billing_records SET lease_owner = ?, lease_until = ?
-     WHERE id = ? AND status = 'PENDING' AND scheduled_time <= ? AND (lease_until IS NULL OR lease_until < ?)`,
-  ).run(owner, leaseUntil, id, now, now);
-  return r.changes === 1;
+    `UPDATE billing_records SET lease_owner = ?, lease_until = ?, transaction_id = coalesce(transaction_id, ?)
+     WHERE id = ? AND status = 'PENDING' AND scheduled_time <= ? AND (lease_until IS NULL OR lease_until < ?)
+     RETURNING transaction_id AS transactionId`,
+  ).get(owner, leaseUntil, newTxnId, id, now, now) as { transactionId: string } | undefined;
+  return row?.transactionId;
 }
 
 /** Everything a charge needs about a claimed record, read in the claim transaction. */
@@ -86,8 +100,7 @@ export function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undef
  * The RENEWAL transaction of a claimed record, written in the claim transaction (the intent, in
  * ACCEPTED 100000) before the channel is called. A run that takes a record over reuses it.
  */
-export function insertRenewalTransaction(sqlite: Sqlite, rec: ClaimedRecord, channel: string, now: number): string {
-  const id = newId('txn', now);
+export function insertRenewalTransaction(sqlite: Sqlite, id: string, rec: ClaimedRecord, channel: string, now: number): void {
   prepared(
     sqlite,
     `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id,
@@ -110,8 +123,6 @@ export function insertRenewalTransaction(sqlite: Sqlite, rec: ClaimedRecord, cha
     channel,
     now,
   });
-  prepared(sqlite, 'UPDATE billing_records SET transaction_id = ? WHERE id = ?').run(id, rec.id);
-  return id;
 }
 
 /** The final result of a renewal charge on its transaction row. */

@@ -154,3 +154,15 @@ describe('calendar properties', () => {
     );
   });
 });
+
+describe('UTC fast path', () => {
+  it('equals the general wall-clock path', () => {
+    // Etc/GMT has no DST and goes through luxon: the reference for the UTC shortcut.
+    fc.assert(
+      fc.property(arbAnchor, arbCycle, fc.integer({ min: 0, max: 40 }), (a, c, n) => {
+        expect(billingTime(a, c, n, 'UTC')).toBe(billingTime(a, c, n, 'Etc/GMT'));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,4 +1,5 @@
 import type { Ctx } from '../../app.js';
+import { newId } from '../../domain/ids.js';
 import { claimRecord, claimedRecord, insertRenewalTransaction, LEASE_MS, type ClaimedRecord } from '../../store/renewals.js';
 
 /**
@@ -12,10 +13,12 @@ export async function claimBatch(ctx: Ctx, ids: readonly string[], owner: string
   return ctx.writer.transaction(() => {
     const claimed: ClaimedRecord[] = [];
     for (const id of ids) {
-      if (!claimRecord(ctx.sqlite, id, owner, now, leaseUntil)) continue;
+      const fresh = newId('txn', now);
+      const txnId = claimRecord(ctx.sqlite, id, owner, now, leaseUntil, fresh);
+      if (txnId === undefined) continue;
       const rec = claimedRecord(ctx.sqlite, id);
       if (!rec) continue;
-      if (rec.transactionId === null) rec.transactionId = insertRenewalTransaction(ctx.sqlite, rec, ctx.channel.name, now);
+      if (txnId === fresh) insertRenewalTransaction(ctx.sqlite, fresh, rec, ctx.channel.name, now);
       claimed.push(rec);
     }
     return claimed;

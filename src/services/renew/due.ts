@@ -37,7 +37,7 @@ export function dueItems(ctx: Ctx, now: number, limit: number): DueItem[] {
     const page = dueRecordIds(ctx.sqlite, now, Math.min(500, limit - items.length), cursor);
     const last = page[page.length - 1];
     if (!last) break;
-    cursor = { afterTime: last.scheduledTime, afterId: last.id };
+    cursor = { afterTime: last.scheduledTime, afterRowid: last.rowid };
     for (const { id } of page) {
       const r = getRecord(ctx.sqlite, id);
       const s = r ? getSubscriptionById(ctx.sqlite, r.subscriptionId) : undefined;

@@ -5,7 +5,13 @@ import { subscriptionCallbackBody, type SubscriptionEventType } from '../../noti
 import { deleteCard } from '../../store/cards.js';
 import { enqueueEvent } from '../../store/outbox.js';
 import { addChargeToSubscription, finishRenewalTransaction, settleRecord, type ClaimedRecord } from '../../store/renewals.js';
-import { getRecord, getSubscriptionById, insertPendingRecord, pendingRecords } from '../../store/subscriptions.js';
+import {
+  getSubscriptionById,
+  insertPendingRecord,
+  pendingRecords,
+  type BillingRecordRow,
+  type SubscriptionRow,
+} from '../../store/subscriptions.js';
 import { endSubscription } from '../subscriptions/end.js';
 import type { ChargeOutcome } from './charge.js';
 
@@ -81,23 +87,37 @@ export function recordOutcome(ctx: Ctx, rec: ClaimedRecord, out: ChargeOutcome, 
     }
   }
 
-  const after = getSubscriptionById(ctx.sqlite, s.id) ?? s;
+  // The callback describes the state after the change; built in memory (no re-reads on the hot path).
+  const after: SubscriptionRow = { ...s, status: result === 'subscription_failed' ? 'FAILED' : s.status };
   // A subscription that ended while this charge was under way kept its card for it; drop it now.
-  if (isEnded(after.status) && after.cardId !== null && pendingRecords(ctx.sqlite, s.id).length === 0) {
-    deleteCard(ctx.sqlite, after.cardId);
-  }
-  const record = getRecord(ctx.sqlite, rec.id);
-  if (record) {
-    enqueueEvent(ctx.sqlite, {
-      merchantId: s.merchantId,
-      kind: 'SUBSCRIPTION',
-      eventType,
-      transactionId: rec.transactionId,
-      subscriptionId: s.id,
-      notifyUrl: s.notifyUrl,
-      body: subscriptionCallbackBody({ eventType, subscription: after, record, nextBillingTime: next, eventTime: now, zone: ctx.zone }),
-      now,
-    });
-  }
+  if (isEnded(s.status) && s.cardId !== null && pendingRecords(ctx.sqlite, s.id).length === 0) deleteCard(ctx.sqlite, s.cardId);
+  const record: BillingRecordRow = {
+    id: rec.id,
+    subscriptionId: rec.subscriptionId,
+    merchantId: rec.merchantId,
+    billingType: rec.billingType,
+    amount: rec.amount,
+    currency: rec.currency,
+    scheduledTime: rec.scheduledTime,
+    actualTime: now,
+    status: out.approved ? 'SUCCESS' : 'FAILED',
+    transactionId: rec.transactionId,
+    failReason,
+    retryCount: rec.retryCount,
+    cycleIndex: rec.cycleIndex,
+    leaseOwner: null,
+    leaseUntil: null,
+    createdAt: now,
+  };
+  enqueueEvent(ctx.sqlite, {
+    merchantId: s.merchantId,
+    kind: 'SUBSCRIPTION',
+    eventType,
+    transactionId: rec.transactionId,
+    subscriptionId: s.id,
+    notifyUrl: s.notifyUrl,
+    body: subscriptionCallbackBody({ eventType, subscription: after, record, nextBillingTime: next, eventTime: now, zone: ctx.zone }),
+    now,
+  });
   return result;
 }

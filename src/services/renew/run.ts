@@ -64,7 +64,7 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     const candidates = dueRecordIds(ctx.sqlite, cutoff, Math.min(BATCH_SIZE, limit - summary.due), cursor);
     const last = candidates[candidates.length - 1];
     if (!last) break;
-    cursor = { afterTime: last.scheduledTime, afterId: last.id };
+    cursor = { afterTime: last.scheduledTime, afterRowid: last.rowid };
     const now = ctx.clock.now();
     const claimed = await claimBatch(ctx, candidates.map((c) => c.id), owner, now);
     summary.due += claimed.length;
