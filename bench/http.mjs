@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+// HTTP benchmark (issue 5). Run: `npx tsc -p tsconfig.build.json && node bench/http.mjs`
+// (or `npm run bench -- http`). Options: --duration S (default 10), --connections N (default 50).
+// Three servers, each in its own process, each hit by autocannon for the same time at the same
+// concurrency, one after another on this machine:
+//  1. paygate: `paygate serve --no-rate-limit --no-renew`, signed (v2) PAY transactions with the
+//     sandbox card 4242…, each with its own requestId/relationId; every success is on disk.
+//  2. baseline: a bare fastify route doing one better-sqlite3 INSERT of the same body
+//     (WAL, synchronous=FULL) — the floor for "parse a request, write it durably, answer".
+//  3. stripe-stateful-mock: POST /v1/charges with an Idempotency-Key (in memory, no durability).
+import { spawn, spawnSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin/paygate.js');
+const KEY = Buffer.alloc(32, 7).toString('base64');
+const require = createRequire(import.meta.url);
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+
+// ---- child mode: the bare fastify + better-sqlite3 baseline server ----
+if (process.argv[2] === '--baseline-server') {
+  const Fastify = (await import('fastify')).default;
+  const Database = (await import('better-sqlite3')).default;
+  const db = new Database(process.argv[3]);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE IF NOT EXISTS requests (id INTEGER PRIMARY KEY, body TEXT NOT NULL, created_at INTEGER NOT NULL)');
+  const insert = db.prepare('INSERT INTO requests (body, created_at) VALUES (?, ?)');
+  const app = Fastify();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.post('/payment/:apiKey/transaction', async (req) => {
+    const id = insert.run(req.body, Date.now()).lastInsertRowid;
+    return { rtn_code: '0000', rtn_msg: 'success', success: true, data: { id: String(id) } };
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  console.log(`listening on ${url}`);
+  process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
+} else {
+  await main();
+}
+
+function start(cmd, args, env, pattern) {
+  const proc = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start: ${cmd} ${args.join(' ')}\n${out}`)), 20_000);
+    const onData = (d) => {
+      if (out.length < 100_000) out += d.toString();
+      const m = pattern.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1] });
+      }
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+async function stop(proc) {
+  if (proc.exitCode !== null) return;
+  const done = new Promise((r) => proc.on('exit', r));
+  proc.kill('SIGTERM');
+  await done;
+}
+
+async function load(url, requestOf, { duration, connections }) {
+  const autocannon = require('autocannon');
+  let n = 0;
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    requests: [{ setupRequest: (req) => ({ ...req, ...requestOf(n++) }) }],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+async function main() {
+  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
+    console.error('build first: npx tsc -p tsconfig.build.json');
+    process.exit(1);
+  }
+  const duration = arg('--duration', 10);
+  const connections = arg('--connections', 50);
+  const dir = mkdtempSync(join(tmpdir(), 'paygate-bench-http-'));
+  const rows = [];
+  const year = String(new Date().getUTCFullYear() + 2);
+  const cardInfo = JSON.stringify({ holderName: 'Bench', cardNumber: '4242424242424242', month: '12', year, cvv: '123' });
+  const run = Date.now().toString(36);
+  try {
+    // 1. paygate
+    const dbPath = join(dir, 'paygate.db');
+    const created = spawnSync(process.execPath, [BIN, '--db', dbPath, '--json', 'merchant', 'create', '--name', 'Bench', '--signature-version', '2'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PAYGATE_VAULT_KEY: KEY },
+    });
+    if (created.status !== 0) throw new Error(created.stderr);
+    const m = JSON.parse(created.stdout);
+    const path = `/payment/${m.apiKey}/transaction`;
+    const payRequest = (i) => {
+      const body = JSON.stringify({
+        merchantId: m.merchantId, requestId: `${run}-${i}`, relationId: `${run}-${i}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo,
+      });
+      const t = Math.floor(Date.now() / 1000);
+      const sig = createHmac('sha256', m.secret).update(`${t}.POST.${path}.${body}`).digest('hex');
+      return { method: 'POST', path, body, headers: { 'content-type': 'application/json', 'x-paygate-signature': `t=${t},v2=${sig}` } };
+    };
+    const logLevel = process.env.PAYGATE_LOG_LEVEL ?? 'info';
+    const pg = await start(process.execPath, [BIN, '--db', dbPath, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'], { PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel }, /listening on (http:\/\/\S+)/);
+    await load(pg.url, payRequest, { duration: 1, connections }); // warm-up
+    const paygate = await load(pg.url, payRequest, { duration, connections });
+    await stop(pg.proc);
+    rows.push(['paygate serve (signed PAY, sandbox charge, durable)', paygate]);
+
+    // 2. bare fastify + one durable insert
+    const base = await start(process.execPath, [SELF, '--baseline-server', join(dir, 'baseline.db')], {}, /listening on (http:\/\/\S+)/);
+    await load(base.url, payRequest, { duration: 1, connections });
+    const baseline = await load(base.url, payRequest, { duration, connections });
+    await stop(base.proc);
+    rows.push(['baseline: fastify + 1 better-sqlite3 insert (WAL, synchronous=FULL)', baseline]);
+
+    // 3. stripe-stateful-mock
+    const mockCli = require.resolve('stripe-stateful-mock/dist/cli.js');
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const mock = await start(process.execPath, [mockCli], { PORT: String(port), LOG_LEVEL: 'info' }, /(Server started on port)/);
+    // Its per-request logging would slow it down; we only needed the start line. Drain the pipe.
+    mock.proc.stdout.resume();
+    const chargeRequest = (i) => ({
+      method: 'POST',
+      path: '/v1/charges',
+      body: `amount=1000&currency=usd&source=tok_visa&description=bench-${i}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer sk_test_bench', 'idempotency-key': `${run}-${i}` },
+    });
+    const mockUrl = `http://127.0.0.1:${port}`;
+    await load(mockUrl, chargeRequest, { duration: 1, connections });
+    const stripe = await load(mockUrl, chargeRequest, { duration, connections });
+    await stop(mock.proc);
+    rows.push(['stripe-stateful-mock (charges + Idempotency-Key, in memory)', stripe]);
+
+    console.log(`## HTTP: signed PAY transactions (${connections} connections, ${duration} s each, paygate log level ${logLevel})\n`);
+    console.log('| server | req/s | p50 ms | p99 ms | 2xx | errors/non-2xx |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const [name, r] of rows) console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.errors} |`);
+    const pct = (a, b) => `${((a / b) * 100).toFixed(0)}%`;
+    console.log(`\npaygate / baseline: ${pct(paygate.rps, baseline.rps)} of req/s (target ≥ 60%), p99 ${(paygate.p99 / Math.max(baseline.p99, 1)).toFixed(2)}× (target ≤ 2×)`);
+    console.log(`paygate / stripe-stateful-mock: ${pct(paygate.rps, stripe.rps)} of req/s, p99 ${(paygate.p99 / Math.max(stripe.p99, 1)).toFixed(2)}×\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
