@@ -29,3 +29,41 @@ describe('renew smoke', () => {
     expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ billing_count: 2, total_paid: 1998 });
   });
 });
+
+describe('renew delivers callbacks', () => {
+  it('POSTs the RENEW_SUCCEEDED callback to the subscription notifyUrl after the run', async () => {
+    const { createServer } = await import('node:http');
+    const bodies: Record<string, string>[] = [];
+    const server = createServer((req, res) => {
+      let data = '';
+      req.on('data', (c: Buffer) => (data += c.toString()));
+      req.on('end', () => {
+        bodies.push(JSON.parse(data) as Record<string, string>);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      app = testApp({ now: parseTime('2026-01-31 09:00:00', 'UTC') });
+      const { ctx, clock } = app;
+      const { merchantId, planId } = merchantWithPlan(ctx);
+      const sub = await subscribe(ctx, merchantId, planId, { notifyUrl: `http://127.0.0.1:${port}/cb` });
+      clock.set(parseTime('2026-02-28 09:00:00', 'UTC'));
+      const s = await runRenewal(ctx);
+      expect(s.callbacksDelivered).toBeGreaterThanOrEqual(1);
+      const renewal = bodies.find((b) => b.notifyType === 'SUBSCRIPTION');
+      expect(renewal).toMatchObject({
+        eventType: 'RENEW_SUCCEEDED',
+        subscriptionId: sub.subscriptionId,
+        recordStatus: 'SUCCESS',
+        billingType: 'RENEW',
+        amount: '9.99',
+        nextBillingTime: '2026-03-31 09:00:00',
+        eventTime: '2026-02-28 09:00:00',
+      });
+    } finally {
+      server.close();
+    }
+  });
+});

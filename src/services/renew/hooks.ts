@@ -1,4 +1,5 @@
 import type { Ctx } from '../../app.js';
+import { deliverDue } from '../../notify/deliver.js';
 import { expireStalePages } from '../pages.js';
 
 /** The payments side's page expiry (SPEC §7: a run expires abandoned 3DS/checkout sessions). */
@@ -6,7 +7,7 @@ export function expirePages(ctx: Ctx): number {
   return expireStalePages(ctx);
 }
 
-/** Deliver pending callbacks after the run (SPEC §8). */
-export async function deliverCallbacks(_ctx: Ctx): Promise<number> {
-  return 0;
+/** Deliver pending callbacks after the run (SPEC §8), on the run's clock (`--at`). */
+export async function deliverCallbacks(ctx: Ctx): Promise<number> {
+  return (await deliverDue(ctx, { now: ctx.clock.now() })).delivered;
 }
