@@ -11,6 +11,7 @@ import { registerTxCommands } from './commands/tx.js';
 import { registerRenewCommands } from './commands/renew.js';
 import { registerSubCommands } from './commands/sub.js';
 import { registerBillingCommands } from './commands/billing.js';
+import { registerEventsCommands } from './commands/events.js';
 import { printError } from './output.js';
 
 export function buildProgram(): Command {
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerRenewCommands(program);
   registerSubCommands(program);
   registerBillingCommands(program);
+  registerEventsCommands(program);
   return program;
 }
 

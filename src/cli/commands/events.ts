@@ -1,0 +1,92 @@
+import type { Command } from 'commander';
+import { FixedClock } from '../../domain/clock.js';
+import { invalidParam } from '../../domain/errors.js';
+import { parseTime } from '../../domain/time.js';
+import { deliverDue } from '../../notify/deliver.js';
+import { closeCallbackAgents } from '../../notify/http-client.js';
+import { listEvents, resendEvent, type EventStatus } from '../../services/events.js';
+import { record, table } from '../output.js';
+import { action, withCtx } from '../shell.js';
+
+const eventColumns = {
+  eventId: 'eventId',
+  merchantId: 'merchant',
+  eventType: 'type',
+  status: 'status',
+  attempts: 'tries',
+  lastHttpStatus: 'http',
+  nextAttemptTime: 'next attempt',
+  lastError: 'last error',
+  createTime: 'created',
+} as const;
+
+function positiveInt(name: string, text: string): number {
+  if (!/^\d{1,6}$/.test(text) || Number(text) < 1) throw invalidParam(name, 'must be a whole number ≥ 1');
+  return Number(text);
+}
+
+/** `paygate events list|resend|deliver` (SPEC §8, §12). */
+export function registerEventsCommands(program: Command): void {
+  const events = program.command('events').description('callback events: delivery state, resend (SPEC §8)');
+
+  events
+    .command('list')
+    .description('callback events, newest first, with attempts, last HTTP status and error')
+    .option('--status <status>', 'PENDING, DELIVERED or DEAD')
+    .option('--subscription <code>', 'only this subscription (code or id)')
+    .option('--merchant <id>', 'only this merchant')
+    .option('--limit <n>', 'at most N events (default 100, max 1000)')
+    .action(
+      action(async (opts: { status?: string; subscription?: string; merchant?: string; limit?: string }, cmd: Command) => {
+        await withCtx(cmd, (ctx, out) => {
+          const rows = listEvents(ctx, {
+            status: opts.status?.toUpperCase() as EventStatus | undefined,
+            subscriptionCode: opts.subscription,
+            merchantId: opts.merchant,
+            limit: opts.limit,
+          });
+          out.result(rows, () => table(rows, eventColumns));
+        });
+      }),
+    );
+
+  events
+    .command('resend')
+    .argument('<eventId>', 'event id (evt_…)')
+    .description('put a DEAD or delivered event back in the queue, due now')
+    .action(
+      action(async (eventId: string, _opts: unknown, cmd: Command) => {
+        await withCtx(cmd, async (ctx, out) => {
+          const ev = await resendEvent(ctx, eventId);
+          out.result(ev, () => `${record(ev)}\nqueued: \`paygate serve\` or \`paygate events deliver\` sends it`);
+        });
+      }),
+    );
+
+  events
+    .command('deliver')
+    .description('deliver due callbacks now, then exit (serve and renew also do this)')
+    .option('--at <time>', 'as if the clock read this "yyyy-MM-dd HH:mm:ss" (test clock for the retry schedule)')
+    .option('--limit <n>', 'attempt at most N events')
+    .option('--concurrency <n>', 'deliveries in flight at once', '8')
+    .action(
+      action(async (opts: { at?: string; limit?: string; concurrency: string }, cmd: Command) => {
+        const clock = opts.at !== undefined ? new FixedClock(0) : undefined;
+        const limit = opts.limit === undefined ? undefined : positiveInt('limit', opts.limit);
+        const concurrency = positiveInt('concurrency', opts.concurrency);
+        await withCtx(
+          cmd,
+          async (ctx, out) => {
+            if (clock && opts.at !== undefined) clock.set(parseTime(opts.at, ctx.zone, 'at'));
+            try {
+              const r = await deliverDue(ctx, { concurrency, ...(limit !== undefined ? { limit } : {}) });
+              out.result(r, () => record(r));
+            } finally {
+              await closeCallbackAgents();
+            }
+          },
+          clock ? { clock } : {},
+        );
+      }),
+    );
+}

@@ -1,0 +1,116 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Agent, request, type Dispatcher } from 'undici';
+import { isPrivateAddress } from './guard.js';
+
+/**
+ * The one HTTP client of callbacks (SPEC §8): a shared undici Agent per process with keep-alive
+ * and a connection cap per origin, so one busy merchant cannot open unbounded sockets and
+ * repeated callbacks to the same shop reuse connections. Redirects are never followed (undici's
+ * `request` does not follow them; a 3xx is just a non-2xx answer).
+ */
+
+export const CALLBACK_TIMEOUT_MS = 10_000;
+/** At most this much of a response is read; the rest is discarded with the connection. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Connections per origin. */
+export const CONNECTIONS_PER_ORIGIN = 4;
+
+type Mode = 'allow' | 'deny';
+const agents = new Map<Mode, Agent>();
+
+/**
+ * In deny mode the connector re-checks the address it actually connects to, so a name that
+ * resolved publicly at check time but privately at connect time (DNS rebinding) is refused too.
+ */
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options }, (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
+    if (err) return callback(err, address, family);
+    const list = typeof address === 'string' ? [address] : address.map((a) => a.address);
+    const bad = list.find(isPrivateAddress);
+    if (bad !== undefined) return callback(Object.assign(new Error(`refused private address ${bad}`), { code: 'EPRIVATE' }), address, family);
+    callback(null, address, family);
+  });
+}
+
+export function callbackAgent(mode: Mode): Agent {
+  let agent = agents.get(mode);
+  if (!agent) {
+    agent = new Agent({
+      connections: CONNECTIONS_PER_ORIGIN,
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      connect: { timeout: CALLBACK_TIMEOUT_MS, ...(mode === 'deny' ? { lookup: guardedLookup } : {}) },
+    });
+    agents.set(mode, agent);
+  }
+  return agent;
+}
+
+/** Close the shared agents (tests, shutdown). The next delivery creates fresh ones. */
+export async function closeCallbackAgents(): Promise<void> {
+  const all = [...agents.values()];
+  agents.clear();
+  await Promise.all(all.map((a) => a.close()));
+}
+
+export type PostResult = { ok: true; status: number; snippet: string } | { ok: false; status?: number; error: string };
+
+/**
+ * POST `body` to `url`. The whole exchange (queueing for a connection, connecting, headers and
+ * reading the capped body) is bounded by `timeoutMs`, so a hanging receiver costs one slot for
+ * at most that long. Never throws.
+ */
+export async function postJson(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  opts: { timeoutMs?: number; dispatcher: Dispatcher },
+): Promise<PostResult> {
+  const timeoutMs = opts.timeoutMs ?? CALLBACK_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const res = await request(url, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'user-agent': 'paygate-callback/0.1', ...headers },
+      dispatcher: opts.dispatcher,
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const snippet = await readCapped(res.body);
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    return ok ? { ok: true, status: res.statusCode, snippet } : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}${snippet ? `: ${snippet}` : ''}` };
+  } catch (e) {
+    if (signal.aborted) return { ok: false, error: `timeout after ${timeoutMs} ms` };
+    return { ok: false, error: describe(e) };
+  }
+}
+
+/** Read at most MAX_RESPONSE_BYTES, then drop the rest; returns a short printable excerpt. */
+async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    chunks.push(buf);
+    size += buf.length;
+    if (size >= MAX_RESPONSE_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  const text = Buffer.concat(chunks).subarray(0, 200).toString('utf8');
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function describe(e: unknown): string {
+  if (e instanceof Error) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const cause = e.cause instanceof Error ? e.cause.message : undefined;
+    return [code, cause ?? e.message].filter(Boolean).join(': ').slice(0, 300);
+  }
+  return 'request failed';
+}

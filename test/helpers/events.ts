@@ -1,0 +1,88 @@
+import type { Ctx } from '../../src/app.js';
+import { enqueueEvent } from '../../src/store/outbox.js';
+
+/** SPEC §8 bodies, written out by hand (every value a string; fields without value left out). */
+export function paymentBody(merchantId: string, n: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    notifyType: 'PAYMENT',
+    transactionOrderId: `txn_test_${n}`,
+    relationId: `order-${n}`,
+    merchantId,
+    paymentType: 'PAY',
+    status: '200000',
+    payAmount: '10.00',
+    currency: 'USD',
+    txnAmount: '10.00',
+    txnCurrency: 'USD',
+    txnTime: '2026-01-15 09:00:00',
+    ...extra,
+  };
+}
+
+export const SUBSCRIPTION_EVENT_TYPES = ['RENEW_SUCCEEDED', 'RENEW_FAILED', 'SUBSCRIPTION_FAILED', 'SUBSCRIPTION_EXPIRED'] as const;
+
+export function subscriptionBody(
+  merchantId: string,
+  subscriptionId: string,
+  eventType: (typeof SUBSCRIPTION_EVENT_TYPES)[number],
+  n: number,
+): Record<string, string> {
+  const failed = eventType !== 'RENEW_SUCCEEDED';
+  return {
+    notifyType: 'SUBSCRIPTION',
+    eventType,
+    merchantId,
+    subscriptionId,
+    subscriptionCode: `SC_${subscriptionId}`,
+    userId: 'user-1',
+    planId: 'pln_test',
+    subscriptionStatus: eventType === 'SUBSCRIPTION_FAILED' ? 'FAILED' : eventType === 'SUBSCRIPTION_EXPIRED' ? 'EXPIRED' : 'ACTIVE',
+    recordId: `rec_test_${n}`,
+    billingType: 'RENEW',
+    amount: '9.99',
+    currency: 'USD',
+    recordStatus: failed ? 'FAILED' : 'SUCCESS',
+    retryCount: failed ? '1' : '0',
+    ...(failed ? { failReason: 'INSUFFICIENT_FUNDS' } : {}),
+    transactionOrderId: `txn_renew_${n}`,
+    ...(eventType === 'RENEW_SUCCEEDED' ? { nextBillingTime: '2026-02-15 09:00:00' } : {}),
+    eventTime: '2026-01-15 09:00:00',
+  };
+}
+
+/** Write an event as the payment / renewal services do (inside a transaction). */
+export function enqueue(
+  ctx: Ctx,
+  e: { merchantId: string; body: Record<string, string>; subscriptionId?: string; notifyUrl?: string },
+): string {
+  return ctx.sqlite.transaction(() =>
+    enqueueEvent(ctx.sqlite, {
+      merchantId: e.merchantId,
+      kind: e.body.notifyType === 'PAYMENT' ? 'PAYMENT' : 'SUBSCRIPTION',
+      eventType: e.body.eventType ?? 'PAYMENT',
+      subscriptionId: e.subscriptionId ?? null,
+      notifyUrl: e.notifyUrl ?? null,
+      body: e.body,
+      now: ctx.clock.now(),
+    }),
+  )();
+}
+
+export interface OutboxRow {
+  id: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: number;
+  lastHttpStatus: number | null;
+  lastError: string | null;
+  deliveredAt: number | null;
+}
+
+export function outboxRow(ctx: Ctx, id: string): OutboxRow {
+  return ctx.sqlite
+    .prepare(
+      `SELECT id, status, attempts, next_attempt_at AS nextAttemptAt, last_http_status AS lastHttpStatus,
+         last_error AS lastError, delivered_at AS deliveredAt FROM outbox_events WHERE id = ?`,
+    )
+    .get(id) as OutboxRow;
+}

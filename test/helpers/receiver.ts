@@ -1,0 +1,97 @@
+import { createHmac, createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One callback as the merchant's server saw it. */
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  rawBody: string;
+  body: Record<string, string>;
+  /** Wall time of arrival (Date.now()), for the hang test only. */
+  arrivedAt: number;
+}
+
+/** What the receiver answers: a status, or 'hang' (never answers). */
+export type Answer = number | 'hang';
+
+export interface Receiver {
+  url: (path?: string) => string;
+  received: Received[];
+  /** Replace the answer function (per request). */
+  answer: (fn: (r: Received) => Answer) => void;
+  close: () => Promise<void>;
+}
+
+/** A real merchant callback endpoint on 127.0.0.1, started by the test. */
+export async function startReceiver(answerFn: (r: Received) => Answer = () => 200): Promise<Receiver> {
+  let answer = answerFn;
+  const received: Received[] = [];
+  const hanging = new Set<ServerResponse>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      const r: Received = {
+        path: (req.url ?? '/').split('?')[0] ?? '/',
+        headers: req.headers,
+        rawBody,
+        body: JSON.parse(rawBody) as Record<string, string>,
+        arrivedAt: Date.now(),
+      };
+      received.push(r);
+      const a = answer(r);
+      if (a === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      res.writeHead(a, { 'content-type': 'text/plain' });
+      res.end(a >= 200 && a < 300 ? 'OK' : 'nope');
+    });
+  });
+  server.keepAliveTimeout = 500;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: (path = '/notify') => `http://127.0.0.1:${port}${path}`,
+    received,
+    answer: (fn) => {
+      answer = fn;
+    },
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/*
+ * An INDEPENDENT verifier of SPEC §8 callback signatures, written from the SPEC text (not
+ * importing src/domain/signature.ts): what a merchant would write.
+ */
+
+/** v1: every field but sign, skipping empty ones, sorted, name=value&…, then "POST PATH\n" + joined + "&key=" + secret. */
+export function verifyV1Callback(path: string, body: Record<string, string>, secret: string): boolean {
+  const { sign, ...fields } = body;
+  if (typeof sign !== 'string') return false;
+  const joined = Object.keys(fields)
+    .filter((k) => fields[k] !== '' && fields[k] !== null && fields[k] !== undefined)
+    .sort()
+    .map((k) => `${k}=${fields[k]}`)
+    .join('&');
+  const expected = createHash('sha256').update(`POST ${path}\n${joined}&key=${secret}`, 'utf8').digest('hex');
+  return expected.length === sign.length && timingSafeEqual(Buffer.from(expected), Buffer.from(sign));
+}
+
+/** v2: header "t=<unix s>,v2=<hex>", hex = HMAC-SHA256(secret, t + "." + rawBody); returns t when valid. */
+export function verifyV2Callback(header: string | string[] | undefined, rawBody: string, secret: string): number | undefined {
+  if (typeof header !== 'string') return undefined;
+  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
+  const t = parts.t;
+  const v2 = parts.v2;
+  if (!t || !v2 || !/^\d+$/.test(t)) return undefined;
+  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`, 'utf8').digest('hex');
+  return expected.length === v2.length && timingSafeEqual(Buffer.from(expected), Buffer.from(v2)) ? Number(t) : undefined;
+}

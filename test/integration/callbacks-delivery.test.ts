@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { deliverDue } from '../../src/notify/deliver.js';
+import { closeCallbackAgents } from '../../src/notify/http-client.js';
+import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { enqueue, outboxRow, paymentBody, subscriptionBody, SUBSCRIPTION_EVENT_TYPES } from '../helpers/events.js';
+import { startReceiver, verifyV1Callback, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
+
+const vectors = JSON.parse(readFileSync(new URL('../fixtures/signatures.json', import.meta.url), 'utf8')) as {
+  secret: string;
+  v2Callbacks: { rawBody: string; t: number; header: string }[];
+};
+
+let rx: Receiver;
+let app: TestApp;
+
+beforeAll(async () => {
+  rx = await startReceiver();
+});
+afterAll(async () => {
+  await closeCallbackAgents();
+  await rx.close();
+});
+afterEach(() => {
+  app?.close();
+  rx.received.length = 0;
+  rx.answer(() => 200);
+});
+
+describe('independent verifier', () => {
+  it('accepts the shared v2 callback vector', () => {
+    for (const v of vectors.v2Callbacks) expect(verifyV2Callback(v.header, v.rawBody, vectors.secret)).toBe(v.t);
+  });
+});
+
+describe('callback bodies and signatures', () => {
+  it('v2: every event kind arrives with the documented body and a valid X-Paygate-Signature', async () => {
+    app = testApp();
+    const m = testMerchant(app.ctx, { notifyUrl: rx.url('/hooks/paygate') });
+    const sent = new Map<string, Record<string, string>>();
+    const pay = paymentBody(m.merchantId, 1, { subscriptionId: 'sub_a', subscriptionCode: 'SC_sub_a' });
+    sent.set(enqueue(app.ctx, { merchantId: m.merchantId, body: pay }), pay);
+    SUBSCRIPTION_EVENT_TYPES.forEach((type, i) => {
+      const body = subscriptionBody(m.merchantId, `sub_${i}`, type, i);
+      sent.set(enqueue(app.ctx, { merchantId: m.merchantId, body, subscriptionId: `sub_${i}` }), body);
+    });
+
+    const r = await deliverDue(app.ctx);
+    expect(r).toEqual({ delivered: 5, failed: 0, dead: 0 });
+    expect(rx.received).toHaveLength(5);
+    for (const got of rx.received) {
+      expect(got.path).toBe('/hooks/paygate');
+      expect(got.headers['content-type']).toMatch(/^application\/json/);
+      const eventId = got.body.eventId ?? '';
+      const { notifyType, ...rest } = sent.get(eventId) ?? {};
+      // The exact documented body: eventId added right after notifyType, no sign for v2.
+      expect(got.rawBody).toBe(JSON.stringify({ notifyType, eventId, ...rest }));
+      expect(Object.values(got.body).every((v) => typeof v === 'string')).toBe(true);
+      const t = verifyV2Callback(got.headers['x-paygate-signature'], got.rawBody, m.secret);
+      expect(t).toBe(Math.floor(app.ctx.clock.now() / 1000));
+      expect(verifyV2Callback(got.headers['x-paygate-signature'], got.rawBody, 'sk_wrong')).toBeUndefined();
+      const row = outboxRow(app.ctx, eventId);
+      expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, lastHttpStatus: 200, lastError: null, deliveredAt: app.ctx.clock.now() });
+    }
+    // Nothing left to do: a second pass sends nothing again.
+    expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 0 });
+    expect(rx.received).toHaveLength(5);
+  });
+
+  it('v1: every event kind carries a body sign over POST + the notifyUrl path (query excluded)', async () => {
+    app = testApp();
+    const m = testMerchant(app.ctx, { signatureVersion: 1, notifyUrl: rx.url('/shop/notify?source=paygate') });
+    const ids = [enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 7) })];
+    SUBSCRIPTION_EVENT_TYPES.forEach((type, i) => {
+      ids.push(enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, `sub_v1_${i}`, type, i), subscriptionId: `sub_v1_${i}` }));
+    });
+    expect(await deliverDue(app.ctx)).toEqual({ delivered: 5, failed: 0, dead: 0 });
+    expect(rx.received.map((g) => g.body.eventId).sort()).toEqual([...ids].sort());
+    for (const got of rx.received) {
+      expect(got.path).toBe('/shop/notify');
+      expect(got.headers['x-paygate-signature']).toBeUndefined();
+      expect(got.body.sign).toMatch(/^[0-9a-f]{64}$/);
+      expect(verifyV1Callback('/shop/notify', got.body, m.secret)).toBe(true);
+      // Bound to the path: the same body does not verify for another endpoint, nor with another key.
+      expect(verifyV1Callback('/other', got.body, m.secret)).toBe(false);
+      expect(verifyV1Callback('/shop/notify', { ...got.body, payAmount: '99.00' }, m.secret)).toBe(false);
+    }
+  });
+
+  it("the event's own notifyUrl wins over the merchant's default", async () => {
+    app = testApp();
+    const m = testMerchant(app.ctx, { notifyUrl: rx.url('/merchant-default') });
+    enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1), notifyUrl: rx.url('/per-transaction') });
+    enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2) });
+    await deliverDue(app.ctx);
+    expect(rx.received.map((g) => [g.body.relationId, g.path]).sort()).toEqual([
+      ['order-1', '/per-transaction'],
+      ['order-2', '/merchant-default'],
+    ]);
+  });
+});
+
+describe('guard rails', () => {
+  it('no URL, a non-http URL and an over-long URL end DEAD with the reason, nothing sent', async () => {
+    app = testApp();
+    const m = testMerchant(app.ctx);
+    const none = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    const ftp = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: 'ftp://127.0.0.1/x' });
+    const long = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 3), notifyUrl: rx.url('/' + 'a'.repeat(500)) });
+    expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 3 });
+    expect(rx.received).toHaveLength(0);
+    expect(outboxRow(app.ctx, none)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/no notifyUrl/) });
+    expect(outboxRow(app.ctx, ftp)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/http or https/) });
+    expect(outboxRow(app.ctx, long)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/500 characters/) });
+  });
+
+  it('PAYGATE_CALLBACK_PRIVATE=deny refuses loopback targets (by address and by name)', async () => {
+    app = testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
+    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
+    const byIp = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    const byName = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url().replace('127.0.0.1', 'localhost') });
+    expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 2 });
+    expect(rx.received).toHaveLength(0);
+    for (const id of [byIp, byName]) expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/private address/) });
+  });
+
+  it('a redirect is not followed: it counts as a failed attempt', async () => {
+    app = testApp();
+    const m = testMerchant(app.ctx, { notifyUrl: rx.url('/moved') });
+    rx.answer((r) => (r.path === '/moved' ? 302 : 200));
+    const id = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 1, dead: 0 });
+    expect(rx.received.map((g) => g.path)).toEqual(['/moved']);
+    expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 302, nextAttemptAt: app.ctx.clock.now() + 60_000 });
+  });
+
+  it('a disabled merchant still gets its callbacks (SPEC §2)', async () => {
+    app = testApp();
+    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
+    app.ctx.sqlite.prepare("UPDATE merchants SET status = 'DISABLED' WHERE id = ?").run(m.merchantId);
+    enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 0 });
+  });
+});
