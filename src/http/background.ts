@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Ctx } from '../app.js';
+import { startDeliveryLoop } from '../notify/deliver.js';
 import { runRenewal } from '../services/renew/index.js';
 
 export interface BackgroundOptions {
@@ -25,7 +26,7 @@ export function checkCron(expr: string): string | undefined {
 }
 
 /**
- * The renewal timer that runs inside `serve` (SPEC §1, §7). `protect` skips a tick while the
+ * The renewal timer and the callback delivery loop that run inside `serve` (SPEC §1, §7). `protect` skips a tick while the
  * previous run is still going, so runs never overlap in this process (claims with leases keep
  * other processes apart).
  */
@@ -43,11 +44,13 @@ export function startBackground(ctx: Ctx, opts: BackgroundOptions): Background {
         return run;
       })
     : undefined;
+  // Callbacks (SPEC §8) go out continuously, not only after renewal runs.
+  const delivery = startDeliveryLoop(ctx, { onError: (err) => opts.log.error({ err }, 'callback delivery pass failed') });
   return {
     async stop() {
       stopping = true;
       job?.stop();
-      await running;
+      await Promise.all([running, delivery.stop()]);
     },
   };
 }

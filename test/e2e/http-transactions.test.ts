@@ -178,3 +178,30 @@ describe('transaction rate limit', () => {
     expect((await c.get(`/payment/${m.apiKey}/transaction/query`, { relationId: 'nope' })).body.rtn_code).toBe('1007');
   });
 });
+
+describe('callbacks from serve', () => {
+  it('a PAY with notifyUrl gets its payment callback delivered by the serve loop', async () => {
+    const { createServer } = await import('node:http');
+    const got: { headers: Record<string, unknown>; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        got.push({ headers: req.headers, body });
+        res.writeHead(200).end('success');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const port = (receiver.address() as { port: number }).port;
+    try {
+      const r = await client(srv.url, v2).post(txPath(v2), pay({ notifyUrl: `http://127.0.0.1:${port}/hook` }));
+      expect(r.body.data.status).toBe('200000');
+      for (let i = 0; i < 40 && got.length === 0; i++) await new Promise((res) => setTimeout(res, 250));
+      expect(got.length).toBeGreaterThan(0);
+      expect(got[0]?.body).toContain(r.body.data.transactionOrderId);
+      expect(got[0]?.body).not.toContain('4242424242424242');
+    } finally {
+      receiver.close();
+    }
+  });
+});
