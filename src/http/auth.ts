@@ -3,6 +3,7 @@ import { isPaygateError, PaygateError, RESULT_CODES } from '../domain/errors.js'
 import { verifyV1, verifyV2Request } from '../domain/signature.js';
 import { authenticateMerchant, merchantSecrets } from '../services/merchants.js';
 import type { MerchantRow } from '../store/merchants.js';
+import type { Vault } from '../vault/crypto.js';
 import type { Params } from './body.js';
 import { RateLimited } from './envelope.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -30,10 +31,37 @@ export interface Budget {
   by: 'apiKey' | 'merchantId';
 }
 
+/**
+ * Decrypting the merchant's secret is an AES-GCM open per request; a ciphertext always opens to
+ * the same secret, so remember it (a rotation writes a new ciphertext, so nothing goes stale).
+ */
+const opened = new WeakMap<Vault, Map<string, string>>();
+
+function cachingVault(vault: Vault): Vault {
+  let cache = opened.get(vault);
+  if (!cache) {
+    cache = new Map();
+    opened.set(vault, cache);
+  }
+  const map = cache;
+  return {
+    encrypt: (plain) => vault.encrypt(plain),
+    decrypt(sealed) {
+      let plain = map.get(sealed);
+      if (plain === undefined) {
+        plain = vault.decrypt(sealed);
+        if (map.size >= 10_000) map.clear();
+        map.set(sealed, plain);
+      }
+      return plain;
+    },
+  };
+}
+
 const badSignature = (why: string): PaygateError => new PaygateError(RESULT_CODES.BAD_SIGNATURE, `signature ${why}`);
 
 function checkSignature(ctx: Ctx, merchant: MerchantRow, input: AuthInput): void {
-  const secrets = merchantSecrets(ctx, merchant);
+  const secrets = merchantSecrets({ ...ctx, vault: cachingVault(ctx.vault) }, merchant);
   if (merchant.signatureVersion === 1) {
     if (typeof input.params.sign !== 'string' || input.params.sign === '') throw badSignature('missing: sign is required');
     if (!verifyV1(input.method, input.path, input.params, input.params.sign, secrets)) throw badSignature('wrong');
