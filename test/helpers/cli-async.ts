@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { BIN } from './cli.js';
+import { TEST_VAULT_KEY } from './ctx.js';
+
+export interface AsyncCliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The real built CLI without blocking this process — needed when the test process itself runs
+ * the HTTP receiver the CLI talks to (spawnSync would freeze the receiver).
+ */
+export function paygateAsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<AsyncCliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PAYGATE_VAULT_KEY: TEST_VAULT_KEY, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
