@@ -42,7 +42,7 @@ ${error ? `<p class="error" role="alert">${esc(error)}${attemptsLeft > 0 ? ` You
 <input id="cc-number" name="cardNumber" autocomplete="cc-number" inputmode="numeric" maxlength="23" pattern="[0-9 ]{12,23}" required>
 <div class="row">
 <div><label for="cc-exp-month">Month (MM)</label><input id="cc-exp-month" name="month" autocomplete="cc-exp-month" inputmode="numeric" maxlength="2" placeholder="MM" pattern="[0-9]{1,2}" required></div>
-<div><label for="cc-exp-year">Year (YYYY)</label><input id="cc-exp-year" name="year" autocomplete="cc-exp-year" inputmode="numeric" maxlength="4" placeholder="${year + 2}" pattern="[0-9]{4}" required></div>
+<div><label for="cc-exp-year">Year (YYYY)</label><input id="cc-exp-year" name="year" autocomplete="cc-exp-year" inputmode="numeric" maxlength="4" placeholder="${year + 2}" pattern="[0-9]{2}|[0-9]{4}" required></div>
 <div><label for="cc-csc">Security code</label><input id="cc-csc" name="cvv" autocomplete="cc-csc" inputmode="numeric" maxlength="4" pattern="[0-9]{3,4}" required></div>
 </div>
 <button type="submit">Pay ${esc(view.amount)} ${esc(view.currency)}</button>
