@@ -60,15 +60,22 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
   const running = new Set<Promise<void>>();
   const merchants = merchantCache(ctx);
   let started = 0;
+  let failure: { error: unknown } | undefined;
 
   const start = (ev: ClaimedEvent): void => {
     inFlight.set(ev.merchantId, (inFlight.get(ev.merchantId) ?? 0) + 1);
     const p = deliverOne(ctx, ev, owner, now, merchants, opts.timeoutMs)
-      .then((status) => {
-        if (status === 'DELIVERED') summary.delivered++;
-        else if (status === 'DEAD') summary.dead++;
-        else if (status === 'PENDING') summary.failed++;
-      })
+      .then(
+        (status) => {
+          if (status === 'DELIVERED') summary.delivered++;
+          else if (status === 'DEAD') summary.dead++;
+          else if (status === 'PENDING') summary.failed++;
+        },
+        // Recording the outcome failed (database locked, …): the lease runs out and the event is retried.
+        (e: unknown) => {
+          failure ??= { error: e };
+        },
+      )
       .finally(() => {
         running.delete(p);
         const n = (inFlight.get(ev.merchantId) ?? 1) - 1;
@@ -81,11 +88,15 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
   for (;;) {
     const free = Math.min(concurrency - running.size, limit - started);
     let claimed: ClaimedEvent[] = [];
-    if (free > 0 && !stopping()) {
+    if (free > 0 && !stopping() && !failure) {
       const at = now();
-      claimed = await ctx.writer.transaction(() =>
-        claimDueEvents(ctx.sqlite, { now: at, owner, max: free, perMerchant, inFlight }),
-      );
+      try {
+        claimed = await ctx.writer.transaction(() =>
+          claimDueEvents(ctx.sqlite, { now: at, owner, max: free, perMerchant, inFlight }),
+        );
+      } catch (e) {
+        failure = { error: e }; // stop claiming, let the deliveries in flight finish, then report
+      }
       for (const ev of claimed) start(ev);
       started += claimed.length;
     }
@@ -95,6 +106,7 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
       await Promise.race([...running, sleep(POLL_MS)]);
     }
   }
+  if (failure) throw failure.error;
   return summary;
 }
 

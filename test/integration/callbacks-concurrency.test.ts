@@ -1,0 +1,118 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { deliverDue, startDeliveryLoop } from '../../src/notify/deliver.js';
+import { closeCallbackAgents } from '../../src/notify/http-client.js';
+import { paygateAsync } from '../helpers/cli-async.js';
+import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { enqueue, outboxRow, paymentBody, subscriptionBody } from '../helpers/events.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+let rx: Receiver;
+let app: TestApp;
+
+beforeAll(async () => {
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'ignore' });
+  rx = await startReceiver();
+}, 120_000);
+afterAll(async () => {
+  await closeCallbackAgents();
+  await rx.close();
+});
+afterEach(() => {
+  app?.close();
+  rx.received.length = 0;
+  rx.answer(() => 200);
+});
+
+const waitFor = async (cond: () => boolean, what: string): Promise<void> => {
+  for (let i = 0; i < 400; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
+
+describe('a hanging receiver', () => {
+  it("does not hold up another merchant's callback: it is sent while every hanging request is still open", async () => {
+    app = testApp();
+    const slow = testMerchant(app.ctx, { name: 'Slow', notifyUrl: rx.url('/hang') });
+    const fast = testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
+    const slowIds = [1, 2, 3, 4].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) }));
+    const fastId = enqueue(app.ctx, { merchantId: fast.merchantId, body: paymentBody(fast.merchantId, 99) });
+    let slowAttemptsWhenFastArrived = -1;
+    rx.answer((r) => {
+      if (r.path === '/hang') return 'hang';
+      // No hanging request has finished (they only end at the timeout) when this one arrives.
+      slowAttemptsWhenFastArrived = slowIds.reduce((sum, id) => sum + outboxRow(app.ctx, id).attempts, 0);
+      return 200;
+    });
+
+    const r = await deliverDue(app.ctx, { concurrency: 4, timeoutMs: 1000 });
+    expect(slowAttemptsWhenFastArrived).toBe(0);
+    expect(outboxRow(app.ctx, fastId)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
+    // One merchant gets at most half the slots (2 of 4), so the hanging ones go two at a time.
+    expect(r).toEqual({ delivered: 1, failed: 4, dead: 0 });
+    for (const id of slowIds) expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: null, lastError: expect.stringMatching(/timeout/) });
+  });
+
+  it('the serve loop delivers a new callback while earlier ones hang; stop() waits for the ones in flight', async () => {
+    app = testApp();
+    const slow = testMerchant(app.ctx, { name: 'Slow', notifyUrl: rx.url('/hang') });
+    const fast = testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
+    rx.answer((r) => (r.path === '/hang' ? 'hang' : 200));
+    const loop = startDeliveryLoop(app.ctx, { intervalMs: 50, concurrency: 4, timeoutMs: 3000 });
+    const slowIds = [1, 2, 3].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) }));
+    await waitFor(() => rx.received.filter((g) => g.path === '/hang').length === 2, 'two hanging requests');
+    const fastId = enqueue(app.ctx, { merchantId: fast.merchantId, body: paymentBody(fast.merchantId, 9) });
+    await waitFor(() => rx.received.some((g) => g.path === '/ok'), 'the other merchant’s callback');
+    await waitFor(() => outboxRow(app.ctx, fastId).status === 'DELIVERED', 'the delivery to be recorded');
+    expect(slowIds.map((id) => outboxRow(app.ctx, id).attempts)).toEqual([0, 0, 0]);
+    await loop.stop();
+    // stop() returned after the two hanging requests ended (timeout) and were recorded.
+    expect(slowIds.map((id) => outboxRow(app.ctx, id).attempts).sort()).toEqual([0, 1, 1]);
+  });
+});
+
+describe('two deliverers racing', () => {
+  it('two `paygate events deliver` processes over 1,000 events: each arrives exactly once, in order per subscription', async () => {
+    app = testApp({ now: Date.now() - 1000 });
+    const a = testMerchant(app.ctx, { name: 'A', notifyUrl: rx.url('/a') });
+    const b = testMerchant(app.ctx, { name: 'B', signatureVersion: 1, notifyUrl: rx.url('/b') });
+    const ids: string[] = [];
+    const order = new Map<string, string[]>();
+    app.ctx.sqlite.transaction(() => {
+      for (let i = 0; i < 1000; i++) {
+        const m = i % 2 === 0 ? a : b;
+        if (i % 5 === 0) {
+          // 200 events spread over 20 subscriptions (10 each), the rest plain payments.
+          const sub = `sub_race_${i % 40}`;
+          const id = enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, sub, 'RENEW_SUCCEEDED', i), subscriptionId: sub });
+          order.set(sub, [...(order.get(sub) ?? []), id]);
+          ids.push(id);
+        } else ids.push(enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }));
+      }
+    })();
+
+    const [one, two] = await Promise.all([
+      paygateAsync(['--db', app.dbPath, 'events', 'deliver', '--concurrency', '8', '--json']),
+      paygateAsync(['--db', app.dbPath, 'events', 'deliver', '--concurrency', '8', '--json']),
+    ]);
+    expect(one.status, one.stderr).toBe(0);
+    expect(two.status, two.stderr).toBe(0);
+    const r1 = JSON.parse(one.stdout) as { delivered: number; failed: number; dead: number };
+    const r2 = JSON.parse(two.stdout) as { delivered: number; failed: number; dead: number };
+    expect(r1.delivered + r2.delivered).toBe(1000);
+    expect(r1.failed + r2.failed + r1.dead + r2.dead).toBe(0);
+
+    const counts = new Map<string, number>();
+    for (const g of rx.received) counts.set(g.body.eventId ?? '', (counts.get(g.body.eventId ?? '') ?? 0) + 1);
+    expect(counts.size).toBe(1000);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    expect(new Set(counts.keys())).toEqual(new Set(ids));
+    const delivered = app.ctx.sqlite.prepare("SELECT count(*) AS n FROM outbox_events WHERE status = 'DELIVERED' AND attempts = 1").get() as { n: number };
+    expect(delivered.n).toBe(1000);
+    for (const [sub, expected] of order) {
+      expect(rx.received.filter((g) => g.body.subscriptionId === sub).map((g) => g.body.eventId), sub).toEqual(expected);
+    }
+  }, 120_000);
+});
