@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../src/notify/deliver.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
@@ -132,6 +134,37 @@ describe('guard rails', () => {
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 1, dead: 0 });
     expect(rx.received.map((g) => g.path)).toEqual(['/moved']);
     expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 302, nextAttemptAt: app.ctx.clock.now() + 60_000 });
+  });
+
+  it('an endless response body is not read past 64 KiB: the attempt ends with the status, not the timeout', async () => {
+    let sent = 0;
+    const endless = createServer((req, res) => {
+      req.resume();
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 120);
+      const pump = (): void => {
+        while (!res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) break;
+        }
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      app = testApp();
+      const port = (endless.address() as AddressInfo).port;
+      const m = testMerchant(app.ctx, { notifyUrl: `http://127.0.0.1:${port}/big` });
+      const id = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+      expect(await deliverDue(app.ctx, { timeoutMs: 20_000 })).toEqual({ delivered: 0, failed: 1, dead: 0 });
+      expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 500, lastError: expect.stringMatching(/^HTTP 500: x+$/) });
+      expect((outboxRow(app.ctx, id).lastError ?? '').length).toBeLessThan(300);
+      expect(sent).toBeGreaterThan(64 * 1024); // the server kept offering more than we read
+    } finally {
+      endless.closeAllConnections();
+      await new Promise<void>((resolve) => endless.close(() => resolve()));
+    }
   });
 
   it('a disabled merchant still gets its callbacks (SPEC §2)', async () => {
