@@ -3,6 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../src/notify/deliver.js';
+import { requireMerchant } from '../../src/services/merchants.js';
+import { createTransaction } from '../../src/services/transactions/index.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 import { enqueue, outboxRow, paymentBody, subscriptionBody, SUBSCRIPTION_EVENT_TYPES } from '../helpers/events.js';
@@ -99,6 +101,25 @@ describe('callback bodies and signatures', () => {
       ['order-1', '/per-transaction'],
       ['order-2', '/merchant-default'],
     ]);
+  });
+});
+
+describe('end to end from a real payment', () => {
+  it('an approved and a declined PAY reach the transaction notifyUrl, signed, with no card data', async () => {
+    app = testApp();
+    const created = testMerchant(app.ctx);
+    const m = requireMerchant(app.ctx, created.merchantId);
+    const card = (pan: string) => JSON.stringify({ holderName: 'Ada L', cardNumber: pan, month: '12', year: '2030', cvv: '123' });
+    const ok = await createTransaction(app.ctx, m, { requestId: 'r1', relationId: 'o1', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card('4242424242424242'), notifyUrl: rx.url('/pay') });
+    const no = await createTransaction(app.ctx, m, { requestId: 'r2', relationId: 'o2', paymentType: 'PAY', payAmount: '5.50', currency: 'USD', cardInfo: card('4000000000000002'), notifyUrl: rx.url('/pay') });
+    expect(await deliverDue(app.ctx)).toEqual({ delivered: 2, failed: 0, dead: 0 });
+    const byRelation = new Map(rx.received.map((g) => [g.body.relationId, g]));
+    expect(byRelation.get('o1')?.body).toMatchObject({ notifyType: 'PAYMENT', transactionOrderId: ok.transactionOrderId, status: '200000', payAmount: '10.00', currency: 'USD', paymentType: 'PAY' });
+    expect(byRelation.get('o2')?.body).toMatchObject({ notifyType: 'PAYMENT', transactionOrderId: no.transactionOrderId, status: '300000', payAmount: '5.50', failReason: 'card_declined' });
+    for (const g of rx.received) {
+      expect(g.rawBody).not.toMatch(/4242424242424242|4000000000000002|cvv/);
+      expect(verifyV2Callback(g.headers['x-paygate-signature'], g.rawBody, created.secret)).toBeDefined();
+    }
   });
 });
 
