@@ -1,0 +1,69 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { closeCallbackAgents } from '../../src/notify/http-client.js';
+import { listEvents } from '../../src/services/events.js';
+import { runRenewal } from '../../src/services/renew/index.js';
+import { updateMerchant } from '../../src/services/merchants.js';
+import { testApp, type TestApp } from '../helpers/ctx.js';
+import { startReceiver, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
+import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
+
+let rx: Receiver;
+let app: TestApp;
+
+beforeAll(async () => {
+  rx = await startReceiver();
+});
+afterAll(async () => {
+  await closeCallbackAgents();
+  await rx.close();
+});
+afterEach(() => {
+  app?.close();
+  rx.received.length = 0;
+  rx.answer(() => 200);
+});
+
+describe('callbacks of a real subscription', () => {
+  it('first charge (PAYMENT) then a renewal (RENEW_SUCCEEDED): delivered by the renewal run, in order, listed per subscription', async () => {
+    app = testApp();
+    const { merchantId, planId } = merchantWithPlan(app.ctx);
+    updateMerchant(app.ctx, merchantId, { notifyUrl: rx.url('/subs') });
+    const sub = await subscribe(app.ctx, merchantId, planId);
+    // The renewal is due a month later; the run charges it, then delivers both callbacks on its clock.
+    app.clock.set(Date.UTC(2026, 1, 15, 9, 0, 0));
+    const summary = await runRenewal(app.ctx, {});
+    expect(summary).toMatchObject({ succeeded: 1, callbacksDelivered: 2 });
+    expect(rx.received.map((g) => [g.body.notifyType, g.body.eventType])).toEqual([
+      ['PAYMENT', undefined],
+      ['SUBSCRIPTION', 'RENEW_SUCCEEDED'],
+    ]);
+    const [first, renewal] = rx.received;
+    expect(first?.body).toMatchObject({ subscriptionId: sub.subscriptionId, subscriptionCode: sub.subscriptionCode, paymentType: 'SUBSCRIPTION', status: '200000' });
+    expect(renewal?.body).toMatchObject({
+      subscriptionId: sub.subscriptionId,
+      subscriptionCode: sub.subscriptionCode,
+      billingType: 'RENEW',
+      recordStatus: 'SUCCESS',
+      amount: '9.99',
+      retryCount: '0',
+      eventTime: '2026-02-15 09:00:00',
+      nextBillingTime: '2026-03-15 09:00:00',
+    });
+    for (const g of rx.received) {
+      expect(Object.values(g.body).every((v) => typeof v === 'string')).toBe(true);
+      expect(g.rawBody).not.toMatch(/4242424242424242/);
+    }
+    // Signed at the run's clock.
+    const secretRow = app.ctx.sqlite.prepare('SELECT secret_enc AS s FROM merchants WHERE id = ?').get(merchantId) as { s: string };
+    const secret = app.ctx.vault.decrypt(secretRow.s);
+    expect(verifyV2Callback(renewal?.headers['x-paygate-signature'], renewal?.rawBody ?? '', secret)).toBe(Date.UTC(2026, 1, 15, 9) / 1000);
+
+    const listed = listEvents(app.ctx, { subscriptionCode: sub.subscriptionCode, merchantId });
+    expect(listed.map((e) => [e.eventType, e.status, e.attempts, e.lastHttpStatus])).toEqual([
+      ['RENEW_SUCCEEDED', 'DELIVERED', 1, 200],
+      ['PAYMENT', 'DELIVERED', 1, 200],
+    ]);
+    expect(() => listEvents(app.ctx, { subscriptionCode: 'NOPE' })).toThrow(/subscription not found/);
+    expect(() => listEvents(app.ctx, { status: 'LOST' as 'DEAD' })).toThrow(/status/);
+  });
+});
