@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Clock } from '../../domain/clock.js';
-import { checkCron, startBackground } from '../../http/background.js';
-import { buildServer } from '../../http/server.js';
 import { action, UsageError, withCtx } from '../shell.js';
 
 interface ServeOptions {
@@ -45,6 +43,9 @@ export function registerServeCommands(program: Command): void {
     .option('--no-rate-limit', 'turn the SPEC §5 rate limits off (benchmarks only; PAYGATE_RATE_LIMIT=off)')
     .action(
       action(async (opts: ServeOptions, cmd: Command) => {
+        // The HTTP stack is loaded only here: every other command would pay its start-up time.
+        const { checkCron, startBackground } = await import('../../http/background.js');
+        const { buildServer } = await import('../../http/server.js');
         const env = process.env;
         const host = opts.host ?? env.PAYGATE_HOST ?? '127.0.0.1';
         const port = parsePort(opts.port ?? env.PAYGATE_PORT ?? '8080');
