@@ -77,14 +77,18 @@ export async function postJson(
       headers: { 'content-type': 'application/json', 'user-agent': 'paygate-callback/0.1', ...headers },
       dispatcher: opts.dispatcher,
       signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      // The signal is the one deadline; undici's own timers are only a backstop behind it.
+      headersTimeout: timeoutMs + 1000,
+      bodyTimeout: timeoutMs + 1000,
     });
     const snippet = await readCapped(res.body);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return ok ? { ok: true, status: res.statusCode, snippet } : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}${snippet ? `: ${snippet}` : ''}` };
   } catch (e) {
-    if (signal.aborted) return { ok: false, error: `timeout after ${timeoutMs} ms` };
+    const code = (e as NodeJS.ErrnoException | undefined)?.code;
+    if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      return { ok: false, error: `timeout after ${timeoutMs} ms` };
+    }
     return { ok: false, error: describe(e) };
   }
 }

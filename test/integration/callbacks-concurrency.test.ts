@@ -47,7 +47,7 @@ describe('a hanging receiver', () => {
       return 200;
     });
 
-    const r = await deliverDue(app.ctx, { concurrency: 4, timeoutMs: 1000 });
+    const r = await deliverDue(app.ctx, { concurrency: 4, timeoutMs: 2000 });
     expect(slowAttemptsWhenFastArrived).toBe(0);
     expect(outboxRow(app.ctx, fastId)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
     // One merchant gets at most half the slots (2 of 4), so the hanging ones go two at a time.
