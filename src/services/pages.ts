@@ -1,6 +1,6 @@
 import type { Ctx } from '../app.js';
 import type { ChargeResult } from '../channel/channel.js';
-import { isPaygateError, notFound } from '../domain/errors.js';
+import { isPaygateError, notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { formatAmount } from '../domain/money.js';
 import { prepared } from '../store/prepared.js';
 import { getByPageToken, getTransaction, stalePageIds, updateTransactionIf, type TransactionRow } from '../store/transactions.js';
@@ -28,6 +28,10 @@ export interface PageView {
   status: number;
   failReason?: string;
   declines: number;
+  /** Where the page may send the user; the HTTP layer narrows its CSP form-action to these. */
+  returnUrl?: string;
+  failedUrl?: string;
+  cancelUrl?: string;
 }
 
 export interface PageOutcome {
@@ -67,7 +71,22 @@ function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): PageView {
     status: row.status,
     ...(row.failReason ? { failReason: row.failReason } : {}),
     declines: row.checkoutDeclines,
+    ...(row.returnUrl ? { returnUrl: row.returnUrl } : {}),
+    ...(row.failedUrl ? { failedUrl: row.failedUrl } : {}),
+    ...(row.cancelUrl ? { cancelUrl: row.cancelUrl } : {}),
   };
+}
+
+/**
+ * A page whose session ran out (EXPIRED, 300010): still 1007 for API-style callers, but it
+ * carries the failed outcome so the page can send the user on to failedUrl instead of a dead end.
+ */
+export class PageExpiredError extends PaygateError {
+  readonly outcome: PageOutcome;
+  constructor(outcome: PageOutcome) {
+    super(RESULT_CODES.NOT_FOUND, 'page expired');
+    this.outcome = outcome;
+  }
 }
 
 /** Expire one open page's transaction; runs inside a transaction. */
@@ -79,13 +98,15 @@ function expireRow(ctx: Ctx, row: TransactionRow, now: number): boolean {
 /** The open transaction behind a token, or 1007 (unknown, used, final, cancelled subscription, expired). */
 function openRow(ctx: Ctx, kind: PageKind, token: string): TransactionRow {
   const row = typeof token === 'string' && token !== '' ? getByPageToken(ctx.sqlite, token) : undefined;
+  if (row && row.status === STATUS.EXPIRED) throw new PageExpiredError(outcome(ctx, kind, row));
   if (!row || row.status !== OPEN_STATUS[kind]) throw notFound('page');
   // A cancelled subscription's open 3DS page stops working (SPEC §6).
   if (row.subscriptionId && subscriptionStatusOf(ctx, row.subscriptionId) !== 'INCOMPLETE') throw notFound('page');
   const now = ctx.clock.now();
   if (row.pageExpiresAt !== null && row.pageExpiresAt <= now) {
     ctx.sqlite.transaction(() => expireRow(ctx, row, now)).immediate();
-    throw notFound('page');
+    const expired = getTransaction(ctx.sqlite, row.id);
+    throw expired && expired.status === STATUS.EXPIRED ? new PageExpiredError(outcome(ctx, kind, expired)) : notFound('page');
   }
   return row;
 }

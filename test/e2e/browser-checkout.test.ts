@@ -153,21 +153,36 @@ describe.skipIf(!haveChromium)('hosted pages in Chromium', () => {
     await page.close();
   });
 
-  it('an expired token (30 minutes later) no longer works and the transaction is EXPIRED', async () => {
+  it('an expired token (30 minutes later) sends the user to failedUrl and the transaction is EXPIRED', async () => {
     const { url, id } = await checkout();
     // A second serve on the same database whose clock runs 31 minutes ahead (NODE_ENV=test only).
     const later = await startServe({ dbPath: db, env: { PAYGATE_TEST_CLOCK_OFFSET_MS: String(31 * 60 * 1000) } });
     try {
       const page = await browser.newPage();
-      const res = await page.goto(url.replace(srv.url, later.url));
-      expect(res?.status()).toBe(404);
-      expect(await page.textContent('body')).toContain('no longer available');
+      await page.goto(url.replace(srv.url, later.url));
+      expect(new URL(page.url()).pathname).toBe('/failed');
       expect(await status(id)).toMatchObject({ status: '300010' });
-      const back = await page.goto(url);
-      expect(back?.status()).toBe(404);
+      // Coming back later still ends at failedUrl, never at a card form.
+      await page.goto(url);
+      expect(new URL(page.url()).pathname).toBe('/failed');
       await page.close();
     } finally {
       await later.stop();
     }
   });
+
+  it('an expired checkout without a failedUrl shows the expiry on our own result page', async () => {
+    const { url, id } = await checkout({ failedUrl: undefined, returnUrl: undefined, cancelUrl: undefined });
+    const later = await startServe({ dbPath: db, env: { PAYGATE_TEST_CLOCK_OFFSET_MS: String(31 * 60 * 1000) } });
+    try {
+      const page = await browser.newPage();
+      await page.goto(url.replace(srv.url, later.url));
+      expect(await page.textContent('body')).toContain('payment session has expired');
+      expect(await status(id)).toMatchObject({ status: '300010' });
+      await page.close();
+    } finally {
+      await later.stop();
+    }
+  });
+
 });

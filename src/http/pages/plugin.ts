@@ -2,7 +2,16 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../app.js';
 import { isPaygateError, RESULT_CODES } from '../../domain/errors.js';
-import { cancelCheckout, completeThreeDs, getPage, submitCheckoutCard, type PageKind, type PageOutcome, type PageView } from '../../services/pages.js';
+import {
+  cancelCheckout,
+  completeThreeDs,
+  getPage,
+  PageExpiredError,
+  submitCheckoutCard,
+  type PageKind,
+  type PageOutcome,
+  type PageView,
+} from '../../services/pages.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import { createCsrf, type Csrf } from './csrf.js';
 import { contentSecurityPolicy, layout, newNonce } from './html.js';
@@ -27,18 +36,16 @@ const field = (form: Form, name: string): string => {
 
 /** Origins the page's forms may end up at (the transaction's redirect URLs), for CSP form-action. */
 function formTargets(view: PageView | undefined): string[] {
-  const urls = view as (PageView & { returnUrl?: string; failedUrl?: string; cancelUrl?: string; redirectTargets?: string[] }) | undefined;
-  const given = [urls?.returnUrl, urls?.failedUrl, urls?.cancelUrl, ...(urls?.redirectTargets ?? [])].filter((u): u is string => Boolean(u));
   const origins: string[] = [];
-  for (const u of given) {
+  for (const u of [view?.returnUrl, view?.failedUrl, view?.cancelUrl]) {
+    if (!u) continue;
     try {
       origins.push(new URL(u).origin);
     } catch {
       // not a URL: nothing to allow
     }
   }
-  // Without the targets at hand, allow http(s) form targets only (never javascript: or data:).
-  return view && given.length === 0 ? ['https:', 'http:'] : origins;
+  return origins;
 }
 
 function sendPage(reply: FastifyReply, status: number, title: string, body: (nonce: string) => string, view?: PageView): FastifyReply {
@@ -64,6 +71,12 @@ function finish(reply: FastifyReply, out: PageOutcome, csrf: Csrf): FastifyReply
 }
 
 function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // An expired session ends like a failed payment: on to failedUrl, or our result page.
+  if (err instanceof PageExpiredError) {
+    const out = err.outcome;
+    if (out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
+    return sendPage(reply, 200, 'Payment', () => resultPage('failed', out.view, out.failReason ?? 'session_expired'));
+  }
   if (isPaygateError(err) && err.code === RESULT_CODES.NOT_FOUND) {
     return sendPage(reply, 404, 'Payment page', () =>
       messagePage('This payment page is no longer available', 'The link has expired, was already used, or does not exist. Please return to the shop and start again.'),

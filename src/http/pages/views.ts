@@ -10,6 +10,8 @@ const REASONS: Record<string, string> = {
   processing_error: 'The card could not be processed. Please try again.',
   authentication_failed: 'The card authentication failed.',
   authentication_expired: 'The card authentication was not completed in time.',
+  // Not a SPEC failReason: an unpaid checkout whose 30 minutes ran out.
+  session_expired: 'This payment session has expired. Please return to the shop and start again.',
 };
 
 /** Local card checks answer with a field message ("cardInfo.cardNumber: …"); show it without the path. */
