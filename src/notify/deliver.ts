@@ -148,7 +148,7 @@ async function deliverOne(
     return dead('stored payload could not be signed');
   }
   const result = await postJson(checked.url, signed.body, { ...signed.headers, 'x-paygate-event-id': ev.id }, {
-    dispatcher: callbackAgent(mode),
+    dispatcher: await callbackAgent(mode),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   });
   const attempts = ev.attempts + 1;

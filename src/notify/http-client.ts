@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { isPrivateAddress } from './guard.js';
 
 /**
@@ -18,6 +18,10 @@ export const CONNECTIONS_PER_ORIGIN = 4;
 type Mode = 'allow' | 'deny';
 const agents = new Map<Mode, Agent>();
 
+/** undici is loaded on the first callback only: commands that never deliver skip its start-up cost. */
+let undiciModule: Promise<typeof import('undici')> | undefined;
+const undici = (): Promise<typeof import('undici')> => (undiciModule ??= import('undici'));
+
 /**
  * In deny mode the connector re-checks the address it actually connects to, so a name that
  * resolved publicly at check time but privately at connect time (DNS rebinding) is refused too.
@@ -34,7 +38,8 @@ function guardedLookup(hostname: string, options: object, callback: LookupCallba
   });
 }
 
-export function callbackAgent(mode: Mode): Agent {
+export async function callbackAgent(mode: Mode): Promise<Agent> {
+  const { Agent } = await undici();
   let agent = agents.get(mode);
   if (!agent) {
     agent = new Agent({
@@ -70,6 +75,7 @@ export async function postJson(
 ): Promise<PostResult> {
   const timeoutMs = opts.timeoutMs ?? CALLBACK_TIMEOUT_MS;
   const signal = AbortSignal.timeout(timeoutMs);
+  const { request } = await undici();
   try {
     const res = await request(url, {
       method: 'POST',
