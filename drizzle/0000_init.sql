@@ -208,7 +208,7 @@ CREATE TABLE `outbox_events` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `outbox_events_id_unique` ON `outbox_events` (`id`);--> statement-breakpoint
-CREATE INDEX `outbox_due` ON `outbox_events` (`next_attempt_at`) WHERE status = 'PENDING';--> statement-breakpoint
+CREATE INDEX `outbox_due` ON `outbox_events` (`next_attempt_at`,`seq`) WHERE status = 'PENDING';--> statement-breakpoint
 CREATE INDEX `outbox_subscription` ON `outbox_events` (`subscription_id`,`seq`);--> statement-breakpoint
 CREATE TABLE `sandbox_charges` (
 	`id` text PRIMARY KEY NOT NULL,

@@ -101,8 +101,10 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
       started += claimed.length;
     }
     if (running.size === 0 && claimed.length === 0) break;
-    if (claimed.length === 0 || running.size >= concurrency) {
-      // Wait for a slot (or a finished event that unblocks its successor), polling for new work.
+    // Fewer claimed than asked for means nothing else is claimable now (the rest is blocked,
+    // leased, or of a merchant at its share): claiming again at once would only rescan the
+    // queue. Wait for a slot (or a finished event that unblocks its successor), polling for new work.
+    if (claimed.length < free || running.size >= concurrency) {
       await Promise.race([...running, sleep(POLL_MS)]);
     }
   }

@@ -28,6 +28,13 @@ interface Pending {
 const MAX_BATCH = 256;
 
 export function createWriter(sqlite: Sqlite): Writer {
+  // Prepared once: these run several times per request, and exec() would re-parse them each time.
+  const begin = sqlite.prepare('BEGIN IMMEDIATE');
+  const savepoint = sqlite.prepare('SAVEPOINT paygate_write');
+  const release = sqlite.prepare('RELEASE paygate_write');
+  const rollbackTo = sqlite.prepare('ROLLBACK TO paygate_write');
+  const commit = sqlite.prepare('COMMIT');
+  const rollback = sqlite.prepare('ROLLBACK');
   let queue: Pending[] = [];
   let scheduled = false;
 
@@ -41,28 +48,28 @@ export function createWriter(sqlite: Sqlite): Writer {
       return;
     }
     try {
-      sqlite.exec('BEGIN IMMEDIATE');
+      begin.run();
     } catch (e) {
       for (const item of batch) item.reject(e);
       return;
     }
     const settled: (() => void)[] = [];
     for (const item of batch) {
-      sqlite.exec('SAVEPOINT paygate_write');
+      savepoint.run();
       try {
         const value = item.fn();
-        sqlite.exec('RELEASE paygate_write');
+        release.run();
         settled.push(() => item.resolve(value));
       } catch (e) {
-        sqlite.exec('ROLLBACK TO paygate_write');
-        sqlite.exec('RELEASE paygate_write');
+        rollbackTo.run();
+        release.run();
         settled.push(() => item.reject(e));
       }
     }
     try {
-      sqlite.exec('COMMIT');
+      commit.run();
     } catch (e) {
-      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      if (sqlite.inTransaction) rollback.run();
       for (const item of batch) item.reject(e);
       return;
     }

@@ -75,10 +75,10 @@ describe('paygate merchant', () => {
   });
 
   it.each([
-    [['--name', 'x'.repeat(201)], /name/],
-    [['--name', 'Shop', '--notify-url', 'ftp://x'], /notifyUrl/],
-    [['--name', 'Shop', '--signature-version', '3'], /signatureVersion/],
-  ])('create refuses bad input %j with one line, exit 1, nothing written', (args, field) => {
+    ['a 201-character name', ['--name', 'x'.repeat(201)], /name/],
+    ['an ftp notify URL', ['--name', 'Shop', '--notify-url', 'ftp://x'], /notifyUrl/],
+    ['signature version 3', ['--name', 'Shop', '--signature-version', '3'], /signatureVersion/],
+  ])('create refuses %s with one line, exit 1, nothing written', (_label, args, field) => {
     const db = freshDb();
     const r = paygate(['--db', db, 'merchant', 'create', ...args]);
     expect(r.status).toBe(1);
@@ -150,7 +150,6 @@ describe('paygate plan', () => {
     [['--price', '9.99', '--cycle-type', 'DAILY', '--cycle-length', '0'], /cycleLength/],
     [['--price', '9.99', '--cycle-type', 'MONTHLY', '--trial-days', '-1'], /trialDays/],
     [['--price', '0', '--cycle-type', 'MONTHLY'], /price/],
-    [['--price', '9.99', '--cycle-type', 'MONTHLY', '--description', 'd'.repeat(501)], /description/],
     [['--price', '9.99', '--cycle-type', 'MONTHLY', '--max-subscriptions', 'many'], /maxSubscriptions/],
   ])('create refuses %j naming the field, exit 1, database unchanged', (args, field) => {
     const db = withMerchant();
@@ -158,6 +157,14 @@ describe('paygate plan', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^error 1001: /);
     expect(r.stderr).toMatch(field);
+    expect(counts(db).plans).toBe(0);
+  });
+
+  it('refuses a description over 500 characters', () => {
+    const db = withMerchant();
+    const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', '--price', '1.00', '--cycle-type', 'DAILY', '--description', 'd'.repeat(501)]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/description/);
     expect(counts(db).plans).toBe(0);
   });
 

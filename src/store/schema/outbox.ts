@@ -31,7 +31,7 @@ export const outboxEvents = sqliteTable(
     deliveredAt: integer('delivered_at'),
   },
   (t) => [
-    index('outbox_due').on(t.nextAttemptAt).where(sql`status = 'PENDING'`),
+    index('outbox_due').on(t.nextAttemptAt, t.seq).where(sql`status = 'PENDING'`),
     index('outbox_subscription').on(t.subscriptionId, t.seq),
   ],
 );
