@@ -35,7 +35,7 @@ export function startBackground(ctx: Ctx, opts: BackgroundOptions): Background {
   let running: Promise<unknown> = Promise.resolve();
   const job = opts.renew
     ? new Cron(opts.renewCron, { protect: true, timezone: ctx.zone }, () => {
-        const run = runRenewal(ctx, { shouldStop: () => stopping })
+        const run = runRenewal(ctx, { shouldStop: () => stopping, deliverCallbacks: false })
           .then((summary) => {
             if (summary.due > 0 || summary.expired > 0) opts.log.info({ renewal: summary }, 'renewal run');
           })

@@ -29,6 +29,11 @@ export interface RenewOptions {
   onProgress?: (done: number, total: number) => void;
   /** Checked between batches: the charges under way finish, then the run stops cleanly. */
   shouldStop?: () => boolean;
+  /**
+   * Deliver pending callbacks after the run (default true). `serve` turns it off: its own
+   * delivery loop already sends them continuously.
+   */
+  deliverCallbacks?: boolean;
 }
 
 export interface RenewResult extends RenewSummary {
@@ -82,7 +87,7 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     done += claimed.length;
     opts.onProgress?.(done, Math.max(total, done));
   }
-  summary.callbacksDelivered = await deliverCallbacks(ctx);
+  if (opts.deliverCallbacks !== false) summary.callbacksDelivered = await deliverCallbacks(ctx);
   return summary;
 }
 
