@@ -95,3 +95,26 @@ export function finishAttempt(sqlite: Sqlite, id: string, owner: string, o: Atte
     ).run({ id, owner, ...o }).changes === 1
   );
 }
+
+/** Why an event with nowhere to go is DEAD; the same words deliverOne uses for a single event. */
+export const NO_TARGET_ERROR = 'no notifyUrl: neither the payment/subscription nor the merchant has one';
+
+const SWEEP_SQL = `UPDATE outbox_events SET status = 'DEAD', last_error = @error, lease_owner = NULL, lease_until = NULL
+  WHERE id IN (
+    SELECT e.id FROM outbox_events e INDEXED BY outbox_due
+    WHERE e.status = 'PENDING' AND e.next_attempt_at <= @now AND (e.lease_until IS NULL OR e.lease_until < @now)
+      AND e.notify_url IS NULL
+      AND e.merchant_id IN (SELECT id FROM merchants WHERE notify_url IS NULL)
+    LIMIT @limit)`;
+
+/**
+ * Mark DEAD, in one statement, up to `limit` due events that have no target at all (no notifyUrl
+ * of their own, none on the merchant). Without it each would take a claim and a finish of its
+ * own, which for a merchant that never set a notifyUrl makes the pass after a big renewal run
+ * cost more than the run. Free when every merchant has a notifyUrl (the common case).
+ */
+export function sweepUnaddressed(sqlite: Sqlite, now: number, limit: number): number {
+  // Stored notifyUrls are never '' (validation turns an empty one into NULL), so NULL is "none".
+  if (!prepared(sqlite, 'SELECT 1 FROM merchants WHERE notify_url IS NULL LIMIT 1').get()) return 0;
+  return prepared(sqlite, SWEEP_SQL).run({ now, limit, error: NO_TARGET_ERROR }).changes;
+}

@@ -3,7 +3,7 @@ import type { Ctx } from '../app.js';
 import { randomToken } from '../domain/ids.js';
 import { currentSecret } from '../services/merchants.js';
 import { getMerchant, type MerchantRow } from '../store/merchants.js';
-import { claimDueEvents, finishAttempt, type AttemptOutcome, type ClaimedEvent } from './claim.js';
+import { claimDueEvents, finishAttempt, NO_TARGET_ERROR, sweepUnaddressed, type AttemptOutcome, type ClaimedEvent } from './claim.js';
 import { checkNotifyUrl, privateTargetReason } from './guard.js';
 import { callbackAgent, postJson } from './http-client.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from './schedule.js';
@@ -38,6 +38,8 @@ export interface DeliverSummary {
 const DEFAULT_CONCURRENCY = 8;
 /** While deliveries are in flight, look for newly due events this often (another merchant's must not wait for a hang). */
 const POLL_MS = 200;
+/** Undeliverable events marked DEAD per transaction. */
+const SWEEP_CHUNK = 2_000;
 
 let processOwner: string | undefined;
 function defaultOwner(): string {
@@ -61,6 +63,16 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
   const merchants = merchantCache(ctx);
   let started = 0;
   let failure: { error: unknown } | undefined;
+
+  // Events with nowhere to go die in bulk first, in short transactions so requests are not held up.
+  while (!stopping() && started < limit) {
+    const chunk = Math.min(SWEEP_CHUNK, limit - started);
+    const at = now();
+    const n = await ctx.writer.transaction(() => sweepUnaddressed(ctx.sqlite, at, chunk));
+    summary.dead += n;
+    started += n;
+    if (n < chunk) break;
+  }
 
   const start = (ev: ClaimedEvent): void => {
     inFlight.set(ev.merchantId, (inFlight.get(ev.merchantId) ?? 0) + 1);
@@ -134,7 +146,7 @@ async function deliverOne(
   if (!found) return dead('merchant not found');
   const merchant = found.row;
   const target = ev.notifyUrl ?? merchant.notifyUrl;
-  if (!target) return dead('no notifyUrl: neither the payment/subscription nor the merchant has one');
+  if (!target) return dead(NO_TARGET_ERROR);
   const checked = checkNotifyUrl(target);
   if (!checked.ok) return dead(checked.reason);
   const mode = ctx.config.callbackPrivate;

@@ -137,6 +137,27 @@ describe('guard rails', () => {
     expect(outboxRow(app.ctx, long)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/500 characters/) });
   });
 
+  it('events with no target anywhere all end DEAD in one pass; an event with its own URL is still sent', async () => {
+    app = testApp();
+    const m = testMerchant(app.ctx);
+    const orphans = Array.from({ length: 2_500 }, (_, i) => enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }));
+    const own = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 9_999), notifyUrl: rx.url('/own') });
+    expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 2_500 });
+    expect(rx.received.map((g) => g.path)).toEqual(['/own']);
+    expect(outboxRow(app.ctx, own)).toMatchObject({ status: 'DELIVERED' });
+    for (const id of [orphans[0]!, orphans[2_499]!]) {
+      expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', attempts: 0, lastError: expect.stringMatching(/no notifyUrl/) });
+    }
+  });
+
+  it('a limited pass marks at most its limit of target-less events DEAD', async () => {
+    app = testApp();
+    const m = testMerchant(app.ctx);
+    for (let i = 0; i < 5; i++) enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) });
+    expect(await deliverDue(app.ctx, { limit: 3 })).toEqual({ delivered: 0, failed: 0, dead: 3 });
+    expect(await deliverDue(app.ctx, { limit: 3 })).toEqual({ delivered: 0, failed: 0, dead: 2 });
+  });
+
   it('PAYGATE_CALLBACK_PRIVATE=deny refuses loopback targets (by address and by name)', async () => {
     app = testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
     const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
