@@ -2,7 +2,8 @@
 // Renewal engine benchmark (issue 4). Run: `npx tsc -p tsconfig.build.json && node bench/renewals.mjs`
 // (or `npm run bench -- renewals`). Every scenario runs in its own child process so its peak RSS
 // (process.resourceUsage().maxRSS) is its own; databases are seeded by a separate child first.
-//  1. engine: `runRenewal` over N due subscriptions (default 100,000) — renewals/s;
+//  1. engine: `runRenewal` over N due subscriptions (default 100,000) — renewals/s; then, timed
+//             apart, the callback pass `paygate renew` runs after it;
 //  2. raw:    the same row writes (sandbox charge, RENEWAL transaction, record settle, next
 //             record, subscription counters, outbox event) with plain prepared statements, same
 //             pragmas, committed in batches of the engine's batch size — rows/s baseline;
@@ -69,11 +70,17 @@ async function seed(dbPath, count, dueAt) {
 async function engine(dbPath) {
   const ctx = await app(dbPath, RUN_AT);
   const { runRenewal } = await import(new URL('services/renew/index.js', DIST));
+  const { deliverDue } = await import(new URL('notify/deliver.js', DIST));
+  // The renewals alone, like the raw baseline; then the callback pass `paygate renew` runs after
+  // them, timed on its own (the bench merchant has no notifyUrl: every event is retired as DEAD).
   const t0 = performance.now();
-  const s = await runRenewal(ctx);
+  const s = await runRenewal(ctx, { deliverCallbacks: false });
   const ms = performance.now() - t0;
+  const t1 = performance.now();
+  const d = await deliverDue(ctx, { now: RUN_AT });
+  const deliveryMs = performance.now() - t1;
   ctx.close();
-  return { ms, count: s.succeeded, summary: s };
+  return { ms, deliveryMs, retired: d.dead, count: s.succeeded, summary: s };
 }
 
 /** Child: the raw SQLite write rate of the same rows, same pragmas (openStore), same batch size. */
@@ -164,6 +171,7 @@ if (process.argv[2] === '--child') {
     console.log('| scenario | result | peak RSS | target |');
     console.log('|---|---|---|---|');
     console.log(`| engine: \`runRenewal\`, ${due.toLocaleString('en')} due subscriptions | ${Math.round(eRate).toLocaleString('en')} renewals/s (${(e.ms / 1000).toFixed(1)} s) | ${mib(e.maxRssMiB)} | < 256 MiB |`);
+    console.log(`| then the callback pass \`paygate renew\` runs after it (no notifyUrl: ${e.retired.toLocaleString('en')} events retired) | ${(e.deliveryMs / 1000).toFixed(2)} s | | |`);
     console.log(`| raw SQLite: the same rows, prepared statements, same pragmas and batch size | ${Math.round(rRate).toLocaleString('en')} renewals/s (${(r.ms / 1000).toFixed(1)} s) | ${mib(r.maxRssMiB)} | baseline |`);
     console.log(`| ratio engine / raw | **${((eRate / rRate) * 100).toFixed(0)}%** | | ≥ 25% |`);
     console.log(`| nothing due, ${idleN.toLocaleString('en')} subscriptions: first run / warm run | ${i.ms.toFixed(1)} ms / ${i.warmMs.toFixed(1)} ms (open + migrate ${i.openMs.toFixed(0)} ms) | ${mib(i.maxRssMiB)} | < 50 ms, < 256 MiB |`);

@@ -21,8 +21,21 @@ export function isValidZone(zone: string): boolean {
   return IANAZone.isValidZone(zone) || zone === 'UTC';
 }
 
+/**
+ * Same result as luxon's `toFormat(TIME_FORMAT)` at a fraction of the cost: the zone's offset at
+ * the instant (luxon's cached zone), then the shifted instant's UTC fields. Renewal runs and
+ * callbacks format several times per charge, and luxon's token formatter dominated them.
+ */
 export function formatTime(ms: number, zone: string): string {
-  return DateTime.fromMillis(ms, { zone }).toFormat(TIME_FORMAT);
+  const offsetMin = zone === 'UTC' ? 0 : IANAZone.create(zone).offset(ms);
+  const d = new Date(ms + offsetMin * 60_000);
+  const year = d.getUTCFullYear();
+  if (year < 1000 || year > 9999) return DateTime.fromMillis(ms, { zone }).toFormat(TIME_FORMAT);
+  return `${year}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
+}
+
+function two(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
 }
 
 export function formatOptionalTime(ms: number | null | undefined, zone: string): string | undefined {
