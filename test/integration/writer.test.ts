@@ -38,6 +38,51 @@ describe('group-committed writer', () => {
     expect(values).toEqual(['a', 'c']);
   });
 
+  it('rejects a call refused before it wrote anything without running the others again', async () => {
+    const { ctx } = setup();
+    const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');
+    const runs: string[] = [];
+    const call = (v: string, refuse = false) =>
+      ctx.writer.transaction(() => {
+        runs.push(v);
+        if (refuse) throw new Error('refused');
+        return ins.run(v).changes;
+      });
+    const outcomes = await Promise.allSettled([call('a'), call('b', true), call('c')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(runs).toEqual(['a', 'b', 'c']);
+    expect(count()).toBe(2);
+  });
+
+  it('rejects a call whose statement violates a constraint, keeping the rest of the batch', async () => {
+    const { ctx } = setup();
+    const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');
+    const outcomes = await Promise.allSettled(['x', 'x', 'y'].map((v) => ctx.writer.transaction(() => ins.run(v).changes)));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
+    expect(count()).toBe(2);
+  });
+
+  it('after a call fails half-way, commits every other call exactly once', async () => {
+    const { ctx } = setup();
+    const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');
+    const calls = Array.from({ length: 50 }, (_, i) =>
+      ctx.writer.transaction(() => {
+        ins.run(`v${i}`);
+        if (i === 25 || i === 40) {
+          ins.run(`half${i}`);
+          throw new Error(`failed ${i}`);
+        }
+        return i;
+      }),
+    );
+    const outcomes = await Promise.allSettled(calls);
+    expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(2);
+    expect(count()).toBe(48);
+    expect(ctx.sqlite.prepare("SELECT count(*) AS n FROM w WHERE v LIKE 'half%' OR v IN ('v25', 'v40')").get()).toEqual({ n: 0 });
+    expect(ctx.sqlite.inTransaction).toBe(false);
+  });
+
   it('lets a later call in the same batch see an earlier call’s writes', async () => {
     const { ctx } = setup();
     const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');

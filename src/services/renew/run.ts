@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Ctx } from '../../app.js';
 import { randomToken } from '../../domain/ids.js';
-import { dueRecordIds, START_CURSOR, type DueCursor } from '../../store/renewals.js';
+import { dueRecordIds, START_CURSOR, type ClaimedRecord, type DueCursor } from '../../store/renewals.js';
 import { claimBatch } from './claim.js';
 import { chargeRecord } from './charge.js';
 import { recordOutcome, type RecordedAs } from './record.js';
@@ -48,6 +48,13 @@ export interface RenewResult extends RenewSummary {
 export const BATCH_SIZE = 256;
 
 /**
+ * Batches under way at once. Two overlap so that one batch's results, the next batch's channel
+ * writes and the claim of the one after share a single group commit (one commit per batch, as a
+ * hand-written loop would have), instead of a commit for each step.
+ */
+const BATCHES_IN_FLIGHT = 2;
+
+/**
  * One renewal run (SPEC §7): expire abandoned 3DS/checkout pages, charge every due PENDING
  * RENEW/RETRY record exactly once, then deliver pending callbacks. Declines are results; an
  * exception means the run could not complete (records it claimed are retaken after the lease).
@@ -65,14 +72,25 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
   const total = Math.min(countDue(ctx, cutoff), limit);
   let cursor: DueCursor = START_CURSOR;
   let done = 0;
-  while (summary.due < limit && !(opts.shouldStop?.() ?? false)) {
+  let fault: { error: unknown } | undefined;
+
+  /** Claim the next batch of candidates; undefined when nothing due is left or the run must stop. */
+  const claimNext = (): Promise<ClaimedRecord[]> | undefined => {
+    if (fault || summary.due >= limit || (opts.shouldStop?.() ?? false)) return undefined;
     const candidates = dueRecordIds(ctx.sqlite, cutoff, Math.min(BATCH_SIZE, limit - summary.due), cursor);
     const last = candidates[candidates.length - 1];
-    if (!last) break;
+    if (!last) return undefined;
     cursor = { afterTime: last.scheduledTime, afterRowid: last.rowid };
+    // Settled here: the claim may fail while the loop awaits an earlier batch, with no handler yet.
+    return claimBatch(ctx, candidates.map((c) => c.id), owner, ctx.clock.now()).catch((e: unknown) => {
+      fault ??= { error: e };
+      return [];
+    });
+  };
+
+  /** Charge a claimed batch and record each outcome; never rejects (a failure is kept in `fault`). */
+  const chargeBatch = async (claimed: ClaimedRecord[]): Promise<void> => {
     const now = ctx.clock.now();
-    const claimed = await claimBatch(ctx, candidates.map((c) => c.id), owner, now);
-    summary.due += claimed.length;
     const settled = await Promise.allSettled(
       claimed.map(async (rec) => {
         const outcome = await chargeRecord(ctx, rec, now);
@@ -81,12 +99,24 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     );
     for (const s of settled) {
       if (s.status === 'fulfilled') count(summary, s.value);
+      else fault ??= { error: s.reason };
     }
-    const fault = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (fault) throw fault.reason;
     done += claimed.length;
     opts.onProgress?.(done, Math.max(total, done));
+  };
+
+  const running: Promise<void>[] = [];
+  let claiming = claimNext();
+  while (claiming) {
+    const claimed = await claiming;
+    summary.due += claimed.length;
+    // The batch's channel writes are queued first, then the next claim joins their commit.
+    running.push(chargeBatch(claimed));
+    claiming = claimNext();
+    if (running.length >= BATCHES_IN_FLIGHT) await running.shift();
   }
+  await Promise.all(running);
+  if (fault) throw fault.error;
   if (opts.deliverCallbacks !== false) summary.callbacksDelivered = await deliverCallbacks(ctx);
   return summary;
 }
