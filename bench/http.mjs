@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // HTTP benchmark (issue 5). Run: `npx tsc -p tsconfig.build.json && node bench/http.mjs`
-// (or `npm run bench -- http`). Options: --duration S (default 10), --connections N (default 50).
+// (or `npm run bench -- http`). Options: --duration S (default 10), --connections N (default 50),
+// --rounds R (default 3: the three servers take turns R times; the table shows each server's median
+// round, and every round's ratio is listed, because a shared 2-core machine is noisy).
 // Three servers, each in its own process, each hit by autocannon for the same time at the same
 // concurrency, one after another on this machine:
 //  1. paygate: `paygate serve --no-rate-limit --no-renew`, signed (v2) PAY transactions with the
@@ -100,13 +102,15 @@ async function main() {
   }
   const duration = arg('--duration', 10);
   const connections = arg('--connections', 50);
+  const rounds = Math.max(1, arg('--rounds', 3));
   const dir = mkdtempSync(join(tmpdir(), 'paygate-bench-http-'));
-  const rows = [];
   const year = String(new Date().getUTCFullYear() + 2);
   const cardInfo = JSON.stringify({ holderName: 'Bench', cardNumber: '4242424242424242', month: '12', year, cvv: '123' });
   const run = Date.now().toString(36);
+  const logLevel = process.env.PAYGATE_LOG_LEVEL ?? 'info';
+  const results = { paygate: [], baseline: [], stripe: [] };
   try {
-    // 1. paygate
+    // 1. paygate (one database for every round, as a long-running server would have)
     const dbPath = join(dir, 'paygate.db');
     const created = spawnSync(process.execPath, [BIN, '--db', dbPath, '--json', 'merchant', 'create', '--name', 'Bench', '--signature-version', '2'], {
       encoding: 'utf8',
@@ -115,7 +119,9 @@ async function main() {
     if (created.status !== 0) throw new Error(created.stderr);
     const m = JSON.parse(created.stdout);
     const path = `/payment/${m.apiKey}/transaction`;
-    const payRequest = (i) => {
+    let seq = 0;
+    const payRequest = () => {
+      const i = seq++;
       const body = JSON.stringify({
         merchantId: m.merchantId, requestId: `${run}-${i}`, relationId: `${run}-${i}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo,
       });
@@ -123,45 +129,53 @@ async function main() {
       const sig = createHmac('sha256', m.secret).update(`${t}.POST.${path}.${body}`).digest('hex');
       return { method: 'POST', path, body, headers: { 'content-type': 'application/json', 'x-paygate-signature': `t=${t},v2=${sig}` } };
     };
-    const logLevel = process.env.PAYGATE_LOG_LEVEL ?? 'info';
-    const pg = await start(process.execPath, [BIN, '--db', dbPath, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'], { PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel }, /listening on (http:\/\/\S+)/);
-    await load(pg.url, payRequest, { duration: 1, connections }); // warm-up
-    const paygate = await load(pg.url, payRequest, { duration, connections });
-    await stop(pg.proc);
-    rows.push(['paygate serve (signed PAY, sandbox charge, durable)', paygate]);
+    const chargeRequest = () => {
+      const i = seq++;
+      return {
+        method: 'POST',
+        path: '/v1/charges',
+        body: `amount=1000&currency=usd&source=tok_visa&description=bench-${i}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer sk_test_bench', 'idempotency-key': `${run}-${i}` },
+      };
+    };
+    const measure = async (server, requestOf, url) => {
+      await load(url ?? server.url, requestOf, { duration: 1, connections }); // warm-up
+      const r = await load(url ?? server.url, requestOf, { duration, connections });
+      await stop(server.proc);
+      return r;
+    };
+    for (let round = 0; round < rounds; round++) {
+      const pg = await start(process.execPath, [BIN, '--db', dbPath, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'], { PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel }, /listening on (http:\/\/\S+)/);
+      results.paygate.push(await measure(pg, payRequest));
 
-    // 2. bare fastify + one durable insert
-    const base = await start(process.execPath, [SELF, '--baseline-server', join(dir, 'baseline.db')], {}, /listening on (http:\/\/\S+)/);
-    await load(base.url, payRequest, { duration: 1, connections });
-    const baseline = await load(base.url, payRequest, { duration, connections });
-    await stop(base.proc);
-    rows.push(['baseline: fastify + 1 better-sqlite3 insert (WAL, synchronous=FULL)', baseline]);
+      // 2. bare fastify + one durable insert
+      const base = await start(process.execPath, [SELF, '--baseline-server', join(dir, 'baseline.db')], {}, /listening on (http:\/\/\S+)/);
+      results.baseline.push(await measure(base, payRequest));
 
-    // 3. stripe-stateful-mock
-    const mockCli = require.resolve('stripe-stateful-mock/dist/cli.js');
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const mock = await start(process.execPath, [mockCli], { PORT: String(port), LOG_LEVEL: 'info' }, /(Server started on port)/);
-    // Its per-request logging would slow it down; we only needed the start line. Drain the pipe.
-    mock.proc.stdout.resume();
-    const chargeRequest = (i) => ({
-      method: 'POST',
-      path: '/v1/charges',
-      body: `amount=1000&currency=usd&source=tok_visa&description=bench-${i}`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer sk_test_bench', 'idempotency-key': `${run}-${i}` },
-    });
-    const mockUrl = `http://127.0.0.1:${port}`;
-    await load(mockUrl, chargeRequest, { duration: 1, connections });
-    const stripe = await load(mockUrl, chargeRequest, { duration, connections });
-    await stop(mock.proc);
-    rows.push(['stripe-stateful-mock (charges + Idempotency-Key, in memory)', stripe]);
+      // 3. stripe-stateful-mock
+      const mockCli = require.resolve('stripe-stateful-mock/dist/cli.js');
+      const port = 20000 + Math.floor(Math.random() * 20000);
+      const mock = await start(process.execPath, [mockCli], { PORT: String(port), LOG_LEVEL: 'info' }, /(Server started on port)/);
+      // Its per-request logging would slow it down; we only needed the start line. Drain the pipe.
+      mock.proc.stdout.resume();
+      results.stripe.push(await measure(mock, chargeRequest, `http://127.0.0.1:${port}`));
+    }
 
-    console.log(`## HTTP: signed PAY transactions (${connections} connections, ${duration} s each, paygate log level ${logLevel})\n`);
-    console.log('| server | req/s | p50 ms | p99 ms | 2xx | errors/non-2xx |');
+    const median = (list) => [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
+    const [paygate, baseline, stripe] = [median(results.paygate), median(results.baseline), median(results.stripe)];
+    const rows = [
+      ['paygate serve (signed PAY, sandbox charge, durable)', paygate],
+      ['baseline: fastify + 1 better-sqlite3 insert (WAL, synchronous=FULL)', baseline],
+      ['stripe-stateful-mock (charges + Idempotency-Key, in memory)', stripe],
+    ];
+    console.log(`## HTTP: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`);
+    console.log('| server (median round by req/s) | req/s | p50 ms | p99 ms | 2xx | errors/non-2xx |');
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const [name, r] of rows) console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.errors} |`);
     const pct = (a, b) => `${((a / b) * 100).toFixed(0)}%`;
-    console.log(`\npaygate / baseline: ${pct(paygate.rps, baseline.rps)} of req/s (target ≥ 60%), p99 ${(paygate.p99 / Math.max(baseline.p99, 1)).toFixed(2)}× (target ≤ 2×)`);
-    console.log(`paygate / stripe-stateful-mock: ${pct(paygate.rps, stripe.rps)} of req/s, p99 ${(paygate.p99 / Math.max(stripe.p99, 1)).toFixed(2)}×\n`);
+    const perRound = (other) => results.paygate.map((r, i) => pct(r.rps, results[other][i].rps)).join(', ');
+    console.log(`\npaygate / baseline: ${pct(paygate.rps, baseline.rps)} of req/s (target ≥ 60%), p99 ${(paygate.p99 / Math.max(baseline.p99, 1)).toFixed(2)}× (target ≤ 2×); rounds: ${perRound('baseline')}`);
+    console.log(`paygate / stripe-stateful-mock: ${pct(paygate.rps, stripe.rps)} of req/s, p99 ${(paygate.p99 / Math.max(stripe.p99, 1)).toFixed(2)}×; rounds: ${perRound('stripe')}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
