@@ -7,7 +7,7 @@ import { newId } from '../domain/ids.js';
 import { formatAmount, parseAmount } from '../domain/money.js';
 import { sha256Hex, v1Joined } from '../domain/signature.js';
 import type { MerchantRow } from '../store/merchants.js';
-import { getRefund, insertRefund, reserveRefund, settleRefund, settleReservation, type RefundRow } from '../store/refunds.js';
+import { getRefund, insertRefund, reserveRefund, settleRefund, settleReservation, stalePendingRefundIds, type RefundRow } from '../store/refunds.js';
 import { getIdempotency, getTransaction, insertIdempotency, type TransactionRow } from '../store/transactions.js';
 import { findTransaction } from './transactions/query.js';
 import { refundEvent } from './transactions/outcome.js';
@@ -57,7 +57,8 @@ interface Reserved {
  * transaction that checks paid − refunded − reserved ≥ amount, before the channel is called, so
  * concurrent refunds can never exceed the paid amount; a refund the channel fails releases it.
  * A channel that throws leaves the refund PENDING with its reservation held (never over-refunds);
- * a repeat with the same requestId re-drives it through the channel's idempotency key.
+ * a repeat with the same requestId re-drives it through the channel's idempotency key, and so
+ * does the renewal run's housekeeping (resumeStaleRefunds) after STALE_REFUND_MS.
  */
 export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: unknown): Promise<RefundView> {
   const data = parseInput(schema, input);
@@ -102,24 +103,64 @@ export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: 
   });
 
   if (!step.drive) return settledView(ctx, step);
-  if (!step.txn.channelRef) throw new Error(`transaction ${step.txn.id} has no channel charge to refund`);
+  return settledView(ctx, { ...(await driveRefund(ctx, step.txn, step.refund)), drive: false });
+}
+
+/**
+ * Call the channel for a PENDING refund (its id is the idempotency key, so a replay never
+ * refunds twice) and settle it with its reservation, once, in one write transaction.
+ */
+async function driveRefund(ctx: Ctx, txn: TransactionRow, refund: RefundRow): Promise<{ txn: TransactionRow; refund: RefundRow }> {
+  if (!txn.channelRef) throw new Error(`transaction ${txn.id} has no channel charge to refund`);
   const result: RefundResult = await ctx.channel.refund({
-    idempotencyKey: step.refund.id,
-    chargeRef: step.txn.channelRef,
-    amount: step.refund.amount,
-    currency: step.refund.currency,
+    idempotencyKey: refund.id,
+    chargeRef: txn.channelRef,
+    amount: refund.amount,
+    currency: refund.currency,
   });
-  const settled = await ctx.writer.transaction(() => {
+  return ctx.writer.transaction(() => {
     const at = ctx.clock.now();
     const ok = result.outcome === 'refunded';
     // Settling is conditional on PENDING: a concurrent replay settles the reservation once.
-    if (settleRefund(ctx.sqlite, step.refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : null, failReason: ok ? null : result.reason, now: at })) {
-      settleReservation(ctx.sqlite, step.txn.id, step.refund.amount, ok, at);
-      if (ok) refundEvent(ctx, step.txn.id, at);
+    if (settleRefund(ctx.sqlite, refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : null, failReason: ok ? null : result.reason, now: at })) {
+      settleReservation(ctx.sqlite, txn.id, refund.amount, ok, at);
+      if (ok) refundEvent(ctx, txn.id, at);
     }
-    return { txn: getTransaction(ctx.sqlite, step.txn.id) ?? step.txn, refund: getRefund(ctx.sqlite, step.refund.id) ?? step.refund };
+    return { txn: getTransaction(ctx.sqlite, txn.id) ?? txn, refund: getRefund(ctx.sqlite, refund.id) ?? refund };
   });
-  return settledView(ctx, { ...settled, drive: false });
+}
+
+/** A refund PENDING for longer than this was left by a channel call that threw (calls time out well before). */
+export const STALE_REFUND_MS = 5 * 60_000;
+
+export interface ResumeSummary {
+  /** Settled now: SUCCEEDED or FAILED (reservation released). */
+  settled: number;
+  /** The channel threw again: still PENDING, tried on the next run. */
+  stillPending: number;
+}
+
+/**
+ * Re-drive refunds a thrown channel call left PENDING (their amount stays reserved meanwhile, so
+ * nothing can over-refund). Without this, a refund made without requestId would hold its
+ * reservation for ever. The renewal run calls it (so `paygate renew` and serve's timer do).
+ */
+export async function resumeStaleRefunds(ctx: Ctx, opts: { limit?: number } = {}): Promise<ResumeSummary> {
+  const summary: ResumeSummary = { settled: 0, stillPending: 0 };
+  const ids = stalePendingRefundIds(ctx.sqlite, ctx.clock.now() - STALE_REFUND_MS, opts.limit ?? 100);
+  for (const id of ids) {
+    const refund = getRefund(ctx.sqlite, id);
+    const txn = refund ? getTransaction(ctx.sqlite, refund.transactionId) : undefined;
+    if (!refund || !txn || refund.status !== 'PENDING') continue;
+    try {
+      const after = await driveRefund(ctx, txn, refund);
+      if (after.refund.status === 'PENDING') summary.stillPending++;
+      else summary.settled++;
+    } catch {
+      summary.stillPending++;
+    }
+  }
+  return summary;
 }
 
 function settledView(ctx: Ctx, s: Reserved): RefundView {

@@ -58,3 +58,13 @@ export function settleReservation(sqlite: Sqlite, txnId: string, amount: number,
      WHERE id = @txnId`,
   ).run({ txnId, amount, refunded: refunded ? 1 : 0, now });
 }
+
+/** Refunds still PENDING whose last change is before `before` (partial index refunds_pending). */
+export function stalePendingRefundIds(sqlite: Sqlite, before: number, limit: number): string[] {
+  return (
+    prepared(
+      sqlite,
+      "SELECT id FROM refunds INDEXED BY refunds_pending WHERE status = 'PENDING' AND updated_at < ? ORDER BY updated_at LIMIT ?",
+    ).all(before, limit) as { id: string }[]
+  ).map((r) => r.id);
+}

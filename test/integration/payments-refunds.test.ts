@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
-import { refundTransaction } from '../../src/services/refund.js';
+import { refundTransaction, resumeStaleRefunds, STALE_REFUND_MS } from '../../src/services/refund.js';
+import { runRenewal } from '../../src/services/renew/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
 import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
@@ -103,6 +104,44 @@ describe('refunds', () => {
     expect(row(t.transactionOrderId)).toEqual({ status: 200000, refunded: 0, reserved: 0 });
     ctx.channel = real;
     expect((await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '10.00' })).status).toBe('400000');
+  });
+
+  it('a refund whose channel call threw stays PENDING with its amount reserved, then the renewal run settles it once', async () => {
+    const { ctx, pay, refund } = setup();
+    const t = await pay();
+    const real = ctx.channel;
+    // The channel refunded, but the answer was lost (a timeout after the fact).
+    ctx.channel = { ...real, refund: async (req) => (await real.refund(req), Promise.reject(new Error('socket hang up'))) };
+    await expect(refund({ transactionOrderId: t.transactionOrderId, refundAmount: '4.00' })).rejects.toThrow();
+    ctx.channel = real;
+    expect(row(t.transactionOrderId)).toEqual({ status: 200000, refunded: 0, reserved: 400 });
+    // Still under way as far as anyone can tell: a run right away leaves it alone.
+    await runRenewal(ctx);
+    expect(row(t.transactionOrderId)).toEqual({ status: 200000, refunded: 0, reserved: 400 });
+
+    app.clock.advance(STALE_REFUND_MS + 1);
+    await runRenewal(ctx);
+    expect(row(t.transactionOrderId)).toEqual({ status: 400010, refunded: 400, reserved: 0 });
+    const refunds = ctx.sqlite.prepare("SELECT status FROM refunds WHERE transaction_id = ?").all(t.transactionOrderId);
+    expect(refunds).toEqual([{ status: 'SUCCEEDED' }]);
+    // The channel moved the money once: the resumed call got the first result by its idempotency key.
+    expect(ctx.sqlite.prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'refund'").get()).toEqual({ n: 1 });
+    await runRenewal(ctx);
+    expect(row(t.transactionOrderId)).toEqual({ status: 400010, refunded: 400, reserved: 0 });
+  });
+
+  it('a resumed refund the channel still cannot reach stays PENDING for the next run', async () => {
+    const { ctx, pay, refund } = setup();
+    const t = await pay();
+    const real = ctx.channel;
+    ctx.channel = { ...real, refund: () => Promise.reject(new Error('connect ECONNREFUSED')) };
+    await expect(refund({ transactionOrderId: t.transactionOrderId, refundAmount: '10.00' })).rejects.toThrow();
+    app.clock.advance(STALE_REFUND_MS + 1);
+    await expect(resumeStaleRefunds(ctx)).resolves.toEqual({ settled: 0, stillPending: 1 });
+    expect(row(t.transactionOrderId)).toEqual({ status: 200000, refunded: 0, reserved: 1000 });
+    ctx.channel = real;
+    await expect(resumeStaleRefunds(ctx)).resolves.toEqual({ settled: 1, stillPending: 0 });
+    expect(row(t.transactionOrderId)).toEqual({ status: 400000, refunded: 1000, reserved: 0 });
   });
 
   it('refunding a subscription charge does not change the subscription', async () => {

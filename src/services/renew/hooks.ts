@@ -1,6 +1,7 @@
 import type { Ctx } from '../../app.js';
 import { deliverDue } from '../../notify/deliver.js';
 import { expireStalePages } from '../pages.js';
+import { resumeStaleRefunds } from '../refund.js';
 
 /** The payments side's page expiry (SPEC §7: a run expires abandoned 3DS/checkout sessions). */
 export function expirePages(ctx: Ctx): number {
@@ -10,4 +11,9 @@ export function expirePages(ctx: Ctx): number {
 /** Deliver pending callbacks after the run (SPEC §8), on the run's clock (`--at`). */
 export async function deliverCallbacks(ctx: Ctx): Promise<number> {
   return (await deliverDue(ctx, { now: ctx.clock.now() })).delivered;
+}
+
+/** Refunds a thrown channel call left PENDING are driven again (docs/payments.md). */
+export async function resumeRefunds(ctx: Ctx): Promise<void> {
+  await resumeStaleRefunds(ctx);
 }

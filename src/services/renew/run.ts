@@ -6,7 +6,7 @@ import { claimBatch } from './claim.js';
 import { chargeRecord } from './charge.js';
 import { recordOutcome, type RecordedAs } from './record.js';
 import { countDue, dueItems, type DueItem } from './due.js';
-import { deliverCallbacks, expirePages } from './hooks.js';
+import { deliverCallbacks, expirePages, resumeRefunds } from './hooks.js';
 
 /** SPEC §7 `--json` summary. */
 export interface RenewSummary {
@@ -55,8 +55,9 @@ export const BATCH_SIZE = 256;
 const BATCHES_IN_FLIGHT = 2;
 
 /**
- * One renewal run (SPEC §7): expire abandoned 3DS/checkout pages, charge every due PENDING
- * RENEW/RETRY record exactly once, then deliver pending callbacks. Declines are results; an
+ * One renewal run (SPEC §7): expire abandoned 3DS/checkout pages, re-drive refunds a failed
+ * channel call left PENDING, charge every due PENDING RENEW/RETRY record exactly once, then
+ * deliver pending callbacks. Declines are results; an
  * exception means the run could not complete (records it claimed are retaken after the lease).
  */
 export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<RenewResult> {
@@ -68,6 +69,7 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     return { ...summary, due: records.length, records };
   }
   summary.expired = expirePages(ctx);
+  await resumeRefunds(ctx);
   const owner = opts.owner ?? `${hostname()}:${process.pid}:${randomToken(6)}`;
   const total = Math.min(countDue(ctx, cutoff), limit);
   let cursor: DueCursor = START_CURSOR;

@@ -71,7 +71,11 @@ export const refunds = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [index('refunds_transaction').on(t.transactionId)],
+  (t) => [
+    index('refunds_transaction').on(t.transactionId),
+    // Refunds left PENDING by a channel that threw: the renewal run's housekeeping re-drives them.
+    index('refunds_pending').on(t.updatedAt).where(sql`status = 'PENDING'`),
+  ],
 );
 
 /**

@@ -1,0 +1,1 @@
+CREATE INDEX `refunds_pending` ON `refunds` (`updated_at`) WHERE status = 'PENDING';
