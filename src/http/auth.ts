@@ -46,6 +46,7 @@ function cachingVault(vault: Vault): Vault {
   const map = cache;
   return {
     encrypt: (plain) => vault.encrypt(plain),
+    derive: (purpose) => vault.derive(purpose),
     decrypt(sealed) {
       let plain = map.get(sealed);
       if (plain === undefined) {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, linkSync, unlinkSync } from 'node:fs';
 
 /**
@@ -8,6 +8,11 @@ import { existsSync, readFileSync, writeFileSync, linkSync, unlinkSync } from 'n
 export interface Vault {
   encrypt(plain: string): string;
   decrypt(sealed: string): string;
+  /**
+   * A 32-byte key for another purpose (HMAC-SHA256 of the purpose under the vault key): every
+   * process on this database derives the same one, and it reveals nothing of the vault key.
+   */
+  derive(purpose: string): Buffer;
 }
 
 export function vaultFromKey(key: Buffer): Vault {
@@ -25,6 +30,9 @@ export function vaultFromKey(key: Buffer): Vault {
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    derive(purpose) {
+      return createHmac('sha256', key).update(`paygate-derived-key:${purpose}`).digest();
     },
   };
 }

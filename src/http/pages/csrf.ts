@@ -1,16 +1,16 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * CSRF tokens of the hosted pages: an HMAC of the page kind and token under a key made when the
- * process starts. A form therefore only works against the process that rendered it (a restart
- * means reloading the page), and cannot be forged for another page.
+ * CSRF tokens of the hosted pages: an HMAC of the page kind and token under a key derived from the
+ * database's vault key. So a form rendered before a restart, or by another serve instance on the
+ * same database, still posts; it cannot be forged without the key, nor moved to another page.
  */
 export interface Csrf {
   issue(kind: string, token: string): string;
   check(kind: string, token: string, given: unknown): boolean;
 }
 
-export function createCsrf(key: Buffer = randomBytes(32)): Csrf {
+export function createCsrf(key: Buffer): Csrf {
   const mac = (kind: string, token: string) => createHmac('sha256', key).update(`${kind}:${token}`).digest('base64url');
   return {
     issue: mac,

@@ -94,7 +94,7 @@ function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply:
 export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<void> {
   await app.register(formbody, { bodyLimit: PAGE_BODY_LIMIT });
   app.setErrorHandler(pageErrorHandler);
-  const csrf = createCsrf();
+  const csrf = createCsrf(ctx.vault.derive('hosted-page-csrf'));
 
   const forbidden = (reply: FastifyReply) =>
     sendPage(reply, 403, 'Payment page', () => messagePage('This form has expired', 'Please reload the payment page and try again.'));

@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCsrf } from '../../src/http/pages/csrf.js';
+import { loadVaultKey, vaultFromKey } from '../../src/vault/crypto.js';
+import { tempDir } from '../helpers/ctx.js';
+
+const PAN = '4242424242424242';
+let cleanup: (() => void) | undefined;
+afterEach(() => cleanup?.());
+
+describe('card vault (AES-256-GCM)', () => {
+  it('decrypts what it encrypted, and the ciphertext holds no trace of the number', () => {
+    const vault = vaultFromKey(randomBytes(32));
+    const sealed = vault.encrypt(PAN);
+    expect(sealed).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(sealed).not.toContain(PAN);
+    expect(sealed).not.toContain(Buffer.from(PAN).toString('base64url'));
+    expect(vault.decrypt(sealed)).toBe(PAN);
+  });
+
+  it('encrypts the same number differently each time (fresh IV)', () => {
+    const vault = vaultFromKey(randomBytes(32));
+    expect(vault.encrypt(PAN)).not.toBe(vault.encrypt(PAN));
+  });
+
+  it('refuses a tampered ciphertext and a different key', () => {
+    const key = randomBytes(32);
+    const sealed = vaultFromKey(key).encrypt(PAN);
+    const [v, iv, tag, data] = sealed.split('.') as [string, string, string, string];
+    const flipped = Buffer.from(data, 'base64url');
+    flipped[0] = (flipped[0] ?? 0) ^ 1;
+    expect(() => vaultFromKey(key).decrypt([v, iv, tag, flipped.toString('base64url')].join('.'))).toThrow();
+    expect(() => vaultFromKey(randomBytes(32)).decrypt(sealed)).toThrow();
+    expect(() => vaultFromKey(key).decrypt('not a ciphertext')).toThrow(/unreadable/);
+  });
+
+  it('derives the same purpose key from the same vault key, and different ones otherwise', () => {
+    const key = randomBytes(32);
+    const a = vaultFromKey(key).derive('hosted-page-csrf');
+    expect(a).toHaveLength(32);
+    expect(vaultFromKey(Buffer.from(key)).derive('hosted-page-csrf').equals(a)).toBe(true);
+    expect(vaultFromKey(key).derive('other').equals(a)).toBe(false);
+    expect(vaultFromKey(randomBytes(32)).derive('hosted-page-csrf').equals(a)).toBe(false);
+    expect(a.equals(key)).toBe(false);
+  });
+
+  it('rejects a key that is not 32 bytes', () => {
+    expect(() => vaultFromKey(randomBytes(16))).toThrow(/32 bytes/);
+    expect(() => loadVaultKey('/nowhere/x.db', randomBytes(16).toString('base64'))).toThrow(/PAYGATE_VAULT_KEY/);
+  });
+});
+
+describe('vault key file beside the database', () => {
+  it('is created on first use with mode 0600 and read back afterwards', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const db = join(t.dir, 'pay.db');
+    const first = loadVaultKey(db, undefined);
+    expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600);
+    expect(Buffer.from(readFileSync(`${db}.key`, 'utf8').trim(), 'base64').equals(first)).toBe(true);
+    expect(loadVaultKey(db, undefined).equals(first)).toBe(true);
+  });
+
+  it('gives way to PAYGATE_VAULT_KEY when it is set', () => {
+    const env = randomBytes(32);
+    expect(loadVaultKey('/nowhere/x.db', env.toString('base64')).equals(env)).toBe(true);
+  });
+});
+
+describe('hosted-page CSRF tokens', () => {
+  it('verify in another process that shares the vault key (a restart, a second serve)', () => {
+    const key = randomBytes(32);
+    const issued = createCsrf(vaultFromKey(key).derive('hosted-page-csrf')).issue('checkout', 'tok123');
+    const other = createCsrf(vaultFromKey(Buffer.from(key)).derive('hosted-page-csrf'));
+    expect(other.check('checkout', 'tok123', issued)).toBe(true);
+  });
+
+  it('do not verify for another page, another kind, another key, or when missing', () => {
+    const key = randomBytes(32);
+    const csrf = createCsrf(vaultFromKey(key).derive('hosted-page-csrf'));
+    const issued = csrf.issue('checkout', 'tok123');
+    expect(csrf.check('checkout', 'tok124', issued)).toBe(false);
+    expect(csrf.check('3ds', 'tok123', issued)).toBe(false);
+    expect(createCsrf(vaultFromKey(randomBytes(32)).derive('hosted-page-csrf')).check('checkout', 'tok123', issued)).toBe(false);
+    expect(csrf.check('checkout', 'tok123', undefined)).toBe(false);
+    expect(csrf.check('checkout', 'tok123', issued.slice(1))).toBe(false);
+  });
+});
