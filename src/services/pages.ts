@@ -3,7 +3,7 @@ import type { ChargeResult } from '../channel/channel.js';
 import { isPaygateError, notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { formatAmount } from '../domain/money.js';
 import { prepared } from '../store/prepared.js';
-import { getByPageToken, getTransaction, stalePageIds, updateTransactionIf, type TransactionRow } from '../store/transactions.js';
+import { getByPageToken, getTransaction, holdPage, stalePageIds, updateTransactionIf, type TransactionRow } from '../store/transactions.js';
 import { channelCard, validateCard, type ValidCard } from '../vault/card.js';
 import { itemsOf } from './transactions/input.js';
 import { awaitThreeDs, finishSucceeded, finishUnpaid } from './transactions/outcome.js';
@@ -111,6 +111,22 @@ function openRow(ctx: Ctx, kind: PageKind, token: string): TransactionRow {
   return row;
 }
 
+/** How long a submitted page stays open for the channel's answer, even past its 30 minutes. */
+export const CHANNEL_GRACE_MS = 2 * 60_000;
+
+/**
+ * Before the channel is called: keep the page open until the answer can be recorded. Without it,
+ * a card submitted in the last instant could be charged while the expiry sweep closed the
+ * transaction, and the charge would never be recorded.
+ */
+async function holdForChannel(ctx: Ctx, kind: PageKind, token: string, row: TransactionRow): Promise<void> {
+  const now = ctx.clock.now();
+  const held = await ctx.writer.transaction(() => holdPage(ctx.sqlite, row.id, OPEN_STATUS[kind], now, now + CHANNEL_GRACE_MS));
+  if (held) return;
+  openRow(ctx, kind, token); // throws what the page now is: expired, or gone
+  throw notFound('page'); // still open but not holdable: another submit changed it meanwhile
+}
+
 export function getPage(ctx: Ctx, kind: PageKind, token: string): PageView {
   return pageView(ctx, kind, openRow(ctx, kind, token));
 }
@@ -150,6 +166,7 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
     if (isPaygateError(e)) return { result: 'declined_retry', failReason: e.message, view: pageView(ctx, 'checkout', row) };
     throw e;
   }
+  await holdForChannel(ctx, 'checkout', token, row);
   const attempt = row.checkoutDeclines + 1;
   const result: ChargeResult = await ctx.channel.charge({
     idempotencyKey: `${row.id}:${attempt}`,
@@ -194,6 +211,7 @@ export function cancelCheckout(ctx: Ctx, token: string): PageOutcome {
 export async function completeThreeDs(ctx: Ctx, token: string, passed: boolean): Promise<PageOutcome> {
   const row = openRow(ctx, '3ds', token);
   if (!row.channelRef) throw notFound('page');
+  await holdForChannel(ctx, '3ds', token, row);
   const result = await ctx.channel.completeAction(row.channelRef, passed);
   const after = await ctx.writer.transaction(() => {
     const now = ctx.clock.now();

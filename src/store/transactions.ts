@@ -172,3 +172,18 @@ export function releaseCharge(sqlite: Sqlite, id: string, now: number, leaseMs: 
     stale: now - leaseMs,
   });
 }
+
+/**
+ * A page whose card or 3DS answer is being sent to the channel: push its expiry to at least
+ * `until`, while it is still open and unexpired, so the expiry sweep cannot close it under a
+ * charge in flight. False when it is no longer open (expired, finished, or another submit won).
+ */
+export function holdPage(sqlite: Sqlite, id: string, openStatus: number, now: number, until: number): boolean {
+  return (
+    prepared(
+      sqlite,
+      `UPDATE transactions SET page_expires_at = max(page_expires_at, @until)
+       WHERE id = @id AND status = @openStatus AND page_expires_at > @now`,
+    ).run({ id, openStatus, now, until }).changes === 1
+  );
+}

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
-import { cancelCheckout, completeThreeDs, expireStalePages, getPage, submitCheckoutCard } from '../../src/services/pages.js';
+import { cancelCheckout, CHANNEL_GRACE_MS, completeThreeDs, expireStalePages, getPage, submitCheckoutCard } from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
 import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
@@ -120,6 +120,54 @@ describe('30-minute expiry', () => {
     expect(() => getPage(ctx, 'checkout', token)).toThrow(expect.objectContaining({ code: '1007' }));
     expect(status(v.transactionOrderId)).toBe(300010);
     expect(JSON.parse(events()[0]?.payload ?? '{}')).toMatchObject({ status: '300010' });
+  });
+
+  it('a card submitted in the last second is recorded even if the expiry sweep runs while the channel answers', async () => {
+    const { ctx, checkout } = setup();
+    const { v, token } = await checkout();
+    app.clock.advance(30 * 60_000 - 1_000);
+    const real = ctx.channel;
+    ctx.channel = {
+      ...real,
+      charge: async (req) => {
+        app.clock.advance(5_000); // the channel takes its time; meanwhile the page's 30 minutes run out
+        expect(expireStalePages(ctx)).toBe(0);
+        return real.charge(req);
+      },
+    };
+    expect(await submitCheckoutCard(ctx, token, pageCard())).toMatchObject({ result: 'succeeded' });
+    expect(status(v.transactionOrderId)).toBe(200000);
+    expect(events().map((e) => e.event_type)).toEqual(['PAYMENT']);
+  });
+
+  it('a 3DS Complete in the last second is recorded even if the expiry sweep runs meanwhile', async () => {
+    const { ctx, checkout } = setup();
+    const { v, token } = await checkout();
+    await submitCheckoutCard(ctx, token, pageCard('4000000000003220'));
+    app.clock.advance(30 * 60_000 - 1_000);
+    const real = ctx.channel;
+    ctx.channel = {
+      ...real,
+      completeAction: async (ref, passed) => {
+        app.clock.advance(5_000);
+        expect(expireStalePages(ctx)).toBe(0);
+        return real.completeAction(ref, passed);
+      },
+    };
+    expect((await completeThreeDs(ctx, token, true)).result).toBe('succeeded');
+    expect(status(v.transactionOrderId)).toBe(200000);
+  });
+
+  it('a page held for the channel still expires once the grace has passed without an answer recorded', async () => {
+    const { ctx, checkout } = setup();
+    const { v, token } = await checkout();
+    app.clock.advance(30 * 60_000 - 1_000);
+    const real = ctx.channel;
+    ctx.channel = { ...real, charge: () => Promise.reject(new Error('channel unreachable')) };
+    await expect(submitCheckoutCard(ctx, token, pageCard())).rejects.toThrow('channel unreachable');
+    app.clock.advance(CHANNEL_GRACE_MS);
+    expect(expireStalePages(ctx)).toBe(1);
+    expect(status(v.transactionOrderId)).toBe(300010);
   });
 
   it('expireStalePages expires every stale 3DS/checkout session and counts them; an INCOMPLETE subscription becomes EXPIRED', async () => {
