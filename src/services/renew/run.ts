@@ -57,8 +57,8 @@ const BATCHES_IN_FLIGHT = 2;
 /**
  * One renewal run (SPEC §7): expire abandoned 3DS/checkout pages, re-drive refunds a failed
  * channel call left PENDING, charge every due PENDING RENEW/RETRY record exactly once, then
- * deliver pending callbacks. Declines are results; an
- * exception means the run could not complete (records it claimed are retaken after the lease).
+ * deliver pending callbacks. Declines are results; an exception means the run could not
+ * complete (records it claimed are retaken after the lease).
  */
 export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<RenewResult> {
   const summary: RenewSummary = { due: 0, succeeded: 0, failed: 0, retriesScheduled: 0, subscriptionsFailed: 0, expired: 0, callbacksDelivered: 0 };
