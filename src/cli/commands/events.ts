@@ -27,7 +27,7 @@ function positiveInt(name: string, text: string): number {
 
 /** `paygate events list|resend|deliver` (SPEC §8, §12). */
 export function registerEventsCommands(program: Command): void {
-  const events = program.command('events').description('callback events: delivery state, resend (SPEC §8)');
+  const events = program.command('events').description('callback events: delivery state, resend');
 
   events
     .command('list')

@@ -5,7 +5,7 @@ import { record, table } from '../output.js';
 import { action, UsageError, withCtx } from '../shell.js';
 
 export function registerMerchantCommands(program: Command): void {
-  const merchant = program.command('merchant').description('create and manage merchants (SPEC §2)');
+  const merchant = program.command('merchant').description('create and manage merchants');
 
   merchant
     .command('create')

@@ -31,7 +31,7 @@ const planColumns = {
 } as const;
 
 export function registerPlanCommands(program: Command): void {
-  const plan = program.command('plan').description('subscription plans (SPEC §6)');
+  const plan = program.command('plan').description('subscription plans');
 
   plan
     .command('create')

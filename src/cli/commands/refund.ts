@@ -16,7 +16,7 @@ interface RefundOptions {
 export function registerRefundCommands(program: Command): void {
   program
     .command('refund')
-    .description('refund part or all of a paid transaction (SPEC §5)')
+    .description('refund part or all of a paid transaction')
     .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
     .option('--tx <id>', 'transactionOrderId')
     .option('--relation <id>', 'relationId')

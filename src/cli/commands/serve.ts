@@ -32,7 +32,7 @@ function serveClock(env: NodeJS.ProcessEnv): { clock?: Clock } {
 export function registerServeCommands(program: Command): void {
   program
     .command('serve')
-    .description('run the HTTP API, the hosted pages, the renewal timer and callback delivery (SPEC §1)')
+    .description('run the HTTP API, the hosted pages, the renewal timer and callback delivery')
     .option('--host <host>', 'listen address (PAYGATE_HOST, default 127.0.0.1)')
     .option('--port <port>', 'listen port, 0 picks a free one (PAYGATE_PORT, default 8080)')
     .option('--public-url <url>', 'base URL of checkout / 3DS links (PAYGATE_PUBLIC_URL, default http://<host>:<port>)')
@@ -40,7 +40,7 @@ export function registerServeCommands(program: Command): void {
     .option('--tls-key <file>', 'TLS private key (PEM)')
     .option('--no-renew', 'do not run renewals inside serve')
     .option('--renew-cron <expr>', 'renewal schedule, cron syntax (PAYGATE_RENEW_CRON, default "* * * * *")')
-    .option('--no-rate-limit', 'turn the SPEC §5 rate limits off (benchmarks only; PAYGATE_RATE_LIMIT=off)')
+    .option('--no-rate-limit', 'turn the per-merchant rate limits off (benchmarks only; PAYGATE_RATE_LIMIT=off)')
     .action(
       action(async (opts: ServeOptions, cmd: Command) => {
         // The HTTP stack is loaded only here: every other command would pay its start-up time.

@@ -24,7 +24,7 @@ const listColumns = {
 
 /** `paygate sub list|show|pause|resume|cancel` (SPEC §12). */
 export function registerSubCommands(program: Command): void {
-  const sub = program.command('sub').description('subscriptions (SPEC §6)');
+  const sub = program.command('sub').description('subscriptions');
 
   sub
     .command('list')

@@ -17,7 +17,7 @@ interface SubscribeOptions extends CardOptions {
 export function registerSubscribeCommands(program: Command): void {
   const sub = program
     .command('subscribe')
-    .description('subscribe a user to a plan: the first charge (SPEC §6); the card is vaulted for renewals')
+    .description('subscribe a user to a plan: the first charge; the card is vaulted for renewals')
     .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
     .option('--plan <id>', 'plan id')
     .option('--user <id>', 'your user id')

@@ -94,7 +94,7 @@ interface UploadOptions {
 }
 
 export function registerTrackingCommands(program: Command): void {
-  const tracking = program.command('tracking').description('shipment tracking (SPEC §5)');
+  const tracking = program.command('tracking').description('shipment tracking');
   tracking
     .command('upload')
     .description('upload tracking numbers: from a CSV or JSON file, or one entry by flags')
