@@ -66,7 +66,8 @@ export function createSandboxChannel({ sqlite, writer, clock }: ChannelDeps): Ch
     `INSERT INTO sandbox_charges (id, idempotency_key, kind, parent_id, amount, currency, card_bin, card_last4,
        customer_present, outcome, decline_code, created_at, updated_at)
      VALUES (@id, @key, @kind, @parentId, @amount, @currency, @bin, @last4, @customerPresent, @outcome, @declineCode, @now, @now)
-     ON CONFLICT (idempotency_key) DO NOTHING`,
+     ON CONFLICT (idempotency_key) DO NOTHING
+     RETURNING *`,
   );
   const byKey = sqlite.prepare('SELECT * FROM sandbox_charges WHERE idempotency_key = ?');
   const byId = sqlite.prepare('SELECT * FROM sandbox_charges WHERE id = ?');
@@ -84,7 +85,7 @@ export function createSandboxChannel({ sqlite, writer, clock }: ChannelDeps): Ch
     const refunded = (refundedSum.get(req.chargeRef) as { total: number }).total;
     const ok = parent !== undefined && parent.kind === 'charge' && parent.outcome === 'approved' && refunded + req.amount <= parent.amount;
     const now = clock.now();
-    insert.run({
+    insert.get({
       id: newId('ch', now),
       key: req.idempotencyKey,
       kind: 'refund',
@@ -107,7 +108,7 @@ export function createSandboxChannel({ sqlite, writer, clock }: ChannelDeps): Ch
       const decision = sandboxDecision(req);
       const now = clock.now();
       const row = await writer.transaction(() => {
-        insert.run({
+        const inserted = insert.get({
           id: newId('ch', now),
           key: req.idempotencyKey,
           kind: 'charge',
@@ -122,7 +123,7 @@ export function createSandboxChannel({ sqlite, writer, clock }: ChannelDeps): Ch
           now,
         });
         // Whoever inserted first decided; a repeated key reads that first result.
-        return byKey.get(req.idempotencyKey) as Row;
+        return (inserted ?? byKey.get(req.idempotencyKey)) as Row;
       });
       return toChargeResult(row);
     },
