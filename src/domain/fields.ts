@@ -17,6 +17,16 @@ export const optionalString = (max: number) =>
     .nullable()
     .transform((v) => (v === '' || v === null ? undefined : v));
 
+/** An optional field where an empty string or null means "not given" (SPEC §4 signs neither). */
+export const blankAbsent = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
+
+/** SERVICE.md's "text": no length of its own (the 1 MiB body limit bounds it); empty means absent. */
+export const optionalText = z
+  .string({ error: 'must be a string' })
+  .optional()
+  .nullable()
+  .transform((v) => (v === '' || v === null ? undefined : v));
+
 const HTTP_URL_RE = /^https?:\/\/[^\s/?#]+[^\s]*$/i;
 
 export function isHttpUrl(text: string): boolean {

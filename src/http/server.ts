@@ -66,6 +66,12 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     exposeHeadRoutes: false,
     requestTimeout: 30_000,
     return503OnClosing: true,
+    // The router refuses a URL it cannot decode, or a path segment over its length limit, before
+    // any handler runs: answer those in the envelope too (SPEC §3), as 1000.
+    frameworkErrors: (err, req, reply) => {
+      const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment of the URL is too long' : 'the URL is not validly encoded';
+      void (reply as FastifyReply).code(400).send(failure(RESULT_CODES.MALFORMED, `malformed request: ${what}`));
+    },
     ...(opts.https ? { https: opts.https } : {}),
   });
   app.decorate('paygateRoutes', [] as RegisteredRoute[]);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Ctx } from '../app.js';
 import { invalidParam, notAllowed, notFound } from '../domain/errors.js';
-import { integerField, optionalString, parseInput, requiredString } from '../domain/fields.js';
+import { blankAbsent, integerField, optionalString, parseInput, requiredString } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { amountNumber, parseAmount } from '../domain/money.js';
 import { formatTime } from '../domain/time.js';
@@ -93,7 +93,7 @@ export function requirePlan(ctx: Ctx, merchantId: string, planId: string): PlanR
   return row;
 }
 
-const listSchema = z.object({ status: z.enum(['ACTIVE', 'INACTIVE'], { error: 'must be ACTIVE or INACTIVE' }).optional() });
+const listSchema = z.object({ status: blankAbsent(z.enum(['ACTIVE', 'INACTIVE'], { error: 'must be ACTIVE or INACTIVE' })) });
 
 export function listPlans(ctx: Ctx, merchantId: string, input: unknown = {}): PlanView[] {
   const { status } = parseInput(listSchema, input);

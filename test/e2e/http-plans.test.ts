@@ -105,6 +105,14 @@ describe('plans over HTTP (errors)', () => {
     expect(r.body).not.toHaveProperty('data');
   });
 
+  it('an empty status filter means no filter, as on the other list endpoints', async () => {
+    const c = client(srv.url, v1);
+    const all = await c.get('/subscription/plan/list', {});
+    const blank = await c.get('/subscription/plan/list', { status: '' });
+    expect(blank.status).toBe(200);
+    expect(blank.body.data).toEqual(all.body.data);
+  });
+
   it('1001 for a wrong status filter', async () => {
     const r = await client(srv.url, v1).get('/subscription/plan/list', { status: 'GONE' });
     expect(r.status).toBe(400);

@@ -119,6 +119,14 @@ describe('signatures (security)', () => {
     expect((await c.get(LIST, {})).body.rtn_code).toBe('0000');
   });
 
+  it('a URL the router cannot decode, or with an over-long segment, is 400/1000 in the envelope', async () => {
+    for (const path of ['/payment/%zz/transaction', '/checkout/%zz', `/payment/${'a'.repeat(150)}/transaction`, `/3ds/${'b'.repeat(150)}`]) {
+      const r = await raw(srv.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(r.status, path).toBe(400);
+      expect(JSON.parse(r.text), path).toMatchObject({ rtn_code: '1000', success: false, rtn_msg: expect.stringMatching(/^malformed request/) });
+    }
+  });
+
   it('never answers with a stack trace or internals', async () => {
     const r = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"merchantId": {"$gt": ""}, "__proto__": {"x": 1}}' });
     expect(r.status).toBeLessThan(500);

@@ -98,3 +98,13 @@ describe('every bad field: a clear error naming the field, nothing written, no c
     expect((await createTransaction(app.ctx, merchant, base)).status).toBe('200000');
   });
 });
+
+describe('JSON-string fields are SERVICE.md "text": no length limit of their own', () => {
+  it('a CHECKOUT with 250 items of long URLs (over 100,000 characters of items) is accepted', async () => {
+    const items = Array.from({ length: 250 }, (_, i) => ({ name: `Item ${i}`, price: '1.00', num: '1', url: `https://shop.example/p/${i}/${'x'.repeat(400)}` }));
+    const text = JSON.stringify(items);
+    expect(text.length).toBeGreaterThan(100_000);
+    const v = await createTransaction(app.ctx, merchant, { ...base, requestId: 'long-items', relationId: 'long-items', paymentType: 'CHECKOUT', cardInfo: undefined, payAmount: '250.00', items: text });
+    expect(v.status).toBe('100050');
+  });
+});

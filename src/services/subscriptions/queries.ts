@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Ctx } from '../../app.js';
 import { notFound } from '../../domain/errors.js';
-import { integerField, parseInput, requiredString } from '../../domain/fields.js';
+import { blankAbsent, integerField, parseInput, requiredString } from '../../domain/fields.js';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscription-state.js';
 import {
   countRecords,
@@ -16,7 +16,6 @@ import {
 import { billingRecordView, subscriptionDetailView, subscriptionListItem, type BillingRecordView, type SubscriptionDetail, type SubscriptionListItem } from './views.js';
 
 /** An optional field sent empty (a GET query `status=`) counts as absent. */
-const blankAbsent = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
 
 const statusField = blankAbsent(z.enum(SUBSCRIPTION_STATUSES, { error: `must be one of ${SUBSCRIPTION_STATUSES.join(', ')}` }));
 const RECORD_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED'] as const;

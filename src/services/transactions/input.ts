@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidParam } from '../../domain/errors.js';
-import { isHttpUrl, optionalString, optionalUrl, parseInput, requiredString } from '../../domain/fields.js';
+import { isHttpUrl, optionalString, optionalText, optionalUrl, parseInput, requiredString } from '../../domain/fields.js';
 import { isCurrency, parseAmount } from '../../domain/money.js';
 import { parseCardInfo, validateCard, type ValidCard } from '../../vault/card.js';
 
@@ -24,10 +24,10 @@ const schema = z.object({
   failedUrl: optionalUrl,
   cancelUrl: optionalUrl,
   notifyUrl: optionalUrl,
-  billingAddress: optionalString(20_000),
-  shippingAddress: optionalString(20_000),
-  cardInfo: optionalString(2_000),
-  items: optionalString(100_000),
+  billingAddress: optionalText,
+  shippingAddress: optionalText,
+  cardInfo: optionalText,
+  items: optionalText,
 });
 
 export interface TransactionInput {
