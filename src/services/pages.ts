@@ -127,6 +127,18 @@ async function holdForChannel(ctx: Ctx, kind: PageKind, token: string, row: Tran
   throw notFound('page'); // still open but not holdable: another submit changed it meanwhile
 }
 
+/**
+ * A transaction read for display (query API, `tx show`) whose page ran out is expired first, so
+ * nobody is told a dead session is still open; the expiry sweep would do the same a minute later.
+ */
+export function expireIfStale(ctx: Ctx, row: TransactionRow): TransactionRow {
+  const open = row.status === STATUS.AWAITING_CHECKOUT || row.status === STATUS.REQUIRES_3DS;
+  const now = ctx.clock.now();
+  if (!open || row.pageExpiresAt === null || row.pageExpiresAt > now) return row;
+  ctx.sqlite.transaction(() => expireRow(ctx, row, now)).immediate();
+  return getTransaction(ctx.sqlite, row.id) ?? row;
+}
+
 export function getPage(ctx: Ctx, kind: PageKind, token: string): PageView {
   return pageView(ctx, kind, openRow(ctx, kind, token));
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
+import { queryTransaction, showTransaction } from '../../src/services/transactions/query.js';
 import { cancelCheckout, CHANNEL_GRACE_MS, completeThreeDs, expireStalePages, getPage, submitCheckoutCard } from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
@@ -120,6 +121,18 @@ describe('30-minute expiry', () => {
     expect(() => getPage(ctx, 'checkout', token)).toThrow(expect.objectContaining({ code: '1007' }));
     expect(status(v.transactionOrderId)).toBe(300010);
     expect(JSON.parse(events()[0]?.payload ?? '{}')).toMatchObject({ status: '300010' });
+  });
+
+  it('querying a transaction whose page ran out reports it EXPIRED (300010), with its callback, not still open', async () => {
+    const { ctx, m, checkout } = setup();
+    const { v } = await checkout();
+    app.clock.advance(30 * 60_000);
+    const q = queryTransaction(ctx, m.id, { transactionOrderId: v.transactionOrderId });
+    expect(q.status).toBe('300010');
+    expect(q).not.toHaveProperty('url');
+    expect(status(v.transactionOrderId)).toBe(300010);
+    expect(events().map((e) => e.event_type)).toEqual(['PAYMENT']);
+    expect(String(showTransaction(ctx, v.transactionOrderId).status)).toBe('300010');
   });
 
   it('a card submitted in the last second is recorded even if the expiry sweep runs while the channel answers', async () => {

@@ -9,6 +9,7 @@ import {
   listTransactionRows,
   type TransactionRow,
 } from '../../store/transactions.js';
+import { expireIfStale } from '../pages.js';
 import { transactionDetail, transactionView, type TransactionView } from './view.js';
 
 export interface TransactionRef {
@@ -38,13 +39,13 @@ const querySchema = z.object({ transactionOrderId: optionalString(200), relation
 /** GET /payment/{apiKey}/transaction/query and `paygate tx show`. */
 export function queryTransaction(ctx: Ctx, merchantId: string, input: unknown): TransactionView {
   const ref = parseInput(querySchema, input);
-  return transactionView(ctx, findTransaction(ctx, merchantId, ref));
+  return transactionView(ctx, expireIfStale(ctx, findTransaction(ctx, merchantId, ref)));
 }
 
 export function showTransaction(ctx: Ctx, id: string, merchantId?: string): ReturnType<typeof transactionDetail> {
   const row = merchantId ? getMerchantTransaction(ctx.sqlite, merchantId, id) : getTransaction(ctx.sqlite, id);
   if (!row) throw notFound('transaction');
-  return transactionDetail(ctx, row);
+  return transactionDetail(ctx, expireIfStale(ctx, row));
 }
 
 export function listTransactions(
