@@ -60,14 +60,16 @@ export function registerServeCommands(program: Command): void {
           cmd,
           async (ctx) => {
             const app = await buildServer(ctx, { rateLimit, logLevel: env.PAYGATE_LOG_LEVEL ?? 'info', ...(https ? { https } : {}) });
-            const address = await app.listen({ host, port });
+            await app.listen({ host, port });
             const bound = app.server.address();
             const actualPort = bound !== null && typeof bound === 'object' ? bound.port : port;
             const urlHost = host.includes(':') ? `[${host}]` : host;
             const own = `${https ? 'https' : 'http'}://${urlHost}:${actualPort}`;
             ctx.config.publicUrl = (opts.publicUrl ?? env.PAYGATE_PUBLIC_URL ?? own).replace(/\/+$/, '');
             const background = startBackground(ctx, { renew: opts.renew, renewCron, log: app.log });
-            process.stdout.write(`paygate listening on ${own} (public ${ctx.config.publicUrl}; ${address})\n`);
+            const publicNote = ctx.config.publicUrl === own ? '' : ` (pages and links use ${ctx.config.publicUrl})`;
+            const renewNote = opts.renew ? `renewals on cron "${renewCron}"` : 'renewals off (--no-renew)';
+            process.stdout.write(`paygate listening on ${own}${publicNote} · database ${ctx.config.dbPath} · ${renewNote}\n`);
 
             await new Promise<void>((resolve) => {
               let stopping = false;
