@@ -32,6 +32,7 @@ export const outboxEvents = sqliteTable(
   },
   (t) => [
     index('outbox_due').on(t.nextAttemptAt, t.seq).where(sql`status = 'PENDING'`),
-    index('outbox_subscription').on(t.subscriptionId, t.seq),
+    // Partial: only subscription events are ordered; a payment's event writes no entry here.
+    index('outbox_subscription').on(t.subscriptionId, t.seq).where(sql`subscription_id IS NOT NULL`),
   ],
 );

@@ -49,7 +49,8 @@ export const transactions = sqliteTable(
   },
   (t) => [
     uniqueIndex('transactions_merchant_relation').on(t.merchantId, t.relationId),
-    uniqueIndex('transactions_page_token').on(t.pageToken),
+    // Partial: only CHECKOUT / 3DS rows have a token, so a PAY writes no entry here.
+    uniqueIndex('transactions_page_token').on(t.pageToken).where(sql`page_token IS NOT NULL`),
     index('transactions_merchant_created').on(t.merchantId, t.createdAt),
     // Abandoned 3DS / checkout sessions, found by the renewal run without a table scan.
     index('transactions_open_pages').on(t.pageExpiresAt).where(sql`status in (100040, 100050)`),
