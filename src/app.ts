@@ -1,34 +1,12 @@
 import type { AppConfig } from './config.js';
-import { openStore, StoreOpenError, type Db, type Sqlite } from './store/client.js';
+import type { Ctx } from './ctx.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import { loadVaultKey, vaultFromKey, type Vault } from './vault/crypto.js';
-import type { Channel } from './channel/channel.js';
+import { loadVaultKey, vaultFromKey } from './vault/crypto.js';
+import type { Channel, ChannelDeps } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
-import { createWriter, type Writer } from './store/writer.js';
+import { openStore } from './store/open.js';
 
-/**
- * The composition root: config → store, clock, vault, channel. Services receive this as
- * `ctx` and never build any of it themselves.
- */
-export interface Ctx {
-  db: Db;
-  sqlite: Sqlite;
-  /** Group-committed write transactions for request paths (store/writer.ts). */
-  writer: Writer;
-  clock: Clock;
-  /** The database's time zone: every time string and billing calendar uses it. */
-  zone: string;
-  vault: Vault;
-  channel: Channel;
-  config: AppConfig;
-  close(): void;
-}
-
-export interface ChannelDeps {
-  sqlite: Sqlite;
-  writer: Writer;
-  clock: Clock;
-}
+export type { Ctx } from './ctx.js';
 
 export interface OpenAppOptions {
   clock?: Clock;
@@ -36,36 +14,17 @@ export interface OpenAppOptions {
   channel?: (deps: ChannelDeps) => Channel;
 }
 
-export function openApp(config: AppConfig, opts: OpenAppOptions = {}): Ctx {
-  const { db, sqlite } = openStore(config.dbPath);
+/** The composition root: config → store, clock, vault, channel. */
+export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Promise<Ctx> {
+  const store = await openStore(config.dbPath);
   try {
-    const zone = settleZone(sqlite, config.zone);
+    const zone = await store.settleZone(config.zone);
     const clock = opts.clock ?? systemClock;
     const vault = vaultFromKey(loadVaultKey(config.dbPath, config.vaultKey));
-    const writer = createWriter(sqlite);
-    const channel = (opts.channel ?? createSandboxChannel)({ sqlite, writer, clock });
-    return { db, sqlite, writer, clock, zone, vault, channel, config, close: () => sqlite.close() };
+    const channel = (opts.channel ?? createSandboxChannel)({ store, clock });
+    return { store, clock, zone, vault, channel, config, close: () => store.close() };
   } catch (e) {
-    sqlite.close();
+    await store.close();
     throw e;
   }
-}
-
-/**
- * The zone is recorded when the database is created; a later explicit different zone is refused
- * because stored billing times would shift (SPEC §1). No explicit zone means the recorded one.
- */
-function settleZone(sqlite: Sqlite, wanted: string | undefined): string {
-  const row = sqlite.prepare("SELECT value FROM meta WHERE key = 'tz'").get() as { value: string } | undefined;
-  if (row) {
-    if (wanted !== undefined && wanted !== row.value) {
-      throw new StoreOpenError(
-        `this database uses time zone ${row.value}; it cannot be opened with ${wanted} (billing times would shift)`,
-      );
-    }
-    return row.value;
-  }
-  const zone = wanted ?? 'UTC';
-  sqlite.prepare("INSERT INTO meta (key, value) VALUES ('tz', ?) ON CONFLICT (key) DO NOTHING").run(zone);
-  return settleZone(sqlite, wanted);
 }

@@ -6,6 +6,15 @@
  * no money twice. A decline is a result, not an exception; a thrown error means a fault
  * (network, bug) after which the caller retries with the same key.
  */
+import type { Clock } from '../domain/clock.js';
+import type { Store } from '../store/store.js';
+
+/** What a channel implementation is built from: the sandbox keeps its ledger in the store. */
+export interface ChannelDeps {
+  store: Store;
+  clock: Clock;
+}
+
 export type FailReason =
   | 'card_declined'
   | 'insufficient_funds'

@@ -1,6 +1,6 @@
-import type { ChannelDeps } from '../app.js';
 import { newId } from '../domain/ids.js';
-import type { Channel, ChargeRequest, ChargeResult, FailReason, RefundRequest, RefundResult } from './channel.js';
+import type { SandboxChargeRow } from '../store/store.js';
+import type { Channel, ChannelDeps, ChargeRequest, ChargeResult, FailReason, RefundRequest, RefundResult } from './channel.js';
 
 /**
  * The built-in sandbox channel of SPEC §9. It decides at once from the card number and keeps
@@ -46,98 +46,75 @@ export function sandboxDecision(req: Pick<ChargeRequest, 'card' | 'customerPrese
   }
 }
 
-interface Row {
-  id: string;
-  kind: 'charge' | 'refund';
-  parent_id: string | null;
-  amount: number;
-  outcome: 'approved' | 'declined' | 'requires_action' | 'failed';
-  decline_code: string | null;
-}
-
-function toChargeResult(row: Row): ChargeResult {
+function toChargeResult(row: SandboxChargeRow): ChargeResult {
   if (row.outcome === 'approved') return { outcome: 'approved', ref: row.id };
   if (row.outcome === 'requires_action') return { outcome: 'requires_action', ref: row.id };
-  return { outcome: 'declined', ref: row.id, reason: (row.decline_code ?? 'card_declined') as FailReason };
+  return { outcome: 'declined', ref: row.id, reason: (row.declineCode ?? 'card_declined') as FailReason };
 }
 
-export function createSandboxChannel({ sqlite, writer, clock }: ChannelDeps): Channel {
-  const insert = sqlite.prepare(
-    `INSERT INTO sandbox_charges (id, idempotency_key, kind, parent_id, amount, currency, card_bin, card_last4,
-       customer_present, outcome, decline_code, created_at, updated_at)
-     VALUES (@id, @key, @kind, @parentId, @amount, @currency, @bin, @last4, @customerPresent, @outcome, @declineCode, @now, @now)
-     ON CONFLICT (idempotency_key) DO NOTHING
-     RETURNING *`,
-  );
-  const byKey = sqlite.prepare('SELECT * FROM sandbox_charges WHERE idempotency_key = ?');
-  const byId = sqlite.prepare('SELECT * FROM sandbox_charges WHERE id = ?');
-  const finishAction = sqlite.prepare(
-    "UPDATE sandbox_charges SET outcome = ?, decline_code = ?, updated_at = ? WHERE id = ? AND outcome = 'requires_action'",
-  );
-  const refundedSum = sqlite.prepare(
-    "SELECT coalesce(sum(amount), 0) AS total FROM sandbox_charges WHERE kind = 'refund' AND parent_id = ? AND outcome = 'approved'",
-  );
-
-  const refundTx = sqlite.transaction((req: RefundRequest): Row => {
-    const existing = byKey.get(req.idempotencyKey) as Row | undefined;
-    if (existing) return existing;
-    const parent = byId.get(req.chargeRef) as Row | undefined;
-    const refunded = (refundedSum.get(req.chargeRef) as { total: number }).total;
-    const ok = parent !== undefined && parent.kind === 'charge' && parent.outcome === 'approved' && refunded + req.amount <= parent.amount;
-    const now = clock.now();
-    insert.get({
-      id: newId('ch', now),
-      key: req.idempotencyKey,
-      kind: 'refund',
-      parentId: req.chargeRef,
-      amount: req.amount,
-      currency: req.currency,
-      bin: null,
-      last4: null,
-      customerPresent: 0,
-      outcome: ok ? 'approved' : 'declined',
-      declineCode: ok ? null : parent ? 'amount_exceeds_charge' : 'no_such_charge',
-      now,
-    });
-    return byKey.get(req.idempotencyKey) as Row;
-  });
-
+export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
   return {
     name: 'sandbox',
     async charge(req) {
       const decision = sandboxDecision(req);
       const now = clock.now();
-      const row = await writer.transaction(() => {
-        const inserted = insert.get({
+      const row = await store.transaction(async (tx) => {
+        await tx.insertSandboxCharge({
           id: newId('ch', now),
-          key: req.idempotencyKey,
+          idempotencyKey: req.idempotencyKey,
           kind: 'charge',
           parentId: null,
           amount: req.amount,
           currency: req.currency,
-          bin: req.card.number.slice(0, 6),
-          last4: req.card.number.slice(-4),
-          customerPresent: req.customerPresent ? 1 : 0,
+          cardBin: req.card.number.slice(0, 6),
+          cardLast4: req.card.number.slice(-4),
+          customerPresent: req.customerPresent,
           outcome: decision.outcome,
           declineCode: decision.outcome === 'declined' ? decision.reason : null,
-          now,
+          createdAt: now,
+          updatedAt: now,
         });
         // Whoever inserted first decided; a repeated key reads that first result.
-        return (inserted ?? byKey.get(req.idempotencyKey)) as Row;
+        return tx.getSandboxChargeByKey(req.idempotencyKey);
       });
+      if (!row) throw new Error(`sandbox: charge ${req.idempotencyKey} not recorded`);
       return toChargeResult(row);
     },
     async completeAction(ref, passed) {
-      const row = await writer.transaction(() => {
-        finishAction.run(passed ? 'approved' : 'failed', passed ? null : 'authentication_failed', clock.now(), ref);
-        return byId.get(ref) as Row | undefined;
+      const row = await store.transaction(async (tx) => {
+        await tx.finishSandboxAction(ref, passed ? 'approved' : 'failed', passed ? null : 'authentication_failed', clock.now());
+        return tx.getSandboxCharge(ref);
       });
       if (!row) throw new Error(`sandbox: no charge ${ref}`);
       return toChargeResult(row);
     },
     async refund(req): Promise<RefundResult> {
-      const row = await writer.transaction(() => refundTx(req));
-      return row.outcome === 'approved' ? { outcome: 'refunded', ref: row.id } : { outcome: 'failed', reason: row.decline_code ?? 'refund_failed' };
+      const row = await store.transaction(async (tx) => {
+        const existing = await tx.getSandboxChargeByKey(req.idempotencyKey);
+        if (existing) return existing;
+        const parent = await tx.getSandboxCharge(req.chargeRef);
+        const refunded = await tx.sandboxRefunded(req.chargeRef);
+        const ok = parent !== undefined && parent.kind === 'charge' && parent.outcome === 'approved' && refunded + req.amount <= parent.amount;
+        const now = clock.now();
+        await tx.insertSandboxCharge({
+          id: newId('ch', now),
+          idempotencyKey: req.idempotencyKey,
+          kind: 'refund',
+          parentId: req.chargeRef,
+          amount: req.amount,
+          currency: req.currency,
+          cardBin: null,
+          cardLast4: null,
+          customerPresent: false,
+          outcome: ok ? 'approved' : 'declined',
+          declineCode: ok ? null : parent ? 'amount_exceeds_charge' : 'no_such_charge',
+          createdAt: now,
+          updatedAt: now,
+        });
+        return tx.getSandboxChargeByKey(req.idempotencyKey);
+      });
+      if (!row) throw new Error(`sandbox: refund ${req.idempotencyKey} not recorded`);
+      return row.outcome === 'approved' ? { outcome: 'refunded', ref: row.id } : { outcome: 'failed', reason: row.declineCode ?? 'refund_failed' };
     },
   };
 }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { openApp, type Ctx, type OpenAppOptions } from '../app.js';
+import { openApp, type OpenAppOptions } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import { loadConfig } from '../config.js';
 import { isPaygateError } from '../domain/errors.js';
-import { StoreOpenError } from '../store/client.js';
+import { StoreOpenError } from '../store/store.js';
 import { createOutput, printError, type Output } from './output.js';
 
 /** A usage error: exit status 2 (SPEC §12). */
@@ -32,7 +33,7 @@ export async function withCtx<T>(
 ): Promise<T> {
   const g = globalsOf(cmd);
   const out = outputOf(cmd);
-  const ctx = openApp(loadConfig({ db: g.db, tz: g.tz }), opts);
+  const ctx = await openApp(loadConfig({ db: g.db, tz: g.tz }), opts);
   try {
     return await fn(ctx, out);
   } finally {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Ctx } from '../app.js';
-import type { MerchantRow } from '../store/merchants.js';
+import type { Ctx } from '../ctx.js';
+import type { MerchantRow } from '../store/store.js';
 import { authenticate, type Budget } from './auth.js';
 import { parseJsonObject, parseQuery, readGetBody, splitUrl, type Params } from './body.js';
 import { MalformedRequest, success } from './envelope.js';
@@ -61,7 +61,7 @@ export function registerApiRoute(app: FastifyInstance, deps: ApiDeps, route: Api
       if (route.failData !== undefined) req.failData = route.failData;
       const input = await readInput(req);
       const apiKey = route.by === 'apiKey' ? (req.params as { apiKey?: string }).apiKey : undefined;
-      const merchant = authenticate(
+      const merchant = await authenticate(
         deps.ctx,
         deps.limiter,
         {

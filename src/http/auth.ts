@@ -1,8 +1,8 @@
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import { isPaygateError, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { verifyV1, verifyV2Request } from '../domain/signature.js';
 import { authenticateMerchant, merchantSecrets } from '../services/merchants.js';
-import type { MerchantRow } from '../store/merchants.js';
+import type { MerchantRow } from '../store/store.js';
 import type { Vault } from '../vault/crypto.js';
 import type { Params } from './body.js';
 import { RateLimited } from './envelope.js';
@@ -78,11 +78,11 @@ function checkSignature(ctx: Ctx, merchant: MerchantRow, input: AuthInput): void
  * SPEC §3 order after the body check: merchant (1003), signature (1002), rate limit (1004).
  * Failed authentications spend the client address's budget, never the merchant's.
  */
-export function authenticate(ctx: Ctx, limiter: RateLimiter, input: AuthInput, budget: Budget): MerchantRow {
+export async function authenticate(ctx: Ctx, limiter: RateLimiter, input: AuthInput, budget: Budget): Promise<MerchantRow> {
   const now = ctx.clock.now();
   let merchant: MerchantRow;
   try {
-    merchant = authenticateMerchant(ctx, input.params.merchantId, input.apiKey);
+    merchant = await authenticateMerchant(ctx, input.params.merchantId, input.apiKey);
     checkSignature(ctx, merchant, input);
   } catch (e) {
     if (isPaygateError(e) && (e.code === RESULT_CODES.BAD_SIGNATURE || e.code === RESULT_CODES.UNKNOWN_MERCHANT)) {

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import { startDeliveryLoop } from '../notify/deliver.js';
 import { runRenewal } from '../services/renew/index.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import { isPaygateError, RESULT_CODES } from '../domain/errors.js';
 import { registerApiRoute, type ApiRoute } from './api.js';
 import { BODY_LIMIT, registerJsonParser } from './body.js';

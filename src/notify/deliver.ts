@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import { randomToken } from '../domain/ids.js';
-import { currentSecret } from '../services/merchants.js';
-import { getMerchant, type MerchantRow } from '../store/merchants.js';
-import { claimDueEvents, finishAttempt, NO_TARGET_ERROR, sweepUnaddressed, type AttemptOutcome, type ClaimedEvent } from './claim.js';
+import type { AttemptOutcome, ClaimedEvent, MerchantRow } from '../store/store.js';
+import { currentSecret } from '../vault/secrets.js';
+import { DELIVERY_LEASE_MS, NO_TARGET_ERROR } from './claim.js';
 import { checkNotifyUrl, privateTargetReason } from './guard.js';
 import { callbackAgent, postJson } from './http-client.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from './schedule.js';
@@ -68,7 +68,7 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
   while (!stopping() && started < limit) {
     const chunk = Math.min(SWEEP_CHUNK, limit - started);
     const at = now();
-    const n = await ctx.writer.transaction(() => sweepUnaddressed(ctx.sqlite, at, chunk));
+    const n = await ctx.store.transaction((tx) => tx.sweepUnaddressed(at, chunk, NO_TARGET_ERROR));
     summary.dead += n;
     started += n;
     if (n < chunk) break;
@@ -103,9 +103,8 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
     if (free > 0 && !stopping() && !failure) {
       const at = now();
       try {
-        claimed = await ctx.writer.transaction(() =>
-          claimDueEvents(ctx.sqlite, { now: at, owner, max: free, perMerchant, inFlight }),
-        );
+        const claim = { now: at, owner, leaseUntil: at + DELIVERY_LEASE_MS, max: free, perMerchant, inFlight };
+        claimed = await ctx.store.transaction((tx) => tx.claimDueEvents(claim));
       } catch (e) {
         failure = { error: e }; // stop claiming, let the deliveries in flight finish, then report
       }
@@ -131,18 +130,18 @@ async function deliverOne(
   ev: ClaimedEvent,
   owner: string,
   now: () => number,
-  merchants: (id: string) => { row: MerchantRow; secret: string } | undefined,
+  merchants: (id: string) => Promise<{ row: MerchantRow; secret: string } | undefined>,
   timeoutMs: number | undefined,
 ): Promise<Outcome> {
   const finish = async (o: Omit<AttemptOutcome, 'now'>): Promise<Outcome> => {
     const at = now();
-    const ok = await ctx.writer.transaction(() => finishAttempt(ctx.sqlite, ev.id, owner, { ...o, now: at }));
+    const ok = await ctx.store.transaction((tx) => tx.finishAttempt(ev.id, owner, { ...o, now: at }));
     return ok ? o.status : 'LOST';
   };
   const dead = (reason: string): Promise<Outcome> =>
     finish({ status: 'DEAD', attempts: ev.attempts, nextAttemptAt: null, httpStatus: null, error: reason });
 
-  const found = merchants(ev.merchantId);
+  const found = await merchants(ev.merchantId);
   if (!found) return dead('merchant not found');
   const merchant = found.row;
   const target = ev.notifyUrl ?? merchant.notifyUrl;
@@ -179,13 +178,13 @@ async function deliverOne(
 
 /** Merchant rows and decrypted secrets, re-read after a few seconds so updates and rotations take effect in a long pass. */
 const MERCHANT_TTL_MS = 5_000;
-function merchantCache(ctx: Ctx): (id: string) => { row: MerchantRow; secret: string } | undefined {
+function merchantCache(ctx: Ctx): (id: string) => Promise<{ row: MerchantRow; secret: string } | undefined> {
   const cache = new Map<string, { value: { row: MerchantRow; secret: string } | undefined; at: number }>();
-  return (id) => {
+  return async (id) => {
     const hit = cache.get(id);
     if (hit && Date.now() - hit.at < MERCHANT_TTL_MS) return hit.value;
-    const row = getMerchant(ctx.db, id);
-    const value = row ? { row, secret: currentSecret(ctx, row) } : undefined;
+    const row = await ctx.store.getMerchant(id);
+    const value = row ? { row, secret: currentSecret(ctx.vault, row) } : undefined;
     cache.set(id, { value, at: Date.now() });
     return value;
   };

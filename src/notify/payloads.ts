@@ -1,15 +1,12 @@
 import { formatAmount } from '../domain/money.js';
 import { formatTime } from '../domain/time.js';
-import type { billingRecords, subscriptions, transactions } from '../store/schema/index.js';
+import type { BillingRecordRow, SubscriptionRow, TransactionRow } from '../store/store.js';
 
 /**
  * Callback bodies of SPEC §8, built when the change happens and stored in the outbox. Every
  * value is a string (amounts formatted with the currency's decimals, counts in decimal) so any
  * language can verify a v1 signature; fields without value are left out.
  */
-type TransactionRow = typeof transactions.$inferSelect;
-type SubscriptionRow = typeof subscriptions.$inferSelect;
-type BillingRecordRow = typeof billingRecords.$inferSelect;
 
 function compact(body: Record<string, string | number | null | undefined>): Record<string, string> {
   const out: Record<string, string> = {};

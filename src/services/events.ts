@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import { notAllowed, notFound } from '../domain/errors.js';
 import { integerField, optionalString, parseInput } from '../domain/fields.js';
 import { formatTime } from '../domain/time.js';
-import { prepared } from '../store/prepared.js';
+import type { EventRow, EventStatus } from '../store/store.js';
 
 /**
  * The operator's view of the callback outbox (SPEC §8): list events with their delivery state,
  * and put a DEAD or delivered event back in the queue.
  */
 
-export type EventStatus = 'PENDING' | 'DELIVERED' | 'DEAD';
+export type { EventStatus } from '../store/store.js';
 
 export interface EventView {
   eventId: string;
@@ -29,28 +29,6 @@ export interface EventView {
   subscriptionId?: string;
   notifyUrl?: string;
 }
-
-interface EventRow {
-  id: string;
-  merchantId: string;
-  kind: string;
-  eventType: string;
-  status: EventStatus;
-  attempts: number;
-  lastHttpStatus: number | null;
-  lastError: string | null;
-  nextAttemptAt: number;
-  deliveredAt: number | null;
-  createdAt: number;
-  transactionId: string | null;
-  subscriptionId: string | null;
-  notifyUrl: string | null;
-}
-
-const COLUMNS = `id, merchant_id AS merchantId, kind, event_type AS eventType, status, attempts,
-  last_http_status AS lastHttpStatus, last_error AS lastError, next_attempt_at AS nextAttemptAt,
-  delivered_at AS deliveredAt, created_at AS createdAt, transaction_id AS transactionId,
-  subscription_id AS subscriptionId, notify_url AS notifyUrl`;
 
 function view(ctx: Ctx, r: EventRow): EventView {
   const v: EventView = {
@@ -89,29 +67,19 @@ export interface ListEventsInput {
 }
 
 /** Events newest first. An unknown subscription (or one of another merchant when merchantId is given) is 1007. */
-export function listEvents(ctx: Ctx, input: ListEventsInput): EventView[] {
+export async function listEvents(ctx: Ctx, input: ListEventsInput): Promise<EventView[]> {
   const q = parseInput(listSchema, input);
-  let subscriptionId: string | null = null;
+  let subscriptionId: string | undefined;
   if (q.subscriptionCode !== undefined) {
-    const sub = prepared(
-      ctx.sqlite,
-      'SELECT id FROM subscriptions WHERE (code = @ref OR id = @ref) AND (@merchantId IS NULL OR merchant_id = @merchantId) LIMIT 1',
-    ).get({ ref: q.subscriptionCode, merchantId: q.merchantId ?? null }) as { id: string } | undefined;
-    if (!sub) throw notFound('subscription');
-    subscriptionId = sub.id;
+    subscriptionId = await ctx.store.findSubscriptionId(q.subscriptionCode, q.merchantId);
+    if (!subscriptionId) throw notFound('subscription');
   }
-  const rows = prepared(
-    ctx.sqlite,
-    `SELECT ${COLUMNS} FROM outbox_events
-     WHERE (@status IS NULL OR status = @status) AND (@merchantId IS NULL OR merchant_id = @merchantId)
-       AND (@subscriptionId IS NULL OR subscription_id = @subscriptionId)
-     ORDER BY seq DESC LIMIT @limit`,
-  ).all({ status: q.status ?? null, merchantId: q.merchantId ?? null, subscriptionId, limit: q.limit ?? 100 }) as EventRow[];
+  const rows = await ctx.store.listEvents({ status: q.status, merchantId: q.merchantId, subscriptionId, limit: q.limit ?? 100 });
   return rows.map((r) => view(ctx, r));
 }
 
-export function showEvent(ctx: Ctx, eventId: string): EventView {
-  const row = prepared(ctx.sqlite, `SELECT ${COLUMNS} FROM outbox_events WHERE id = ?`).get(eventId) as EventRow | undefined;
+export async function showEvent(ctx: Ctx, eventId: string): Promise<EventView> {
+  const row = await ctx.store.getEvent(eventId);
   if (!row) throw notFound('event');
   return view(ctx, row);
 }
@@ -123,18 +91,11 @@ export function showEvent(ctx: Ctx, eventId: string): EventView {
  */
 export async function resendEvent(ctx: Ctx, eventId: string, opts: { merchantId?: string } = {}): Promise<EventView> {
   const now = ctx.clock.now();
-  await ctx.writer.transaction(() => {
-    const row = prepared(ctx.sqlite, 'SELECT merchant_id AS merchantId, status FROM outbox_events WHERE id = ?').get(eventId) as
-      | { merchantId: string; status: EventStatus }
-      | undefined;
+  await ctx.store.transaction(async (tx) => {
+    const row = await tx.getEvent(eventId);
     if (!row || (opts.merchantId !== undefined && row.merchantId !== opts.merchantId)) throw notFound('event');
     if (row.status === 'PENDING') throw notAllowed('event is already PENDING (waiting for delivery)');
-    prepared(
-      ctx.sqlite,
-      `UPDATE outbox_events SET status = 'PENDING', attempts = 0, next_attempt_at = ?, last_http_status = NULL, last_error = NULL,
-         delivered_at = NULL, lease_owner = NULL, lease_until = NULL
-       WHERE id = ? AND status IN ('DEAD', 'DELIVERED')`,
-    ).run(now, eventId);
+    await tx.requeueEvent(eventId, now);
   });
   return showEvent(ctx, eventId);
 }

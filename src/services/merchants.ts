@@ -1,17 +1,10 @@
 import { z } from 'zod';
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import { notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { optionalUrl, parseInput, requiredString } from '../domain/fields.js';
 import { newId, randomToken } from '../domain/ids.js';
 import { formatTime } from '../domain/time.js';
-import {
-  getMerchant,
-  getMerchantByApiKey,
-  insertMerchant,
-  listMerchantRows,
-  updateMerchantRow,
-  type MerchantRow,
-} from '../store/merchants.js';
+import type { MerchantRow } from '../store/store.js';
 
 /** The old secret keeps working this long after a rotation (SPEC §2). */
 export const SECRET_GRACE_MS = 24 * 3600 * 1000;
@@ -62,7 +55,7 @@ function view(ctx: Ctx, row: MerchantRow): MerchantView {
   };
 }
 
-export function createMerchant(ctx: Ctx, input: unknown): MerchantCreated {
+export async function createMerchant(ctx: Ctx, input: unknown): Promise<MerchantCreated> {
   const data = parseInput(createSchema, input);
   const now = ctx.clock.now();
   const secret = `sk_${randomToken(24)}`;
@@ -79,7 +72,7 @@ export function createMerchant(ctx: Ctx, input: unknown): MerchantCreated {
     createdAt: now,
     updatedAt: now,
   };
-  insertMerchant(ctx.db, row);
+  await ctx.store.transaction((tx) => tx.insertMerchant(row));
   return {
     merchantId: row.id,
     name: row.name,
@@ -90,18 +83,18 @@ export function createMerchant(ctx: Ctx, input: unknown): MerchantCreated {
   };
 }
 
-export function listMerchants(ctx: Ctx): MerchantView[] {
-  return listMerchantRows(ctx.db).map((r) => view(ctx, r));
+export async function listMerchants(ctx: Ctx): Promise<MerchantView[]> {
+  return (await ctx.store.listMerchants()).map((r) => view(ctx, r));
 }
 
-export function requireMerchant(ctx: Ctx, id: string): MerchantRow {
-  const row = getMerchant(ctx.db, id);
+export async function requireMerchant(ctx: Ctx, id: string): Promise<MerchantRow> {
+  const row = await ctx.store.getMerchant(id);
   if (!row) throw notFound('merchant');
   return row;
 }
 
-export function showMerchant(ctx: Ctx, id: string): MerchantView {
-  return view(ctx, requireMerchant(ctx, id));
+export async function showMerchant(ctx: Ctx, id: string): Promise<MerchantView> {
+  return view(ctx, await requireMerchant(ctx, id));
 }
 
 const updateSchema = z.object({
@@ -111,28 +104,29 @@ const updateSchema = z.object({
   name: requiredString(200).optional(),
 });
 
-export function updateMerchant(ctx: Ctx, id: string, input: unknown): MerchantView {
+export async function updateMerchant(ctx: Ctx, id: string, input: unknown): Promise<MerchantView> {
   const data = parseInput(updateSchema, input);
-  const row = requireMerchant(ctx, id);
+  const row = await requireMerchant(ctx, id);
   const patch: Partial<MerchantRow> = { updatedAt: ctx.clock.now() };
   if (data.name !== undefined) patch.name = data.name;
   if (data.signatureVersion !== undefined) patch.signatureVersion = data.signatureVersion;
   if (data.status !== undefined) patch.status = data.status;
   // An explicitly empty notify URL clears the merchant's default.
   if ('notifyUrl' in (input as object)) patch.notifyUrl = data.notifyUrl || null;
-  updateMerchantRow(ctx.db, row.id, patch);
+  await ctx.store.transaction((tx) => tx.updateMerchant(row.id, patch));
   return showMerchant(ctx, row.id);
 }
 
-export function rotateSecret(ctx: Ctx, id: string): { merchantId: string; secret: string; previousValidUntil: string } {
-  const row = requireMerchant(ctx, id);
+export async function rotateSecret(ctx: Ctx, id: string): Promise<{ merchantId: string; secret: string; previousValidUntil: string }> {
   const now = ctx.clock.now();
   const secret = `sk_${randomToken(24)}`;
-  updateMerchantRow(ctx.db, row.id, {
-    secretEnc: ctx.vault.encrypt(secret),
-    prevSecretEnc: row.secretEnc,
-    prevSecretUntil: now + SECRET_GRACE_MS,
-    updatedAt: now,
+  const secretEnc = ctx.vault.encrypt(secret);
+  const row = await ctx.store.transaction(async (tx) => {
+    // Read inside the unit of work: the previous secret kept must be the one current at the rotation.
+    const current = await tx.getMerchant(id);
+    if (!current) throw notFound('merchant');
+    await tx.updateMerchant(current.id, { secretEnc, prevSecretEnc: current.secretEnc, prevSecretUntil: now + SECRET_GRACE_MS, updatedAt: now });
+    return current;
   });
   return { merchantId: row.id, secret, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
 }
@@ -146,27 +140,22 @@ export function merchantSecrets(ctx: Ctx, row: MerchantRow): string[] {
   return secrets;
 }
 
-/** The merchant's current signing secret (callbacks, tracking response sign). */
-export function currentSecret(ctx: Ctx, row: MerchantRow): string {
-  return ctx.vault.decrypt(row.secretEnc);
-}
-
 /**
  * Authenticate an API caller (SPEC §3 order: 1003 before 1002). `apiKey` is given on payment
  * endpoints; subscription endpoints identify by merchantId alone.
  */
-export function authenticateMerchant(ctx: Ctx, merchantId: unknown, apiKey?: string): MerchantRow {
+export async function authenticateMerchant(ctx: Ctx, merchantId: unknown, apiKey?: string): Promise<MerchantRow> {
   const refuse = () => new PaygateError(RESULT_CODES.UNKNOWN_MERCHANT, 'unknown or disabled merchant');
   if (typeof merchantId !== 'string' || merchantId === '') throw refuse();
-  const row = apiKey !== undefined ? getMerchantByApiKey(ctx.db, apiKey) : getMerchant(ctx.db, merchantId);
+  const row = apiKey !== undefined ? await ctx.store.getMerchantByApiKey(apiKey) : await ctx.store.getMerchant(merchantId);
   if (!row || row.id !== merchantId || row.status !== 'ACTIVE') throw refuse();
   return row;
 }
 
 /** `--merchant` may be left out when exactly one merchant exists (SPEC §12). */
-export function defaultMerchantId(ctx: Ctx, given: string | undefined): string {
-  if (given) return requireMerchant(ctx, given).id;
-  const all = listMerchantRows(ctx.db);
+export async function defaultMerchantId(ctx: Ctx, given: string | undefined): Promise<string> {
+  if (given) return (await requireMerchant(ctx, given)).id;
+  const all = await ctx.store.listMerchants();
   if (all.length === 1 && all[0]) return all[0].id;
   throw new PaygateError(
     RESULT_CODES.INVALID_PARAM,

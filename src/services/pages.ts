@@ -1,9 +1,8 @@
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import type { ChargeResult } from '../channel/channel.js';
 import { isPaygateError, notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { formatAmount } from '../domain/money.js';
-import { prepared } from '../store/prepared.js';
-import { getByPageToken, getTransaction, holdPage, stalePageIds, updateTransactionIf, type TransactionRow } from '../store/transactions.js';
+import type { TransactionRow, Tx } from '../store/store.js';
 import { channelCard, validateCard, type ValidCard } from '../vault/card.js';
 import { itemsOf } from './transactions/input.js';
 import { awaitThreeDs, finishSucceeded, finishUnpaid } from './transactions/outcome.js';
@@ -54,17 +53,13 @@ export const MAX_CHECKOUT_DECLINES = 3;
 
 const OPEN_STATUS: Record<PageKind, number> = { checkout: STATUS.AWAITING_CHECKOUT, '3ds': STATUS.REQUIRES_3DS };
 
-function merchantName(ctx: Ctx, merchantId: string): string {
-  return (prepared(ctx.sqlite, 'SELECT name FROM merchants WHERE id = ?').get(merchantId) as { name: string } | undefined)?.name ?? '';
-}
-
-function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): PageView {
+async function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): Promise<PageView> {
   const items = itemsOf(row.items);
   return {
     kind,
     token: row.pageToken ?? '',
     transactionOrderId: row.id,
-    merchantName: merchantName(ctx, row.merchantId),
+    merchantName: (await ctx.store.getMerchant(row.merchantId))?.name ?? '',
     amount: formatAmount(row.amount, row.currency),
     currency: row.currency,
     ...(items ? { items } : {}),
@@ -89,24 +84,31 @@ export class PageExpiredError extends PaygateError {
   }
 }
 
-/** Expire one open page's transaction; runs inside a transaction. */
-function expireRow(ctx: Ctx, row: TransactionRow, now: number): boolean {
+/** Expire one open page's transaction, inside a unit of work. */
+function expireRow(ctx: Ctx, tx: Tx, row: TransactionRow, now: number): Promise<boolean> {
   const reason = row.status === STATUS.REQUIRES_3DS ? 'authentication_expired' : null;
-  return finishUnpaid(ctx, row, row.status, STATUS.EXPIRED, reason, now, { notifySubscription: true });
+  return finishUnpaid(ctx, tx, row, row.status, STATUS.EXPIRED, reason, now, { notifySubscription: true });
+}
+
+/** Expire it in its own unit of work; the row as it is afterwards. */
+async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<TransactionRow | undefined> {
+  return ctx.store.transaction(async (tx) => {
+    await expireRow(ctx, tx, row, now);
+    return tx.getTransaction(row.id);
+  });
 }
 
 /** The open transaction behind a token, or 1007 (unknown, used, final, cancelled subscription, expired). */
-function openRow(ctx: Ctx, kind: PageKind, token: string): TransactionRow {
-  const row = typeof token === 'string' && token !== '' ? getByPageToken(ctx.sqlite, token) : undefined;
-  if (row && row.status === STATUS.EXPIRED) throw new PageExpiredError(outcome(ctx, kind, row));
+async function openRow(ctx: Ctx, kind: PageKind, token: string): Promise<TransactionRow> {
+  const row = typeof token === 'string' && token !== '' ? await ctx.store.getTransactionByPageToken(token) : undefined;
+  if (row && row.status === STATUS.EXPIRED) throw new PageExpiredError(await outcome(ctx, kind, row));
   if (!row || row.status !== OPEN_STATUS[kind]) throw notFound('page');
   // A cancelled subscription's open 3DS page stops working (SPEC §6).
-  if (row.subscriptionId && subscriptionStatusOf(ctx, row.subscriptionId) !== 'INCOMPLETE') throw notFound('page');
+  if (row.subscriptionId && (await subscriptionStatusOf(ctx, row.subscriptionId)) !== 'INCOMPLETE') throw notFound('page');
   const now = ctx.clock.now();
   if (row.pageExpiresAt !== null && row.pageExpiresAt <= now) {
-    ctx.sqlite.transaction(() => expireRow(ctx, row, now)).immediate();
-    const expired = getTransaction(ctx.sqlite, row.id);
-    throw expired && expired.status === STATUS.EXPIRED ? new PageExpiredError(outcome(ctx, kind, expired)) : notFound('page');
+    const expired = await expireNow(ctx, row, now);
+    throw expired && expired.status === STATUS.EXPIRED ? new PageExpiredError(await outcome(ctx, kind, expired)) : notFound('page');
   }
   return row;
 }
@@ -121,9 +123,9 @@ export const CHANNEL_GRACE_MS = 2 * 60_000;
  */
 async function holdForChannel(ctx: Ctx, kind: PageKind, token: string, row: TransactionRow): Promise<void> {
   const now = ctx.clock.now();
-  const held = await ctx.writer.transaction(() => holdPage(ctx.sqlite, row.id, OPEN_STATUS[kind], now, now + CHANNEL_GRACE_MS));
+  const held = await ctx.store.transaction((tx) => tx.holdPage(row.id, OPEN_STATUS[kind], now, now + CHANNEL_GRACE_MS));
   if (held) return;
-  openRow(ctx, kind, token); // throws what the page now is: expired, or gone
+  await openRow(ctx, kind, token); // throws what the page now is: expired, or gone
   throw notFound('page'); // still open but not holdable: another submit changed it meanwhile
 }
 
@@ -131,20 +133,19 @@ async function holdForChannel(ctx: Ctx, kind: PageKind, token: string, row: Tran
  * A transaction read for display (query API, `tx show`) whose page ran out is expired first, so
  * nobody is told a dead session is still open; the expiry sweep would do the same a minute later.
  */
-export function expireIfStale(ctx: Ctx, row: TransactionRow): TransactionRow {
+export async function expireIfStale(ctx: Ctx, row: TransactionRow): Promise<TransactionRow> {
   const open = row.status === STATUS.AWAITING_CHECKOUT || row.status === STATUS.REQUIRES_3DS;
   const now = ctx.clock.now();
   if (!open || row.pageExpiresAt === null || row.pageExpiresAt > now) return row;
-  ctx.sqlite.transaction(() => expireRow(ctx, row, now)).immediate();
-  return getTransaction(ctx.sqlite, row.id) ?? row;
+  return (await expireNow(ctx, row, now)) ?? row;
 }
 
-export function getPage(ctx: Ctx, kind: PageKind, token: string): PageView {
-  return pageView(ctx, kind, openRow(ctx, kind, token));
+export async function getPage(ctx: Ctx, kind: PageKind, token: string): Promise<PageView> {
+  return pageView(ctx, kind, await openRow(ctx, kind, token));
 }
 
-function outcome(ctx: Ctx, kind: PageKind, row: TransactionRow, declinedReason?: string): PageOutcome {
-  const view = pageView(ctx, kind, row);
+async function outcome(ctx: Ctx, kind: PageKind, row: TransactionRow, declinedReason?: string): Promise<PageOutcome> {
+  const view = await pageView(ctx, kind, row);
   const url = (u: string | null) => (u ? { redirectUrl: u } : {});
   switch (row.status) {
     case STATUS.SUCCEEDED:
@@ -167,7 +168,7 @@ function outcome(ctx: Ctx, kind: PageKind, row: TransactionRow, declinedReason?:
  * own channel idempotency key (`<txn>:<attempt>`), so a double submit charges once.
  */
 export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCard): Promise<PageOutcome> {
-  const row = openRow(ctx, 'checkout', token);
+  const row = await openRow(ctx, 'checkout', token);
   let card: ValidCard;
   try {
     // Browsers' cc-exp autofill may give "3" and "30": the page accepts them; the API does not.
@@ -175,7 +176,7 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
     const year = /^\d{2}$/.test(input.year) ? `20${input.year}` : input.year;
     card = validateCard({ ...input, month, year, cardNumber: String(input.cardNumber ?? '') }, ctx.clock.now(), ctx.zone);
   } catch (e) {
-    if (isPaygateError(e)) return { result: 'declined_retry', failReason: e.message, view: pageView(ctx, 'checkout', row) };
+    if (isPaygateError(e)) return { result: 'declined_retry', failReason: e.message, view: await pageView(ctx, 'checkout', row) };
     throw e;
   }
   await holdForChannel(ctx, 'checkout', token, row);
@@ -187,31 +188,34 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
     card: channelCard(card, true),
     customerPresent: true,
   });
-  const after = await ctx.writer.transaction(() => {
+  const after = await ctx.store.transaction(async (tx) => {
     const now = ctx.clock.now();
-    const cur = getTransaction(ctx.sqlite, row.id);
+    const cur = await tx.lockTransaction(row.id);
     // Someone else (a double submit, the expiry sweep) already moved it: report what is there.
     if (!cur || cur.status !== STATUS.AWAITING_CHECKOUT || cur.checkoutDeclines !== row.checkoutDeclines) return cur ?? row;
     const display = { cardBin: card.bin, cardLast4: card.last4, cardBrand: card.brand, updatedAt: now };
-    updateTransactionIf(ctx.sqlite, cur.id, STATUS.AWAITING_CHECKOUT, display);
+    await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, display);
     const fresh = { ...cur, ...display };
-    if (result.outcome === 'approved') finishSucceeded(ctx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now);
-    else if (result.outcome === 'requires_action') awaitThreeDs(ctx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now, true);
+    if (result.outcome === 'approved') await finishSucceeded(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now);
+    else if (result.outcome === 'requires_action') await awaitThreeDs(tx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now, true);
     else if (attempt >= MAX_CHECKOUT_DECLINES) {
-      finishUnpaid(ctx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, result.reason, now, { channelRef: result.ref, checkoutDeclines: attempt });
-    } else updateTransactionIf(ctx.sqlite, cur.id, STATUS.AWAITING_CHECKOUT, { checkoutDeclines: attempt, updatedAt: now });
-    return getTransaction(ctx.sqlite, row.id) ?? cur;
+      await finishUnpaid(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, result.reason, now, { channelRef: result.ref, checkoutDeclines: attempt });
+    } else await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { checkoutDeclines: attempt, updatedAt: now });
+    return (await tx.getTransaction(row.id)) ?? cur;
   });
   return outcome(ctx, 'checkout', after, result.outcome === 'declined' ? result.reason : undefined);
 }
 
 /** The user cancelled on the checkout page: CANCELLED (300020) → cancelUrl. */
-export function cancelCheckout(ctx: Ctx, token: string): PageOutcome {
-  const row = openRow(ctx, 'checkout', token);
+export async function cancelCheckout(ctx: Ctx, token: string): Promise<PageOutcome> {
+  const row = await openRow(ctx, 'checkout', token);
   const now = ctx.clock.now();
-  const done = ctx.sqlite.transaction(() => finishUnpaid(ctx, row, STATUS.AWAITING_CHECKOUT, STATUS.CANCELLED, null, now)).immediate();
+  const done = await ctx.store.transaction(async (tx) => {
+    if (!(await finishUnpaid(ctx, tx, row, STATUS.AWAITING_CHECKOUT, STATUS.CANCELLED, null, now))) return undefined;
+    return (await tx.getTransaction(row.id)) ?? row;
+  });
   if (!done) throw notFound('page');
-  return outcome(ctx, 'checkout', getTransaction(ctx.sqlite, row.id) ?? row);
+  return outcome(ctx, 'checkout', done);
 }
 
 /**
@@ -221,18 +225,18 @@ export function cancelCheckout(ctx: Ctx, token: string): PageOutcome {
  * records once.
  */
 export async function completeThreeDs(ctx: Ctx, token: string, passed: boolean): Promise<PageOutcome> {
-  const row = openRow(ctx, '3ds', token);
+  const row = await openRow(ctx, '3ds', token);
   if (!row.channelRef) throw notFound('page');
   await holdForChannel(ctx, '3ds', token, row);
   const result = await ctx.channel.completeAction(row.channelRef, passed);
-  const after = await ctx.writer.transaction(() => {
+  const after = await ctx.store.transaction(async (tx) => {
     const now = ctx.clock.now();
-    if (result.outcome === 'approved') finishSucceeded(ctx, row, STATUS.REQUIRES_3DS, result.ref, now);
+    if (result.outcome === 'approved') await finishSucceeded(ctx, tx, row, STATUS.REQUIRES_3DS, result.ref, now);
     else {
       const reason = result.outcome === 'declined' ? result.reason : 'authentication_failed';
-      finishUnpaid(ctx, row, STATUS.REQUIRES_3DS, STATUS.FAILED, reason, now, { notifySubscription: true });
+      await finishUnpaid(ctx, tx, row, STATUS.REQUIRES_3DS, STATUS.FAILED, reason, now, { notifySubscription: true });
     }
-    return getTransaction(ctx.sqlite, row.id) ?? row;
+    return (await tx.getTransaction(row.id)) ?? row;
   });
   return outcome(ctx, '3ds', after);
 }
@@ -241,22 +245,20 @@ export async function completeThreeDs(ctx: Ctx, token: string, passed: boolean):
  * Expire every 3DS / checkout session past its 30 minutes (the renewal run calls this). Reads
  * only the partial index transactions_open_pages. Returns how many were expired.
  */
-export function expireStalePages(ctx: Ctx): number {
+export async function expireStalePages(ctx: Ctx): Promise<number> {
   const now = ctx.clock.now();
   let count = 0;
   for (;;) {
-    const ids = stalePageIds(ctx.sqlite, now, 500);
+    const ids = await ctx.store.stalePageIds(now, 500);
     if (ids.length === 0) return count;
-    const expired = ctx.sqlite
-      .transaction(() => {
-        let n = 0;
-        for (const id of ids) {
-          const row = getTransaction(ctx.sqlite, id);
-          if (row && (row.status === STATUS.REQUIRES_3DS || row.status === STATUS.AWAITING_CHECKOUT) && expireRow(ctx, row, now)) n++;
-        }
-        return n;
-      })
-      .immediate();
+    const expired = await ctx.store.transaction(async (tx) => {
+      let n = 0;
+      for (const id of ids) {
+        const row = await tx.getTransaction(id);
+        if (row && (row.status === STATUS.REQUIRES_3DS || row.status === STATUS.AWAITING_CHECKOUT) && (await expireRow(ctx, tx, row, now))) n++;
+      }
+      return n;
+    });
     count += expired;
     if (ids.length < 500) return count;
   }

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import { invalidParam, notAllowed, notFound } from '../domain/errors.js';
 import { blankAbsent, integerField, optionalString, parseInput, requiredString } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { amountNumber, parseAmount } from '../domain/money.js';
 import { formatTime } from '../domain/time.js';
-import { getPlan, insertPlan, listPlanRows, setPlanStatus, type PlanRow } from '../store/plans.js';
+import type { PlanRow } from '../store/store.js';
 
 export const CYCLE_TYPES = ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] as const;
 export type CycleType = (typeof CYCLE_TYPES)[number];
@@ -59,7 +59,7 @@ export function planView(ctx: Ctx, row: PlanRow): PlanView {
   };
 }
 
-export function createPlan(ctx: Ctx, merchantId: string, input: unknown): PlanView {
+export async function createPlan(ctx: Ctx, merchantId: string, input: unknown): Promise<PlanView> {
   const data = parseInput(createSchema, input);
   if (data.currency !== 'USD') throw invalidParam('currency', 'plans accept USD only');
   const max = MAX_CYCLE_LENGTH[data.cycleType];
@@ -83,32 +83,35 @@ export function createPlan(ctx: Ctx, merchantId: string, input: unknown): PlanVi
     status: 'ACTIVE',
     createdAt: now,
   };
-  insertPlan(ctx.db, row);
+  await ctx.store.transaction((tx) => tx.insertPlan(row));
   return planView(ctx, row);
 }
 
-export function requirePlan(ctx: Ctx, merchantId: string, planId: string): PlanRow {
-  const row = getPlan(ctx.db, merchantId, planId);
+export async function requirePlan(ctx: Ctx, merchantId: string, planId: string): Promise<PlanRow> {
+  const row = await ctx.store.getPlan(merchantId, planId);
   if (!row) throw notFound('plan');
   return row;
 }
 
 const listSchema = z.object({ status: blankAbsent(z.enum(['ACTIVE', 'INACTIVE'], { error: 'must be ACTIVE or INACTIVE' })) });
 
-export function listPlans(ctx: Ctx, merchantId: string, input: unknown = {}): PlanView[] {
+export async function listPlans(ctx: Ctx, merchantId: string, input: unknown = {}): Promise<PlanView[]> {
   const { status } = parseInput(listSchema, input);
-  return listPlanRows(ctx.db, merchantId, status).map((r) => planView(ctx, r));
+  return (await ctx.store.listPlans(merchantId, status)).map((r) => planView(ctx, r));
 }
 
-export function showPlan(ctx: Ctx, merchantId: string, planId: string): PlanView {
-  return planView(ctx, requirePlan(ctx, merchantId, planId));
+export async function showPlan(ctx: Ctx, merchantId: string, planId: string): Promise<PlanView> {
+  return planView(ctx, await requirePlan(ctx, merchantId, planId));
 }
 
 /** Deactivate/activate: asking for the status the plan already has is refused (1008), like subscriptions. */
-export function setPlanActive(ctx: Ctx, merchantId: string, planId: string, active: boolean): PlanView {
-  const row = requirePlan(ctx, merchantId, planId);
+export async function setPlanActive(ctx: Ctx, merchantId: string, planId: string, active: boolean): Promise<PlanView> {
   const status = active ? 'ACTIVE' : 'INACTIVE';
-  if (row.status === status) throw notAllowed(`plan is already ${status}`);
-  setPlanStatus(ctx.db, row.id, status);
+  await ctx.store.transaction(async (tx) => {
+    const row = await tx.getPlan(merchantId, planId);
+    if (!row) throw notFound('plan');
+    if (row.status === status) throw notAllowed(`plan is already ${status}`);
+    await tx.setPlanStatus(row.id, status);
+  });
   return showPlan(ctx, merchantId, planId);
 }

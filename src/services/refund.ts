@@ -1,14 +1,12 @@
 import { z } from 'zod';
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import type { RefundResult } from '../channel/channel.js';
 import { notAllowed, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { optionalString, parseInput } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { formatAmount, parseAmount } from '../domain/money.js';
 import { sha256Hex, v1Joined } from '../domain/signature.js';
-import type { MerchantRow } from '../store/merchants.js';
-import { getRefund, insertRefund, reserveRefund, settleRefund, settleReservation, stalePendingRefundIds, type RefundRow } from '../store/refunds.js';
-import { getIdempotency, getTransaction, insertIdempotency, type TransactionRow } from '../store/transactions.js';
+import type { MerchantRow, RefundRow, TransactionRow } from '../store/store.js';
 import { findTransaction } from './transactions/query.js';
 import { refundEvent } from './transactions/outcome.js';
 import { STATUS } from './transactions/view.js';
@@ -63,25 +61,25 @@ interface Reserved {
 export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: unknown): Promise<RefundView> {
   const data = parseInput(schema, input);
   const hash = sha256Hex(v1Joined(input as Record<string, unknown>));
-  const found = findTransaction(ctx, merchant.id, data);
+  const found = await findTransaction(ctx, merchant.id, data);
   // Validate the amount against the transaction's currency before anything is written.
   const amount = parseAmount(data.refundAmount, found.currency, { field: 'refundAmount', positive: true });
   const now = ctx.clock.now();
 
-  const step = await ctx.writer.transaction((): Reserved => {
+  const step = await ctx.store.transaction(async (tx): Promise<Reserved> => {
     if (data.requestId) {
-      const seen = getIdempotency(ctx.sqlite, merchant.id, 'refund', data.requestId);
+      const seen = await tx.getIdempotency(merchant.id, 'refund', data.requestId);
       if (seen) {
         if (seen.requestHash !== hash) throw new PaygateError(RESULT_CODES.REQUEST_CONFLICT, 'requestId already used with a different request', 'requestId');
-        const refund = getRefund(ctx.sqlite, seen.resourceId);
-        const txn = refund ? getTransaction(ctx.sqlite, refund.transactionId) : undefined;
+        const refund = await tx.getRefund(seen.resourceId);
+        const txn = refund ? await tx.getTransaction(refund.transactionId) : undefined;
         if (!refund || !txn) throw new Error(`idempotency key points at a missing refund ${seen.resourceId}`);
         return { txn, refund, drive: refund.status === 'PENDING' };
       }
     }
-    const txn = getTransaction(ctx.sqlite, found.id) ?? found;
+    const txn = (await tx.lockTransaction(found.id)) ?? found;
     if (!REFUNDABLE.includes(txn.status)) throw notAllowed(`transaction status ${txn.status} cannot be refunded (only SUCCEEDED or PARTIALLY_REFUNDED)`);
-    if (!reserveRefund(ctx.sqlite, txn.id, amount, now)) {
+    if (!(await tx.reserveRefund(txn.id, amount, now))) {
       const left = txn.amount - txn.refundedAmount - txn.refundReserved;
       throw new PaygateError(RESULT_CODES.REFUND_EXCEEDS, `refund amount exceeds what is still refundable (${formatAmount(Math.max(left, 0), txn.currency)} ${txn.currency})`, 'refundAmount');
     }
@@ -97,8 +95,8 @@ export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: 
       createdAt: now,
       updatedAt: now,
     };
-    insertRefund(ctx.sqlite, refund);
-    if (data.requestId) insertIdempotency(ctx.sqlite, { merchantId: merchant.id, scope: 'refund', requestId: data.requestId, requestHash: hash, resourceId: refund.id, now });
+    await tx.insertRefund(refund);
+    if (data.requestId) await tx.insertIdempotency({ merchantId: merchant.id, scope: 'refund', requestId: data.requestId, requestHash: hash, resourceId: refund.id, now });
     return { txn, refund, drive: true };
   });
 
@@ -118,15 +116,15 @@ async function driveRefund(ctx: Ctx, txn: TransactionRow, refund: RefundRow): Pr
     amount: refund.amount,
     currency: refund.currency,
   });
-  return ctx.writer.transaction(() => {
+  return ctx.store.transaction(async (tx) => {
     const at = ctx.clock.now();
     const ok = result.outcome === 'refunded';
     // Settling is conditional on PENDING: a concurrent replay settles the reservation once.
-    if (settleRefund(ctx.sqlite, refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : null, failReason: ok ? null : result.reason, now: at })) {
-      settleReservation(ctx.sqlite, txn.id, refund.amount, ok, at);
-      if (ok) refundEvent(ctx, txn.id, at);
+    if (await tx.settleRefund(refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : null, failReason: ok ? null : result.reason, now: at })) {
+      await tx.settleReservation(txn.id, refund.amount, ok, at);
+      if (ok) await refundEvent(ctx, tx, txn.id, at);
     }
-    return { txn: getTransaction(ctx.sqlite, txn.id) ?? txn, refund: getRefund(ctx.sqlite, refund.id) ?? refund };
+    return { txn: (await tx.getTransaction(txn.id)) ?? txn, refund: (await tx.getRefund(refund.id)) ?? refund };
   });
 }
 
@@ -147,10 +145,10 @@ export interface ResumeSummary {
  */
 export async function resumeStaleRefunds(ctx: Ctx, opts: { limit?: number } = {}): Promise<ResumeSummary> {
   const summary: ResumeSummary = { settled: 0, stillPending: 0 };
-  const ids = stalePendingRefundIds(ctx.sqlite, ctx.clock.now() - STALE_REFUND_MS, opts.limit ?? 100);
+  const ids = await ctx.store.stalePendingRefundIds(ctx.clock.now() - STALE_REFUND_MS, opts.limit ?? 100);
   for (const id of ids) {
-    const refund = getRefund(ctx.sqlite, id);
-    const txn = refund ? getTransaction(ctx.sqlite, refund.transactionId) : undefined;
+    const refund = await ctx.store.getRefund(id);
+    const txn = refund ? await ctx.store.getTransaction(refund.transactionId) : undefined;
     if (!refund || !txn || refund.status !== 'PENDING') continue;
     try {
       const after = await driveRefund(ctx, txn, refund);
@@ -163,10 +161,10 @@ export async function resumeStaleRefunds(ctx: Ctx, opts: { limit?: number } = {}
   return summary;
 }
 
-function settledView(ctx: Ctx, s: Reserved): RefundView {
+async function settledView(ctx: Ctx, s: Reserved): Promise<RefundView> {
   if (s.refund.status === 'FAILED') {
     throw new PaygateError(RESULT_CODES.NOT_ALLOWED, `refund declined by the channel: ${s.refund.failReason ?? 'refund_failed'}`);
   }
-  const txn = getTransaction(ctx.sqlite, s.txn.id) ?? s.txn;
+  const txn = (await ctx.store.getTransaction(s.txn.id)) ?? s.txn;
   return view(txn, s.refund);
 }

@@ -1,16 +1,10 @@
-import { eq } from 'drizzle-orm';
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import { billingTime, trialEnd } from '../domain/calendar.js';
 import { PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { newId, newSubscriptionCode } from '../domain/ids.js';
 import { subscriptionCallbackBody } from '../notify/payloads.js';
-import { enqueueEvent } from '../store/outbox.js';
-import { deleteCard } from '../store/cards.js';
-import type { PlanRow } from '../store/plans.js';
-import { prepared } from '../store/prepared.js';
-import { billingRecords, subscriptions } from '../store/schema/index.js';
-import type { TransactionRow } from '../store/transactions.js';
-import { vaultCard, type ValidCard } from '../vault/card.js';
+import type { PlanRow, TransactionRow, Tx } from '../store/store.js';
+import { sealCard, type ValidCard } from '../vault/card.js';
 
 /**
  * The first charge of a subscription (SPEC §6, first rows of the table). Conventions the renewal
@@ -23,7 +17,7 @@ import { vaultCard, type ValidCard } from '../vault/card.js';
  *    failed_count counts failed charges;
  *  - plans.current_subscriptions counts INCOMPLETE + ACTIVE + PAUSED: +1 here with ONE conditional
  *    UPDATE (never exceeded under concurrency), −1 when the first charge ends the subscription EXPIRED.
- * Every function here runs INSIDE the caller's database transaction.
+ * Every function here runs INSIDE the caller's unit of work (`tx`).
  */
 export interface FirstCharge {
   subscriptionId: string;
@@ -33,122 +27,96 @@ export interface FirstCharge {
   amount: number;
 }
 
-/** Take one place on the plan, or 1009. The WHERE clause is the whole check, so it cannot race. */
-export function reservePlanSlot(ctx: Ctx, plan: PlanRow): void {
-  const ok =
-    prepared(
-      ctx.sqlite,
-      `UPDATE plans SET current_subscriptions = current_subscriptions + 1
-       WHERE id = ? AND status = 'ACTIVE' AND (max_subscriptions = 0 OR current_subscriptions < max_subscriptions)`,
-    ).run(plan.id).changes === 1;
-  if (!ok) {
+/** Take one place on the plan, or 1009. The store's conditional write is the whole check, so it cannot race. */
+export async function reservePlanSlot(tx: Tx, plan: PlanRow): Promise<void> {
+  if (!(await tx.reservePlanSlot(plan.id))) {
     const inactive = plan.status !== 'ACTIVE';
     throw new PaygateError(RESULT_CODES.PLAN_UNAVAILABLE, inactive ? 'plan not available: inactive' : 'plan not available: maxSubscriptions reached');
   }
 }
 
-function releasePlanSlot(ctx: Ctx, planId: string): void {
-  prepared(ctx.sqlite, 'UPDATE plans SET current_subscriptions = max(current_subscriptions - 1, 0) WHERE id = ?').run(planId);
-}
-
 /** Create the INCOMPLETE subscription, its vaulted card and its PENDING INITIAL record. */
-export function createFirstCharge(
+export async function createFirstCharge(
   ctx: Ctx,
+  tx: Tx,
   a: { merchantId: string; plan: PlanRow; userId: string; card: ValidCard; notifyUrl: string | null; txnId: string; now: number },
-): FirstCharge {
-  reservePlanSlot(ctx, a.plan);
+): Promise<FirstCharge> {
+  await reservePlanSlot(tx, a.plan);
   const { plan, now } = a;
-  const cardId = vaultCard(ctx, a.merchantId, a.card, now);
+  const card = sealCard(ctx.vault, a.merchantId, a.card, now);
+  await tx.insertCard(card);
   const subscriptionId = newId('sub', now);
   const code = newSubscriptionCode();
   const anchor = plan.trialDays > 0 ? trialEnd(now, plan.trialDays, ctx.zone) : now;
-  prepared(
-    ctx.sqlite,
-    `INSERT INTO subscriptions (id, code, merchant_id, plan_id, user_id, card_id, amount, currency, cycle_type, cycle_length, status,
-       anchor_time, paid_through, start_time, notify_url, initial_transaction_id, billing_count, failed_count, total_paid, created_at, updated_at)
-     VALUES (@id, @code, @merchantId, @planId, @userId, @cardId, @amount, @currency, @cycleType, @cycleLength, 'INCOMPLETE',
-       @anchor, NULL, @now, @notifyUrl, @txnId, 0, 0, 0, @now, @now)`,
-  ).run({
+  await tx.insertSubscription({
     id: subscriptionId,
     code,
     merchantId: a.merchantId,
     planId: plan.id,
     userId: a.userId,
-    cardId,
+    cardId: card.id,
     amount: plan.price,
     currency: plan.currency,
     cycleType: plan.cycleType,
     cycleLength: plan.cycleLength,
-    anchor,
-    now,
+    status: 'INCOMPLETE',
+    anchorTime: anchor,
+    paidThrough: null,
+    startTime: now,
+    endTime: null,
+    cancelTime: null,
     notifyUrl: a.notifyUrl,
-    txnId: a.txnId,
+    initialTransactionId: a.txnId,
+    billingCount: 0,
+    failedCount: 0,
+    totalPaid: 0,
+    createdAt: now,
+    updatedAt: now,
   });
   const recordId = newId('rec', now);
   const amount = plan.trialDays > 0 ? 0 : plan.price;
-  insertRecord(ctx, { id: recordId, subscriptionId, merchantId: a.merchantId, type: 'INITIAL', amount, currency: plan.currency, scheduled: now, cycleIndex: 0, txnId: a.txnId, now });
+  await tx.insertBillingRecord({
+    id: recordId,
+    subscriptionId,
+    merchantId: a.merchantId,
+    billingType: 'INITIAL',
+    amount,
+    currency: plan.currency,
+    scheduledTime: now,
+    actualTime: null,
+    status: 'PENDING',
+    transactionId: a.txnId,
+    failReason: null,
+    retryCount: 0,
+    cycleIndex: 0,
+    leaseOwner: null,
+    leaseUntil: null,
+    createdAt: now,
+  });
   return { subscriptionId, code, recordId, amount };
 }
 
-function insertRecord(
-  ctx: Ctx,
-  r: { id: string; subscriptionId: string; merchantId: string; type: 'INITIAL' | 'RENEW'; amount: number; currency: string; scheduled: number; cycleIndex: number; txnId: string | null; now: number },
-): void {
-  prepared(
-    ctx.sqlite,
-    `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status,
-       transaction_id, retry_count, cycle_index, created_at)
-     VALUES (@id, @subscriptionId, @merchantId, @type, @amount, @currency, @scheduled, 'PENDING', @txnId, 0, @cycleIndex, @now)`,
-  ).run(r);
-}
-
-function settleInitial(ctx: Ctx, recordId: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): boolean {
-  return prepared(
-    ctx.sqlite,
-    `UPDATE billing_records SET status = @status, fail_reason = @failReason, actual_time = @now
-     WHERE id = @recordId AND status = 'PENDING'`,
-  ).run({ recordId, status, failReason, now }).changes === 1;
-}
-
-function subscriptionRow(ctx: Ctx, id: string) {
-  return ctx.db.select().from(subscriptions).where(eq(subscriptions.id, id)).get();
-}
-
 /** The first charge succeeded: INITIAL SUCCESS; an INCOMPLETE subscription becomes ACTIVE with its first RENEW PENDING. */
-export function firstChargeSucceeded(ctx: Ctx, txn: TransactionRow, now: number): void {
+export async function firstChargeSucceeded(ctx: Ctx, tx: Tx, txn: TransactionRow, now: number): Promise<void> {
   if (!txn.subscriptionId || !txn.billingRecordId) return;
-  const sub = subscriptionRow(ctx, txn.subscriptionId);
+  const sub = await tx.getSubscriptionById(txn.subscriptionId);
   if (!sub) return;
-  settleInitial(ctx, txn.billingRecordId, 'SUCCESS', null, now);
+  await tx.settleFirstRecord(txn.billingRecordId, 'SUCCESS', null, now);
   const trial = sub.anchorTime !== sub.startTime;
   const cycle = { cycleType: sub.cycleType, cycleLength: sub.cycleLength };
   const cycleIndex = trial ? 0 : 1;
   const firstRenew = billingTime(sub.anchorTime, cycle, cycleIndex, ctx.zone);
   // A charge under way when the subscription was cancelled still counts, but schedules nothing (SPEC §6).
-  const activated =
-    prepared(
-      ctx.sqlite,
-      `UPDATE subscriptions SET status = 'ACTIVE', paid_through = @firstRenew, billing_count = billing_count + 1,
-         total_paid = total_paid + @amount, updated_at = @now WHERE id = @id AND status = 'INCOMPLETE'`,
-    ).run({ id: sub.id, firstRenew, amount: txn.amount, now }).changes === 1;
-  if (!activated) {
-    prepared(ctx.sqlite, 'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + ?, updated_at = ? WHERE id = ?').run(
-      txn.amount,
-      now,
-      sub.id,
-    );
-    return;
-  }
-  insertRecord(ctx, {
-    id: newId('rec', now),
+  if (!(await tx.activateSubscription(sub.id, { paidThrough: firstRenew, amount: txn.amount, now }))) return;
+  await tx.insertPendingRecord({
     subscriptionId: sub.id,
     merchantId: sub.merchantId,
-    type: 'RENEW',
+    billingType: 'RENEW',
     amount: sub.amount,
     currency: sub.currency,
-    scheduled: firstRenew,
+    scheduledTime: firstRenew,
+    retryCount: 0,
     cycleIndex,
-    txnId: null,
     now,
   });
 }
@@ -158,29 +126,24 @@ export function firstChargeSucceeded(ctx: Ctx, txn: TransactionRow, now: number)
  * EXPIRED, its card deleted, its plan place released. `notify` adds the SUBSCRIPTION_EXPIRED
  * callback (an INCOMPLETE subscription the merchant was told about).
  */
-export function firstChargeFailed(ctx: Ctx, txn: TransactionRow, reason: string, now: number, notify: boolean): void {
+export async function firstChargeFailed(ctx: Ctx, tx: Tx, txn: TransactionRow, reason: string, now: number, notify: boolean): Promise<void> {
   if (!txn.subscriptionId || !txn.billingRecordId) return;
   // A record the merchant already cancelled (subscription cancelled while 3DS was open) is not a failed charge.
-  const counted = settleInitial(ctx, txn.billingRecordId, 'FAILED', reason, now);
-  const sub = subscriptionRow(ctx, txn.subscriptionId);
+  const counted = await tx.settleFirstRecord(txn.billingRecordId, 'FAILED', reason, now);
+  const sub = await tx.getSubscriptionById(txn.subscriptionId);
   if (!sub) return;
-  const expired =
-    prepared(
-      ctx.sqlite,
-      `UPDATE subscriptions SET status = 'EXPIRED', end_time = @now, failed_count = failed_count + 1, updated_at = @now
-       WHERE id = @id AND status = 'INCOMPLETE'`,
-    ).run({ id: sub.id, now }).changes === 1;
+  const expired = await tx.expireSubscription(sub.id, now);
   if (!expired) {
-    if (counted) prepared(ctx.sqlite, 'UPDATE subscriptions SET failed_count = failed_count + 1, updated_at = ? WHERE id = ?').run(now, sub.id);
+    if (counted) await tx.addChargeToSubscription(sub.id, { approved: false, amount: 0, paidThrough: null, now });
   } else {
-    releasePlanSlot(ctx, sub.planId);
+    await tx.releasePlanSlot(sub.planId);
   }
-  if (sub.cardId) deleteCard(ctx.sqlite, sub.cardId);
+  if (sub.cardId) await tx.deleteCard(sub.cardId);
   if (notify && expired) {
-    const after = subscriptionRow(ctx, sub.id);
-    const record = ctx.db.select().from(billingRecords).where(eq(billingRecords.id, txn.billingRecordId)).get();
+    const after = await tx.getSubscriptionById(sub.id);
+    const record = await tx.getRecord(txn.billingRecordId);
     if (after && record) {
-      enqueueEvent(ctx.sqlite, {
+      await tx.enqueueEvent({
         merchantId: sub.merchantId,
         kind: 'SUBSCRIPTION',
         eventType: 'SUBSCRIPTION_EXPIRED',
@@ -195,6 +158,6 @@ export function firstChargeFailed(ctx: Ctx, txn: TransactionRow, reason: string,
 }
 
 /** Status of a transaction's subscription (a cancelled one stops its open 3DS page, SPEC §6). */
-export function subscriptionStatusOf(ctx: Ctx, subscriptionId: string): string | undefined {
-  return (prepared(ctx.sqlite, 'SELECT status FROM subscriptions WHERE id = ?').get(subscriptionId) as { status: string } | undefined)?.status;
+export async function subscriptionStatusOf(ctx: Ctx, subscriptionId: string): Promise<string | undefined> {
+  return (await ctx.store.getSubscriptionById(subscriptionId))?.status;
 }

@@ -1,12 +1,10 @@
-import type { Ctx } from '../app.js';
+import type { Ctx } from '../ctx.js';
 import { invalidParam } from '../domain/errors.js';
 import { isHttpUrl } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { trackingResponseSign } from '../domain/signature.js';
-import type { MerchantRow } from '../store/merchants.js';
-import { upsertTracking } from '../store/tracking.js';
-import { getByRelation, getMerchantTransaction, type TransactionRow } from '../store/transactions.js';
-import { currentSecret } from './merchants.js';
+import type { MerchantRow, TransactionRow, Tx } from '../store/store.js';
+import { currentSecret } from '../vault/secrets.js';
 
 /** SERVICE.md tracking-upload response `data`; `sign` per SPEC §4. */
 export interface TrackingResult {
@@ -28,7 +26,7 @@ interface Judged {
 }
 
 /** One entry, judged alone (SPEC §5): its transaction, or undefined when it fails. */
-function judge(ctx: Ctx, merchantId: string, entry: unknown): Judged | undefined {
+async function judge(tx: Tx, merchantId: string, entry: unknown): Promise<Judged | undefined> {
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
   const e = entry as Record<string, unknown>;
   const orderId = str(e.orderId);
@@ -40,8 +38,8 @@ function judge(ctx: Ctx, merchantId: string, entry: unknown): Judged | undefined
   if (!trackingNo || trackingNo.length > 100 || !trackingChannel || trackingChannel.length > 100) return undefined;
   if (trackUrl !== null && (typeof trackUrl !== 'string' || trackUrl.length > 500 || !isHttpUrl(trackUrl))) return undefined;
   // Another merchant's transaction reads as absent; when both ids are sent they must agree.
-  const byId = orderId ? getMerchantTransaction(ctx.sqlite, merchantId, orderId) : undefined;
-  const byRel = relationId ? getByRelation(ctx.sqlite, merchantId, relationId) : undefined;
+  const byId = orderId ? await tx.getMerchantTransaction(merchantId, orderId) : undefined;
+  const byRel = relationId ? await tx.getTransactionByRelation(merchantId, relationId) : undefined;
   if ((orderId && !byId) || (relationId && !byRel) || (byId && byRel && byId.id !== byRel.id)) return undefined;
   const txn = byId ?? byRel;
   return txn ? { txn, trackingNo, trackingChannel, trackUrl } : undefined;
@@ -57,7 +55,7 @@ function failedLabel(entry: unknown, index: number): string {
  * accumulate, the same (order, trackingNo) again updates it. All successful entries are written in
  * one transaction.
  */
-export function uploadTracking(ctx: Ctx, merchant: MerchantRow, input: unknown): TrackingResult {
+export async function uploadTracking(ctx: Ctx, merchant: MerchantRow, input: unknown): Promise<TrackingResult> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) throw invalidParam('trackingList', 'is required');
   let list = (input as Record<string, unknown>).trackingList;
   if (typeof list === 'string') {
@@ -74,29 +72,28 @@ export function uploadTracking(ctx: Ctx, merchant: MerchantRow, input: unknown):
   const entries: unknown[] = list;
 
   const now = ctx.clock.now();
-  const failedOrders: string[] = [];
-  let successCount = 0;
-  ctx.sqlite
-    .transaction(() => {
-      entries.forEach((entry, i) => {
-        const ok = judge(ctx, merchant.id, entry);
-        if (!ok) {
-          failedOrders.push(failedLabel(entry, i));
-          return;
-        }
-        upsertTracking(ctx.sqlite, {
-          id: newId('trk', now),
-          merchantId: merchant.id,
-          transactionId: ok.txn.id,
-          trackingNo: ok.trackingNo,
-          trackingChannel: ok.trackingChannel,
-          trackUrl: ok.trackUrl as string | null,
-          now,
-        });
-        successCount++;
+  // Counted inside the unit of work, which may run more than once: start from zero each time.
+  const data = await ctx.store.transaction(async (tx) => {
+    const failedOrders: string[] = [];
+    let successCount = 0;
+    for (const [i, entry] of entries.entries()) {
+      const ok = await judge(tx, merchant.id, entry);
+      if (!ok) {
+        failedOrders.push(failedLabel(entry, i));
+        continue;
+      }
+      await tx.upsertTracking({
+        id: newId('trk', now),
+        merchantId: merchant.id,
+        transactionId: ok.txn.id,
+        trackingNo: ok.trackingNo,
+        trackingChannel: ok.trackingChannel,
+        trackUrl: ok.trackUrl as string | null,
+        now,
       });
-    })
-    .immediate();
-  const data = { successCount, failedCount: failedOrders.length, failedOrders };
-  return { ...data, sign: trackingResponseSign(data, currentSecret(ctx, merchant)) };
+      successCount++;
+    }
+    return { successCount, failedCount: failedOrders.length, failedOrders };
+  });
+  return { ...data, sign: trackingResponseSign(data, currentSecret(ctx.vault, merchant)) };
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Ctx } from '../app.js';
 import { invalidParam, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { wallTime } from '../domain/time.js';
-import { insertCard } from '../store/cards.js';
+import type { CardRow } from '../store/store.js';
+import type { Vault } from './crypto.js';
 import type { ChannelCard } from '../channel/channel.js';
 
 /**
@@ -152,15 +152,14 @@ export function channelCard(card: ValidCard, withCvv: boolean): ChannelCard {
 }
 
 /**
- * Vault a card for a subscription: the PAN encrypted (AES-256-GCM), display fields beside it,
- * the CVV dropped. Call inside the transaction that creates the subscription. Returns the card id.
+ * Seal a card for a subscription's vault: the PAN encrypted (AES-256-GCM), display fields beside
+ * it, the CVV dropped. The caller inserts the row in the unit of work that creates the subscription.
  */
-export function vaultCard(ctx: Ctx, merchantId: string, card: ValidCard, now: number): string {
-  const id = newId('crd', now);
-  insertCard(ctx.sqlite, {
-    id,
+export function sealCard(vault: Vault, merchantId: string, card: ValidCard, now: number): CardRow {
+  return {
+    id: newId('crd', now),
     merchantId,
-    panEnc: ctx.vault.encrypt(card.number),
+    panEnc: vault.encrypt(card.number),
     bin: card.bin,
     last4: card.last4,
     brand: card.brand,
@@ -168,6 +167,5 @@ export function vaultCard(ctx: Ctx, merchantId: string, card: ValidCard, now: nu
     expYear: card.expYear,
     holderName: card.holderName ?? null,
     createdAt: now,
-  });
-  return id;
+  };
 }

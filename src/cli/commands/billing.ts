@@ -16,8 +16,8 @@ export function registerBillingCommands(program: Command): void {
     .option('--page-size <n>', 'records per page (1–100)', '10')
     .action(
       action(async (opts: { subscription: string; merchant?: string; status?: string; page: string; pageSize: string }, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const page = listBillingRecords(ctx, defaultMerchantId(ctx, opts.merchant), {
+        await withCtx(cmd, async (ctx, out) => {
+          const page = await listBillingRecords(ctx, await defaultMerchantId(ctx, opts.merchant), {
             subscriptionCode: opts.subscription,
             status: opts.status,
             pageNum: opts.page,

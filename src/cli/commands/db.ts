@@ -15,8 +15,8 @@ export function registerDbCommands(program: Command): void {
         if (!existsSync(dirname(target))) throw invalidParam('file', `directory does not exist: ${dirname(target)}`);
         if (existsSync(target)) throw invalidParam('file', `${target} already exists`);
         await withCtx(cmd, async (ctx, out) => {
-          const result = await ctx.sqlite.backup(target);
-          out.result({ file: target, pages: result.totalPages }, () => `backed up ${result.totalPages} pages to ${target}`);
+          const { pages } = await ctx.store.backup(target);
+          out.result({ file: target, pages }, () => `backed up ${pages} pages to ${target}`);
           out.note('The vault key is not inside the copy: keep PAYGATE_VAULT_KEY or the .key file with it.');
         });
       }),

@@ -38,8 +38,8 @@ export function registerEventsCommands(program: Command): void {
     .option('--limit <n>', 'at most N events (default 100, max 1000)')
     .action(
       action(async (opts: { status?: string; subscription?: string; merchant?: string; limit?: string }, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const rows = listEvents(ctx, {
+        await withCtx(cmd, async (ctx, out) => {
+          const rows = await listEvents(ctx, {
             status: opts.status?.toUpperCase() as EventStatus | undefined,
             subscriptionCode: opts.subscription,
             merchantId: opts.merchant,

@@ -16,8 +16,8 @@ export function registerMerchantCommands(program: Command): void {
     .action(
       action(async (opts: { name?: string; signatureVersion: string; notifyUrl?: string }, cmd: Command) => {
         if (opts.name === undefined) throw new UsageError('missing required option: --name');
-        await withCtx(cmd, (ctx, out) => {
-          const created = createMerchant(ctx, { name: opts.name, signatureVersion: opts.signatureVersion, notifyUrl: opts.notifyUrl });
+        await withCtx(cmd, async (ctx, out) => {
+          const created = await createMerchant(ctx, { name: opts.name, signatureVersion: opts.signatureVersion, notifyUrl: opts.notifyUrl });
           out.result(created, () => `${record(created)}\n${chalk.yellow('Store the API key and secret now: they are not shown again.')}`);
         });
       }),
@@ -28,8 +28,8 @@ export function registerMerchantCommands(program: Command): void {
     .description('list merchants (keys and secrets masked)')
     .action(
       action(async (_opts: object, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const rows = listMerchants(ctx);
+        await withCtx(cmd, async (ctx, out) => {
+          const rows = await listMerchants(ctx);
           out.result(rows, () =>
             table(rows, { merchantId: 'merchantId', name: 'name', apiKey: 'apiKey', signatureVersion: 'sig', status: 'status', notifyUrl: 'notifyUrl' }),
           );
@@ -43,8 +43,8 @@ export function registerMerchantCommands(program: Command): void {
     .description('show one merchant (key and secret masked)')
     .action(
       action(async (id: string, _opts: object, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const m = showMerchant(ctx, id);
+        await withCtx(cmd, async (ctx, out) => {
+          const m = await showMerchant(ctx, id);
           out.result(m, () => record(m));
         });
       }),
@@ -74,8 +74,8 @@ export function registerMerchantCommands(program: Command): void {
           if (opts.disable) patch.status = 'DISABLED';
           if (opts.enable) patch.status = 'ACTIVE';
           if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --notify-url, --signature-version, --name, --disable or --enable');
-          await withCtx(cmd, (ctx, out) => {
-            const m = updateMerchant(ctx, id, patch);
+          await withCtx(cmd, async (ctx, out) => {
+            const m = await updateMerchant(ctx, id, patch);
             out.result(m, () => record(m));
           });
         },
@@ -88,8 +88,8 @@ export function registerMerchantCommands(program: Command): void {
     .description('issue a new secret (shown once); the old one works 24 more hours')
     .action(
       action(async (id: string, _opts: object, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const r = rotateSecret(ctx, id);
+        await withCtx(cmd, async (ctx, out) => {
+          const r = await rotateSecret(ctx, id);
           out.result(r, () => `${record(r)}\n${chalk.yellow('Store the new secret now: it is not shown again.')}`);
         });
       }),

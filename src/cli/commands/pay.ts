@@ -105,7 +105,7 @@ export function registerPayCommands(program: Command): void {
       // Card prompts come before the database is opened, so a cancelled prompt writes nothing.
       const cardInfo = opts.checkout ? undefined : await cardInfoFrom(out, opts);
       await withCtx(cmd, async (ctx) => {
-        const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+        const merchant = await requireMerchant(ctx, await defaultMerchantId(ctx, opts.merchant));
         const view = await createTransaction(ctx, merchant, {
           merchantId: merchant.id,
           requestId: opts.request ?? cliId('cli'),
@@ -120,7 +120,7 @@ export function registerPayCommands(program: Command): void {
           cancelUrl: opts.cancelUrl,
           items: opts.items,
         });
-        const card = showTransaction(ctx, view.transactionOrderId, merchant.id).card;
+        const card = (await showTransaction(ctx, view.transactionOrderId, merchant.id)).card;
         out.result(view, () => renderTransaction(view, card));
       });
     }),

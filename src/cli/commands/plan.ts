@@ -54,9 +54,9 @@ export function registerPlanCommands(program: Command): void {
         if (opts.cycleType === undefined) missing.push({ flag: '--cycle-type', message: 'Cycle type', choices: CYCLE_TYPES });
         // Ask before opening the database so a cancelled prompt writes nothing.
         const answers = await askMissing(out, missing);
-        await withCtx(cmd, (ctx) => {
-          const merchantId = defaultMerchantId(ctx, opts.merchant);
-          const created = createPlan(ctx, merchantId, {
+        await withCtx(cmd, async (ctx) => {
+          const merchantId = await defaultMerchantId(ctx, opts.merchant);
+          const created = await createPlan(ctx, merchantId, {
             planName: opts.name ?? answers['--name'],
             price: opts.price ?? answers['--price'],
             currency: opts.currency,
@@ -78,8 +78,8 @@ export function registerPlanCommands(program: Command): void {
     .option('--status <status>', 'ACTIVE or INACTIVE')
     .action(
       action(async (opts: { merchant?: string; status?: string }, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const rows: PlanView[] = listPlans(ctx, defaultMerchantId(ctx, opts.merchant), opts.status ? { status: opts.status } : {});
+        await withCtx(cmd, async (ctx, out) => {
+          const rows: PlanView[] = await listPlans(ctx, await defaultMerchantId(ctx, opts.merchant), opts.status ? { status: opts.status } : {});
           out.result(rows, () => table(rows, planColumns));
         });
       }),
@@ -91,8 +91,8 @@ export function registerPlanCommands(program: Command): void {
     .option('--merchant <id>', 'merchant id')
     .action(
       action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const p = showPlan(ctx, defaultMerchantId(ctx, opts.merchant), id);
+        await withCtx(cmd, async (ctx, out) => {
+          const p = await showPlan(ctx, await defaultMerchantId(ctx, opts.merchant), id);
           out.result(p, () => record(p));
         });
       }),
@@ -109,8 +109,8 @@ export function registerPlanCommands(program: Command): void {
       .description(text)
       .action(
         action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
-          await withCtx(cmd, (ctx, out) => {
-            const p = setPlanActive(ctx, defaultMerchantId(ctx, opts.merchant), id, active);
+          await withCtx(cmd, async (ctx, out) => {
+            const p = await setPlanActive(ctx, await defaultMerchantId(ctx, opts.merchant), id, active);
             out.result(p, () => record(p));
           });
         }),

@@ -28,7 +28,7 @@ export function registerRefundCommands(program: Command): void {
         if (opts.tx === undefined && opts.relation === undefined) throw new UsageError('give --tx ID or --relation ID');
         const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: 'Amount to refund' }]))['--amount'];
         await withCtx(cmd, async (ctx) => {
-          const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+          const merchant = await requireMerchant(ctx, await defaultMerchantId(ctx, opts.merchant));
           const view = await refundTransaction(ctx, merchant, {
             merchantId: merchant.id,
             transactionOrderId: opts.tx,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Cron } from 'croner';
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { FixedClock } from '../../domain/clock.js';
 import { invalidParam } from '../../domain/errors.js';
 import { formatTime, parseTime } from '../../domain/time.js';

@@ -34,8 +34,8 @@ export function registerSubCommands(program: Command): void {
     .option('--status <status>', 'INCOMPLETE, ACTIVE, PAUSED, CANCELLED, FAILED or EXPIRED')
     .action(
       action(async (opts: { merchant?: string; user?: string; status?: string }, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const rows = listSubscriptions(ctx, defaultMerchantId(ctx, opts.merchant), { userId: opts.user, status: opts.status });
+        await withCtx(cmd, async (ctx, out) => {
+          const rows = await listSubscriptions(ctx, await defaultMerchantId(ctx, opts.merchant), { userId: opts.user, status: opts.status });
           out.result(rows, () => table(rows, listColumns));
         });
       }),
@@ -47,8 +47,8 @@ export function registerSubCommands(program: Command): void {
     .option('--merchant <id>', 'merchant id')
     .action(
       action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const d = subscriptionDetail(ctx, defaultMerchantId(ctx, opts.merchant), { subscriptionId: id });
+        await withCtx(cmd, async (ctx, out) => {
+          const d = await subscriptionDetail(ctx, await defaultMerchantId(ctx, opts.merchant), { subscriptionId: id });
           out.result(d, () => record(d));
         });
       }),
@@ -66,10 +66,10 @@ export function registerSubCommands(program: Command): void {
       .description(text)
       .action(
         action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
-          await withCtx(cmd, (ctx, out) => {
-            const merchantId = defaultMerchantId(ctx, opts.merchant);
+          await withCtx(cmd, async (ctx, out) => {
+            const merchantId = await defaultMerchantId(ctx, opts.merchant);
             fn(ctx, merchantId, { subscriptionId: id });
-            const d = subscriptionDetail(ctx, merchantId, { subscriptionId: id });
+            const d = await subscriptionDetail(ctx, merchantId, { subscriptionId: id });
             out.result(d, () => record(d));
           });
         }),

@@ -33,7 +33,7 @@ export function registerSubscribeCommands(program: Command): void {
       const a = await askMissing(out, missing);
       const cardInfo = await cardInfoFrom(out, opts);
       await withCtx(cmd, async (ctx) => {
-        const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+        const merchant = await requireMerchant(ctx, await defaultMerchantId(ctx, opts.merchant));
         const view = await createTransaction(ctx, merchant, {
           merchantId: merchant.id,
           requestId: opts.request ?? cliId('cli'),
@@ -44,7 +44,7 @@ export function registerSubscribeCommands(program: Command): void {
           cardInfo,
           notifyUrl: opts.notifyUrl,
         });
-        const card = showTransaction(ctx, view.transactionOrderId, merchant.id).card;
+        const card = (await showTransaction(ctx, view.transactionOrderId, merchant.id)).card;
         out.result(view, () => renderTransaction(view, card));
       });
     }),

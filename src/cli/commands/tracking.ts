@@ -124,9 +124,9 @@ export function registerTrackingCommands(program: Command): void {
             },
           ];
         }
-        await withCtx(cmd, (ctx, out) => {
-          const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
-          const result = uploadTracking(ctx, merchant, { merchantId: merchant.id, trackingList: entries });
+        await withCtx(cmd, async (ctx, out) => {
+          const merchant = await requireMerchant(ctx, await defaultMerchantId(ctx, opts.merchant));
+          const result = await uploadTracking(ctx, merchant, { merchantId: merchant.id, trackingList: entries });
           out.result(result, () => record({ ...result, failedOrders: result.failedOrders.join(', ') || '(none)' }));
         });
       }),

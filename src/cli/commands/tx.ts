@@ -37,9 +37,9 @@ export function registerTxCommands(program: Command): void {
       action(async (opts: { merchant?: string; status?: string; limit: string }, cmd: Command) => {
         if (!/^\d{1,6}$/.test(opts.limit) || Number(opts.limit) < 1) throw new UsageError('--limit must be a whole number ≥ 1');
         const status = statusCode(opts.status);
-        await withCtx(cmd, (ctx, out) => {
-          const merchantId = opts.merchant ? requireMerchant(ctx, opts.merchant).id : undefined;
-          const rows = listTransactions(ctx, { merchantId, status, limit: Number(opts.limit) });
+        await withCtx(cmd, async (ctx, out) => {
+          const merchantId = opts.merchant ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
+          const rows = await listTransactions(ctx, { merchantId, status, limit: Number(opts.limit) });
           out.result(rows, () => table(rows, columns));
         });
       }),
@@ -49,8 +49,8 @@ export function registerTxCommands(program: Command): void {
     .option('--merchant <id>', 'only if it belongs to this merchant')
     .action(
       action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const t = showTransaction(ctx, id, opts.merchant);
+        await withCtx(cmd, async (ctx, out) => {
+          const t = await showTransaction(ctx, id, opts.merchant);
           out.result(t, () => record(t));
         });
       }),

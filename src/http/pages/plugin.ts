@@ -1,6 +1,6 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { isPaygateError, RESULT_CODES } from '../../domain/errors.js';
 import {
   cancelCheckout,
@@ -104,7 +104,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
 
   for (const kind of ['checkout', '3ds'] as const satisfies readonly PageKind[]) {
     app.get(`/${kind}/:token`, async (req, reply) => {
-      const view = getPage(ctx, kind, tokenOf(req));
+      const view = await getPage(ctx, kind, tokenOf(req));
       const token = csrf.issue(kind, view.token);
       return sendPage(reply, 200, kind === 'checkout' ? 'Checkout' : '3-D Secure', () => (kind === 'checkout' ? checkoutPage(view, token) : threeDsPage(view, token)), view);
     });
@@ -114,7 +114,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
     const token = tokenOf(req);
     const form = formOf(req);
     if (!csrf.check('checkout', token, form.csrf)) return forbidden(reply);
-    if (field(form, 'action') === 'cancel') return finish(reply, cancelCheckout(ctx, token), csrf);
+    if (field(form, 'action') === 'cancel') return finish(reply, await cancelCheckout(ctx, token), csrf);
     const out = await submitCheckoutCard(ctx, token, {
       holderName: field(form, 'holderName').trim(),
       cardNumber: field(form, 'cardNumber').replace(/[\s-]/g, ''),

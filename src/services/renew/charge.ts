@@ -1,6 +1,6 @@
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import type { FailReason } from '../../channel/channel.js';
-import type { ClaimedRecord } from '../../store/renewals.js';
+import type { ClaimedRecord } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
 
 export type ChargeOutcome = { approved: true; ref: string } | { approved: false; reason: FailReason; ref: string | null };

@@ -1,9 +1,7 @@
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { formatTime } from '../../domain/time.js';
 import { amountNumber } from '../../domain/money.js';
-import { prepared } from '../../store/prepared.js';
-import { dueRecordIds, START_CURSOR } from '../../store/renewals.js';
-import { getRecord, getSubscriptionById } from '../../store/subscriptions.js';
+import type { DueCursor } from '../../store/store.js';
 
 /** What `renew --dry-run` lists: a record that would be charged. */
 export interface DueItem {
@@ -18,29 +16,22 @@ export interface DueItem {
   retryCount: number;
 }
 
-/** How many records are due and claimable now (partial index only; 0 costs one index probe). */
-export function countDue(ctx: Ctx, now: number): number {
-  const row = prepared(
-    ctx.sqlite,
-    `SELECT count(*) AS n FROM billing_records r INDEXED BY billing_records_due JOIN merchants m ON m.id = r.merchant_id
-     WHERE r.status = 'PENDING' AND r.scheduled_time <= ? AND r.billing_type <> 'INITIAL'
-       AND (r.lease_until IS NULL OR r.lease_until < ?) AND m.status = 'ACTIVE'`,
-  ).get(now, now) as { n: number };
-  return row.n;
+/** How many records are due and claimable now (0 costs one index probe). */
+export function countDue(ctx: Ctx, now: number): Promise<number> {
+  return ctx.store.countDue(now);
 }
 
 /** The due records, oldest first, without claiming anything. */
-export function dueItems(ctx: Ctx, now: number, limit: number): DueItem[] {
+export async function dueItems(ctx: Ctx, now: number, limit: number): Promise<DueItem[]> {
   const items: DueItem[] = [];
-  let cursor = START_CURSOR;
+  let cursor: DueCursor = null;
   while (items.length < limit) {
-    const page = dueRecordIds(ctx.sqlite, now, Math.min(500, limit - items.length), cursor);
-    const last = page[page.length - 1];
-    if (!last) break;
-    cursor = { afterTime: last.scheduledTime, afterRowid: last.rowid };
-    for (const { id } of page) {
-      const r = getRecord(ctx.sqlite, id);
-      const s = r ? getSubscriptionById(ctx.sqlite, r.subscriptionId) : undefined;
+    const page = await ctx.store.dueRecords(now, Math.min(500, limit - items.length), cursor);
+    if (page.ids.length === 0) break;
+    cursor = page.next;
+    for (const id of page.ids) {
+      const r = await ctx.store.getRecord(id);
+      const s = r ? await ctx.store.getSubscriptionById(r.subscriptionId) : undefined;
       if (!r || !s) continue;
       items.push({
         recordId: r.id,

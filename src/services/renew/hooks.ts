@@ -1,10 +1,10 @@
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { deliverDue } from '../../notify/deliver.js';
 import { expireStalePages } from '../pages.js';
 import { resumeStaleRefunds } from '../refund.js';
 
 /** The payments side's page expiry (SPEC §7: a run expires abandoned 3DS/checkout sessions). */
-export function expirePages(ctx: Ctx): number {
+export function expirePages(ctx: Ctx): Promise<number> {
   return expireStalePages(ctx);
 }
 

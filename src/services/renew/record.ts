@@ -1,36 +1,27 @@
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { firstBillingAfter, trialEnd } from '../../domain/calendar.js';
 import { isEnded } from '../../domain/subscription-state.js';
 import { subscriptionCallbackBody, type SubscriptionEventType } from '../../notify/payloads.js';
-import { deleteCard } from '../../store/cards.js';
-import { enqueueEvent } from '../../store/outbox.js';
-import { addChargeToSubscription, finishRenewalTransaction, settleRecord, type ClaimedRecord } from '../../store/renewals.js';
-import {
-  getSubscriptionById,
-  insertPendingRecord,
-  pendingRecords,
-  type BillingRecordRow,
-  type SubscriptionRow,
-} from '../../store/subscriptions.js';
+import type { BillingRecordRow, ClaimedRecord, SubscriptionRow, Tx } from '../../store/store.js';
 import { endSubscription } from '../subscriptions/end.js';
 import type { ChargeOutcome } from './charge.js';
 
 export type RecordedAs = 'succeeded' | 'retry_scheduled' | 'subscription_failed' | 'failed' | 'already_recorded';
 
 /**
- * Record a charge's outcome, synchronously, INSIDE one write transaction with everything it
+ * Record a charge's outcome INSIDE one unit of work with everything it
  * causes (SPEC §6/§8): record SUCCESS/FAILED, the transaction's final status, the counters, the
  * next RENEW or RETRY (only while the subscription is ACTIVE: a charge under way when it was
  * paused or cancelled is recorded but schedules nothing), FAILED after the last retry, and the
  * SUBSCRIPTION callback in the outbox. A record another run already settled is left alone.
  */
-export function recordOutcome(ctx: Ctx, rec: ClaimedRecord, out: ChargeOutcome, now: number): RecordedAs {
+export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: ChargeOutcome, now: number): Promise<RecordedAs> {
   const failReason = out.approved ? null : out.reason;
-  if (!settleRecord(ctx.sqlite, rec.id, out.approved ? 'SUCCESS' : 'FAILED', failReason, now)) return 'already_recorded';
+  if (!(await tx.settleRecord(rec.id, out.approved ? 'SUCCESS' : 'FAILED', failReason, now))) return 'already_recorded';
   if (rec.transactionId) {
-    finishRenewalTransaction(ctx.sqlite, rec.transactionId, { approved: out.approved, failReason, channelRef: out.ref, now });
+    await tx.finishRenewalTransaction(rec.transactionId, { approved: out.approved, failReason, channelRef: out.ref, now });
   }
-  const s = getSubscriptionById(ctx.sqlite, rec.subscriptionId);
+  const s = await tx.getSubscriptionById(rec.subscriptionId);
   if (!s) return out.approved ? 'succeeded' : 'failed';
   const cycle = { cycleType: s.cycleType, cycleLength: s.cycleLength };
   const active = s.status === 'ACTIVE';
@@ -41,10 +32,10 @@ export function recordOutcome(ctx: Ctx, rec: ClaimedRecord, out: ChargeOutcome, 
   if (out.approved) {
     // Keeps the anchor; catch-up: several cycles behind → this one charge, next RENEW after now.
     const following = firstBillingAfter(s.anchorTime, cycle, now, ctx.zone);
-    addChargeToSubscription(ctx.sqlite, s.id, { approved: true, amount: rec.amount, paidThrough: following.time, now });
+    await tx.addChargeToSubscription(s.id, { approved: true, amount: rec.amount, paidThrough: following.time, now });
     if (active) {
       next = following.time;
-      insertPendingRecord(ctx.sqlite, {
+      await tx.insertPendingRecord({
         subscriptionId: s.id,
         merchantId: s.merchantId,
         billingType: 'RENEW',
@@ -59,12 +50,12 @@ export function recordOutcome(ctx: Ctx, rec: ClaimedRecord, out: ChargeOutcome, 
     eventType = 'RENEW_SUCCEEDED';
     result = 'succeeded';
   } else {
-    addChargeToSubscription(ctx.sqlite, s.id, { approved: false, amount: rec.amount, paidThrough: null, now });
+    await tx.addChargeToSubscription(s.id, { approved: false, amount: rec.amount, paidThrough: null, now });
     const delayDays = ctx.config.retryDays[rec.retryCount];
     if (active && delayDays !== undefined) {
       // Retries fall whole calendar days after the failure, at the same local time.
       next = trialEnd(now, delayDays, ctx.zone);
-      insertPendingRecord(ctx.sqlite, {
+      await tx.insertPendingRecord({
         subscriptionId: s.id,
         merchantId: s.merchantId,
         billingType: 'RETRY',
@@ -78,7 +69,7 @@ export function recordOutcome(ctx: Ctx, rec: ClaimedRecord, out: ChargeOutcome, 
       eventType = 'RENEW_FAILED';
       result = 'retry_scheduled';
     } else if (active) {
-      endSubscription(ctx, s, 'FAILED', { now, endTime: now });
+      await endSubscription(tx, s, 'FAILED', { now, endTime: now });
       eventType = 'SUBSCRIPTION_FAILED';
       result = 'subscription_failed';
     } else {
@@ -90,7 +81,7 @@ export function recordOutcome(ctx: Ctx, rec: ClaimedRecord, out: ChargeOutcome, 
   // The callback describes the state after the change; built in memory (no re-reads on the hot path).
   const after: SubscriptionRow = { ...s, status: result === 'subscription_failed' ? 'FAILED' : s.status };
   // A subscription that ended while this charge was under way kept its card for it; drop it now.
-  if (isEnded(s.status) && s.cardId !== null && pendingRecords(ctx.sqlite, s.id).length === 0) deleteCard(ctx.sqlite, s.cardId);
+  if (isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0) await tx.deleteCard(s.cardId);
   const record: BillingRecordRow = {
     id: rec.id,
     subscriptionId: rec.subscriptionId,
@@ -109,7 +100,7 @@ export function recordOutcome(ctx: Ctx, rec: ClaimedRecord, out: ChargeOutcome, 
     leaseUntil: null,
     createdAt: now,
   };
-  enqueueEvent(ctx.sqlite, {
+  await tx.enqueueEvent({
     merchantId: s.merchantId,
     kind: 'SUBSCRIPTION',
     eventType,

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { randomToken } from '../../domain/ids.js';
-import { dueRecordIds, START_CURSOR, type ClaimedRecord, type DueCursor } from '../../store/renewals.js';
+import type { ClaimedRecord, DueCursor } from '../../store/store.js';
 import { claimBatch } from './claim.js';
 import { chargeRecord } from './charge.js';
 import { recordOutcome, type RecordedAs } from './record.js';
@@ -65,26 +65,25 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
   const cutoff = ctx.clock.now();
   const limit = opts.limit ?? Number.POSITIVE_INFINITY;
   if (opts.dryRun) {
-    const records = dueItems(ctx, cutoff, limit);
+    const records = await dueItems(ctx, cutoff, limit);
     return { ...summary, due: records.length, records };
   }
-  summary.expired = expirePages(ctx);
+  summary.expired = await expirePages(ctx);
   await resumeRefunds(ctx);
   const owner = opts.owner ?? `${hostname()}:${process.pid}:${randomToken(6)}`;
-  const total = Math.min(countDue(ctx, cutoff), limit);
-  let cursor: DueCursor = START_CURSOR;
+  const total = Math.min(await countDue(ctx, cutoff), limit);
+  let cursor: DueCursor = null;
   let done = 0;
   let fault: { error: unknown } | undefined;
 
   /** Claim the next batch of candidates; undefined when nothing due is left or the run must stop. */
-  const claimNext = (): Promise<ClaimedRecord[]> | undefined => {
+  const claimNext = async (): Promise<ClaimedRecord[] | undefined> => {
     if (fault || summary.due >= limit || (opts.shouldStop?.() ?? false)) return undefined;
-    const candidates = dueRecordIds(ctx.sqlite, cutoff, Math.min(BATCH_SIZE, limit - summary.due), cursor);
-    const last = candidates[candidates.length - 1];
-    if (!last) return undefined;
-    cursor = { afterTime: last.scheduledTime, afterRowid: last.rowid };
+    const page = await ctx.store.dueRecords(cutoff, Math.min(BATCH_SIZE, limit - summary.due), cursor);
+    if (page.ids.length === 0) return undefined;
+    cursor = page.next;
     // Settled here: the claim may fail while the loop awaits an earlier batch, with no handler yet.
-    return claimBatch(ctx, candidates.map((c) => c.id), owner, ctx.clock.now()).catch((e: unknown) => {
+    return claimBatch(ctx, page.ids, owner, ctx.clock.now()).catch((e: unknown) => {
       fault ??= { error: e };
       return [];
     });
@@ -96,7 +95,7 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     const settled = await Promise.allSettled(
       claimed.map(async (rec) => {
         const outcome = await chargeRecord(ctx, rec, now);
-        return ctx.writer.transaction(() => recordOutcome(ctx, rec, outcome, ctx.clock.now()));
+        return ctx.store.transaction((tx) => recordOutcome(ctx, tx, rec, outcome, ctx.clock.now()));
       }),
     );
     for (const s of settled) {
@@ -109,8 +108,9 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
 
   const running: Promise<void>[] = [];
   let claiming = claimNext();
-  while (claiming) {
+  for (;;) {
     const claimed = await claiming;
+    if (!claimed) break;
     summary.due += claimed.length;
     // The batch's channel writes are queued first, then the next claim joins their commit.
     running.push(chargeBatch(claimed));

@@ -1,12 +1,8 @@
-import { eq } from 'drizzle-orm';
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { notAllowed } from '../../domain/errors.js';
 import { nextState } from '../../domain/subscription-state.js';
 import { paymentCallbackBody } from '../../notify/payloads.js';
-import { enqueueEvent } from '../../store/outbox.js';
-import { prepared } from '../../store/prepared.js';
-import { transactions } from '../../store/schema/index.js';
-import { cancelUnclaimedRecords, getSubscription, type SubscriptionRow } from '../../store/subscriptions.js';
+import type { SubscriptionRow, Tx } from '../../store/store.js';
 import { endSubscription } from './end.js';
 import { requireSubscription, subscriptionIdOf } from './queries.js';
 
@@ -20,23 +16,21 @@ export const CANCELLED_TXN_STATUS = 300020;
  * first charge's 3DS page stops working: its transaction becomes final (300020) with the page
  * token cleared, and its payment callback is written. `input`: raw request object or the id.
  */
-export function cancelSubscription(ctx: Ctx, merchantId: string, input: unknown): true {
+export async function cancelSubscription(ctx: Ctx, merchantId: string, input: unknown): Promise<true> {
   const id = subscriptionIdOf(input);
-  requireSubscription(ctx, merchantId, id);
-  ctx.sqlite
-    .transaction(() => {
-      const s = getSubscription(ctx.sqlite, merchantId, id);
-      if (!s) throw notAllowed('subscription disappeared');
-      const to = nextState(s.status, 'CANCEL');
-      if (to !== 'CANCELLED') throw notAllowed(`cannot cancel a ${s.status} subscription`);
-      const now = ctx.clock.now();
-      const cancelled = cancelUnclaimedRecords(ctx.sqlite, s.id);
-      for (const r of cancelled) {
-        if (r.billingType === 'INITIAL' && r.transactionId) closeOpenPage(ctx, r.transactionId, s, now);
-      }
-      endSubscription(ctx, s, 'CANCELLED', { now, endTime: periodEnd(s, now), cancelTime: now });
-    })
-    .immediate();
+  await requireSubscription(ctx, merchantId, id);
+  await ctx.store.transaction(async (tx) => {
+    const s = await tx.lockSubscription(merchantId, id);
+    if (!s) throw notAllowed('subscription disappeared');
+    const to = nextState(s.status, 'CANCEL');
+    if (to !== 'CANCELLED') throw notAllowed(`cannot cancel a ${s.status} subscription`);
+    const now = ctx.clock.now();
+    const cancelled = await tx.cancelUnclaimedRecords(s.id);
+    for (const r of cancelled) {
+      if (r.billingType === 'INITIAL' && r.transactionId) await closeOpenPage(ctx, tx, r.transactionId, s, now);
+    }
+    await endSubscription(tx, s, 'CANCELLED', { now, endTime: periodEnd(s, now), cancelTime: now });
+  });
   return true;
 }
 
@@ -47,16 +41,11 @@ export function periodEnd(s: SubscriptionRow, now: number): number {
   return paid !== null && paid > now ? paid : now;
 }
 
-function closeOpenPage(ctx: Ctx, transactionId: string, s: SubscriptionRow, now: number): void {
-  const r = prepared(
-    ctx.sqlite,
-    `UPDATE transactions SET status = ?, page_token = NULL, page_expires_at = NULL, txn_time = ?, updated_at = ?
-     WHERE id = ? AND status IN (100000, 100040, 100050)`,
-  ).run(CANCELLED_TXN_STATUS, now, now, transactionId);
-  if (r.changes !== 1) return;
-  const txn = ctx.db.select().from(transactions).where(eq(transactions.id, transactionId)).get();
+async function closeOpenPage(ctx: Ctx, tx: Tx, transactionId: string, s: SubscriptionRow, now: number): Promise<void> {
+  if (!(await tx.closeOpenCharge(transactionId, CANCELLED_TXN_STATUS, now))) return;
+  const txn = await tx.getTransaction(transactionId);
   if (!txn) return;
-  enqueueEvent(ctx.sqlite, {
+  await tx.enqueueEvent({
     merchantId: txn.merchantId,
     kind: 'PAYMENT',
     eventType: 'PAYMENT',

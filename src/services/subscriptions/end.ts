@@ -1,7 +1,5 @@
-import type { Ctx } from '../../app.js';
 import { isCounted, type SubscriptionStatus } from '../../domain/subscription-state.js';
-import { deleteCard } from '../../store/cards.js';
-import { decrementPlanCount, pendingRecords, setSubscriptionStatus, type SubscriptionRow } from '../../store/subscriptions.js';
+import type { SubscriptionRow, Tx } from '../../store/store.js';
 
 /**
  * A subscription enters an ended state (CANCELLED, FAILED, EXPIRED). Call INSIDE the transaction
@@ -10,18 +8,18 @@ import { decrementPlanCount, pendingRecords, setSubscriptionStatus, type Subscri
  * a renewal charge is still under way (a PENDING record with a transaction): the run that records
  * it needs the card for the channel's idempotent replay and deletes it afterwards.
  */
-export function endSubscription(
-  ctx: Ctx,
+export async function endSubscription(
+  tx: Tx,
   s: SubscriptionRow,
   to: Extract<SubscriptionStatus, 'CANCELLED' | 'FAILED' | 'EXPIRED'>,
   at: { now: number; endTime: number; cancelTime?: number },
-): void {
-  setSubscriptionStatus(ctx.sqlite, s.id, {
+): Promise<void> {
+  await tx.setSubscriptionStatus(s.id, {
     status: to,
     now: at.now,
     endTime: at.endTime,
     ...(at.cancelTime !== undefined ? { cancelTime: at.cancelTime } : {}),
   });
-  if (isCounted(s.status)) decrementPlanCount(ctx.sqlite, s.planId);
-  if (s.cardId !== null && pendingRecords(ctx.sqlite, s.id).length === 0) deleteCard(ctx.sqlite, s.cardId);
+  if (isCounted(s.status)) await tx.releasePlanSlot(s.planId);
+  if (s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0) await tx.deleteCard(s.cardId);
 }

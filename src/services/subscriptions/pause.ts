@@ -1,7 +1,6 @@
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { notAllowed } from '../../domain/errors.js';
 import { nextState } from '../../domain/subscription-state.js';
-import { cancelUnclaimedRecords, getSubscription, setSubscriptionStatus } from '../../store/subscriptions.js';
 import { requireSubscription, subscriptionIdOf } from './queries.js';
 
 /**
@@ -9,20 +8,18 @@ import { requireSubscription, subscriptionIdOf } from './queries.js';
  * A charge already under way is left to complete (SPEC §6); nothing is scheduled after it.
  * `input` is the raw request object or the subscription id. 1007 unknown/foreign, 1008 otherwise.
  */
-export function pauseSubscription(ctx: Ctx, merchantId: string, input: unknown): true {
+export async function pauseSubscription(ctx: Ctx, merchantId: string, input: unknown): Promise<true> {
   const id = subscriptionIdOf(input);
-  requireSubscription(ctx, merchantId, id);
-  ctx.sqlite
-    .transaction(() => {
-      // Re-read inside the write lock: the status may have changed since the check above.
-      const s = getSubscription(ctx.sqlite, merchantId, id);
-      if (!s) throw notAllowed('subscription disappeared');
-      const to = nextState(s.status, 'PAUSE');
-      if (to === null) throw notAllowed(`cannot pause a ${s.status} subscription`);
-      const now = ctx.clock.now();
-      cancelUnclaimedRecords(ctx.sqlite, s.id);
-      setSubscriptionStatus(ctx.sqlite, s.id, { status: to, now });
-    })
-    .immediate();
+  await requireSubscription(ctx, merchantId, id);
+  await ctx.store.transaction(async (tx) => {
+    // Re-read with a lock inside the unit of work: the status may have changed since the check above.
+    const s = await tx.lockSubscription(merchantId, id);
+    if (!s) throw notAllowed('subscription disappeared');
+    const to = nextState(s.status, 'PAUSE');
+    if (to === null) throw notAllowed(`cannot pause a ${s.status} subscription`);
+    const now = ctx.clock.now();
+    await tx.cancelUnclaimedRecords(s.id);
+    await tx.setSubscriptionStatus(s.id, { status: to, now });
+  });
   return true;
 }

@@ -1,18 +1,9 @@
 import { z } from 'zod';
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { notFound } from '../../domain/errors.js';
 import { blankAbsent, integerField, parseInput, requiredString } from '../../domain/fields.js';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscription-state.js';
-import {
-  countRecords,
-  getPlanInfo,
-  getSubscription,
-  getSubscriptionByCode,
-  listSubscriptionRows,
-  nextBillingTime,
-  pageRecords,
-  type SubscriptionRow,
-} from '../../store/subscriptions.js';
+import type { SubscriptionRow } from '../../store/store.js';
 import { billingRecordView, subscriptionDetailView, subscriptionListItem, type BillingRecordView, type SubscriptionDetail, type SubscriptionListItem } from './views.js';
 
 /** An optional field sent empty (a GET query `status=`) counts as absent. */
@@ -27,22 +18,22 @@ export function subscriptionIdOf(input: unknown): string {
 }
 
 /** This merchant's subscription or 1007 (unknown and foreign ids answer alike, SPEC §2). */
-export function requireSubscription(ctx: Ctx, merchantId: string, subscriptionId: string): SubscriptionRow {
-  const row = getSubscription(ctx.sqlite, merchantId, subscriptionId);
+export async function requireSubscription(ctx: Ctx, merchantId: string, subscriptionId: string): Promise<SubscriptionRow> {
+  const row = await ctx.store.getSubscription(merchantId, subscriptionId);
   if (!row) throw notFound('subscription');
   return row;
 }
 
-export function subscriptionDetail(ctx: Ctx, merchantId: string, input: unknown): SubscriptionDetail {
-  const s = requireSubscription(ctx, merchantId, subscriptionIdOf(input));
-  const plan = getPlanInfo(ctx.sqlite, s.planId) ?? { name: '', description: null };
-  return subscriptionDetailView(ctx, s, plan, nextBillingTime(ctx.sqlite, s.id));
+export async function subscriptionDetail(ctx: Ctx, merchantId: string, input: unknown): Promise<SubscriptionDetail> {
+  const s = await requireSubscription(ctx, merchantId, subscriptionIdOf(input));
+  const plan = (await ctx.store.getPlanInfo(s.planId)) ?? { name: '', description: null };
+  return subscriptionDetailView(ctx, s, plan, await ctx.store.nextBillingTime(s.id));
 }
 
 const userListSchema = z.object({ userId: requiredString(200), status: statusField });
 
 /** GET /subscription/user/list: a user's subscriptions, newest first. */
-export function listUserSubscriptions(ctx: Ctx, merchantId: string, input: unknown): SubscriptionListItem[] {
+export async function listUserSubscriptions(ctx: Ctx, merchantId: string, input: unknown): Promise<SubscriptionListItem[]> {
   const data = parseInput(userListSchema, input);
   return listSubscriptions(ctx, merchantId, data);
 }
@@ -54,14 +45,14 @@ const merchantListSchema = z.object({
 });
 
 /** The CLI's `sub list`: like the user list, the user optional (then the newest `limit`, default 100). */
-export function listSubscriptions(ctx: Ctx, merchantId: string, input: unknown): SubscriptionListItem[] {
+export async function listSubscriptions(ctx: Ctx, merchantId: string, input: unknown): Promise<SubscriptionListItem[]> {
   const data = parseInput(merchantListSchema, input);
-  const rows = listSubscriptionRows(ctx.sqlite, merchantId, {
+  const rows = await ctx.store.listSubscriptions(merchantId, {
     userId: data.userId,
     status: data.status,
     limit: data.userId !== undefined ? data.limit : (data.limit ?? 100),
   });
-  return rows.map((r) => subscriptionListItem(ctx, r, r.planName, nextBillingTime(ctx.sqlite, r.id)));
+  return rows.map((r) => subscriptionListItem(ctx, r, r.planName, r.nextBillingTime));
 }
 
 const billingListSchema = z.object({
@@ -79,13 +70,13 @@ export interface BillingPage {
 }
 
 /** GET /subscription/billing/list: records newest first, paginated (SPEC §5). */
-export function listBillingRecords(ctx: Ctx, merchantId: string, input: unknown): BillingPage {
+export async function listBillingRecords(ctx: Ctx, merchantId: string, input: unknown): Promise<BillingPage> {
   const data = parseInput(billingListSchema, input);
-  const s = getSubscriptionByCode(ctx.sqlite, merchantId, data.subscriptionCode);
+  const s = await ctx.store.getSubscriptionByCode(merchantId, data.subscriptionCode);
   if (!s) throw notFound('subscription');
   const pageNum = data.pageNum ?? 1;
   const pageSize = data.pageSize ?? 10;
-  const total = countRecords(ctx.sqlite, s.id, data.status);
-  const rows = pageRecords(ctx.sqlite, s.id, data.status, pageSize, (pageNum - 1) * pageSize);
+  const total = await ctx.store.countRecords(s.id, data.status);
+  const rows = await ctx.store.pageRecords(s.id, data.status, pageSize, (pageNum - 1) * pageSize);
   return { total, pageNum, pageSize, records: rows.map((r) => billingRecordView(ctx, r, s.code)) };
 }

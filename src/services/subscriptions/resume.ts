@@ -1,16 +1,8 @@
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { firstBillingAfter } from '../../domain/calendar.js';
 import { notAllowed } from '../../domain/errors.js';
 import { nextState } from '../../domain/subscription-state.js';
-import {
-  getSubscription,
-  insertPendingRecord,
-  latestRecord,
-  pendingRecords,
-  setSubscriptionStatus,
-  type SubscriptionRow,
-} from '../../store/subscriptions.js';
-import type { Sqlite } from '../../store/client.js';
+import type { SubscriptionRow, Tx } from '../../store/store.js';
 import { requireSubscription, subscriptionIdOf } from './queries.js';
 
 /**
@@ -18,26 +10,25 @@ import { requireSubscription, subscriptionIdOf } from './queries.js';
  * nextBillingTime, or now if that has passed (the billing anchor then moves to now); retries
  * start afresh (retryCount 0). `input` is the raw request object or the subscription id.
  */
-export function resumeSubscription(ctx: Ctx, merchantId: string, input: unknown): true {
+export async function resumeSubscription(ctx: Ctx, merchantId: string, input: unknown): Promise<true> {
   const id = subscriptionIdOf(input);
-  requireSubscription(ctx, merchantId, id);
-  ctx.sqlite
-    .transaction(() => {
-      const s = getSubscription(ctx.sqlite, merchantId, id);
+  await requireSubscription(ctx, merchantId, id);
+  await ctx.store.transaction(async (tx) => {
+      const s = await tx.lockSubscription(merchantId, id);
       if (!s) throw notAllowed('subscription disappeared');
       const to = nextState(s.status, 'RESUME');
       if (to === null) throw notAllowed(`cannot resume a ${s.status} subscription`);
       const now = ctx.clock.now();
       // A charge that was under way at the pause is still PENDING: once ACTIVE again, the run that
       // records it schedules the next RENEW as usual, so nothing more is created here.
-      if (pendingRecords(ctx.sqlite, s.id).length > 0) {
-        setSubscriptionStatus(ctx.sqlite, s.id, { status: to, now });
+      if ((await tx.pendingRecords(s.id)).length > 0) {
+        await tx.setSubscriptionStatus(s.id, { status: to, now });
         return;
       }
-      const old = oldNextBilling(ctx.sqlite, s, ctx.zone);
+      const old = await oldNextBilling(tx, s, ctx.zone);
       const passed = old === null || old.time <= now;
-      setSubscriptionStatus(ctx.sqlite, s.id, { status: to, now, ...(passed ? { anchorTime: now } : {}) });
-      insertPendingRecord(ctx.sqlite, {
+      await tx.setSubscriptionStatus(s.id, { status: to, now, ...(passed ? { anchorTime: now } : {}) });
+      await tx.insertPendingRecord({
         subscriptionId: s.id,
         merchantId: s.merchantId,
         billingType: 'RENEW',
@@ -48,8 +39,7 @@ export function resumeSubscription(ctx: Ctx, merchantId: string, input: unknown)
         cycleIndex: passed ? 0 : old.cycleIndex,
         now,
       });
-    })
-    .immediate();
+  });
   return true;
 }
 
@@ -58,8 +48,8 @@ export function resumeSubscription(ctx: Ctx, merchantId: string, input: unknown)
  * pause cancelled; if a charge under way at the pause finished meanwhile, the anchor date after
  * a success, or null (charge now) after a failure.
  */
-function oldNextBilling(sqlite: Sqlite, s: SubscriptionRow, zone: string): { time: number; cycleIndex: number } | null {
-  const last = latestRecord(sqlite, s.id);
+async function oldNextBilling(tx: Tx, s: SubscriptionRow, zone: string): Promise<{ time: number; cycleIndex: number } | null> {
+  const last = await tx.latestRecord(s.id);
   if (!last) return null;
   if (last.status === 'CANCELLED') return { time: last.scheduledTime, cycleIndex: last.cycleIndex };
   if (last.status === 'SUCCESS') {

@@ -1,7 +1,7 @@
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { amountNumber } from '../../domain/money.js';
 import { formatTime } from '../../domain/time.js';
-import type { BillingRecordRow, SubscriptionRow } from '../../store/subscriptions.js';
+import type { BillingRecordRow, SubscriptionRow } from '../../store/store.js';
 
 /**
  * Response shapes of SERVICE.md (subscription detail, user list element, billing record):

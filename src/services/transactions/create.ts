@@ -1,19 +1,9 @@
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import type { ChargeResult } from '../../channel/channel.js';
 import { PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId, randomToken } from '../../domain/ids.js';
 import { sha256Hex, v1Joined } from '../../domain/signature.js';
-import type { MerchantRow } from '../../store/merchants.js';
-import {
-  claimCharge,
-  getByRelation,
-  getIdempotency,
-  getTransaction,
-  insertIdempotency,
-  insertTransaction,
-  releaseCharge,
-  type TransactionRow,
-} from '../../store/transactions.js';
+import type { MerchantRow, TransactionRow } from '../../store/store.js';
 import { channelCard, type ValidCard } from '../../vault/card.js';
 import { requirePlan } from '../plans.js';
 import { createFirstCharge } from '../subscribe.js';
@@ -60,20 +50,22 @@ export async function createTransaction(
   const data = parseTransactionInput(input, now, ctx.zone, opts.defaultPaymentType);
   // The request itself (card included) is never stored: only this hash of its canonical v1 string.
   const hash = sha256Hex(v1Joined(input as Record<string, unknown>));
-  const plan = data.paymentType === 'SUBSCRIPTION' && data.planId ? requirePlan(ctx, merchant.id, data.planId) : undefined;
+  const plan = data.paymentType === 'SUBSCRIPTION' && data.planId ? await requirePlan(ctx, merchant.id, data.planId) : undefined;
 
-  const step = await ctx.writer.transaction((): Step => {
-    const seen = getIdempotency(ctx.sqlite, merchant.id, 'transaction', data.requestId);
+  const step = await ctx.store.transaction(async (tx): Promise<Step> => {
+    // The key is also unique in the store: a concurrent duplicate that slips past this read fails
+    // its insert, and the unit of work is redone (PostgreSQL) or was serialised (SQLite), then finds it.
+    const seen = await tx.getIdempotency(merchant.id, 'transaction', data.requestId);
     if (seen) {
       if (seen.requestHash !== hash) {
         throw new PaygateError(RESULT_CODES.REQUEST_CONFLICT, 'requestId already used with a different request', 'requestId');
       }
-      const row = getTransaction(ctx.sqlite, seen.resourceId);
+      const row = await tx.lockTransaction(seen.resourceId);
       if (!row) throw new Error(`idempotency key points at a missing transaction ${seen.resourceId}`);
-      const charge = row.status === STATUS.ACCEPTED && data.card !== undefined && claimCharge(ctx.sqlite, row.id, now, CHARGE_LEASE_MS);
+      const charge = row.status === STATUS.ACCEPTED && data.card !== undefined && (await tx.claimCharge(row.id, now, CHARGE_LEASE_MS));
       return { row, charge };
     }
-    if (getByRelation(ctx.sqlite, merchant.id, data.relationId)) {
+    if (await tx.getTransactionByRelation(merchant.id, data.relationId)) {
       throw new PaygateError(RESULT_CODES.DUPLICATE_RELATION, 'relationId already used by this merchant', 'relationId');
     }
     const id = newId('txn', now);
@@ -81,7 +73,7 @@ export async function createTransaction(
     let currency = data.currency;
     let sub: { subscriptionId: string; recordId: string } | undefined;
     if (plan && data.card && data.userId) {
-      const first = createFirstCharge(ctx, {
+      const first = await createFirstCharge(ctx, tx, {
         merchantId: merchant.id,
         plan,
         userId: data.userId,
@@ -95,8 +87,8 @@ export async function createTransaction(
       sub = first;
     }
     const row = newRow(ctx, merchant, data, { id, amount, currency, now, clientIp: data.clientIp ?? opts.clientIp, sub });
-    insertTransaction(ctx.sqlite, row);
-    insertIdempotency(ctx.sqlite, { merchantId: merchant.id, scope: 'transaction', requestId: data.requestId, requestHash: hash, resourceId: id, now });
+    await tx.insertTransaction(row);
+    await tx.insertIdempotency({ merchantId: merchant.id, scope: 'transaction', requestId: data.requestId, requestHash: hash, resourceId: id, now });
     return { row, charge: data.paymentType !== 'CHECKOUT' };
   });
 
@@ -164,11 +156,11 @@ async function chargeAccepted(ctx: Ctx, row: TransactionRow, card: ValidCard): P
       customerPresent: true,
     });
   } catch (e) {
-    await ctx.writer.transaction(() => releaseCharge(ctx.sqlite, row.id, ctx.clock.now(), CHARGE_LEASE_MS));
+    await ctx.store.transaction((tx) => tx.releaseCharge(row.id, ctx.clock.now(), CHARGE_LEASE_MS));
     throw e;
   }
-  return ctx.writer.transaction(() => {
-    applyChargeResult(ctx, row, STATUS.ACCEPTED, result, ctx.clock.now());
-    return getTransaction(ctx.sqlite, row.id) ?? row;
+  return ctx.store.transaction(async (tx) => {
+    await applyChargeResult(ctx, tx, row, STATUS.ACCEPTED, result, ctx.clock.now());
+    return (await tx.getTransaction(row.id)) ?? row;
   });
 }

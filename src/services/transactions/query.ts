@@ -1,16 +1,10 @@
 import { z } from 'zod';
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { invalidParam, notFound } from '../../domain/errors.js';
 import { optionalString, parseInput } from '../../domain/fields.js';
-import {
-  getByRelation,
-  getMerchantTransaction,
-  getTransaction,
-  listTransactionRows,
-  type TransactionRow,
-} from '../../store/transactions.js';
+import type { TransactionRow } from '../../store/store.js';
 import { expireIfStale } from '../pages.js';
-import { transactionDetail, transactionView, type TransactionView } from './view.js';
+import { transactionDetail, transactionView, type TransactionDetail, type TransactionView } from './view.js';
 
 export interface TransactionRef {
   transactionOrderId?: string | undefined;
@@ -21,10 +15,10 @@ export interface TransactionRef {
  * Find this merchant's transaction by id and/or relationId (SPEC §5): at least one is required
  * (1001); both must name the same transaction (1001); foreign or unknown is 1007.
  */
-export function findTransaction(ctx: Ctx, merchantId: string, ref: TransactionRef): TransactionRow {
+export async function findTransaction(ctx: Ctx, merchantId: string, ref: TransactionRef): Promise<TransactionRow> {
   if (!ref.transactionOrderId && !ref.relationId) throw invalidParam('transactionOrderId', 'transactionOrderId or relationId is required');
-  const byId = ref.transactionOrderId ? getMerchantTransaction(ctx.sqlite, merchantId, ref.transactionOrderId) : undefined;
-  const byRel = ref.relationId ? getByRelation(ctx.sqlite, merchantId, ref.relationId) : undefined;
+  const byId = ref.transactionOrderId ? await ctx.store.getMerchantTransaction(merchantId, ref.transactionOrderId) : undefined;
+  const byRel = ref.relationId ? await ctx.store.getTransactionByRelation(merchantId, ref.relationId) : undefined;
   if (ref.transactionOrderId && ref.relationId && byId && byRel && byId.id !== byRel.id) {
     throw invalidParam('relationId', 'transactionOrderId and relationId name different transactions');
   }
@@ -37,20 +31,21 @@ export function findTransaction(ctx: Ctx, merchantId: string, ref: TransactionRe
 const querySchema = z.object({ transactionOrderId: optionalString(200), relationId: optionalString(200) });
 
 /** GET /payment/{apiKey}/transaction/query and `paygate tx show`. */
-export function queryTransaction(ctx: Ctx, merchantId: string, input: unknown): TransactionView {
+export async function queryTransaction(ctx: Ctx, merchantId: string, input: unknown): Promise<TransactionView> {
   const ref = parseInput(querySchema, input);
-  return transactionView(ctx, expireIfStale(ctx, findTransaction(ctx, merchantId, ref)));
+  return transactionView(ctx, await expireIfStale(ctx, await findTransaction(ctx, merchantId, ref)));
 }
 
-export function showTransaction(ctx: Ctx, id: string, merchantId?: string): ReturnType<typeof transactionDetail> {
-  const row = merchantId ? getMerchantTransaction(ctx.sqlite, merchantId, id) : getTransaction(ctx.sqlite, id);
+export async function showTransaction(ctx: Ctx, id: string, merchantId?: string): Promise<TransactionDetail> {
+  const row = merchantId ? await ctx.store.getMerchantTransaction(merchantId, id) : await ctx.store.getTransaction(id);
   if (!row) throw notFound('transaction');
-  return transactionDetail(ctx, expireIfStale(ctx, row));
+  return transactionDetail(ctx, await expireIfStale(ctx, row));
 }
 
-export function listTransactions(
+export async function listTransactions(
   ctx: Ctx,
   f: { merchantId?: string | undefined; status?: number | undefined; limit?: number | undefined },
-): ReturnType<typeof transactionDetail>[] {
-  return listTransactionRows(ctx.sqlite, { merchantId: f.merchantId, status: f.status, limit: f.limit ?? 50 }).map((r) => transactionDetail(ctx, r));
+): Promise<TransactionDetail[]> {
+  const rows = await ctx.store.listTransactions({ merchantId: f.merchantId, status: f.status, limit: f.limit ?? 50 });
+  return Promise.all(rows.map((r) => transactionDetail(ctx, r)));
 }

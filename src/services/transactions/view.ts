@@ -1,7 +1,7 @@
-import type { Ctx } from '../../app.js';
+import type { Ctx } from '../../ctx.js';
 import { formatAmount } from '../../domain/money.js';
 import { formatTime } from '../../domain/time.js';
-import { subscriptionCodeOf, type TransactionRow } from '../../store/transactions.js';
+import type { TransactionRow } from '../../store/store.js';
 import { maskStored } from '../../vault/card.js';
 
 /** SPEC §5 transaction response `data`; absent values are left out. Amounts are currency-formatted strings. */
@@ -45,8 +45,8 @@ export function pageUrl(ctx: Ctx, row: TransactionRow): string | undefined {
   return undefined;
 }
 
-export function transactionView(ctx: Ctx, row: TransactionRow): TransactionView {
-  const code = row.subscriptionId ? subscriptionCodeOf(ctx.sqlite, row.subscriptionId) : undefined;
+export async function transactionView(ctx: Ctx, row: TransactionRow): Promise<TransactionView> {
+  const code = row.subscriptionId ? await ctx.store.subscriptionCodeOf(row.subscriptionId) : undefined;
   const url = pageUrl(ctx, row);
   return {
     transactionOrderId: row.id,
@@ -67,10 +67,12 @@ export function transactionView(ctx: Ctx, row: TransactionRow): TransactionView 
 }
 
 /** CLI rendering extras: the status name and the masked card, never the number. */
-export function transactionDetail(ctx: Ctx, row: TransactionRow): TransactionView & { statusName: string; paymentType: string; card?: string } {
+export type TransactionDetail = TransactionView & { statusName: string; paymentType: string; card?: string };
+
+export async function transactionDetail(ctx: Ctx, row: TransactionRow): Promise<TransactionDetail> {
   const card = maskStored(row.cardBin, row.cardLast4);
   return {
-    ...transactionView(ctx, row),
+    ...(await transactionView(ctx, row)),
     statusName: STATUS_NAMES[row.status] ?? 'UNKNOWN',
     paymentType: row.paymentType,
     ...(card ? { card: `${row.cardBrand ?? ''} ${card}`.trim() } : {}),

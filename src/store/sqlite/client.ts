@@ -1,29 +1,20 @@
 import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as schema from './schema/index.js';
+import { StoreOpenError } from '../store.js';
 
-export type Db = BetterSQLite3Database<typeof schema>;
 export type Sqlite = Database.Database;
 
-export class StoreOpenError extends Error {}
-
-const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
-
-export interface OpenedStore {
-  sqlite: Sqlite;
-  db: Db;
-}
+const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle');
 
 /**
  * Open (creating if needed) and migrate the database. Pragmas per SPEC §1: WAL, synchronous=FULL
  * (a success answer means the change is on disk), foreign keys on, a busy timeout so several
  * processes (renew, serve) can share the file.
  */
-export function openStore(path: string, opts: { readonly?: boolean } = {}): OpenedStore {
+export function openSqlite(path: string, opts: { readonly?: boolean } = {}): Sqlite {
   if (path !== ':memory:') {
     const dir = dirname(resolve(path));
     if (!existsSync(dir)) throw new StoreOpenError(`database directory does not exist: ${dir}`);
@@ -36,16 +27,18 @@ export function openStore(path: string, opts: { readonly?: boolean } = {}): Open
   }
   try {
     sqlite.pragma('busy_timeout = 10000');
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = FULL');
-    sqlite.pragma('foreign_keys = ON');
-    migrate(sqlite);
+    if (!opts.readonly) {
+      sqlite.pragma('journal_mode = WAL');
+      sqlite.pragma('synchronous = FULL');
+      sqlite.pragma('foreign_keys = ON');
+      migrate(sqlite);
+    }
   } catch (e) {
     sqlite.close();
     if (e instanceof StoreOpenError) throw e;
     throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);
   }
-  return { sqlite, db: drizzle(sqlite, { schema }) };
+  return sqlite;
 }
 
 /**
@@ -88,4 +81,23 @@ function migrate(sqlite: Sqlite): void {
       }
     })
     .immediate();
+}
+
+/**
+ * The zone is recorded when the database is created; a later explicit different zone is refused
+ * because stored billing times would shift. No explicit zone means the recorded one.
+ */
+export function settleZone(sqlite: Sqlite, wanted: string | undefined): string {
+  const row = sqlite.prepare("SELECT value FROM meta WHERE key = 'tz'").get() as { value: string } | undefined;
+  if (row) {
+    if (wanted !== undefined && wanted !== row.value) {
+      throw new StoreOpenError(
+        `this database uses time zone ${row.value}; it cannot be opened with ${wanted} (billing times would shift)`,
+      );
+    }
+    return row.value;
+  }
+  const zone = wanted ?? 'UTC';
+  sqlite.prepare("INSERT INTO meta (key, value) VALUES ('tz', ?) ON CONFLICT (key) DO NOTHING").run(zone);
+  return settleZone(sqlite, wanted);
 }

@@ -1,8 +1,6 @@
+import type { RefundOutcome, RefundRow } from '../store.js';
 import type { Sqlite } from './client.js';
-import type { refunds } from './schema/index.js';
 import { prepared } from './prepared.js';
-
-export type RefundRow = typeof refunds.$inferSelect;
 
 export function insertRefund(sqlite: Sqlite, row: RefundRow): void {
   prepared(
@@ -24,7 +22,7 @@ export function getRefund(sqlite: Sqlite, id: string): RefundRow | undefined {
 export function settleRefund(
   sqlite: Sqlite,
   id: string,
-  outcome: { status: 'SUCCEEDED' | 'FAILED'; channelRef: string | null; failReason: string | null; now: number },
+  outcome: RefundOutcome,
 ): boolean {
   return (
     prepared(

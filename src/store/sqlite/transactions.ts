@@ -1,8 +1,6 @@
+import type { IdempotencyRow, IdempotencyScope, NewIdempotency, TransactionFilter, TransactionRow } from '../store.js';
 import type { Sqlite } from './client.js';
-import type { transactions } from './schema/index.js';
 import { prepared } from './prepared.js';
-
-export type TransactionRow = typeof transactions.$inferSelect;
 
 /** Column list with camelCase aliases, so raw prepared statements return drizzle-shaped rows. */
 const COLUMNS: Record<keyof TransactionRow, string> = {
@@ -89,19 +87,13 @@ export function updateTransactionIf(
 }
 
 /** Open 3DS / checkout sessions past their expiry (partial index transactions_open_pages). */
-export function stalePageIds(sqlite: Sqlite, now: number, limit = 1000): string[] {
+export function stalePageIds(sqlite: Sqlite, now: number, limit: number): string[] {
   return (
     prepared(
       sqlite,
       'SELECT id FROM transactions WHERE status IN (100040, 100050) AND page_expires_at <= ? ORDER BY page_expires_at LIMIT ?',
     ).all(now, limit) as { id: string }[]
   ).map((r) => r.id);
-}
-
-export interface TransactionFilter {
-  merchantId?: string | undefined;
-  status?: number | undefined;
-  limit: number;
 }
 
 export function listTransactionRows(sqlite: Sqlite, f: TransactionFilter): TransactionRow[] {
@@ -119,15 +111,10 @@ export function subscriptionCodeOf(sqlite: Sqlite, subscriptionId: string): stri
 
 // ---- requestId idempotency (SPEC §5): only a hash of the request is stored, never the request.
 
-export interface IdempotencyRow {
-  requestHash: string;
-  resourceId: string;
-}
-
 export function getIdempotency(
   sqlite: Sqlite,
   merchantId: string,
-  scope: 'transaction' | 'refund',
+  scope: IdempotencyScope,
   requestId: string,
 ): IdempotencyRow | undefined {
   return prepared(
@@ -137,10 +124,7 @@ export function getIdempotency(
   ).get(merchantId, scope, requestId) as IdempotencyRow | undefined;
 }
 
-export function insertIdempotency(
-  sqlite: Sqlite,
-  row: { merchantId: string; scope: 'transaction' | 'refund'; requestId: string; requestHash: string; resourceId: string; now: number },
-): void {
+export function insertIdempotency(sqlite: Sqlite, row: NewIdempotency): void {
   prepared(
     sqlite,
     `INSERT INTO idempotency_keys (merchant_id, scope, request_id, request_hash, resource_id, created_at)
@@ -185,5 +169,16 @@ export function holdPage(sqlite: Sqlite, id: string, openStatus: number, now: nu
       `UPDATE transactions SET page_expires_at = max(page_expires_at, @until)
        WHERE id = @id AND status = @openStatus AND page_expires_at > @now`,
     ).run({ id, openStatus, now, until }).changes === 1
+  );
+}
+
+/** A cancelled subscription's open first charge ends (its page stops working); false when it was not open. */
+export function closeOpenCharge(sqlite: Sqlite, id: string, status: number, now: number): boolean {
+  return (
+    prepared(
+      sqlite,
+      `UPDATE transactions SET status = ?, page_token = NULL, page_expires_at = NULL, txn_time = ?, updated_at = ?
+       WHERE id = ? AND status IN (100000, 100040, 100050)`,
+    ).run(status, now, now, id).changes === 1
   );
 }

@@ -1,17 +1,20 @@
+import { newId } from '../../domain/ids.js';
+import type {
+  BillingRecordRow,
+  NewRecord,
+  RecordStatus,
+  SubscriptionFilter,
+  SubscriptionListRow,
+  SubscriptionRow,
+  SubscriptionStatusPatch,
+} from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
-import type { billingRecords, subscriptions } from './schema/index.js';
-import { newId } from '../domain/ids.js';
-import type { SubscriptionStatus } from '../domain/subscription-state.js';
 
 /**
  * Subscription and billing-record queries of the lifecycle services and the renewal run.
  * Plain prepared SQL (cached per connection) returning drizzle's row shapes.
  */
-export type SubscriptionRow = typeof subscriptions.$inferSelect;
-export type BillingRecordRow = typeof billingRecords.$inferSelect;
-export type BillingType = BillingRecordRow['billingType'];
-export type RecordStatus = BillingRecordRow['status'];
 
 export const SUBSCRIPTION_COLUMNS = `s.id, s.code, s.merchant_id AS merchantId, s.plan_id AS planId, s.user_id AS userId,
   s.card_id AS cardId, s.amount, s.currency, s.cycle_type AS cycleType, s.cycle_length AS cycleLength, s.status,
@@ -42,18 +45,10 @@ export function getSubscriptionByCode(sqlite: Sqlite, merchantId: string, code: 
     | undefined;
 }
 
-export interface SubscriptionListRow extends SubscriptionRow {
-  planName: string;
-  planDescription: string | null;
-}
-
 /** Newest first; userId optional (the CLI lists a merchant's latest subscriptions). */
-export function listSubscriptionRows(
-  sqlite: Sqlite,
-  merchantId: string,
-  filter: { userId?: string | undefined; status?: SubscriptionStatus | undefined; limit?: number | undefined },
-): SubscriptionListRow[] {
-  const sql = `SELECT ${SUBSCRIPTION_COLUMNS}, p.name AS planName, p.description AS planDescription
+export function listSubscriptionRows(sqlite: Sqlite, merchantId: string, filter: SubscriptionFilter): SubscriptionListRow[] {
+  const sql = `SELECT ${SUBSCRIPTION_COLUMNS}, p.name AS planName, p.description AS planDescription,
+      (SELECT min(b.scheduled_time) FROM billing_records b WHERE b.subscription_id = s.id AND b.status = 'PENDING') AS nextBillingTime
     FROM subscriptions s JOIN plans p ON p.id = s.plan_id
     WHERE s.merchant_id = @merchantId AND (@userId IS NULL OR s.user_id = @userId) AND (@status IS NULL OR s.status = @status)
     ORDER BY s.created_at DESC, s.id DESC LIMIT @limit`;
@@ -65,8 +60,75 @@ export function listSubscriptionRows(
   }) as SubscriptionListRow[];
 }
 
-export function getPlanInfo(sqlite: Sqlite, planId: string): { name: string; description: string | null } | undefined {
-  return prepared(sqlite, 'SELECT name, description FROM plans WHERE id = ?').get(planId) as { name: string; description: string | null } | undefined;
+/** By code or id, optionally of one merchant only. */
+export function findSubscriptionId(sqlite: Sqlite, ref: string, merchantId: string | undefined): string | undefined {
+  const row = prepared(
+    sqlite,
+    'SELECT id FROM subscriptions WHERE (code = @ref OR id = @ref) AND (@merchantId IS NULL OR merchant_id = @merchantId) LIMIT 1',
+  ).get({ ref, merchantId: merchantId ?? null }) as { id: string } | undefined;
+  return row?.id;
+}
+
+const SUBSCRIPTION_KEYS: Record<keyof SubscriptionRow, string> = {
+  id: 'id',
+  code: 'code',
+  merchantId: 'merchant_id',
+  planId: 'plan_id',
+  userId: 'user_id',
+  cardId: 'card_id',
+  amount: 'amount',
+  currency: 'currency',
+  cycleType: 'cycle_type',
+  cycleLength: 'cycle_length',
+  status: 'status',
+  anchorTime: 'anchor_time',
+  paidThrough: 'paid_through',
+  startTime: 'start_time',
+  endTime: 'end_time',
+  cancelTime: 'cancel_time',
+  notifyUrl: 'notify_url',
+  initialTransactionId: 'initial_transaction_id',
+  billingCount: 'billing_count',
+  failedCount: 'failed_count',
+  totalPaid: 'total_paid',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+const SUB_KEYS = Object.keys(SUBSCRIPTION_KEYS) as (keyof SubscriptionRow)[];
+
+export function insertSubscription(sqlite: Sqlite, row: SubscriptionRow): void {
+  prepared(
+    sqlite,
+    `INSERT INTO subscriptions (${SUB_KEYS.map((k) => SUBSCRIPTION_KEYS[k]).join(', ')}) VALUES (${SUB_KEYS.map((k) => `@${k}`).join(', ')})`,
+  ).run(row);
+}
+
+/** A charge under way when the subscription was cancelled still counts, but only INCOMPLETE becomes ACTIVE. */
+export function activateSubscription(sqlite: Sqlite, id: string, a: { paidThrough: number; amount: number; now: number }): boolean {
+  const activated =
+    prepared(
+      sqlite,
+      `UPDATE subscriptions SET status = 'ACTIVE', paid_through = @paidThrough, billing_count = billing_count + 1,
+         total_paid = total_paid + @amount, updated_at = @now WHERE id = @id AND status = 'INCOMPLETE'`,
+    ).run({ id, ...a }).changes === 1;
+  if (!activated) {
+    prepared(sqlite, 'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + ?, updated_at = ? WHERE id = ?').run(
+      a.amount,
+      a.now,
+      id,
+    );
+  }
+  return activated;
+}
+
+export function expireSubscription(sqlite: Sqlite, id: string, now: number): boolean {
+  return (
+    prepared(
+      sqlite,
+      `UPDATE subscriptions SET status = 'EXPIRED', end_time = @now, failed_count = failed_count + 1, updated_at = @now
+       WHERE id = @id AND status = 'INCOMPLETE'`,
+    ).run({ id, now }).changes === 1
+  );
 }
 
 /** The PENDING record (at most one per subscription besides an in-flight charge): its time is nextBillingTime. */
@@ -119,18 +181,6 @@ export function pageRecords(
   ).all({ id: subscriptionId, status: status ?? null, limit, offset }) as BillingRecordRow[];
 }
 
-export interface NewRecord {
-  subscriptionId: string;
-  merchantId: string;
-  billingType: BillingType;
-  amount: number;
-  currency: string;
-  scheduledTime: number;
-  retryCount: number;
-  cycleIndex: number;
-  now: number;
-}
-
 /** Insert a PENDING record; returns its id. */
 export function insertPendingRecord(sqlite: Sqlite, r: NewRecord): string {
   const id = newId('rec', r.now);
@@ -159,11 +209,7 @@ export function cancelUnclaimedRecords(sqlite: Sqlite, subscriptionId: string): 
   return rows;
 }
 
-export function setSubscriptionStatus(
-  sqlite: Sqlite,
-  id: string,
-  patch: { status: SubscriptionStatus; now: number; endTime?: number | null; cancelTime?: number | null; anchorTime?: number },
-): void {
+export function setSubscriptionStatus(sqlite: Sqlite, id: string, patch: SubscriptionStatusPatch): void {
   prepared(
     sqlite,
     `UPDATE subscriptions SET status = @status, updated_at = @now,
@@ -183,7 +229,24 @@ export function setSubscriptionStatus(
   });
 }
 
-/** plans.currentSubscriptions counts INCOMPLETE + ACTIVE + PAUSED; call when one leaves them. */
-export function decrementPlanCount(sqlite: Sqlite, planId: string): void {
-  prepared(sqlite, 'UPDATE plans SET current_subscriptions = max(current_subscriptions - 1, 0) WHERE id = ?').run(planId);
+/** A full record row (a first charge's INITIAL record, which carries its transaction from the start). */
+export function insertBillingRecord(sqlite: Sqlite, r: BillingRecordRow): void {
+  prepared(
+    sqlite,
+    `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, actual_time, status,
+       transaction_id, fail_reason, retry_count, cycle_index, lease_owner, lease_until, created_at)
+     VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, @actualTime, @status,
+       @transactionId, @failReason, @retryCount, @cycleIndex, @leaseOwner, @leaseUntil, @createdAt)`,
+  ).run(r);
+}
+
+/** A first charge's INITIAL record settles once; false when it was no longer PENDING (cancelled meanwhile). */
+export function settleFirstRecord(sqlite: Sqlite, id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): boolean {
+  return (
+    prepared(
+      sqlite,
+      `UPDATE billing_records SET status = @status, fail_reason = @failReason, actual_time = @now
+       WHERE id = @id AND status = 'PENDING'`,
+    ).run({ id, status, failReason, now }).changes === 1
+  );
 }

@@ -1,33 +1,34 @@
 import type { Sqlite } from './client.js';
 
 /**
- * Group commit. Every write transaction of a request goes through `writer.transaction(fn)`:
- * calls made while the event loop is busy are queued and, on the next turn, run one after
- * another inside ONE `BEGIN IMMEDIATE … COMMIT`. So N concurrent requests pay one commit
- * instead of N, and still:
+ * Group commit, the SQLite engine's `Store.transaction`: calls made while the event loop is busy
+ * are queued and, on the next turn, run one after another inside ONE `BEGIN IMMEDIATE … COMMIT`.
+ * So N concurrent requests pay one commit instead of N, and still:
  *  - each call is atomic: a call that throws leaves nothing behind and rejects only its promise;
  *  - a promise resolves only after COMMIT returned, so "success" still means "on disk"
- *    (synchronous=FULL, SPEC §1);
- *  - calls run strictly in order on one connection, so read-then-write checks inside `fn`
- *    (idempotency, refund limits, maxSubscriptions) see every earlier call's writes, and the
- *    IMMEDIATE lock keeps other processes out for the whole batch.
+ *    (synchronous=FULL);
+ *  - calls run strictly in order on one connection, each awaited to its end before the next
+ *    starts, so read-then-write checks inside `fn` (idempotency, refund limits, maxSubscriptions)
+ *    see every earlier call's writes, and the IMMEDIATE lock keeps other processes out.
+ *
+ * `fn` is async (the store boundary is), but the engine's `tx` methods are synchronous statements
+ * wrapped in resolved promises: a batch runs from BEGIN to COMMIT in microtasks, with no I/O turn
+ * in between. Only this connection writes; reads made outside a unit of work go to a second,
+ * read-only connection (see sqlite/index.ts), so nobody sees a batch before its COMMIT.
  *
  * Calls are not wrapped in savepoints: a savepoint makes SQLite copy every page a call touches
  * into its statement journal, which doubled the cost of a renewal. Instead, a call that throws
  * having written nothing (total_changes() unchanged: the usual refusal — a duplicate, a limit)
  * simply rejects; a call that throws after writing rolls the whole batch back, and the batch is
- * then redone one call per transaction. So:
- *  - `fn` must be synchronous and must not await (better-sqlite3 transactions are synchronous);
- *  - `fn` may run twice (its first run rolled back): it must change nothing outside the
- *    database but what it returns.
- * Nested `sqlite.transaction(...)` calls inside `fn` become savepoints as usual.
+ * then redone one call per transaction. So `fn` may run twice (its first run rolled back): it
+ * must change nothing outside the database but what it returns (the Store contract).
  */
-export interface Writer {
-  transaction<T>(fn: () => T): Promise<T>;
+export interface Writer<X> {
+  transaction<T>(fn: (tx: X) => T | Promise<T>): Promise<T>;
 }
 
-interface Pending {
-  fn: () => unknown;
+interface Pending<X> {
+  fn: (tx: X) => unknown;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
@@ -39,29 +40,33 @@ interface Pending {
  */
 const MAX_BATCH = 640;
 
-export function createWriter(sqlite: Sqlite): Writer {
+export function createWriter<X>(sqlite: Sqlite, tx: X): Writer<X> {
   // Prepared once: these run for every batch, and exec() would re-parse them each time.
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
   const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
-  let queue: Pending[] = [];
+  const queue: Pending<X>[] = [];
   let scheduled = false;
+  /** A batch is between BEGIN and COMMIT (its calls are being awaited): the next one waits. */
+  let running = false;
 
-  const flush = (): void => {
+  const flush = async (): Promise<void> => {
     scheduled = false;
+    if (running) return;
+    running = true;
     const batch = queue.splice(0, MAX_BATCH);
-    if (queue.length > 0) schedule();
-    if (sqlite.inTransaction) {
-      // Called from inside someone's open transaction (a synchronous caller): run in place.
-      for (const item of batch) runNested(item);
-      return;
+    try {
+      if (!(await runTogether(batch))) for (const item of batch) await runAlone(item);
+    } finally {
+      running = false;
+      // Calls queued meanwhile form the next batch on the next turn, as before the boundary was async.
+      if (queue.length > 0) schedule();
     }
-    if (!runTogether(batch)) for (const item of batch) runAlone(item);
   };
 
   /** The batch in one transaction. False when a call failed after writing: nothing was committed. */
-  const runTogether = (batch: Pending[]): boolean => {
+  const runTogether = async (batch: Pending<X>[]): Promise<boolean> => {
     try {
       begin.run();
     } catch (e) {
@@ -72,7 +77,7 @@ export function createWriter(sqlite: Sqlite): Writer {
     for (const item of batch) {
       const before = totalChanges.get();
       try {
-        const value = item.fn();
+        const value = await item.fn(tx);
         settled.push(() => item.resolve(value));
       } catch (e) {
         if (sqlite.inTransaction && totalChanges.get() === before) {
@@ -95,10 +100,10 @@ export function createWriter(sqlite: Sqlite): Writer {
     return true;
   };
 
-  const runAlone = (item: Pending): void => {
+  const runAlone = async (item: Pending<X>): Promise<void> => {
     try {
       begin.run();
-      const value = item.fn();
+      const value = await item.fn(tx);
       commit.run();
       item.resolve(value);
     } catch (e) {
@@ -107,26 +112,18 @@ export function createWriter(sqlite: Sqlite): Writer {
     }
   };
 
-  const runNested = (item: Pending): void => {
-    try {
-      item.resolve(sqlite.transaction(item.fn)());
-    } catch (e) {
-      item.reject(e);
-    }
-  };
-
   const schedule = (): void => {
     if (!scheduled) {
       scheduled = true;
-      setImmediate(flush);
+      setImmediate(() => void flush());
     }
   };
 
   return {
-    transaction<T>(fn: () => T): Promise<T> {
+    transaction<T>(fn: (tx: X) => T | Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-        schedule();
+        if (!running) schedule();
       });
     },
   };

@@ -1,8 +1,6 @@
+import type { CardRow } from '../store.js';
 import type { Sqlite } from './client.js';
-import type { cards } from './schema/index.js';
 import { prepared } from './prepared.js';
-
-export type CardRow = typeof cards.$inferSelect;
 
 /** Vaulted cards (SPEC §10): PAN only encrypted; CVV has no column at all. */
 export function insertCard(sqlite: Sqlite, row: CardRow): void {
@@ -11,14 +9,6 @@ export function insertCard(sqlite: Sqlite, row: CardRow): void {
     `INSERT INTO cards (id, merchant_id, pan_enc, bin, last4, brand, exp_month, exp_year, holder_name, created_at)
      VALUES (@id, @merchantId, @panEnc, @bin, @last4, @brand, @expMonth, @expYear, @holderName, @createdAt)`,
   ).run(row);
-}
-
-export function getCard(sqlite: Sqlite, id: string): CardRow | undefined {
-  return prepared(
-    sqlite,
-    `SELECT id, merchant_id AS merchantId, pan_enc AS panEnc, bin, last4, brand, exp_month AS expMonth, exp_year AS expYear,
-       holder_name AS holderName, created_at AS createdAt FROM cards WHERE id = ?`,
-  ).get(id) as CardRow | undefined;
 }
 
 /** Card data of an ended subscription is deleted (SPEC §6); subscriptions.card_id is set null first. */

@@ -1,3 +1,5 @@
+import { newId } from '../../domain/ids.js';
+import type { ClaimedRecord, DueCursor, DuePage } from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
 
@@ -6,9 +8,6 @@ import { prepared } from './prepared.js';
  * run's clock, checked by their change count: no process-local lock, so the same protocol works
  * for any number of processes on this file and later on a server database.
  */
-
-/** Maximum lease: SPEC §7 "a lease of at most 10 minutes on the run's clock". */
-export const LEASE_MS = 10 * 60_000;
 
 /**
  * Due, claimable RENEW/RETRY records of enabled merchants, oldest first. Reads the partial index
@@ -26,21 +25,48 @@ const DUE_SQL = `SELECT r.id, r.rowid AS rowid, r.scheduled_time AS scheduledTim
  * Keyset position in the due index: (scheduled_time, rowid) is the index's own order, so each
  * batch continues where the last stopped without re-reading or sorting what came before.
  */
-export interface DueCursor {
+interface Position {
   afterTime: number;
   afterRowid: number;
 }
 
-export const START_CURSOR: DueCursor = { afterTime: -1, afterRowid: -1 };
+const START: Position = { afterTime: -1, afterRowid: -1 };
 
-export interface DueRow {
-  id: string;
-  rowid: number;
-  scheduledTime: number;
+export function dueRecords(sqlite: Sqlite, now: number, limit: number, cursor: DueCursor): DuePage {
+  const from = (cursor as unknown as Position | null) ?? START;
+  const rows = prepared(sqlite, DUE_SQL).all({ now, limit, ...from }) as { id: string; rowid: number; scheduledTime: number }[];
+  const last = rows[rows.length - 1];
+  const next = last ? { afterTime: last.scheduledTime, afterRowid: last.rowid } : from;
+  return { ids: rows.map((r) => r.id), next: next as unknown as DueCursor };
 }
 
-export function dueRecordIds(sqlite: Sqlite, now: number, limit: number, cursor: DueCursor): DueRow[] {
-  return prepared(sqlite, DUE_SQL).all({ now, limit, ...cursor }) as DueRow[];
+export function countDue(sqlite: Sqlite, now: number): number {
+  const row = prepared(
+    sqlite,
+    `SELECT count(*) AS n FROM billing_records r INDEXED BY billing_records_due JOIN merchants m ON m.id = r.merchant_id
+     WHERE r.status = 'PENDING' AND r.scheduled_time <= ? AND r.billing_type <> 'INITIAL'
+       AND (r.lease_until IS NULL OR r.lease_until < ?) AND m.status = 'ACTIVE'`,
+  ).get(now, now) as { n: number };
+  return row.n;
+}
+
+/** Claim a batch: each record by its own conditional UPDATE, its RENEWAL transaction written if new. */
+export function claimDueRecords(
+  sqlite: Sqlite,
+  ids: readonly string[],
+  c: { owner: string; now: number; leaseUntil: number; channel: string },
+): ClaimedRecord[] {
+  const claimed: ClaimedRecord[] = [];
+  for (const id of ids) {
+    const fresh = newId('txn', c.now);
+    const txnId = claimRecord(sqlite, id, c.owner, c.now, c.leaseUntil, fresh);
+    if (txnId === undefined) continue;
+    const rec = claimedRecord(sqlite, id);
+    if (!rec) continue;
+    if (txnId === fresh) insertRenewalTransaction(sqlite, fresh, rec, c.channel, c.now);
+    claimed.push(rec);
+  }
+  return claimed;
 }
 
 /**
@@ -48,7 +74,7 @@ export function dueRecordIds(sqlite: Sqlite, now: number, limit: number, cursor:
  * call won it (`newTxnId` if it had none yet: the caller then inserts that transaction), or
  * undefined when another run holds it or it is no longer PENDING and due.
  */
-export function claimRecord(sqlite: Sqlite, id: string, owner: string, now: number, leaseUntil: number, newTxnId: string): string | undefined {
+function claimRecord(sqlite: Sqlite, id: string, owner: string, now: number, leaseUntil: number, newTxnId: string): string | undefined {
   const row = prepared(
     sqlite,
     `UPDATE billing_records SET lease_owner = ?, lease_until = ?, transaction_id = coalesce(transaction_id, ?)
@@ -58,32 +84,7 @@ export function claimRecord(sqlite: Sqlite, id: string, owner: string, now: numb
   return row?.transactionId;
 }
 
-/** Everything a charge needs about a claimed record, read in the claim transaction. */
-export interface ClaimedRecord {
-  id: string;
-  subscriptionId: string;
-  merchantId: string;
-  billingType: 'RENEW' | 'RETRY';
-  amount: number;
-  currency: string;
-  scheduledTime: number;
-  retryCount: number;
-  cycleIndex: number;
-  transactionId: string | null;
-  subscriptionStatus: string;
-  planId: string;
-  userId: string;
-  notifyUrl: string | null;
-  cardId: string | null;
-  panEnc: string | null;
-  expMonth: number | null;
-  expYear: number | null;
-  bin: string | null;
-  last4: string | null;
-  brand: string | null;
-}
-
-export function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undefined {
+function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undefined {
   return prepared(
     sqlite,
     `SELECT r.id, r.subscription_id AS subscriptionId, r.merchant_id AS merchantId, r.billing_type AS billingType, r.amount,
@@ -100,7 +101,7 @@ export function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undef
  * The RENEWAL transaction of a claimed record, written in the claim transaction (the intent, in
  * ACCEPTED 100000) before the channel is called. A run that takes a record over reuses it.
  */
-export function insertRenewalTransaction(sqlite: Sqlite, id: string, rec: ClaimedRecord, channel: string, now: number): void {
+function insertRenewalTransaction(sqlite: Sqlite, id: string, rec: ClaimedRecord, channel: string, now: number): void {
   prepared(
     sqlite,
     `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id,

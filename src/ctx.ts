@@ -1,0 +1,21 @@
+import type { Channel } from './channel/channel.js';
+import type { AppConfig } from './config.js';
+import type { Clock } from './domain/clock.js';
+import type { Store } from './store/store.js';
+import type { Vault } from './vault/crypto.js';
+
+/**
+ * What every service receives: the store behind its boundary, the clock, the database's time
+ * zone, the vault, the channel and the configuration. Built by app.ts (the composition root);
+ * services never build any of it themselves, and never see a database connection.
+ */
+export interface Ctx {
+  store: Store;
+  clock: Clock;
+  /** The database's time zone: every time string and billing calendar uses it. */
+  zone: string;
+  vault: Vault;
+  channel: Channel;
+  config: AppConfig;
+  close(): Promise<void>;
+}

@@ -1,0 +1,68 @@
+import { newId } from '../../domain/ids.js';
+import type { EventFilter, EventRow, NewEvent } from '../store.js';
+import type { Sqlite } from './client.js';
+import { prepared } from './prepared.js';
+
+const statements = new WeakMap<Sqlite, ReturnType<Sqlite['prepare']>>();
+
+/**
+ * Write a callback event. MUST be called inside the same database transaction as the change it
+ * reports (ARCHITECTURE: side effects are written with the change). Returns the eventId.
+ */
+export function enqueueEvent(sqlite: Sqlite, e: NewEvent): string {
+  let stmt = statements.get(sqlite);
+  if (!stmt) {
+    stmt = sqlite.prepare(
+      `INSERT INTO outbox_events (id, merchant_id, kind, event_type, transaction_id, subscription_id, notify_url, payload,
+         status, attempts, next_attempt_at, created_at)
+       VALUES (@id, @merchantId, @kind, @eventType, @transactionId, @subscriptionId, @notifyUrl, @payload, 'PENDING', 0, @now, @now)`,
+    );
+    statements.set(sqlite, stmt);
+  }
+  const id = newId('evt', e.now);
+  // eventId goes right after notifyType so bodies read in the documented order.
+  const { notifyType, ...rest } = e.body;
+  const payload = JSON.stringify({ notifyType, eventId: id, ...rest });
+  stmt.run({
+    id,
+    merchantId: e.merchantId,
+    kind: e.kind,
+    eventType: e.eventType,
+    transactionId: e.transactionId ?? null,
+    subscriptionId: e.subscriptionId ?? null,
+    notifyUrl: e.notifyUrl ?? null,
+    payload,
+    now: e.now,
+  });
+  return id;
+}
+
+const COLUMNS = `id, merchant_id AS merchantId, kind, event_type AS eventType, status, attempts,
+  last_http_status AS lastHttpStatus, last_error AS lastError, next_attempt_at AS nextAttemptAt,
+  delivered_at AS deliveredAt, created_at AS createdAt, transaction_id AS transactionId,
+  subscription_id AS subscriptionId, notify_url AS notifyUrl`;
+
+export function listEvents(sqlite: Sqlite, f: EventFilter): EventRow[] {
+  return prepared(
+    sqlite,
+    `SELECT ${COLUMNS} FROM outbox_events
+     WHERE (@status IS NULL OR status = @status) AND (@merchantId IS NULL OR merchant_id = @merchantId)
+       AND (@subscriptionId IS NULL OR subscription_id = @subscriptionId)
+     ORDER BY seq DESC LIMIT @limit`,
+  ).all({ status: f.status ?? null, merchantId: f.merchantId ?? null, subscriptionId: f.subscriptionId ?? null, limit: f.limit }) as EventRow[];
+}
+
+export function getEvent(sqlite: Sqlite, id: string): EventRow | undefined {
+  return prepared(sqlite, `SELECT ${COLUMNS} FROM outbox_events WHERE id = ?`).get(id) as EventRow | undefined;
+}
+
+export function requeueEvent(sqlite: Sqlite, id: string, now: number): boolean {
+  return (
+    prepared(
+      sqlite,
+      `UPDATE outbox_events SET status = 'PENDING', attempts = 0, next_attempt_at = ?, last_http_status = NULL, last_error = NULL,
+         delivered_at = NULL, lease_owner = NULL, lease_until = NULL
+       WHERE id = ? AND status IN ('DEAD', 'DELIVERED')`,
+    ).run(now, id).changes === 1
+  );
+}

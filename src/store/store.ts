@@ -1,0 +1,421 @@
+import type {
+  billingRecords,
+  cards,
+  merchants,
+  outboxEvents,
+  plans,
+  refunds,
+  subscriptions,
+  transactions,
+} from './schema/index.js';
+import type { SubscriptionStatus } from '../domain/subscription-state.js';
+
+/**
+ * The store boundary: the one interface every database engine implements (SQLite in
+ * `store/sqlite/`, PostgreSQL next). Services, notify/, http/ and cli/ see only this module —
+ * never a driver, a dialect, SQL or a connection.
+ *
+ * Every method is async because a server database is; the SQLite engine answers from
+ * synchronous statements wrapped in resolved promises, so nothing waits on I/O between them.
+ *
+ * Two parts:
+ *  - `Store`: reads outside any unit of work (they see the last committed state, never a unit
+ *    of work still open), the one unit-of-work entry point `transaction(fn)`, and engine-level
+ *    operations that are not part of a request (time zone, backup, close).
+ *  - `Tx`: what a unit of work may do, named for what it does. Reads inside a unit of work see
+ *    its own writes and every unit of work committed before it.
+ *
+ * Unit-of-work contract (`Store.transaction(fn)`):
+ *  - all of `fn`'s writes commit together or not at all; a `fn` that throws leaves nothing and its
+ *    error rejects the returned promise; the promise resolves only once the commit is durable;
+ *  - `fn` MAY RUN MORE THAN ONCE: SQLite's group-commit writer redoes a batch call by call after
+ *    one call failed having written, and PostgreSQL retries a unit of work after a serialization
+ *    failure or a unique violation. So `fn` must change nothing outside the database but what it
+ *    returns, and must never call the channel, the network or anything slow: it awaits only `tx`;
+ *  - `fn` must not call `transaction` again (units of work do not nest) nor keep `tx` after it returns;
+ *  - read-then-write checks that must hold across processes read with a locking read
+ *    (`lockTransaction`, `lockSubscription`): PostgreSQL takes a row lock (`SELECT … FOR UPDATE`),
+ *    SQLite reads plainly (its `BEGIN IMMEDIATE` already serialises every writer). Limits that can
+ *    be one statement are one conditional write instead (`reservePlanSlot`, `reserveRefund`,
+ *    `claimCharge`, `updateTransactionIf`), checked by its result; uniqueness (idempotency keys,
+ *    relationId) is also a constraint, so a race ends in a rejected unit of work, never a duplicate.
+ */
+export interface Store extends Reads {
+  /** Run one unit of work (see the contract above). */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * The database's time zone: recorded on first open (`wanted`, or UTC); a later different
+   * explicit zone is refused with StoreOpenError because stored billing times would shift.
+   */
+  settleZone(wanted: string | undefined): Promise<string>;
+  /** An online copy of the whole database into a new file (SQLite); `pages` copied. */
+  backup(file: string): Promise<{ pages: number }>;
+  close(): Promise<void>;
+}
+
+/** Reads, on both sides of the boundary: on `Store` the committed state, on `Tx` the unit of work's view. */
+export interface Reads {
+  getMerchant(id: string): Promise<MerchantRow | undefined>;
+  getMerchantByApiKey(apiKey: string): Promise<MerchantRow | undefined>;
+  /** Oldest first. */
+  listMerchants(): Promise<MerchantRow[]>;
+
+  /** A plan of this merchant; another merchant's plan reads as absent. */
+  getPlan(merchantId: string, id: string): Promise<PlanRow | undefined>;
+  /** Newest first. */
+  listPlans(merchantId: string, status?: 'ACTIVE' | 'INACTIVE'): Promise<PlanRow[]>;
+  getPlanInfo(planId: string): Promise<{ name: string; description: string | null } | undefined>;
+
+  getTransaction(id: string): Promise<TransactionRow | undefined>;
+  /** Another merchant's transaction reads as absent. */
+  getMerchantTransaction(merchantId: string, id: string): Promise<TransactionRow | undefined>;
+  getTransactionByRelation(merchantId: string, relationId: string): Promise<TransactionRow | undefined>;
+  getTransactionByPageToken(token: string): Promise<TransactionRow | undefined>;
+  /** Newest first. */
+  listTransactions(f: TransactionFilter): Promise<TransactionRow[]>;
+  /** Open 3DS / checkout sessions whose page expired at `now`, oldest expiry first. */
+  stalePageIds(now: number, limit: number): Promise<string[]>;
+  getIdempotency(merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined>;
+
+  getRefund(id: string): Promise<RefundRow | undefined>;
+  /** Refunds still PENDING whose last change is before `before`. */
+  stalePendingRefundIds(before: number, limit: number): Promise<string[]>;
+
+  /** A subscription of this merchant; another merchant's reads as absent. */
+  getSubscription(merchantId: string, id: string): Promise<SubscriptionRow | undefined>;
+  getSubscriptionById(id: string): Promise<SubscriptionRow | undefined>;
+  getSubscriptionByCode(merchantId: string, code: string): Promise<SubscriptionRow | undefined>;
+  /** By code or id, optionally of one merchant only. */
+  findSubscriptionId(ref: string, merchantId: string | undefined): Promise<string | undefined>;
+  /** The code shown with a subscription's transactions. */
+  subscriptionCodeOf(subscriptionId: string): Promise<string | undefined>;
+  /** Newest first, with each subscription's plan name/description and next billing time. */
+  listSubscriptions(merchantId: string, filter: SubscriptionFilter): Promise<SubscriptionListRow[]>;
+  /** The earliest PENDING record's time, or null. */
+  nextBillingTime(subscriptionId: string): Promise<number | null>;
+  /** A subscription's PENDING records, oldest scheduled first. */
+  pendingRecords(subscriptionId: string): Promise<BillingRecordRow[]>;
+  /** The latest record of a subscription (by creation), whatever its status. */
+  latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined>;
+  getRecord(id: string): Promise<BillingRecordRow | undefined>;
+  countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number>;
+  /** Newest first (creation order), one page. */
+  pageRecords(subscriptionId: string, status: RecordStatus | undefined, limit: number, offset: number): Promise<BillingRecordRow[]>;
+
+  /**
+   * Due, claimable RENEW/RETRY records of enabled merchants, oldest first, continuing after
+   * `cursor` (null: from the start). Its cost follows the due work, not the table size.
+   */
+  dueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage>;
+  /** How many records `dueRecords` would list at `now` (from the start). */
+  countDue(now: number): Promise<number>;
+
+  /** Outbox events, newest first. */
+  listEvents(f: EventFilter): Promise<EventRow[]>;
+  getEvent(id: string): Promise<EventRow | undefined>;
+}
+
+/** A unit of work's repository. Only valid while its `fn` runs. */
+export interface Tx extends Reads {
+  /** Locking reads: the row as it is now, held against other units of work until this one ends. */
+  lockTransaction(id: string): Promise<TransactionRow | undefined>;
+  lockSubscription(merchantId: string, id: string): Promise<SubscriptionRow | undefined>;
+
+  insertMerchant(row: MerchantRow): Promise<void>;
+  updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void>;
+
+  insertPlan(row: PlanRow): Promise<void>;
+  setPlanStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;
+  /** Take one place on an ACTIVE plan below its maxSubscriptions (0 = unlimited); false when refused. */
+  reservePlanSlot(planId: string): Promise<boolean>;
+  /** Give a place back (never below zero). */
+  releasePlanSlot(planId: string): Promise<void>;
+
+  insertTransaction(row: TransactionRow): Promise<void>;
+  insertIdempotency(row: NewIdempotency): Promise<void>;
+  /** Apply `patch` only while the transaction is still in `fromStatus`; whether it applied. */
+  updateTransactionIf(id: string, fromStatus: number, patch: Partial<Omit<TransactionRow, 'id'>>): Promise<boolean>;
+  /**
+   * Take over the charge of an ACCEPTED transaction with no channel result whose charge began
+   * (updated_at) at least `leaseMs` before `now`; exactly one caller wins.
+   */
+  claimCharge(id: string, now: number, leaseMs: number): Promise<boolean>;
+  /** The channel threw: let the next repeat of the request re-drive the charge at once. */
+  releaseCharge(id: string, now: number, leaseMs: number): Promise<void>;
+  /** Push an open, unexpired page's expiry to at least `until`; false when it is no longer open. */
+  holdPage(id: string, openStatus: number, now: number, until: number): Promise<boolean>;
+  /** End an open first charge (ACCEPTED, 3DS or checkout) as `status`, its page token cleared; false if not open. */
+  closeOpenCharge(id: string, status: number, now: number): Promise<boolean>;
+
+  insertRefund(row: RefundRow): Promise<void>;
+  /** Reserve `amount` of a refundable transaction; false when it would exceed what is left. */
+  reserveRefund(txnId: string, amount: number, now: number): Promise<boolean>;
+  /** PENDING → SUCCEEDED | FAILED, once; whether it moved. */
+  settleRefund(id: string, outcome: RefundOutcome): Promise<boolean>;
+  /** Settle a reservation into refunded_amount (and the refund status), or release it. */
+  settleReservation(txnId: string, amount: number, refunded: boolean, now: number): Promise<void>;
+
+  insertCard(row: CardRow): Promise<void>;
+  /** Delete a vaulted card; its subscriptions' card_id becomes null first. */
+  deleteCard(id: string): Promise<void>;
+
+  insertSubscription(row: SubscriptionRow): Promise<void>;
+  setSubscriptionStatus(id: string, patch: SubscriptionStatusPatch): Promise<void>;
+  /** INCOMPLETE → ACTIVE with the first charge counted; false when it was no longer INCOMPLETE. */
+  activateSubscription(id: string, a: { paidThrough: number; amount: number; now: number }): Promise<boolean>;
+  /** INCOMPLETE → EXPIRED with the failed charge counted; false when it was no longer INCOMPLETE. */
+  expireSubscription(id: string, now: number): Promise<boolean>;
+  /** Count one charge on a subscription: its amount if approved, a failure if not, paid_through moved forward. */
+  addChargeToSubscription(id: string, c: { approved: boolean; amount: number; paidThrough: number | null; now: number }): Promise<void>;
+
+  /** A full record row (a first charge's INITIAL, with its transaction). */
+  insertBillingRecord(row: BillingRecordRow): Promise<void>;
+  /** A PENDING record; returns its id. */
+  insertPendingRecord(r: NewRecord): Promise<string>;
+  /** A PENDING record's outcome, with no lease to release; false when it was no longer PENDING. */
+  settleFirstRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean>;
+  /**
+   * Cancel the subscription's PENDING records no run has claimed (a RENEW/RETRY with a
+   * transaction is a charge under way and stays; a PENDING INITIAL is always cancelled). Returns them.
+   */
+  cancelUnclaimedRecords(subscriptionId: string): Promise<BillingRecordRow[]>;
+
+  /**
+   * Claim due records for `owner` until `leaseUntil`, each by its own conditional write, so
+   * concurrent runs split the work; writes the RENEWAL transaction (ACCEPTED, on `channel`) of
+   * each claimed record that has none yet. Returns what the charges need, in `ids` order.
+   */
+  claimDueRecords(ids: readonly string[], c: { owner: string; now: number; leaseUntil: number; channel: string }): Promise<ClaimedRecord[]>;
+  /** Record a PENDING record's outcome and release its lease; false when another run recorded it first. */
+  settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean>;
+  /** The final result of a renewal charge on its transaction. */
+  finishRenewalTransaction(id: string, r: { approved: boolean; failReason: string | null; channelRef: string | null; now: number }): Promise<void>;
+
+  /** Write a callback event with the change it reports; returns its eventId. */
+  enqueueEvent(e: NewEvent): Promise<string>;
+  /** Claim up to `max` due events (ordering rule, per-merchant share); see notify/deliver.ts. */
+  claimDueEvents(c: EventClaim): Promise<ClaimedEvent[]>;
+  /** Record an attempt and release the lease; false when the lease was lost. */
+  finishAttempt(id: string, owner: string, o: AttemptOutcome): Promise<boolean>;
+  /** Mark DEAD up to `limit` due events that have no target at all; how many. */
+  sweepUnaddressed(now: number, limit: number, error: string): Promise<number>;
+  /** A DEAD or DELIVERED event back to PENDING, due at `now`, attempts cleared; false otherwise. */
+  requeueEvent(id: string, now: number): Promise<boolean>;
+
+  /** Entries accumulate per order; the same (order, trackingNo) again updates it. */
+  upsertTracking(e: TrackingUpsert): Promise<void>;
+
+  /** The sandbox channel's ledger (its own table, keyed by idempotency key). */
+  insertSandboxCharge(row: SandboxChargeRow): Promise<boolean>;
+  getSandboxChargeByKey(idempotencyKey: string): Promise<SandboxChargeRow | undefined>;
+  getSandboxCharge(id: string): Promise<SandboxChargeRow | undefined>;
+  /** requires_action → `outcome`, once. */
+  finishSandboxAction(id: string, outcome: 'approved' | 'failed', declineCode: string | null, now: number): Promise<void>;
+  /** Sum of approved refunds of a sandbox charge. */
+  sandboxRefunded(chargeId: string): Promise<number>;
+}
+
+/** The database could not be opened (missing directory, bad file, newer schema, zone conflict). */
+export class StoreOpenError extends Error {}
+
+export type MerchantRow = typeof merchants.$inferSelect;
+export type PlanRow = typeof plans.$inferSelect;
+export type TransactionRow = typeof transactions.$inferSelect;
+export type RefundRow = typeof refunds.$inferSelect;
+export type CardRow = typeof cards.$inferSelect;
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+export type BillingRecordRow = typeof billingRecords.$inferSelect;
+export type BillingType = BillingRecordRow['billingType'];
+export type RecordStatus = BillingRecordRow['status'];
+export type OutboxEventRow = typeof outboxEvents.$inferSelect;
+
+export interface TransactionFilter {
+  merchantId?: string | undefined;
+  status?: number | undefined;
+  limit: number;
+}
+
+export type IdempotencyScope = 'transaction' | 'refund';
+
+/** Only a hash of the request is stored, never the request. */
+export interface IdempotencyRow {
+  requestHash: string;
+  resourceId: string;
+}
+
+export interface NewIdempotency {
+  merchantId: string;
+  scope: IdempotencyScope;
+  requestId: string;
+  requestHash: string;
+  resourceId: string;
+  now: number;
+}
+
+export interface RefundOutcome {
+  status: 'SUCCEEDED' | 'FAILED';
+  channelRef: string | null;
+  failReason: string | null;
+  now: number;
+}
+
+export interface SubscriptionFilter {
+  userId?: string | undefined;
+  status?: SubscriptionStatus | undefined;
+  /** Undefined: all. */
+  limit?: number | undefined;
+}
+
+export interface SubscriptionListRow extends SubscriptionRow {
+  planName: string;
+  planDescription: string | null;
+  nextBillingTime: number | null;
+}
+
+export interface SubscriptionStatusPatch {
+  status: SubscriptionStatus;
+  now: number;
+  endTime?: number | null;
+  cancelTime?: number | null;
+  anchorTime?: number;
+}
+
+export interface NewRecord {
+  subscriptionId: string;
+  merchantId: string;
+  billingType: BillingType;
+  amount: number;
+  currency: string;
+  scheduledTime: number;
+  retryCount: number;
+  cycleIndex: number;
+  now: number;
+}
+
+/** A position in the due list, opaque outside its engine; null is the start. */
+declare const dueCursorBrand: unique symbol;
+export type DueCursor = { readonly [dueCursorBrand]: true } | null;
+
+export interface DuePage {
+  ids: string[];
+  /** Where the next page starts. */
+  next: DueCursor;
+}
+
+/** Everything a renewal charge needs about a claimed record, read when it was claimed. */
+export interface ClaimedRecord {
+  id: string;
+  subscriptionId: string;
+  merchantId: string;
+  billingType: 'RENEW' | 'RETRY';
+  amount: number;
+  currency: string;
+  scheduledTime: number;
+  retryCount: number;
+  cycleIndex: number;
+  transactionId: string | null;
+  subscriptionStatus: string;
+  planId: string;
+  userId: string;
+  notifyUrl: string | null;
+  cardId: string | null;
+  panEnc: string | null;
+  expMonth: number | null;
+  expYear: number | null;
+  bin: string | null;
+  last4: string | null;
+  brand: string | null;
+}
+
+export interface NewEvent {
+  merchantId: string;
+  kind: 'PAYMENT' | 'SUBSCRIPTION';
+  /** PAYMENT for payment callbacks; RENEW_SUCCEEDED, RENEW_FAILED, SUBSCRIPTION_FAILED, SUBSCRIPTION_EXPIRED for subscription ones. */
+  eventType: string;
+  transactionId?: string | null;
+  subscriptionId?: string | null;
+  /** The transaction's / subscription's own notifyUrl; null means the merchant's default at delivery time. */
+  notifyUrl?: string | null;
+  /** The callback body without eventId (the store adds it right after notifyType); build it with notify/payloads.ts. */
+  body: Record<string, string>;
+  now: number;
+}
+
+export type EventStatus = 'PENDING' | 'DELIVERED' | 'DEAD';
+
+export interface EventFilter {
+  status?: EventStatus | undefined;
+  merchantId?: string | undefined;
+  subscriptionId?: string | undefined;
+  limit: number;
+}
+
+export interface EventRow {
+  id: string;
+  merchantId: string;
+  kind: string;
+  eventType: string;
+  status: EventStatus;
+  attempts: number;
+  lastHttpStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: number;
+  deliveredAt: number | null;
+  createdAt: number;
+  transactionId: string | null;
+  subscriptionId: string | null;
+  notifyUrl: string | null;
+}
+
+export interface EventClaim {
+  now: number;
+  owner: string;
+  leaseUntil: number;
+  max: number;
+  /** At most this many of one merchant, counting `inFlight` (deliveries the caller already runs). */
+  perMerchant: number;
+  inFlight: ReadonlyMap<string, number>;
+}
+
+export interface ClaimedEvent {
+  id: string;
+  merchantId: string;
+  notifyUrl: string | null;
+  payload: string;
+  attempts: number;
+}
+
+export interface AttemptOutcome {
+  status: 'PENDING' | 'DELIVERED' | 'DEAD';
+  attempts: number;
+  nextAttemptAt: number | null;
+  httpStatus: number | null;
+  error: string | null;
+  now: number;
+}
+
+export interface TrackingUpsert {
+  id: string;
+  merchantId: string;
+  transactionId: string;
+  trackingNo: string;
+  trackingChannel: string;
+  trackUrl: string | null;
+  now: number;
+}
+
+export interface SandboxChargeRow {
+  id: string;
+  idempotencyKey: string;
+  kind: 'charge' | 'refund';
+  parentId: string | null;
+  amount: number;
+  currency: string;
+  cardBin: string | null;
+  cardLast4: string | null;
+  customerPresent: boolean;
+  outcome: 'approved' | 'declined' | 'requires_action' | 'failed';
+  declineCode: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
