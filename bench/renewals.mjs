@@ -39,22 +39,24 @@ async function seed(dbPath, count, dueAt) {
   const ctx = await app(dbPath, START);
   const { createMerchant } = await import(new URL('services/merchants.js', DIST));
   const { createPlan } = await import(new URL('services/plans.js', DIST));
-  const m = createMerchant(ctx, { name: 'Bench Shop' });
-  const plan = createPlan(ctx, m.merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+  const m = await createMerchant(ctx, { name: 'Bench Shop' });
+  const plan = await createPlan(ctx, m.merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
   const panEnc = ctx.vault.encrypt('4242424242424242');
-  const card = ctx.sqlite.prepare(`INSERT INTO cards (id, merchant_id, pan_enc, bin, last4, brand, exp_month, exp_year, created_at) VALUES (?, ?, ?, '424242', '4242', 'Visa', 12, 2099, ?)`);
-  const sub = ctx.sqlite.prepare(
+  // Seeding reaches past the store boundary to the SQLite engine's connection: fast bulk inserts.
+  const sqlite = ctx.store.connection;
+  const card = sqlite.prepare(`INSERT INTO cards (id, merchant_id, pan_enc, bin, last4, brand, exp_month, exp_year, created_at) VALUES (?, ?, ?, '424242', '4242', 'Visa', 12, 2099, ?)`);
+  const sub = sqlite.prepare(
     `INSERT INTO subscriptions (id, code, merchant_id, plan_id, user_id, card_id, amount, currency, cycle_type, cycle_length, status,
        anchor_time, paid_through, start_time, billing_count, failed_count, total_paid, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, 999, 'USD', 'MONTHLY', 1, 'ACTIVE', ?, ?, ?, 1, 0, 999, ?, ?)`,
   );
-  const rec = ctx.sqlite.prepare(
+  const rec = sqlite.prepare(
     `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
      VALUES (?, ?, ?, 'RENEW', 999, 'USD', ?, 'PENDING', 0, 1, ?)`,
   );
   const CHUNK = 50_000;
   for (let base = 0; base < count; base += CHUNK) {
-    ctx.sqlite.transaction(() => {
+    sqlite.transaction(() => {
       for (let i = base; i < Math.min(count, base + CHUNK); i++) {
         const n = String(i).padStart(8, '0');
         card.run(`crd_b${n}`, m.merchantId, panEnc, START);
@@ -63,7 +65,7 @@ async function seed(dbPath, count, dueAt) {
       }
     })();
   }
-  ctx.close();
+  await ctx.close();
 }
 
 /** Child: the engine over everything due. */
@@ -79,15 +81,15 @@ async function engine(dbPath) {
   const t1 = performance.now();
   const d = await deliverDue(ctx, { now: RUN_AT });
   const deliveryMs = performance.now() - t1;
-  ctx.close();
+  await ctx.close();
   return { ms, deliveryMs, retired: d.dead, count: s.succeeded, summary: s };
 }
 
-/** Child: the raw SQLite write rate of the same rows, same pragmas (openStore), same batch size. */
+/** Child: the raw SQLite write rate of the same rows, same pragmas (openSqlite), same batch size. */
 async function raw(dbPath) {
-  const { openStore } = await import(new URL('store/client.js', DIST));
+  const { openSqlite } = await import(new URL('store/sqlite/client.js', DIST));
   const { BATCH_SIZE } = await import(new URL('services/renew/run.js', DIST));
-  const { sqlite } = openStore(dbPath);
+  const sqlite = openSqlite(dbPath);
   const ids = sqlite.prepare("SELECT id, subscription_id AS sid, merchant_id AS mid FROM billing_records WHERE status = 'PENDING'").all();
   const charge = sqlite.prepare(`INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, card_bin, card_last4, customer_present, outcome, created_at, updated_at)
     VALUES (?, ?, 'charge', 999, 'USD', '424242', '4242', 0, 'approved', ?, ?)`);
@@ -131,7 +133,7 @@ async function idle(dbPath) {
   const t2 = performance.now();
   await runRenewal(ctx);
   const warmMs = performance.now() - t2;
-  ctx.close();
+  await ctx.close();
   return { ms, warmMs, openMs, count: s.due };
 }
 

@@ -38,10 +38,6 @@ function two(n: number): string {
   return n < 10 ? `0${n}` : String(n);
 }
 
-export function formatOptionalTime(ms: number | null | undefined, zone: string): string | undefined {
-  return ms === null || ms === undefined ? undefined : formatTime(ms, zone);
-}
-
 /** Wall-clock fields of an instant in a zone. */
 export function wallTime(ms: number, zone: string): WallTime {
   const d = DateTime.fromMillis(ms, { zone });

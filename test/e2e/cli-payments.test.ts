@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/ctx.js';
+import { cardYear } from '../helpers/cards.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -23,7 +24,7 @@ beforeAll(() => {
 });
 afterAll(() => cleanup());
 
-const card = (n: string) => ['--card', n, '--exp', '12/2030', '--cvv', '123'];
+const card = (n: string) => ['--card', n, '--exp', `12/${cardYear()}`, '--cvv', '123'];
 
 describe('paygate pay / refund (issue 3 done-when)', () => {
   let paid = '';
@@ -51,7 +52,7 @@ describe('paygate pay / refund (issue 3 done-when)', () => {
   });
 
   it('--card-json - reads the card from standard input', () => {
-    const r = cli(['pay', '--amount', '3.00', '--currency', 'JPY', '--card-json', '-', '--json'], JSON.stringify({ cardNumber: '5555555555554444', month: '01', year: '2031', cvv: '999' }));
+    const r = cli(['pay', '--amount', '3.00', '--currency', 'JPY', '--card-json', '-', '--json'], JSON.stringify({ cardNumber: '5555555555554444', month: '01', year: cardYear(Date.now(), 5), cvv: '999' }));
     expect(r.status).toBe(0);
     expect(r.json()).toMatchObject({ status: '200000', payAmount: '3', currency: 'JPY' });
   });
@@ -71,7 +72,7 @@ describe('paygate pay / refund (issue 3 done-when)', () => {
   });
 
   it('missing card fields off a terminal are a usage error (exit 2), not a prompt', () => {
-    const r = cli(['pay', '--amount', '1.00', '--card', '4242424242424242', '--exp', '12/2030']);
+    const r = cli(['pay', '--amount', '1.00', '--card', '4242424242424242', '--exp', `12/${cardYear()}`]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--cvv');
   });

@@ -41,7 +41,7 @@ describe('operations', () => {
   it('every registered route is in /openapi.json (OpenAPI 3.1)', async () => {
     const doc = (await raw(`${srv.url}/openapi.json`)).body as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
-    const app = testApp();
+    const app = await testApp();
     try {
       const server = await buildServer(app.ctx, { logLevel: 'silent' });
       await server.ready();
@@ -52,7 +52,7 @@ describe('operations', () => {
       }
       await server.close();
     } finally {
-      app.close();
+      await app.close();
     }
     for (const p of ['/payment/{apiKey}/transaction', '/v1/{apiKey}/transaction', '/payment/{apiKey}/transaction/query', '/subscription/create', '/subscription/billing/list', '/checkout/{token}', '/3ds/{token}', '/healthz']) {
       expect(doc.paths).toHaveProperty([p]);
@@ -60,7 +60,7 @@ describe('operations', () => {
   });
 
   it('an unexpected error is 500 / 9999 with the request id and no internals', async () => {
-    const app = testApp();
+    const app = await testApp();
     try {
       const server = await buildServer(app.ctx, { logLevel: 'silent' });
       server.get('/boom', async () => {
@@ -74,7 +74,7 @@ describe('operations', () => {
       expect(res.body).not.toContain('internals');
       await server.close();
     } finally {
-      app.close();
+      await app.close();
     }
   });
 

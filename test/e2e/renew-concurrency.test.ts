@@ -54,7 +54,7 @@ describe('paygate renew under concurrency', () => {
   it('four processes started together over 5,000 due subscriptions charge exactly 5,000 times', async () => {
     const t = tempDir('paygate-renew4-');
     cleanup = t.cleanup;
-    const db = seedDueSubscriptions(t.dir, 5000, { startedAt: START, dueAt: DUE });
+    const db = await seedDueSubscriptions(t.dir, 5000, { startedAt: START, dueAt: DUE });
     const procs = [0, 1, 2, 3].map(() => renew(db, AT));
     const results = await Promise.all(procs.map((p) => p.done));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
@@ -68,7 +68,7 @@ describe('paygate renew under concurrency', () => {
     const t = tempDir('paygate-renewkill-');
     cleanup = t.cleanup;
     const N = 5000;
-    const db = seedDueSubscriptions(t.dir, N, { startedAt: START, dueAt: DUE });
+    const db = await seedDueSubscriptions(t.dir, N, { startedAt: START, dueAt: DUE });
     const first = renew(db, AT);
     // Kill it once it has charged something but not everything.
     const watcher = new Database(db, { readonly: true });

@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openApp, type Ctx } from '../../src/app.js';
+import type { Database } from 'better-sqlite3';
+import { openApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { Ctx } from '../../src/ctx.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { FixedClock } from '../../src/domain/clock.js';
 import { createMerchant } from '../../src/services/merchants.js';
 
@@ -14,31 +17,43 @@ export function tempDir(prefix = 'paygate-test-'): { dir: string; cleanup: () =>
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The default start of a test app's clock. */
+export const TEST_NOW = Date.UTC(2026, 0, 15, 9, 0, 0);
+
 export interface TestApp {
   ctx: Ctx;
   clock: FixedClock;
   dir: string;
   dbPath: string;
-  close: () => void;
+  close: () => Promise<void>;
 }
 
 /** A real migrated SQLite file in a temp dir, with a settable clock. */
-export function testApp(opts: { zone?: string; now?: number; env?: NodeJS.ProcessEnv } = {}): TestApp {
+export async function testApp(opts: { zone?: string; now?: number; env?: NodeJS.ProcessEnv } = {}): Promise<TestApp> {
   const { dir, cleanup } = tempDir();
   const dbPath = join(dir, 'paygate.db');
-  const clock = new FixedClock(opts.now ?? Date.UTC(2026, 0, 15, 9, 0, 0));
+  const clock = new FixedClock(opts.now ?? TEST_NOW);
   const config = loadConfig({ db: dbPath, tz: opts.zone ?? 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY, ...opts.env });
-  const ctx = openApp(config, { clock });
+  const ctx = await openApp(config, { clock });
   return {
     ctx,
     clock,
     dir,
     dbPath,
-    close: () => {
-      ctx.close();
+    close: async () => {
+      await ctx.close();
       cleanup();
     },
   };
+}
+
+/**
+ * The SQLite engine's writer connection, for tests that inspect or arrange rows directly (the
+ * product itself never reaches past the store boundary).
+ */
+export function sqliteOf(ctx: Ctx): Database {
+  if (!(ctx.store instanceof SqliteStore)) throw new Error('this test inspects SQLite rows');
+  return ctx.store.connection;
 }
 
 export function testMerchant(ctx: Ctx, input: Record<string, unknown> = {}) {

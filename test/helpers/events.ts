@@ -1,5 +1,6 @@
-import type { Ctx } from '../../src/app.js';
-import { enqueueEvent } from '../../src/store/outbox.js';
+import type { Ctx } from '../../src/ctx.js';
+import type { Tx } from '../../src/store/store.js';
+import { sqliteOf } from './ctx.js';
 
 /** SPEC §8 bodies, written out by hand (every value a string; fields without value left out). */
 export function paymentBody(merchantId: string, n: number, extra: Record<string, string> = {}): Record<string, string> {
@@ -51,21 +52,28 @@ export function subscriptionBody(
 }
 
 /** Write an event as the payment / renewal services do (inside a transaction). */
-export function enqueue(
-  ctx: Ctx,
-  e: { merchantId: string; body: Record<string, string>; subscriptionId?: string; notifyUrl?: string },
-): string {
-  return ctx.sqlite.transaction(() =>
-    enqueueEvent(ctx.sqlite, {
-      merchantId: e.merchantId,
-      kind: e.body.notifyType === 'PAYMENT' ? 'PAYMENT' : 'SUBSCRIPTION',
-      eventType: e.body.eventType ?? 'PAYMENT',
-      subscriptionId: e.subscriptionId ?? null,
-      notifyUrl: e.notifyUrl ?? null,
-      body: e.body,
-      now: ctx.clock.now(),
-    }),
-  )();
+export interface TestEvent {
+  merchantId: string;
+  body: Record<string, string>;
+  subscriptionId?: string;
+  notifyUrl?: string;
+}
+
+export function enqueue(ctx: Ctx, e: TestEvent): Promise<string> {
+  return ctx.store.transaction((tx) => enqueueIn(tx, ctx.clock.now(), e));
+}
+
+/** The same inside a unit of work the test opened (many events in one commit). */
+export function enqueueIn(tx: Tx, now: number, e: TestEvent): Promise<string> {
+  return tx.enqueueEvent({
+    merchantId: e.merchantId,
+    kind: e.body.notifyType === 'PAYMENT' ? 'PAYMENT' : 'SUBSCRIPTION',
+    eventType: e.body.eventType ?? 'PAYMENT',
+    subscriptionId: e.subscriptionId ?? null,
+    notifyUrl: e.notifyUrl ?? null,
+    body: e.body,
+    now,
+  });
 }
 
 export interface OutboxRow {
@@ -79,7 +87,7 @@ export interface OutboxRow {
 }
 
 export function outboxRow(ctx: Ctx, id: string): OutboxRow {
-  return ctx.sqlite
+  return sqliteOf(ctx)
     .prepare(
       `SELECT id, status, attempts, next_attempt_at AS nextAttemptAt, last_http_status AS lastHttpStatus,
          last_error AS lastError, delivered_at AS deliveredAt FROM outbox_events WHERE id = ?`,

@@ -4,34 +4,35 @@ import { loadConfig } from '../../src/config.js';
 import { FixedClock } from '../../src/domain/clock.js';
 import { createMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { TEST_VAULT_KEY } from './ctx.js';
+import { sqliteOf, TEST_VAULT_KEY } from './ctx.js';
 
 /**
  * Seed `count` ACTIVE monthly subscriptions whose RENEW record is due at `dueAt`, with direct
  * prepared inserts in one transaction (fast), exactly the rows the subscribe flow writes
  * (docs/renewals.md conventions). Returns the database path.
  */
-export function seedDueSubscriptions(dir: string, count: number, opts: { startedAt: number; dueAt: number; card?: string }): string {
+export async function seedDueSubscriptions(dir: string, count: number, opts: { startedAt: number; dueAt: number; card?: string }): Promise<string> {
   const dbPath = join(dir, 'paygate.db');
-  const ctx = openApp(loadConfig({ db: dbPath, tz: 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }), { clock: new FixedClock(opts.startedAt) });
+  const ctx = await openApp(loadConfig({ db: dbPath, tz: 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }), { clock: new FixedClock(opts.startedAt) });
   try {
-    const m = createMerchant(ctx, { name: 'Load Shop' });
-    const plan = createPlan(ctx, m.merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    const m = await createMerchant(ctx, { name: 'Load Shop' });
+    const plan = await createPlan(ctx, m.merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
     const panEnc = ctx.vault.encrypt(opts.card ?? '4242424242424242');
-    const card = ctx.sqlite.prepare(
+    const sqlite = sqliteOf(ctx);
+    const card = sqlite.prepare(
       `INSERT INTO cards (id, merchant_id, pan_enc, bin, last4, brand, exp_month, exp_year, holder_name, created_at)
        VALUES (?, ?, ?, '424242', '4242', 'Visa', 12, 2099, NULL, ?)`,
     );
-    const sub = ctx.sqlite.prepare(
+    const sub = sqlite.prepare(
       `INSERT INTO subscriptions (id, code, merchant_id, plan_id, user_id, card_id, amount, currency, cycle_type, cycle_length, status,
          anchor_time, paid_through, start_time, billing_count, failed_count, total_paid, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, 999, 'USD', 'MONTHLY', 1, 'ACTIVE', ?, ?, ?, 1, 0, 999, ?, ?)`,
     );
-    const rec = ctx.sqlite.prepare(
+    const rec = sqlite.prepare(
       `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
        VALUES (?, ?, ?, ?, 999, 'USD', ?, ?, 0, ?, ?)`,
     );
-    ctx.sqlite.transaction(() => {
+    sqlite.transaction(() => {
       for (let i = 0; i < count; i++) {
         const sid = `sub_seed${String(i).padStart(8, '0')}`;
         const cid = `crd_seed${String(i).padStart(8, '0')}`;
@@ -40,10 +41,10 @@ export function seedDueSubscriptions(dir: string, count: number, opts: { started
         rec.run(`rec_seedI${String(i).padStart(8, '0')}`, sid, m.merchantId, 'INITIAL', opts.startedAt, 'SUCCESS', 0, opts.startedAt);
         rec.run(`rec_seedR${String(i).padStart(8, '0')}`, sid, m.merchantId, 'RENEW', opts.dueAt, 'PENDING', 1, opts.startedAt);
       }
-      ctx.sqlite.prepare('UPDATE plans SET current_subscriptions = ? WHERE id = ?').run(count, plan.planId);
+      sqlite.prepare('UPDATE plans SET current_subscriptions = ? WHERE id = ?').run(count, plan.planId);
     })();
   } finally {
-    ctx.close();
+    await ctx.close();
   }
   return dbPath;
 }

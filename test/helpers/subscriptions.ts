@@ -1,8 +1,9 @@
-import type { Ctx } from '../../src/app.js';
+import type { Ctx } from '../../src/ctx.js';
 import { createPlan } from '../../src/services/plans.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
-import { testMerchant } from './ctx.js';
+import { cardYear } from './cards.js';
+import { sqliteOf, testMerchant } from './ctx.js';
 
 let seq = 0;
 
@@ -15,9 +16,9 @@ export interface PlanSpec {
 }
 
 /** A merchant and a plan on it. */
-export function merchantWithPlan(ctx: Ctx, plan: PlanSpec = {}): { merchantId: string; planId: string } {
-  const m = testMerchant(ctx);
-  const p = createPlan(ctx, m.merchantId, {
+export async function merchantWithPlan(ctx: Ctx, plan: PlanSpec = {}): Promise<{ merchantId: string; planId: string }> {
+  const m = await testMerchant(ctx);
+  const p = await createPlan(ctx, m.merchantId, {
     planName: 'Pro',
     price: plan.price ?? '9.99',
     currency: 'USD',
@@ -37,7 +38,7 @@ export async function subscribe(
   opts: { userId?: string; card?: string; year?: string; month?: string; notifyUrl?: string } = {},
 ): Promise<{ subscriptionId: string; subscriptionCode: string; status: number; transactionOrderId: string }> {
   seq++;
-  const view = await createTransaction(ctx, requireMerchant(ctx, merchantId), {
+  const view = await createTransaction(ctx, await requireMerchant(ctx, merchantId), {
     requestId: `req-${seq}-${Math.random()}`,
     relationId: `rel-${seq}-${Math.random()}`,
     paymentType: 'SUBSCRIPTION',
@@ -48,7 +49,7 @@ export async function subscribe(
       holderName: 'Ada Lovelace',
       cardNumber: opts.card ?? '4242424242424242',
       month: opts.month ?? '12',
-      year: opts.year ?? '2035',
+      year: opts.year ?? cardYear(ctx.clock.now()),
       cvv: '123',
     }),
   });
@@ -76,15 +77,15 @@ export interface RecordRow {
 
 /** Every record of a subscription in creation order (raw rows, for exact checks). */
 export function records(ctx: Ctx, subscriptionId: string): RecordRow[] {
-  return ctx.sqlite
+  return sqliteOf(ctx)
     .prepare('SELECT * FROM billing_records WHERE subscription_id = ? ORDER BY created_at, id')
     .all(subscriptionId) as RecordRow[];
 }
 
 export function subRow(ctx: Ctx, subscriptionId: string): Record<string, unknown> {
-  return ctx.sqlite.prepare('SELECT * FROM subscriptions WHERE id = ?').get(subscriptionId) as Record<string, unknown>;
+  return sqliteOf(ctx).prepare('SELECT * FROM subscriptions WHERE id = ?').get(subscriptionId) as Record<string, unknown>;
 }
 
 export function planCount(ctx: Ctx, planId: string): number {
-  return (ctx.sqlite.prepare('SELECT current_subscriptions AS n FROM plans WHERE id = ?').get(planId) as { n: number }).n;
+  return (sqliteOf(ctx).prepare('SELECT current_subscriptions AS n FROM plans WHERE id = ?').get(planId) as { n: number }).n;
 }

@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { deliverDue, startDeliveryLoop } from '../../src/notify/deliver.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
-import { enqueue, outboxRow, paymentBody, subscriptionBody } from '../helpers/events.js';
+import { testApp, testMerchant, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { enqueue, enqueueIn, outboxRow, paymentBody, subscriptionBody } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 let rx: Receiver;
@@ -18,7 +18,7 @@ afterAll(async () => {
   await closeCallbackAgents();
   await rx.close();
 });
-afterEach(() => {
+afterEach(async () => {
   app?.close();
   rx.received.length = 0;
   rx.answer(() => 200);
@@ -34,11 +34,11 @@ const waitFor = async (cond: () => boolean, what: string): Promise<void> => {
 
 describe('a hanging receiver', () => {
   it("does not hold up another merchant's callback: it is sent while every hanging request is still open", async () => {
-    app = testApp();
-    const slow = testMerchant(app.ctx, { name: 'Slow', notifyUrl: rx.url('/hang') });
-    const fast = testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
-    const slowIds = [1, 2, 3, 4].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) }));
-    const fastId = enqueue(app.ctx, { merchantId: fast.merchantId, body: paymentBody(fast.merchantId, 99) });
+    app = await testApp();
+    const slow = await testMerchant(app.ctx, { name: 'Slow', notifyUrl: rx.url('/hang') });
+    const fast = await testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
+    const slowIds = await Promise.all([1, 2, 3, 4].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) })));
+    const fastId = await enqueue(app.ctx, { merchantId: fast.merchantId, body: paymentBody(fast.merchantId, 99) });
     let slowAttemptsWhenFastArrived = -1;
     rx.answer((r) => {
       if (r.path === '/hang') return 'hang';
@@ -56,14 +56,14 @@ describe('a hanging receiver', () => {
   });
 
   it('the serve loop delivers a new callback while earlier ones hang; stop() waits for the ones in flight', async () => {
-    app = testApp();
-    const slow = testMerchant(app.ctx, { name: 'Slow', notifyUrl: rx.url('/hang') });
-    const fast = testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
+    app = await testApp();
+    const slow = await testMerchant(app.ctx, { name: 'Slow', notifyUrl: rx.url('/hang') });
+    const fast = await testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
     rx.answer((r) => (r.path === '/hang' ? 'hang' : 200));
     const loop = startDeliveryLoop(app.ctx, { intervalMs: 50, concurrency: 4, timeoutMs: 3000 });
-    const slowIds = [1, 2, 3].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) }));
+    const slowIds = await Promise.all([1, 2, 3].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) })));
     await waitFor(() => rx.received.filter((g) => g.path === '/hang').length === 2, 'two hanging requests');
-    const fastId = enqueue(app.ctx, { merchantId: fast.merchantId, body: paymentBody(fast.merchantId, 9) });
+    const fastId = await enqueue(app.ctx, { merchantId: fast.merchantId, body: paymentBody(fast.merchantId, 9) });
     await waitFor(() => rx.received.some((g) => g.path === '/ok'), 'the other merchant’s callback');
     await waitFor(() => outboxRow(app.ctx, fastId).status === 'DELIVERED', 'the delivery to be recorded');
     expect(slowIds.map((id) => outboxRow(app.ctx, id).attempts)).toEqual([0, 0, 0]);
@@ -75,23 +75,24 @@ describe('a hanging receiver', () => {
 
 describe('two deliverers racing', () => {
   it('two `paygate events deliver` processes over 1,000 events: each arrives exactly once, in order per subscription', async () => {
-    app = testApp({ now: Date.now() - 1000 });
-    const a = testMerchant(app.ctx, { name: 'A', notifyUrl: rx.url('/a') });
-    const b = testMerchant(app.ctx, { name: 'B', signatureVersion: 1, notifyUrl: rx.url('/b') });
+    app = await testApp({ now: Date.now() - 1000 });
+    const a = await testMerchant(app.ctx, { name: 'A', notifyUrl: rx.url('/a') });
+    const b = await testMerchant(app.ctx, { name: 'B', signatureVersion: 1, notifyUrl: rx.url('/b') });
     const ids: string[] = [];
     const order = new Map<string, string[]>();
-    app.ctx.sqlite.transaction(() => {
+    const now = app.ctx.clock.now();
+    await app.ctx.store.transaction(async (tx) => {
       for (let i = 0; i < 1000; i++) {
         const m = i % 2 === 0 ? a : b;
         if (i % 5 === 0) {
           // 200 events spread over 20 subscriptions (10 each), the rest plain payments.
           const sub = `sub_race_${i % 40}`;
-          const id = enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, sub, 'RENEW_SUCCEEDED', i), subscriptionId: sub });
+          const id = await enqueueIn(tx, now, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, sub, 'RENEW_SUCCEEDED', i), subscriptionId: sub });
           order.set(sub, [...(order.get(sub) ?? []), id]);
           ids.push(id);
-        } else ids.push(enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }));
+        } else ids.push(await enqueueIn(tx, now, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }));
       }
-    })();
+    });
 
     const [one, two] = await Promise.all([
       paygateAsync(['--db', app.dbPath, 'events', 'deliver', '--concurrency', '8', '--json']),
@@ -109,7 +110,7 @@ describe('two deliverers racing', () => {
     expect(counts.size).toBe(1000);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     expect(new Set(counts.keys())).toEqual(new Set(ids));
-    const delivered = app.ctx.sqlite.prepare("SELECT count(*) AS n FROM outbox_events WHERE status = 'DELIVERED' AND attempts = 1").get() as { n: number };
+    const delivered = sqliteOf(app.ctx).prepare("SELECT count(*) AS n FROM outbox_events WHERE status = 'DELIVERED' AND attempts = 1").get() as { n: number };
     expect(delivered.n).toBe(1000);
     for (const [sub, expected] of order) {
       expect(rx.received.filter((g) => g.body.subscriptionId === sub).map((g) => g.body.eventId), sub).toEqual(expected);

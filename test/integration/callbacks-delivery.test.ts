@@ -6,9 +6,10 @@ import { deliverDue } from '../../src/notify/deliver.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
-import { enqueue, outboxRow, paymentBody, subscriptionBody, SUBSCRIPTION_EVENT_TYPES } from '../helpers/events.js';
+import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { enqueue, enqueueIn, outboxRow, paymentBody, subscriptionBody, SUBSCRIPTION_EVENT_TYPES } from '../helpers/events.js';
 import { startReceiver, verifyV1Callback, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
+import { cardYear } from '../helpers/cards.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../fixtures/signatures.json', import.meta.url), 'utf8')) as {
   secret: string;
@@ -25,29 +26,29 @@ afterAll(async () => {
   await closeCallbackAgents();
   await rx.close();
 });
-afterEach(() => {
+afterEach(async () => {
   app?.close();
   rx.received.length = 0;
   rx.answer(() => 200);
 });
 
 describe('independent verifier', () => {
-  it('accepts the shared v2 callback vector', () => {
+  it('accepts the shared v2 callback vector', async () => {
     for (const v of vectors.v2Callbacks) expect(verifyV2Callback(v.header, v.rawBody, vectors.secret)).toBe(v.t);
   });
 });
 
 describe('callback bodies and signatures', () => {
   it('v2: every event kind arrives with the documented body and a valid X-Paygate-Signature', async () => {
-    app = testApp();
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url('/hooks/paygate') });
+    app = await testApp();
+    const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/hooks/paygate') });
     const sent = new Map<string, Record<string, string>>();
     const pay = paymentBody(m.merchantId, 1, { subscriptionId: 'sub_a', subscriptionCode: 'SC_sub_a' });
-    sent.set(enqueue(app.ctx, { merchantId: m.merchantId, body: pay }), pay);
-    SUBSCRIPTION_EVENT_TYPES.forEach((type, i) => {
+    sent.set(await enqueue(app.ctx, { merchantId: m.merchantId, body: pay }), pay);
+    for (const [i, type] of SUBSCRIPTION_EVENT_TYPES.entries()) {
       const body = subscriptionBody(m.merchantId, `sub_${i}`, type, i);
-      sent.set(enqueue(app.ctx, { merchantId: m.merchantId, body, subscriptionId: `sub_${i}` }), body);
-    });
+      sent.set(await enqueue(app.ctx, { merchantId: m.merchantId, body, subscriptionId: `sub_${i}` }), body);
+    }
 
     const r = await deliverDue(app.ctx);
     expect(r).toEqual({ delivered: 5, failed: 0, dead: 0 });
@@ -72,12 +73,12 @@ describe('callback bodies and signatures', () => {
   });
 
   it('v1: every event kind carries a body sign over POST + the notifyUrl path (query excluded)', async () => {
-    app = testApp();
-    const m = testMerchant(app.ctx, { signatureVersion: 1, notifyUrl: rx.url('/shop/notify?source=paygate') });
-    const ids = [enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 7) })];
-    SUBSCRIPTION_EVENT_TYPES.forEach((type, i) => {
-      ids.push(enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, `sub_v1_${i}`, type, i), subscriptionId: `sub_v1_${i}` }));
-    });
+    app = await testApp();
+    const m = await testMerchant(app.ctx, { signatureVersion: 1, notifyUrl: rx.url('/shop/notify?source=paygate') });
+    const ids = [await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 7) })];
+    for (const [i, type] of SUBSCRIPTION_EVENT_TYPES.entries()) {
+      ids.push(await enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, `sub_v1_${i}`, type, i), subscriptionId: `sub_v1_${i}` }));
+    }
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 5, failed: 0, dead: 0 });
     expect(rx.received.map((g) => g.body.eventId).sort()).toEqual([...ids].sort());
     for (const got of rx.received) {
@@ -92,10 +93,10 @@ describe('callback bodies and signatures', () => {
   });
 
   it("the event's own notifyUrl wins over the merchant's default", async () => {
-    app = testApp();
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url('/merchant-default') });
-    enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1), notifyUrl: rx.url('/per-transaction') });
-    enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2) });
+    app = await testApp();
+    const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/merchant-default') });
+    await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1), notifyUrl: rx.url('/per-transaction') });
+    await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2) });
     await deliverDue(app.ctx);
     expect(rx.received.map((g) => [g.body.relationId, g.path]).sort()).toEqual([
       ['order-1', '/per-transaction'],
@@ -106,10 +107,10 @@ describe('callback bodies and signatures', () => {
 
 describe('end to end from a real payment', () => {
   it('an approved and a declined PAY reach the transaction notifyUrl, signed, with no card data', async () => {
-    app = testApp();
-    const created = testMerchant(app.ctx);
-    const m = requireMerchant(app.ctx, created.merchantId);
-    const card = (pan: string) => JSON.stringify({ holderName: 'Ada L', cardNumber: pan, month: '12', year: '2030', cvv: '123' });
+    app = await testApp();
+    const created = await testMerchant(app.ctx);
+    const m = await requireMerchant(app.ctx, created.merchantId);
+    const card = (pan: string) => JSON.stringify({ holderName: 'Ada L', cardNumber: pan, month: '12', year: cardYear(TEST_NOW), cvv: '123' });
     const ok = await createTransaction(app.ctx, m, { requestId: 'r1', relationId: 'o1', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card('4242424242424242'), notifyUrl: rx.url('/pay') });
     const no = await createTransaction(app.ctx, m, { requestId: 'r2', relationId: 'o2', paymentType: 'PAY', payAmount: '5.50', currency: 'USD', cardInfo: card('4000000000000002'), notifyUrl: rx.url('/pay') });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 2, failed: 0, dead: 0 });
@@ -125,11 +126,11 @@ describe('end to end from a real payment', () => {
 
 describe('guard rails', () => {
   it('no URL, a non-http URL and an over-long URL end DEAD with the reason, nothing sent', async () => {
-    app = testApp();
-    const m = testMerchant(app.ctx);
-    const none = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
-    const ftp = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: 'ftp://127.0.0.1/x' });
-    const long = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 3), notifyUrl: rx.url('/' + 'a'.repeat(500)) });
+    app = await testApp();
+    const m = await testMerchant(app.ctx);
+    const none = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    const ftp = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: 'ftp://127.0.0.1/x' });
+    const long = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 3), notifyUrl: rx.url('/' + 'a'.repeat(500)) });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 3 });
     expect(rx.received).toHaveLength(0);
     expect(outboxRow(app.ctx, none)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/no notifyUrl/) });
@@ -138,10 +139,13 @@ describe('guard rails', () => {
   });
 
   it('events with no target anywhere all end DEAD in one pass; an event with its own URL is still sent', async () => {
-    app = testApp();
-    const m = testMerchant(app.ctx);
-    const orphans = Array.from({ length: 2_500 }, (_, i) => enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }));
-    const own = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 9_999), notifyUrl: rx.url('/own') });
+    app = await testApp();
+    const m = await testMerchant(app.ctx);
+    const now = app.ctx.clock.now();
+    const orphans = await app.ctx.store.transaction((tx) =>
+      Promise.all(Array.from({ length: 2_500 }, (_, i) => enqueueIn(tx, now, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }))),
+    );
+    const own = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 9_999), notifyUrl: rx.url('/own') });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 2_500 });
     expect(rx.received.map((g) => g.path)).toEqual(['/own']);
     expect(outboxRow(app.ctx, own)).toMatchObject({ status: 'DELIVERED' });
@@ -151,28 +155,28 @@ describe('guard rails', () => {
   });
 
   it('a limited pass marks at most its limit of target-less events DEAD', async () => {
-    app = testApp();
-    const m = testMerchant(app.ctx);
-    for (let i = 0; i < 5; i++) enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) });
+    app = await testApp();
+    const m = await testMerchant(app.ctx);
+    for (let i = 0; i < 5; i++) await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) });
     expect(await deliverDue(app.ctx, { limit: 3 })).toEqual({ delivered: 0, failed: 0, dead: 3 });
     expect(await deliverDue(app.ctx, { limit: 3 })).toEqual({ delivered: 0, failed: 0, dead: 2 });
   });
 
   it('PAYGATE_CALLBACK_PRIVATE=deny refuses loopback targets (by address and by name)', async () => {
-    app = testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
-    const byIp = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
-    const byName = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url().replace('127.0.0.1', 'localhost') });
+    app = await testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
+    const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
+    const byIp = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    const byName = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url().replace('127.0.0.1', 'localhost') });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 2 });
     expect(rx.received).toHaveLength(0);
     for (const id of [byIp, byName]) expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/private address/) });
   });
 
   it('a redirect is not followed: it counts as a failed attempt', async () => {
-    app = testApp();
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url('/moved') });
+    app = await testApp();
+    const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/moved') });
     rx.answer((r) => (r.path === '/moved' ? 302 : 200));
-    const id = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 1, dead: 0 });
     expect(rx.received.map((g) => g.path)).toEqual(['/moved']);
     expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 302, nextAttemptAt: app.ctx.clock.now() + 60_000 });
@@ -195,10 +199,10 @@ describe('guard rails', () => {
     });
     await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
     try {
-      app = testApp();
+      app = await testApp();
       const port = (endless.address() as AddressInfo).port;
-      const m = testMerchant(app.ctx, { notifyUrl: `http://127.0.0.1:${port}/big` });
-      const id = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+      const m = await testMerchant(app.ctx, { notifyUrl: `http://127.0.0.1:${port}/big` });
+      const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
       expect(await deliverDue(app.ctx, { timeoutMs: 20_000 })).toEqual({ delivered: 0, failed: 1, dead: 0 });
       expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 500, lastError: expect.stringMatching(/^HTTP 500: x+$/) });
       expect((outboxRow(app.ctx, id).lastError ?? '').length).toBeLessThan(300);
@@ -210,10 +214,10 @@ describe('guard rails', () => {
   });
 
   it('a disabled merchant still gets its callbacks (SPEC §2)', async () => {
-    app = testApp();
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
-    app.ctx.sqlite.prepare("UPDATE merchants SET status = 'DISABLED' WHERE id = ?").run(m.merchantId);
-    enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    app = await testApp();
+    const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
+    sqliteOf(app.ctx).prepare("UPDATE merchants SET status = 'DISABLED' WHERE id = ?").run(m.merchantId);
+    await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 0 });
   });
 });

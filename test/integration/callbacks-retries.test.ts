@@ -25,7 +25,7 @@ afterAll(async () => {
   await closeCallbackAgents();
   await rx.close();
 });
-afterEach(() => {
+afterEach(async () => {
   app?.close();
   rx.received.length = 0;
   rx.answer(() => 200);
@@ -37,12 +37,12 @@ const arrivalTimes = (): (number | undefined)[] =>
 
 describe('retry schedule (test clock)', () => {
   it('500 three times then 200: delivered on the 4th attempt at t0, +1 min, +5 min, +30 min', async () => {
-    app = testApp();
+    app = await testApp();
     const t0 = app.clock.now();
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
+    const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     let calls = 0;
     rx.answer(() => (++calls <= 3 ? 500 : 200));
-    const id = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
 
     const steps: [number, { delivered: number; failed: number; dead: number }][] = [
       [0, { delivered: 0, failed: 1, dead: 0 }],
@@ -65,11 +65,11 @@ describe('retry schedule (test clock)', () => {
   });
 
   it('a receiver that never answers 2xx: DEAD after the 7th attempt; `events resend` (real CLI) gets it delivered once it is back', async () => {
-    app = testApp();
+    app = await testApp();
     const t0 = app.clock.now();
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
+    const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     rx.answer(() => 503);
-    const id = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     const offsets = [0, 1, 6, 36, 156, 516, 1956].map((min) => min * MIN); // +1m, +5m, +30m, +2h, +6h, +24h
     for (const [i, offset] of offsets.entries()) {
       app.clock.set(t0 + offset);
@@ -127,14 +127,14 @@ describe('retry schedule (test clock)', () => {
 
 describe('order per subscription', () => {
   it('a later event waits while an earlier one of the same subscription is PENDING; other subscriptions do not wait', async () => {
-    app = testApp();
+    app = await testApp();
     const t0 = app.clock.now();
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
+    const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     const body = (n: number, sub = 'sub_o') => subscriptionBody(m.merchantId, sub, n === 1 ? 'RENEW_FAILED' : 'RENEW_SUCCEEDED', n);
-    const e1 = enqueue(app.ctx, { merchantId: m.merchantId, body: body(1), subscriptionId: 'sub_o' });
-    const e2 = enqueue(app.ctx, { merchantId: m.merchantId, body: body(2), subscriptionId: 'sub_o' });
-    const e3 = enqueue(app.ctx, { merchantId: m.merchantId, body: body(3), subscriptionId: 'sub_o' });
-    const other = enqueue(app.ctx, { merchantId: m.merchantId, body: body(4, 'sub_other'), subscriptionId: 'sub_other' });
+    const e1 = await enqueue(app.ctx, { merchantId: m.merchantId, body: body(1), subscriptionId: 'sub_o' });
+    const e2 = await enqueue(app.ctx, { merchantId: m.merchantId, body: body(2), subscriptionId: 'sub_o' });
+    const e3 = await enqueue(app.ctx, { merchantId: m.merchantId, body: body(3), subscriptionId: 'sub_o' });
+    const other = await enqueue(app.ctx, { merchantId: m.merchantId, body: body(4, 'sub_other'), subscriptionId: 'sub_other' });
     let failFirst = true;
     rx.answer((r) => (r.body.eventId === e1 && failFirst ? ((failFirst = false), 500) : 200));
 
@@ -149,11 +149,11 @@ describe('order per subscription', () => {
   });
 
   it('a DEAD event does not block the later ones', async () => {
-    app = testApp();
+    app = await testApp();
     const t0 = app.clock.now();
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
-    const e1 = enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, 'sub_d', 'RENEW_FAILED', 1), subscriptionId: 'sub_d' });
-    const e2 = enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, 'sub_d', 'SUBSCRIPTION_FAILED', 2), subscriptionId: 'sub_d' });
+    const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
+    const e1 = await enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, 'sub_d', 'RENEW_FAILED', 1), subscriptionId: 'sub_d' });
+    const e2 = await enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, 'sub_d', 'SUBSCRIPTION_FAILED', 2), subscriptionId: 'sub_d' });
     rx.answer((r) => (r.body.eventId === e1 ? 500 : 200));
     for (const min of [0, 1, 6, 36, 156, 516]) {
       app.clock.set(t0 + min * MIN);
@@ -164,6 +164,6 @@ describe('order per subscription', () => {
     // The last attempt of e1 fails → DEAD, and e2 goes out in the same pass.
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 1 });
     expect(rx.received.at(-1)?.body.eventId).toBe(e2);
-    expect(listEvents(app.ctx, { subscriptionCode: undefined, status: 'DEAD' }).map((e) => e.eventId)).toEqual([e1]);
+    expect((await listEvents(app.ctx, { subscriptionCode: undefined, status: 'DEAD' })).map((e) => e.eventId)).toEqual([e1]);
   });
 });

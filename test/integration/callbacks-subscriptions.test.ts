@@ -3,7 +3,7 @@ import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { listEvents } from '../../src/services/events.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { updateMerchant } from '../../src/services/merchants.js';
-import { testApp, type TestApp } from '../helpers/ctx.js';
+import { testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
 import { startReceiver, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
 import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
 
@@ -17,7 +17,7 @@ afterAll(async () => {
   await closeCallbackAgents();
   await rx.close();
 });
-afterEach(() => {
+afterEach(async () => {
   app?.close();
   rx.received.length = 0;
   rx.answer(() => 200);
@@ -25,9 +25,9 @@ afterEach(() => {
 
 describe('callbacks of a real subscription', () => {
   it('first charge (PAYMENT) then a renewal (RENEW_SUCCEEDED): delivered by the renewal run, in order, listed per subscription', async () => {
-    app = testApp();
-    const { merchantId, planId } = merchantWithPlan(app.ctx);
-    updateMerchant(app.ctx, merchantId, { notifyUrl: rx.url('/subs') });
+    app = await testApp();
+    const { merchantId, planId } = await merchantWithPlan(app.ctx);
+    await updateMerchant(app.ctx, merchantId, { notifyUrl: rx.url('/subs') });
     const sub = await subscribe(app.ctx, merchantId, planId);
     // The renewal is due a month later; the run charges it, then delivers both callbacks on its clock.
     app.clock.set(Date.UTC(2026, 1, 15, 9, 0, 0));
@@ -54,16 +54,16 @@ describe('callbacks of a real subscription', () => {
       expect(g.rawBody).not.toMatch(/4242424242424242/);
     }
     // Signed at the run's clock.
-    const secretRow = app.ctx.sqlite.prepare('SELECT secret_enc AS s FROM merchants WHERE id = ?').get(merchantId) as { s: string };
+    const secretRow = sqliteOf(app.ctx).prepare('SELECT secret_enc AS s FROM merchants WHERE id = ?').get(merchantId) as { s: string };
     const secret = app.ctx.vault.decrypt(secretRow.s);
     expect(verifyV2Callback(renewal?.headers['x-paygate-signature'], renewal?.rawBody ?? '', secret)).toBe(Date.UTC(2026, 1, 15, 9) / 1000);
 
-    const listed = listEvents(app.ctx, { subscriptionCode: sub.subscriptionCode, merchantId });
+    const listed = await listEvents(app.ctx, { subscriptionCode: sub.subscriptionCode, merchantId });
     expect(listed.map((e) => [e.eventType, e.status, e.attempts, e.lastHttpStatus])).toEqual([
       ['RENEW_SUCCEEDED', 'DELIVERED', 1, 200],
       ['PAYMENT', 'DELIVERED', 1, 200],
     ]);
-    expect(() => listEvents(app.ctx, { subscriptionCode: 'NOPE' })).toThrow(/subscription not found/);
-    expect(() => listEvents(app.ctx, { status: 'LOST' as 'DEAD' })).toThrow(/status/);
+    await expect(listEvents(app.ctx, { subscriptionCode: 'NOPE' })).rejects.toThrow(/subscription not found/);
+    await expect(listEvents(app.ctx, { status: 'LOST' as 'DEAD' })).rejects.toThrow(/status/);
   });
 });

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { TEST_VAULT_KEY, testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { cardYear } from '../helpers/cards.js';
+import { TEST_VAULT_KEY, testApp, testMerchant, type TestApp, sqliteOf } from '../helpers/ctx.js';
 
 /**
  * Separate OS processes on one database file: the guarantees must hold across processes, not
@@ -16,7 +17,7 @@ const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 const distUrl = (p: string) => pathToFileURL(join(DIST, p)).href;
 
 let app: TestApp;
-afterEach(() => app?.close());
+afterEach(async () => app?.close());
 
 function childScript(dir: string): string {
   const file = join(dir, 'child.mjs');
@@ -28,16 +29,16 @@ import { requireMerchant } from '${distUrl('services/merchants.js')}';
 import { createTransaction } from '${distUrl('services/transactions/index.js')}';
 import { refundTransaction } from '${distUrl('services/refund.js')}';
 const [mode, db, merchantId, payload] = process.argv.slice(2);
-const ctx = openApp(loadConfig({ db }, process.env));
+const ctx = await openApp(loadConfig({ db }, process.env));
 try {
-  const m = requireMerchant(ctx, merchantId);
+  const m = await requireMerchant(ctx, merchantId);
   const input = JSON.parse(payload);
   const r = mode === 'pay' ? await createTransaction(ctx, m, input) : await refundTransaction(ctx, m, input);
   process.stdout.write(JSON.stringify({ ok: r }));
 } catch (e) {
   process.stdout.write(JSON.stringify({ code: e.code ?? 'crash', message: String(e.message) }));
 } finally {
-  ctx.close();
+  await ctx.close();
 }
 `,
   );
@@ -65,46 +66,46 @@ function run(script: string, args: string[]): Promise<{ ok?: Record<string, stri
 
 describe('across processes (needs the build: npm test runs it first)', () => {
   it('20 processes sending one requestId at once charge exactly once', async () => {
-    app = testApp();
-    const m = requireMerchant(app.ctx, testMerchant(app.ctx).merchantId);
+    app = await testApp();
+    const m = await requireMerchant(app.ctx, (await testMerchant(app.ctx)).merchantId);
     const script = childScript(app.dir);
     const req = JSON.stringify({
       requestId: 'one', relationId: 'one', paymentType: 'PAY', payAmount: '10.00', currency: 'USD',
-      cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: '2030', cvv: '123' }),
+      cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(), cvv: '123' }),
     });
     const results = await Promise.all(Array.from({ length: 20 }, () => run(script, ['pay', app.dbPath, m.id, req])));
     expect(results.every((r) => r.ok)).toBe(true);
     expect(new Set(results.map((r) => r.ok?.transactionOrderId)).size).toBe(1);
     expect(results.every((r) => r.ok?.status === '200000' || r.ok?.status === '100000')).toBe(true);
-    const n = (sql: string) => (app.ctx.sqlite.prepare(sql).get() as { n: number }).n;
+    const n = (sql: string) => (sqliteOf(app.ctx).prepare(sql).get() as { n: number }).n;
     expect(n('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
     expect(n('SELECT count(*) AS n FROM transactions')).toBe(1);
     expect(n("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(1);
   });
 
   it('20 processes refunding 0.75 each of 10.00 never refund more than was paid', async () => {
-    app = testApp();
-    const m = requireMerchant(app.ctx, testMerchant(app.ctx).merchantId);
+    app = await testApp();
+    const m = await requireMerchant(app.ctx, (await testMerchant(app.ctx)).merchantId);
     const t = await createTransaction(app.ctx, m, {
       requestId: 'p', relationId: 'p', paymentType: 'PAY', payAmount: '10.00', currency: 'USD',
-      cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: '2030', cvv: '123' }),
+      cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(), cvv: '123' }),
     });
     const script = childScript(app.dir);
     const req = JSON.stringify({ transactionOrderId: t.transactionOrderId, refundAmount: '0.75' });
     const results = await Promise.all(Array.from({ length: 20 }, () => run(script, ['refund', app.dbPath, m.id, req])));
     expect(results.filter((r) => r.ok)).toHaveLength(13);
     expect(results.filter((r) => !r.ok).every((r) => r.code === '1010')).toBe(true);
-    const row = app.ctx.sqlite.prepare('SELECT refunded_amount AS r, refund_reserved AS s, status FROM transactions').get();
+    const row = sqliteOf(app.ctx).prepare('SELECT refunded_amount AS r, refund_reserved AS s, status FROM transactions').get();
     expect(row).toEqual({ r: 975, s: 0, status: 400010 });
   });
 });
 
 describe('no card number in plain text anywhere in the database', () => {
   it('neither the db file nor its WAL holds a PAN used for PAY, 3DS, declines or a vaulted subscription card', async () => {
-    app = testApp();
+    app = await testApp();
     const ctx = app.ctx;
-    const m = requireMerchant(ctx, testMerchant(ctx).merchantId);
-    const p = createPlan(ctx, m.id, { planName: 'P', price: '5.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    const m = await requireMerchant(ctx, (await testMerchant(ctx)).merchantId);
+    const p = await createPlan(ctx, m.id, { planName: 'P', price: '5.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
     const pans = ['4242424242424242', '5555555555554444', '4000000000000002', '4000000000003220'];
     let i = 0;
     for (const pan of pans) {
@@ -112,11 +113,11 @@ describe('no card number in plain text anywhere in the database', () => {
         i++;
         await createTransaction(ctx, m, {
           requestId: `r${i}`, relationId: `o${i}`, paymentType, planId: p.planId, userId: 'u', payAmount: '1.00', currency: 'USD',
-          cardInfo: JSON.stringify({ holderName: 'Ada', cardNumber: pan, month: '12', year: '2030', cvv: '987' }),
+          cardInfo: JSON.stringify({ holderName: 'Ada', cardNumber: pan, month: '12', year: cardYear(), cvv: '987' }),
         });
       }
     }
-    expect((ctx.sqlite.prepare('SELECT count(*) AS n FROM cards').get() as { n: number }).n).toBeGreaterThan(0);
+    expect((sqliteOf(ctx).prepare('SELECT count(*) AS n FROM cards').get() as { n: number }).n).toBeGreaterThan(0);
     for (const file of [app.dbPath, `${app.dbPath}-wal`].filter(existsSync)) {
       const bytes = readFileSync(file);
       for (const pan of pans) {

@@ -4,18 +4,19 @@ import { refundTransaction, resumeStaleRefunds, STALE_REFUND_MS } from '../../sr
 import { runRenewal } from '../../src/services/renew/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
-afterEach(() => app?.close());
+afterEach(async () => app?.close());
 
-const card = (cardNumber = '4242424242424242') => JSON.stringify({ cardNumber, month: '12', year: '2030', cvv: '123' });
+const card = (cardNumber = '4242424242424242') => JSON.stringify({ cardNumber, month: '12', year: cardYear(TEST_NOW), cvv: '123' });
 let seq = 0;
 
-function setup() {
-  app = testApp();
+async function setup() {
+  app = await testApp();
   const ctx = app.ctx;
-  const m = requireMerchant(ctx, testMerchant(ctx).merchantId);
+  const m = await requireMerchant(ctx, (await testMerchant(ctx)).merchantId);
   const pay = (over: Record<string, unknown> = {}) => {
     seq++;
     return createTransaction(ctx, m, { requestId: `p${seq}`, relationId: `o${seq}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card(), ...over });
@@ -24,11 +25,11 @@ function setup() {
   return { ctx, m, pay, refund };
 }
 
-const row = (id: string) => app.ctx.sqlite.prepare('SELECT status, refunded_amount AS refunded, refund_reserved AS reserved FROM transactions WHERE id = ?').get(id) as { status: number; refunded: number; reserved: number };
+const row = (id: string) => sqliteOf(app.ctx).prepare('SELECT status, refunded_amount AS refunded, refund_reserved AS reserved FROM transactions WHERE id = ?').get(id) as { status: number; refunded: number; reserved: number };
 
 describe('refunds', () => {
   it('partial then the rest: 400010 then 400000; response carries this refund’s amount', async () => {
-    const { pay, refund } = setup();
+    const { pay, refund } = await setup();
     const t = await pay();
     const a = await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '4.00' });
     expect(a).toMatchObject({ transactionOrderId: t.transactionOrderId, relationId: t.relationId, status: '400010', payAmount: '4.00', currency: 'USD' });
@@ -39,7 +40,7 @@ describe('refunds', () => {
   });
 
   it('beyond the paid amount is 1010 and reserves nothing', async () => {
-    const { pay, refund } = setup();
+    const { pay, refund } = await setup();
     const t = await pay();
     await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '4.00' });
     await expect(refund({ transactionOrderId: t.transactionOrderId, refundAmount: '7.00' })).rejects.toMatchObject({ code: '1010' });
@@ -47,7 +48,7 @@ describe('refunds', () => {
   });
 
   it('only SUCCEEDED / PARTIALLY_REFUNDED transactions: 1008 otherwise', async () => {
-    const { pay, refund } = setup();
+    const { pay, refund } = await setup();
     const declined = await pay({ cardInfo: card('4000000000000002') });
     await expect(refund({ transactionOrderId: declined.transactionOrderId, refundAmount: '1.00' })).rejects.toMatchObject({ code: '1008' });
     const threeDs = await pay({ cardInfo: card('4000000000003220') });
@@ -58,25 +59,25 @@ describe('refunds', () => {
   });
 
   it('both ids naming different transactions is 1001; neither is 1001; unknown or foreign is 1007', async () => {
-    const { ctx, pay, refund } = setup();
+    const { ctx, pay, refund } = await setup();
     const a = await pay();
     const b = await pay();
     await expect(refund({ transactionOrderId: a.transactionOrderId, relationId: b.relationId, refundAmount: '1.00' })).rejects.toMatchObject({ code: '1001' });
     await expect(refund({ refundAmount: '1.00' })).rejects.toMatchObject({ code: '1001' });
     await expect(refund({ transactionOrderId: 'txn_nope', refundAmount: '1.00' })).rejects.toMatchObject({ code: '1007' });
-    const other = requireMerchant(ctx, testMerchant(ctx, { name: 'Other' }).merchantId);
+    const other = await requireMerchant(ctx, (await testMerchant(ctx, { name: 'Other' })).merchantId);
     await expect(refundTransaction(ctx, other, { transactionOrderId: a.transactionOrderId, refundAmount: '1.00' })).rejects.toMatchObject({ code: '1007' });
     expect(row(a.transactionOrderId).refunded).toBe(0);
   });
 
   it.each([['0'], ['0.00'], ['-1.00'], ['1.001'], ['abc'], [5]])('refundAmount %s is 1001', async (amt) => {
-    const { pay, refund } = setup();
+    const { pay, refund } = await setup();
     const t = await pay();
     await expect(refund({ transactionOrderId: t.transactionOrderId, refundAmount: amt })).rejects.toMatchObject({ code: '1001', field: 'refundAmount' });
   });
 
   it('requestId makes a refund idempotent in its own namespace; different fields → 1006', async () => {
-    const { ctx, pay, refund } = setup();
+    const { ctx, pay, refund } = await setup();
     const t = await pay({ requestId: 'same-id' });
     const r = { transactionOrderId: t.transactionOrderId, refundAmount: '3.00', requestId: 'same-id' };
     const a = await refund(r);
@@ -84,19 +85,19 @@ describe('refunds', () => {
     expect(b.refundTransactionId).toBe(a.refundTransactionId);
     expect(row(t.transactionOrderId).refunded).toBe(300);
     await expect(refund({ ...r, refundAmount: '2.00' })).rejects.toMatchObject({ code: '1006' });
-    expect((ctx.sqlite.prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'refund'").get() as { n: number }).n).toBe(1);
+    expect((sqliteOf(ctx).prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'refund'").get() as { n: number }).n).toBe(1);
   });
 
   it('every refund writes a PAYMENT callback with the refunded amount', async () => {
-    const { ctx, pay, refund } = setup();
+    const { ctx, pay, refund } = await setup();
     const t = await pay();
     await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '2.50' });
-    const last = ctx.sqlite.prepare('SELECT payload FROM outbox_events ORDER BY seq DESC LIMIT 1').get() as { payload: string };
+    const last = sqliteOf(ctx).prepare('SELECT payload FROM outbox_events ORDER BY seq DESC LIMIT 1').get() as { payload: string };
     expect(JSON.parse(last.payload)).toMatchObject({ notifyType: 'PAYMENT', status: '400010', refundedAmount: '2.50' });
   });
 
   it('a refund the channel fails releases its reservation', async () => {
-    const { ctx, pay, refund } = setup();
+    const { ctx, pay, refund } = await setup();
     const t = await pay();
     const real = ctx.channel;
     ctx.channel = { name: real.name, charge: real.charge, completeAction: real.completeAction, refund: async () => ({ outcome: 'failed', reason: 'channel_unavailable' }) };
@@ -107,7 +108,7 @@ describe('refunds', () => {
   });
 
   it('a refund whose channel call threw stays PENDING with its amount reserved, then the renewal run settles it once', async () => {
-    const { ctx, pay, refund } = setup();
+    const { ctx, pay, refund } = await setup();
     const t = await pay();
     const real = ctx.channel;
     // The channel refunded, but the answer was lost (a timeout after the fact).
@@ -122,16 +123,16 @@ describe('refunds', () => {
     app.clock.advance(STALE_REFUND_MS + 1);
     await runRenewal(ctx);
     expect(row(t.transactionOrderId)).toEqual({ status: 400010, refunded: 400, reserved: 0 });
-    const refunds = ctx.sqlite.prepare("SELECT status FROM refunds WHERE transaction_id = ?").all(t.transactionOrderId);
+    const refunds = sqliteOf(ctx).prepare("SELECT status FROM refunds WHERE transaction_id = ?").all(t.transactionOrderId);
     expect(refunds).toEqual([{ status: 'SUCCEEDED' }]);
     // The channel moved the money once: the resumed call got the first result by its idempotency key.
-    expect(ctx.sqlite.prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'refund'").get()).toEqual({ n: 1 });
+    expect(sqliteOf(ctx).prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'refund'").get()).toEqual({ n: 1 });
     await runRenewal(ctx);
     expect(row(t.transactionOrderId)).toEqual({ status: 400010, refunded: 400, reserved: 0 });
   });
 
   it('a resumed refund the channel still cannot reach stays PENDING for the next run', async () => {
-    const { ctx, pay, refund } = setup();
+    const { ctx, pay, refund } = await setup();
     const t = await pay();
     const real = ctx.channel;
     ctx.channel = { ...real, refund: () => Promise.reject(new Error('connect ECONNREFUSED')) };
@@ -145,23 +146,23 @@ describe('refunds', () => {
   });
 
   it('refunding a subscription charge does not change the subscription', async () => {
-    const { ctx, m, refund } = setup();
-    const p = createPlan(ctx, m.id, { planName: 'P', price: '9.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    const { ctx, m, refund } = await setup();
+    const p = await createPlan(ctx, m.id, { planName: 'P', price: '9.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
     const t = await createTransaction(ctx, m, { requestId: 's', relationId: 's', paymentType: 'SUBSCRIPTION', planId: p.planId, userId: 'u', cardInfo: card() });
-    const before = ctx.sqlite.prepare('SELECT * FROM subscriptions').get();
+    const before = sqliteOf(ctx).prepare('SELECT * FROM subscriptions').get();
     await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '9.00' });
-    expect(ctx.sqlite.prepare('SELECT * FROM subscriptions').get()).toEqual(before);
+    expect(sqliteOf(ctx).prepare('SELECT * FROM subscriptions').get()).toEqual(before);
   });
 
   it('20 concurrent partial refunds whose sum exceeds the paid amount never exceed it', async () => {
-    const { ctx, pay, refund } = setup();
+    const { ctx, pay, refund } = await setup();
     const t = await pay();
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => refund({ transactionOrderId: t.transactionOrderId, refundAmount: '0.75' })));
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     expect(ok).toBe(13); // 13 × 0.75 = 9.75 ≤ 10.00 < 14 × 0.75
     expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason.code === '1010')).toBe(true);
     expect(row(t.transactionOrderId)).toEqual({ status: 400010, refunded: 975, reserved: 0 });
-    const moved = ctx.sqlite.prepare("SELECT sum(amount) AS s FROM sandbox_charges WHERE kind = 'refund' AND outcome = 'approved'").get() as { s: number };
+    const moved = sqliteOf(ctx).prepare("SELECT sum(amount) AS s FROM sandbox_charges WHERE kind = 'refund' AND outcome = 'approved'").get() as { s: number };
     expect(moved.s).toBe(975);
   });
 });

@@ -4,19 +4,20 @@ import { completeThreeDs } from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
 import { billingTime, trialEnd } from '../../src/domain/calendar.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
-afterEach(() => app?.close());
+afterEach(async () => app?.close());
 
-const card = (cardNumber = '4242424242424242') => JSON.stringify({ cardNumber, month: '12', year: '2030', cvv: '123' });
+const card = (cardNumber = '4242424242424242') => JSON.stringify({ cardNumber, month: '12', year: cardYear(TEST_NOW), cvv: '123' });
 let seq = 0;
 
-function setup(plan: Record<string, unknown> = {}) {
-  app = testApp({ zone: 'America/New_York' });
+async function setup(plan: Record<string, unknown> = {}) {
+  app = await testApp({ zone: 'America/New_York' });
   const ctx = app.ctx;
-  const m = requireMerchant(ctx, testMerchant(ctx).merchantId);
-  const p = createPlan(ctx, m.id, { planName: 'Pro', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, ...plan });
+  const m = await requireMerchant(ctx, (await testMerchant(ctx)).merchantId);
+  const p = await createPlan(ctx, m.id, { planName: 'Pro', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, ...plan });
   const subscribe = (over: Record<string, unknown> = {}) => {
     seq++;
     return createTransaction(ctx, m, {
@@ -27,15 +28,15 @@ function setup(plan: Record<string, unknown> = {}) {
   return { ctx, m, p, subscribe };
 }
 
-const one = <T>(sql: string, ...a: unknown[]) => app.ctx.sqlite.prepare(sql).get(...a) as T;
-const all = <T>(sql: string, ...a: unknown[]) => app.ctx.sqlite.prepare(sql).all(...a) as T[];
+const one = <T>(sql: string, ...a: unknown[]) => sqliteOf(app.ctx).prepare(sql).get(...a) as T;
+const all = <T>(sql: string, ...a: unknown[]) => sqliteOf(app.ctx).prepare(sql).all(...a) as T[];
 
 interface Sub { id: string; status: string; anchor_time: number; start_time: number; paid_through: number | null; billing_count: number; failed_count: number; total_paid: number; card_id: string | null; notify_url: string | null; end_time: number | null }
 interface Rec { billing_type: string; status: string; amount: number; scheduled_time: number; cycle_index: number; fail_reason: string | null; transaction_id: string | null }
 
 describe('SUBSCRIPTION first charge', () => {
   it('approved without trial: ACTIVE, plan price overrides payAmount, INITIAL SUCCESS, RENEW PENDING at cycle 1', async () => {
-    const { ctx, p, subscribe } = setup();
+    const { ctx, p, subscribe } = await setup();
     const v = await subscribe();
     expect(v).toMatchObject({ status: '200000', payAmount: '9.99', currency: 'USD' });
     expect(v.subscriptionId).toMatch(/^sub_/);
@@ -52,7 +53,7 @@ describe('SUBSCRIPTION first charge', () => {
   });
 
   it('vaults the card encrypted with display fields, and never a CVV', async () => {
-    const { ctx, subscribe } = setup();
+    const { ctx, subscribe } = await setup();
     await subscribe();
     const c = one<Record<string, unknown>>('SELECT * FROM cards');
     expect(c).toMatchObject({ bin: '424242', last4: '4242', brand: 'Visa', exp_month: 12, exp_year: 2030 });
@@ -62,13 +63,13 @@ describe('SUBSCRIPTION first charge', () => {
   });
 
   it('PAY never vaults a card', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     await createTransaction(ctx, m, { requestId: 'p', relationId: 'p', paymentType: 'PAY', payAmount: '1.00', currency: 'USD', cardInfo: card() });
     expect(one<{ n: number }>('SELECT count(*) AS n FROM cards').n).toBe(0);
   });
 
   it('trial: INITIAL is a zero-amount check; anchor and first RENEW at the trial end, cycle_index 0', async () => {
-    const { ctx, subscribe } = setup({ trialDays: 14 });
+    const { ctx, subscribe } = await setup({ trialDays: 14 });
     const v = await subscribe();
     expect(v).toMatchObject({ status: '200000', payAmount: '0.00' });
     const end = trialEnd(ctx.clock.now(), 14, ctx.zone);
@@ -82,14 +83,14 @@ describe('SUBSCRIPTION first charge', () => {
   });
 
   it('a trial check can still decline', async () => {
-    const { subscribe } = setup({ trialDays: 7 });
+    const { subscribe } = await setup({ trialDays: 7 });
     const v = await subscribe({ cardInfo: card('4000000000000002') });
     expect(v).toMatchObject({ status: '300000', failReason: 'card_declined' });
     expect(one<Sub>('SELECT * FROM subscriptions').status).toBe('EXPIRED');
   });
 
   it('declined: EXPIRED, INITIAL FAILED, card deleted, place released, ids still returned', async () => {
-    const { p, subscribe } = setup({ maxSubscriptions: 1 });
+    const { p, subscribe } = await setup({ maxSubscriptions: 1 });
     const v = await subscribe({ cardInfo: card('4000000000009995') });
     expect(v).toMatchObject({ status: '300000', failReason: 'insufficient_funds' });
     expect(v.subscriptionId).toBeTruthy();
@@ -102,7 +103,7 @@ describe('SUBSCRIPTION first charge', () => {
   });
 
   it('3DS: INCOMPLETE with INITIAL PENDING and no RENEW; Complete → ACTIVE with RENEW PENDING', async () => {
-    const { ctx, subscribe } = setup();
+    const { ctx, subscribe } = await setup();
     const v = await subscribe({ cardInfo: card('4000002500003155') });
     expect(v.status).toBe('100040');
     expect(one<Sub>('SELECT * FROM subscriptions').status).toBe('INCOMPLETE');
@@ -115,7 +116,7 @@ describe('SUBSCRIPTION first charge', () => {
   });
 
   it('3DS Fail → EXPIRED with a SUBSCRIPTION_EXPIRED callback and the PAYMENT callback', async () => {
-    const { ctx, subscribe } = setup();
+    const { ctx, subscribe } = await setup();
     const v = await subscribe({ cardInfo: card('4000000000003220') });
     const out = await completeThreeDs(ctx, String(v.url).split('/').pop() ?? '', false);
     expect(out).toMatchObject({ result: 'failed', failReason: 'authentication_failed' });
@@ -128,8 +129,8 @@ describe('SUBSCRIPTION first charge', () => {
   });
 
   it('inactive plan → 1009, unknown plan → 1007, missing planId/userId → 1001; nothing written', async () => {
-    const { ctx, p, subscribe } = setup();
-    ctx.sqlite.prepare("UPDATE plans SET status = 'INACTIVE'").run();
+    const { ctx, p, subscribe } = await setup();
+    sqliteOf(ctx).prepare("UPDATE plans SET status = 'INACTIVE'").run();
     await expect(subscribe()).rejects.toMatchObject({ code: '1009' });
     await expect(subscribe({ planId: 'pln_nope' })).rejects.toMatchObject({ code: '1007' });
     await expect(subscribe({ planId: undefined })).rejects.toMatchObject({ code: '1001', field: 'planId' });
@@ -141,13 +142,13 @@ describe('SUBSCRIPTION first charge', () => {
   });
 
   it('/subscription/create style: paymentType may be left out with defaultPaymentType', async () => {
-    const { ctx, m, p } = setup();
+    const { ctx, m, p } = await setup();
     const v = await createTransaction(ctx, m, { requestId: 'd', relationId: 'd', planId: p.planId, userId: 'u', cardInfo: card() }, { defaultPaymentType: 'SUBSCRIPTION' });
     expect(v.subscriptionId).toBeTruthy();
   });
 
   it('50 concurrent subscribes on a plan of max 10 → exactly 10', async () => {
-    const { p, subscribe } = setup({ maxSubscriptions: 10 });
+    const { p, subscribe } = await setup({ maxSubscriptions: 10 });
     const results = await Promise.allSettled(Array.from({ length: 50 }, () => subscribe()));
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected');

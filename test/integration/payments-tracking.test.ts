@@ -3,10 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { uploadTracking } from '../../src/services/tracking.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
-afterEach(() => app?.close());
+afterEach(async () => app?.close());
 
 /** SERVICE.md's rule written out independently: values sorted by field name, concatenated, + secret, SHA-256 hex. */
 function expectedSign(d: { successCount: number; failedCount: number; failedOrders: string[] }, secret: string): string {
@@ -15,23 +16,23 @@ function expectedSign(d: { successCount: number; failedCount: number; failedOrde
 }
 
 async function setup() {
-  app = testApp();
+  app = await testApp();
   const ctx = app.ctx;
-  const created = testMerchant(ctx);
-  const m = requireMerchant(ctx, created.merchantId);
+  const created = await testMerchant(ctx);
+  const m = await requireMerchant(ctx, created.merchantId);
   const t = await createTransaction(ctx, m, {
     requestId: 'r1', relationId: 'order-1', paymentType: 'PAY', payAmount: '10.00', currency: 'USD',
-    cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: '2030', cvv: '123' }),
+    cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW), cvv: '123' }),
   });
   return { ctx, m, secret: created.secret, t };
 }
 
-const entries = () => app.ctx.sqlite.prepare('SELECT tracking_no AS no, tracking_channel AS ch, track_url AS url FROM tracking_entries ORDER BY tracking_no').all();
+const entries = () => sqliteOf(app.ctx).prepare('SELECT tracking_no AS no, tracking_channel AS ch, track_url AS url FROM tracking_entries ORDER BY tracking_no').all();
 
 describe('tracking upload', () => {
   it('accepts entries by orderId or relationId; data.sign matches an independent computation', async () => {
     const { ctx, m, secret, t } = await setup();
-    const r = uploadTracking(ctx, m, { merchantId: m.id, trackingList: [
+    const r = await uploadTracking(ctx, m, { merchantId: m.id, trackingList: [
       { orderId: t.transactionOrderId, trackingNo: 'T1', trackingChannel: 'UPS', trackUrl: 'https://ups.example/T1' },
       { relationId: 'order-1', trackingNo: 'T2', trackingChannel: 'DHL' },
     ] });
@@ -42,17 +43,17 @@ describe('tracking upload', () => {
 
   it('the same (order, trackingNo) again updates the entry', async () => {
     const { ctx, m, t } = await setup();
-    uploadTracking(ctx, m, { trackingList: [{ orderId: t.transactionOrderId, trackingNo: 'T1', trackingChannel: 'UPS' }] });
-    uploadTracking(ctx, m, { trackingList: [{ orderId: t.transactionOrderId, trackingNo: 'T1', trackingChannel: 'FedEx', trackUrl: 'http://f.example/1' }] });
+    await uploadTracking(ctx, m, { trackingList: [{ orderId: t.transactionOrderId, trackingNo: 'T1', trackingChannel: 'UPS' }] });
+    await uploadTracking(ctx, m, { trackingList: [{ orderId: t.transactionOrderId, trackingNo: 'T1', trackingChannel: 'FedEx', trackUrl: 'http://f.example/1' }] });
     expect(entries()).toEqual([{ no: 'T1', ch: 'FedEx', url: 'http://f.example/1' }]);
   });
 
   it('judges each entry alone; failedOrders lists orderId, else relationId, else #index', async () => {
     const { ctx, m, secret, t } = await setup();
-    const other = requireMerchant(ctx, testMerchant(ctx, { name: 'Other' }).merchantId);
-    const foreign = uploadTracking(ctx, other, { trackingList: [{ orderId: t.transactionOrderId, trackingNo: 'X', trackingChannel: 'UPS' }] });
+    const other = await requireMerchant(ctx, (await testMerchant(ctx, { name: 'Other' })).merchantId);
+    const foreign = await uploadTracking(ctx, other, { trackingList: [{ orderId: t.transactionOrderId, trackingNo: 'X', trackingChannel: 'UPS' }] });
     expect(foreign.failedOrders).toEqual([t.transactionOrderId]);
-    const r = uploadTracking(ctx, m, { trackingList: [
+    const r = await uploadTracking(ctx, m, { trackingList: [
       { orderId: t.transactionOrderId, trackingNo: 'OK', trackingChannel: 'UPS' },
       { trackingNo: 'N', trackingChannel: 'UPS' },
       { relationId: 'unknown-rel', trackingNo: 'N', trackingChannel: 'UPS' },
@@ -70,11 +71,11 @@ describe('tracking upload', () => {
 
   it('1 to 500 entries, else 1001', async () => {
     const { ctx, m, t } = await setup();
-    expect(() => uploadTracking(ctx, m, { trackingList: [] })).toThrow(expect.objectContaining({ code: '1001', field: 'trackingList' }));
-    expect(() => uploadTracking(ctx, m, {})).toThrow(expect.objectContaining({ code: '1001', field: 'trackingList' }));
-    expect(() => uploadTracking(ctx, m, { trackingList: 'x' })).toThrow(expect.objectContaining({ code: '1001' }));
+    await expect(uploadTracking(ctx, m, { trackingList: [] })).rejects.toThrow(expect.objectContaining({ code: '1001', field: 'trackingList' }));
+    await expect(uploadTracking(ctx, m, {})).rejects.toThrow(expect.objectContaining({ code: '1001', field: 'trackingList' }));
+    await expect(uploadTracking(ctx, m, { trackingList: 'x' })).rejects.toThrow(expect.objectContaining({ code: '1001' }));
     const many = Array.from({ length: 501 }, (_, i) => ({ orderId: t.transactionOrderId, trackingNo: `T${i}`, trackingChannel: 'UPS' }));
-    expect(() => uploadTracking(ctx, m, { trackingList: many })).toThrow(expect.objectContaining({ code: '1001' }));
-    expect(uploadTracking(ctx, m, { trackingList: many.slice(0, 500) }).successCount).toBe(500);
+    await expect(uploadTracking(ctx, m, { trackingList: many })).rejects.toThrow(expect.objectContaining({ code: '1001' }));
+    expect((await uploadTracking(ctx, m, { trackingList: many.slice(0, 500) })).successCount).toBe(500);
   });
 });

@@ -1,14 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction, queryTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
 import type { Channel } from '../../src/channel/channel.js';
+import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
-afterEach(() => app?.close());
+afterEach(async () => app?.close());
 
 const card = (cardNumber = '4242424242424242', extra: Record<string, string> = {}) =>
-  JSON.stringify({ holderName: 'Ada L', cardNumber, month: '12', year: '2030', cvv: '123', ...extra });
+  JSON.stringify({ holderName: 'Ada L', cardNumber, month: '12', year: cardYear(TEST_NOW), cvv: '123', ...extra });
 
 let seq = 0;
 function req(over: Record<string, unknown> = {}): Record<string, unknown> {
@@ -16,18 +17,18 @@ function req(over: Record<string, unknown> = {}): Record<string, unknown> {
   return { requestId: `req-${seq}`, relationId: `rel-${seq}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card(), ...over };
 }
 
-function setup(opts: { channel?: Channel } = {}) {
-  app = testApp();
-  const m = requireMerchant(app.ctx, testMerchant(app.ctx).merchantId);
+async function setup(opts: { channel?: Channel } = {}) {
+  app = await testApp();
+  const m = await requireMerchant(app.ctx, (await testMerchant(app.ctx)).merchantId);
   if (opts.channel) app.ctx.channel = opts.channel;
   return { ctx: app.ctx, m };
 }
 
-const count = (sql: string, ...args: unknown[]) => (app.ctx.sqlite.prepare(sql).get(...args) as { n: number }).n;
+const count = (sql: string, ...args: unknown[]) => (sqliteOf(app.ctx).prepare(sql).get(...args) as { n: number }).n;
 
 describe('PAY', () => {
   it('approves 4242… with 200000, txnAmount/txnCurrency and txnTime', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     const v = await createTransaction(ctx, m, req());
     expect(v).toMatchObject({ status: '200000', payAmount: '10.00', currency: 'USD', txnAmount: '10.00', txnCurrency: 'USD', merchantId: m.id });
     expect(v.txnTime).toBe('2026-01-15 09:00:00');
@@ -42,49 +43,49 @@ describe('PAY', () => {
     ['4000000000000127', 'incorrect_cvc'],
     ['4000000000000119', 'processing_error'],
   ])('declines %s with 300000 and %s', async (pan, reason) => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     const v = await createTransaction(ctx, m, req({ cardInfo: card(pan) }));
     expect(v.status).toBe('300000');
     expect(v.failReason).toBe(reason);
   });
 
   it('asks for 3DS with 100040 and a /3ds/ url on the public base', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     const v = await createTransaction(ctx, m, req({ cardInfo: card('4000000000003220') }));
     expect(v.status).toBe('100040');
     expect(v.url).toMatch(new RegExp(`^${ctx.config.publicUrl}/3ds/[A-Za-z0-9_-]{20,}$`));
-    const row = ctx.sqlite.prepare('SELECT page_expires_at AS e FROM transactions').get() as { e: number };
+    const row = sqliteOf(ctx).prepare('SELECT page_expires_at AS e FROM transactions').get() as { e: number };
     expect(row.e).toBe(ctx.clock.now() + 30 * 60_000);
   });
 
   it('formats zero-decimal currencies without a fraction and refuses one with a fraction', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     expect((await createTransaction(ctx, m, req({ payAmount: '100', currency: 'JPY' }))).payAmount).toBe('100');
     await expect(createTransaction(ctx, m, req({ payAmount: '100.50', currency: 'JPY' }))).rejects.toMatchObject({ code: '1001', field: 'payAmount' });
     expect((await createTransaction(ctx, m, req({ payAmount: '100.00', currency: 'JPY' }))).payAmount).toBe('100');
   });
 
   it('writes one PAYMENT outbox event per final result, none for 3DS pending', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     await createTransaction(ctx, m, req());
     await createTransaction(ctx, m, req({ cardInfo: card('4000000000000002') }));
     await createTransaction(ctx, m, req({ cardInfo: card('4000000000003220') }));
     expect(count("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(2);
-    const body = JSON.parse((ctx.sqlite.prepare("SELECT payload FROM outbox_events ORDER BY seq LIMIT 1").get() as { payload: string }).payload);
+    const body = JSON.parse((sqliteOf(ctx).prepare("SELECT payload FROM outbox_events ORDER BY seq LIMIT 1").get() as { payload: string }).payload);
     expect(body).toMatchObject({ notifyType: 'PAYMENT', status: '200000', payAmount: '10.00', paymentType: 'PAY' });
     expect(JSON.stringify(body)).not.toContain('4242424242424242');
   });
 
   it('a notifyUrl in the request is kept on the transaction and its event', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     await createTransaction(ctx, m, req({ notifyUrl: 'https://shop.example/hook' }));
-    expect((ctx.sqlite.prepare('SELECT notify_url AS u FROM outbox_events').get() as { u: string }).u).toBe('https://shop.example/hook');
+    expect((sqliteOf(ctx).prepare('SELECT notify_url AS u FROM outbox_events').get() as { u: string }).u).toBe('https://shop.example/hook');
   });
 });
 
 describe('CHECKOUT', () => {
   it('answers 100050 with a /checkout/ url and charges nothing; cardInfo is ignored', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     const v = await createTransaction(ctx, m, req({ paymentType: 'CHECKOUT', cardInfo: 'not even json' }));
     expect(v.status).toBe('100050');
     expect(v.url).toMatch(/\/checkout\/[A-Za-z0-9_-]+$/);
@@ -94,7 +95,7 @@ describe('CHECKOUT', () => {
 
 describe('requestId idempotency and relationId', () => {
   it('the same request again returns the same transaction and charges once', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     const r = req();
     const a = await createTransaction(ctx, m, r);
     const b = await createTransaction(ctx, m, { ...r, sign: 'ignored-and-different' });
@@ -104,7 +105,7 @@ describe('requestId idempotency and relationId', () => {
   });
 
   it('the same requestId with different fields is 1006, nothing written', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     const r = req();
     await createTransaction(ctx, m, r);
     await expect(createTransaction(ctx, m, { ...r, payAmount: '11.00' })).rejects.toMatchObject({ code: '1006' });
@@ -112,7 +113,7 @@ describe('requestId idempotency and relationId', () => {
   });
 
   it('relationId reused under another requestId is 1005, also after a failure', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     const r = req({ cardInfo: card('4000000000000002') });
     await createTransaction(ctx, m, r);
     await expect(createTransaction(ctx, m, { ...req(), relationId: r.relationId })).rejects.toMatchObject({ code: '1005' });
@@ -120,15 +121,15 @@ describe('requestId idempotency and relationId', () => {
   });
 
   it('relationId is per merchant: another merchant may use it', async () => {
-    const { ctx, m } = setup();
-    const other = requireMerchant(ctx, testMerchant(ctx, { name: 'Other' }).merchantId);
+    const { ctx, m } = await setup();
+    const other = await requireMerchant(ctx, (await testMerchant(ctx, { name: 'Other' })).merchantId);
     const r = req();
     await createTransaction(ctx, m, r);
     expect((await createTransaction(ctx, other, r)).status).toBe('200000');
   });
 
   it('concurrent duplicates in one process charge once; duplicates see the one transaction', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     const r = req();
     const views = await Promise.all(Array.from({ length: 20 }, () => createTransaction(ctx, m, r)));
     expect(new Set(views.map((v) => v.transactionOrderId)).size).toBe(1);
@@ -137,7 +138,7 @@ describe('requestId idempotency and relationId', () => {
   });
 
   it('a channel that throws leaves 100000; the same request again re-drives the charge once', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     const real = ctx.channel;
     let fail = true;
     ctx.channel = {
@@ -152,7 +153,7 @@ describe('requestId idempotency and relationId', () => {
     };
     const r = req();
     await expect(createTransaction(ctx, m, r)).rejects.toThrow('network reset');
-    expect((ctx.sqlite.prepare('SELECT status FROM transactions').get() as { status: number }).status).toBe(100000);
+    expect((sqliteOf(ctx).prepare('SELECT status FROM transactions').get() as { status: number }).status).toBe(100000);
     fail = false;
     const v = await createTransaction(ctx, m, r);
     expect(v.status).toBe('200000');
@@ -161,7 +162,7 @@ describe('requestId idempotency and relationId', () => {
   });
 
   it('a duplicate arriving while the first is charging sees 100000 and does not charge', async () => {
-    const { ctx, m } = setup();
+    const { ctx, m } = await setup();
     const real = ctx.channel;
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
@@ -180,13 +181,13 @@ describe('requestId idempotency and relationId', () => {
 
 describe('query', () => {
   it('finds by transactionOrderId or relationId; a foreign id is 1007', async () => {
-    const { ctx, m } = setup();
-    const other = requireMerchant(ctx, testMerchant(ctx, { name: 'Other' }).merchantId);
+    const { ctx, m } = await setup();
+    const other = await requireMerchant(ctx, (await testMerchant(ctx, { name: 'Other' })).merchantId);
     const r = req();
     const v = await createTransaction(ctx, m, r);
-    expect(queryTransaction(ctx, m.id, { transactionOrderId: v.transactionOrderId }).status).toBe('200000');
-    expect(queryTransaction(ctx, m.id, { relationId: r.relationId }).transactionOrderId).toBe(v.transactionOrderId);
-    expect(() => queryTransaction(ctx, other.id, { transactionOrderId: v.transactionOrderId })).toThrow(expect.objectContaining({ code: '1007' }));
-    expect(() => queryTransaction(ctx, m.id, {})).toThrow(expect.objectContaining({ code: '1001' }));
+    expect((await queryTransaction(ctx, m.id, { transactionOrderId: v.transactionOrderId })).status).toBe('200000');
+    expect((await queryTransaction(ctx, m.id, { relationId: r.relationId })).transactionOrderId).toBe(v.transactionOrderId);
+    await expect(queryTransaction(ctx, other.id, { transactionOrderId: v.transactionOrderId })).rejects.toThrow(expect.objectContaining({ code: '1007' }));
+    await expect(queryTransaction(ctx, m.id, {})).rejects.toThrow(expect.objectContaining({ code: '1001' }));
   });
 });

@@ -1,23 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
-let merchant: ReturnType<typeof requireMerchant>;
-beforeAll(() => {
-  app = testApp();
-  merchant = requireMerchant(app.ctx, testMerchant(app.ctx).merchantId);
+let merchant: Awaited<ReturnType<typeof requireMerchant>>;
+beforeAll(async () => {
+  app = await testApp();
+  merchant = await requireMerchant(app.ctx, (await testMerchant(app.ctx)).merchantId);
 });
-afterAll(() => app.close());
+afterAll(async () => app.close());
 
-const card = (over: Record<string, unknown> = {}) => JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: '2030', cvv: '123', ...over });
+const card = (over: Record<string, unknown> = {}) => JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW), cvv: '123', ...over });
 const base = { requestId: 'r', relationId: 'o', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card() };
 const long = (n: number) => 'x'.repeat(n);
 
 const counts = () =>
   ['transactions', 'sandbox_charges', 'idempotency_keys', 'subscriptions', 'cards', 'outbox_events'].map(
-    (t) => (app.ctx.sqlite.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n,
+    (t) => (sqliteOf(app.ctx).prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n,
   );
 
 // [description, patch, expected code, expected field]
@@ -63,7 +64,7 @@ const cases: [string, Record<string, unknown>, string, string][] = [
   ['item price a number', { items: JSON.stringify([{ name: 'a', price: 5 }]) }, '1001', 'items[0].price'],
   ['missing cardInfo for PAY', { cardInfo: undefined }, '1001', 'cardInfo'],
   ['cardInfo not JSON', { cardInfo: '{' }, '1001', 'cardInfo'],
-  ['cardInfo without cvv', { cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: '2030' }) }, '1001', 'cardInfo.cvv'],
+  ['cardInfo without cvv', { cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW) }) }, '1001', 'cardInfo.cvv'],
   ['cardInfo month a number', { cardInfo: card({ month: 12 }) }, '1001', 'cardInfo.month'],
   ['non-Luhn card', { cardInfo: card({ cardNumber: '4242424242424241' }) }, '1011', 'cardNumber'],
   ['expired card', { cardInfo: card({ year: '2020' }) }, '1011', 'year'],

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/ctx.js';
+import { testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
 import { merchantWithPlan, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { billingTime, type CycleType } from '../../src/domain/calendar.js';
@@ -7,7 +7,7 @@ import { parseTime } from '../../src/domain/time.js';
 import { subscriptionDetail } from '../../src/services/subscriptions/index.js';
 
 let app: TestApp;
-afterEach(() => app?.close());
+afterEach(async () => app?.close());
 
 const ZONE = 'America/New_York';
 const START = '2026-01-31 09:00:00';
@@ -23,15 +23,15 @@ describe.each<[CycleType, number]>([
 ])('a year of %s × %i renewals', (cycleType, cycleLength) => {
   it('charges every cycle once, on the anchor calendar, and keeps the counters in step', async () => {
     const start = parseTime(START, ZONE);
-    app = testApp({ zone: ZONE, now: start });
+    app = await testApp({ zone: ZONE, now: start });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx, { cycleType, cycleLength, price: '5.00' });
+    const { merchantId, planId } = await merchantWithPlan(ctx, { cycleType, cycleLength, price: '5.00' });
     const sub = await subscribe(ctx, merchantId, planId);
     const cycle = { cycleType, cycleLength };
     const yearEnd = parseTime('2027-01-31 09:00:00', ZONE);
     let runs = 0;
     for (;;) {
-      const next = subscriptionDetail(ctx, merchantId, sub.subscriptionId).nextBillingTime;
+      const next = (await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime;
       expect(next).toBeDefined();
       const t = parseTime(next ?? '', ZONE);
       if (t > yearEnd) break;
@@ -57,9 +57,9 @@ describe.each<[CycleType, number]>([
     expect(s).toMatchObject({ billing_count: runs + 1, failed_count: 0, total_paid: (runs + 1) * 500, status: 'ACTIVE' });
     expect(s.paid_through).toBe(renews[renews.length - 1]?.scheduled_time);
     // Every charge has its RENEWAL transaction, SUCCEEDED, and a RENEW_SUCCEEDED callback.
-    const txns = ctx.sqlite.prepare("SELECT count(*) AS n FROM transactions WHERE payment_type = 'RENEWAL' AND status = 200000 AND subscription_id = ?").get(sub.subscriptionId) as { n: number };
+    const txns = sqliteOf(ctx).prepare("SELECT count(*) AS n FROM transactions WHERE payment_type = 'RENEWAL' AND status = 200000 AND subscription_id = ?").get(sub.subscriptionId) as { n: number };
     expect(txns.n).toBe(runs);
-    const events = ctx.sqlite.prepare("SELECT count(*) AS n FROM outbox_events WHERE event_type = 'RENEW_SUCCEEDED' AND subscription_id = ?").get(sub.subscriptionId) as { n: number };
+    const events = sqliteOf(ctx).prepare("SELECT count(*) AS n FROM outbox_events WHERE event_type = 'RENEW_SUCCEEDED' AND subscription_id = ?").get(sub.subscriptionId) as { n: number };
     expect(events.n).toBe(runs);
   });
 });

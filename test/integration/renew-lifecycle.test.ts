@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, sqliteOf } from '../helpers/ctx.js';
 import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { parseTime } from '../../src/domain/time.js';
@@ -18,11 +18,11 @@ import { recordOutcome } from '../../src/services/renew/record.js';
 import { PaygateError } from '../../src/domain/errors.js';
 
 let app: TestApp;
-afterEach(() => app?.close());
+afterEach(async () => app?.close());
 const t = (s: string): number => parseTime(s, 'UTC');
-const code = (fn: () => unknown): string => {
+const code = async (fn: () => unknown): Promise<string> => {
   try {
-    fn();
+    await fn();
   } catch (e) {
     return e instanceof PaygateError ? e.code : 'other';
   }
@@ -31,11 +31,11 @@ const code = (fn: () => unknown): string => {
 
 describe('trial', () => {
   it('first renewal falls at start + trialDays, after a zero card check', async () => {
-    app = testApp({ now: t('2026-01-10 12:00:00') });
+    app = await testApp({ now: t('2026-01-10 12:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx, { trialDays: 14 });
+    const { merchantId, planId } = await merchantWithPlan(ctx, { trialDays: 14 });
     const sub = await subscribe(ctx, merchantId, planId);
-    const d = subscriptionDetail(ctx, merchantId, sub.subscriptionId);
+    const d = await subscriptionDetail(ctx, merchantId, sub.subscriptionId);
     expect(d).toMatchObject({ status: 'ACTIVE', nextBillingTime: '2026-01-24 12:00:00', totalPaid: 0 });
     clock.set(t('2026-01-24 11:59:59'));
     expect((await runRenewal(ctx)).due).toBe(0);
@@ -47,17 +47,17 @@ describe('trial', () => {
       ['RENEW', 'SUCCESS', 999, 0],
       ['RENEW', 'PENDING', 999, 1],
     ]);
-    expect(subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ nextBillingTime: '2026-02-24 12:00:00', totalPaid: 9.99, billingCount: 2 });
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ nextBillingTime: '2026-02-24 12:00:00', totalPaid: 9.99, billingCount: 2 });
   });
 
   it('cancel during the trial ends at the trial end', async () => {
-    app = testApp({ now: t('2026-01-10 12:00:00') });
+    app = await testApp({ now: t('2026-01-10 12:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx, { trialDays: 7 });
+    const { merchantId, planId } = await merchantWithPlan(ctx, { trialDays: 7 });
     const sub = await subscribe(ctx, merchantId, planId);
     clock.set(t('2026-01-12 08:00:00'));
-    expect(cancelSubscription(ctx, merchantId, { subscriptionId: sub.subscriptionId, sign: 'x', merchantId })).toBe(true);
-    const d = subscriptionDetail(ctx, merchantId, sub.subscriptionId);
+    expect(await cancelSubscription(ctx, merchantId, { subscriptionId: sub.subscriptionId, sign: 'x', merchantId })).toBe(true);
+    const d = await subscriptionDetail(ctx, merchantId, sub.subscriptionId);
     expect(d).toMatchObject({ status: 'CANCELLED', cancelTime: '2026-01-12 08:00:00', endTime: '2026-01-17 12:00:00' });
     expect(d.nextBillingTime).toBeUndefined();
     expect(planCount(ctx, planId)).toBe(0);
@@ -67,21 +67,21 @@ describe('trial', () => {
 
 describe('pause and resume', () => {
   it('pause across a billing date, then resume: charged at resume, anchor moves to now', async () => {
-    app = testApp({ now: t('2026-01-15 09:00:00') });
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = await merchantWithPlan(ctx);
     const sub = await subscribe(ctx, merchantId, planId);
     clock.set(t('2026-02-01 00:00:00'));
-    expect(pauseSubscription(ctx, merchantId, sub.subscriptionId)).toBe(true);
-    expect(subscriptionDetail(ctx, merchantId, sub.subscriptionId).nextBillingTime).toBeUndefined();
-    expect(code(() => pauseSubscription(ctx, merchantId, sub.subscriptionId))).toBe('1008');
+    expect(await pauseSubscription(ctx, merchantId, sub.subscriptionId)).toBe(true);
+    expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBeUndefined();
+    expect(await code(() => pauseSubscription(ctx, merchantId, sub.subscriptionId))).toBe('1008');
     clock.set(t('2026-02-20 00:00:00'));
     expect((await runRenewal(ctx)).due).toBe(0);
     clock.set(t('2026-03-03 10:00:00'));
-    expect(resumeSubscription(ctx, merchantId, sub.subscriptionId)).toBe(true);
-    expect(subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ status: 'ACTIVE', nextBillingTime: '2026-03-03 10:00:00' });
+    expect(await resumeSubscription(ctx, merchantId, sub.subscriptionId)).toBe(true);
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ status: 'ACTIVE', nextBillingTime: '2026-03-03 10:00:00' });
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
-    expect(subscriptionDetail(ctx, merchantId, sub.subscriptionId).nextBillingTime).toBe('2026-04-03 10:00:00');
+    expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-04-03 10:00:00');
     const recs = records(ctx, sub.subscriptionId);
     expect(recs.map((r) => [r.billing_type, r.status])).toEqual([
       ['INITIAL', 'SUCCESS'],
@@ -93,59 +93,59 @@ describe('pause and resume', () => {
   });
 
   it('resume before the old billing date keeps it', async () => {
-    app = testApp({ now: t('2026-01-15 09:00:00') });
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = await merchantWithPlan(ctx);
     const sub = await subscribe(ctx, merchantId, planId);
     clock.set(t('2026-02-01 00:00:00'));
-    pauseSubscription(ctx, merchantId, sub.subscriptionId);
+    await pauseSubscription(ctx, merchantId, sub.subscriptionId);
     clock.set(t('2026-02-10 00:00:00'));
-    resumeSubscription(ctx, merchantId, sub.subscriptionId);
-    expect(subscriptionDetail(ctx, merchantId, sub.subscriptionId).nextBillingTime).toBe('2026-02-15 09:00:00');
-    expect(code(() => resumeSubscription(ctx, merchantId, sub.subscriptionId))).toBe('1008');
+    await resumeSubscription(ctx, merchantId, sub.subscriptionId);
+    expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-02-15 09:00:00');
+    expect(await code(() => resumeSubscription(ctx, merchantId, sub.subscriptionId))).toBe('1008');
   });
 
   it('a pause during a RETRY cancels the retry; resume starts afresh with a RENEW', async () => {
-    app = testApp({ now: t('2026-01-15 09:00:00') });
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = await merchantWithPlan(ctx);
     const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000000036' });
     clock.set(t('2026-02-15 09:00:00'));
     await runRenewal(ctx);
-    pauseSubscription(ctx, merchantId, sub.subscriptionId);
+    await pauseSubscription(ctx, merchantId, sub.subscriptionId);
     clock.set(t('2026-02-15 10:00:00'));
-    resumeSubscription(ctx, merchantId, sub.subscriptionId);
+    await resumeSubscription(ctx, merchantId, sub.subscriptionId);
     const pending = records(ctx, sub.subscriptionId).filter((r) => r.status === 'PENDING');
     expect(pending).toHaveLength(1);
     expect(pending[0]).toMatchObject({ billing_type: 'RENEW', retry_count: 0, scheduled_time: t('2026-02-16 09:00:00') });
   });
 
   it('a charge under way when paused completes, is recorded, and schedules nothing', async () => {
-    app = testApp({ now: t('2026-01-15 09:00:00') });
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = await merchantWithPlan(ctx);
     const sub = await subscribe(ctx, merchantId, planId);
     clock.set(t('2026-02-15 09:00:00'));
     const due = records(ctx, sub.subscriptionId).find((r) => r.status === 'PENDING');
     const [claimed] = await claimBatch(ctx, [due?.id ?? ''], 'test', clock.now());
     expect(claimed).toBeDefined();
     if (!claimed) return;
-    pauseSubscription(ctx, merchantId, sub.subscriptionId);
+    await pauseSubscription(ctx, merchantId, sub.subscriptionId);
     const outcome = await chargeRecord(ctx, claimed, clock.now());
-    expect(ctx.sqlite.transaction(() => recordOutcome(ctx, claimed, outcome, clock.now()))()).toBe('succeeded');
+    expect(await ctx.store.transaction((tx) => recordOutcome(ctx, tx, claimed, outcome, clock.now()))).toBe('succeeded');
     expect(records(ctx, sub.subscriptionId).map((r) => r.status)).toEqual(['SUCCESS', 'SUCCESS']);
     expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'PAUSED', billing_count: 2 });
     clock.set(t('2026-02-20 09:00:00'));
-    resumeSubscription(ctx, merchantId, sub.subscriptionId);
-    expect(subscriptionDetail(ctx, merchantId, sub.subscriptionId).nextBillingTime).toBe('2026-03-15 09:00:00');
+    await resumeSubscription(ctx, merchantId, sub.subscriptionId);
+    expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-03-15 09:00:00');
   });
 });
 
 describe('catch-up', () => {
   it('five missed months are charged once; the next RENEW is the first anchor date after the run', async () => {
-    app = testApp({ now: t('2026-01-31 09:00:00') });
+    app = await testApp({ now: t('2026-01-31 09:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = await merchantWithPlan(ctx);
     const sub = await subscribe(ctx, merchantId, planId);
     clock.set(t('2026-07-15 00:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
@@ -156,98 +156,98 @@ describe('catch-up', () => {
       ['RENEW', 'SUCCESS', 1],
       ['RENEW', 'PENDING', 6],
     ]);
-    expect(subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ nextBillingTime: '2026-07-31 09:00:00', billingCount: 2 });
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ nextBillingTime: '2026-07-31 09:00:00', billingCount: 2 });
   });
 });
 
 describe('cancel', () => {
   it('ends at the paid period, refuses repeats, and 1007 for foreign ids', async () => {
-    app = testApp({ now: t('2026-01-15 09:00:00') });
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
-    const other = testMerchant(ctx);
+    const { merchantId, planId } = await merchantWithPlan(ctx);
+    const other = await testMerchant(ctx);
     const sub = await subscribe(ctx, merchantId, planId);
-    expect(code(() => cancelSubscription(ctx, other.merchantId, sub.subscriptionId))).toBe('1007');
-    expect(code(() => subscriptionDetail(ctx, other.merchantId, sub.subscriptionId))).toBe('1007');
-    expect(code(() => cancelSubscription(ctx, merchantId, { subscriptionId: '' }))).toBe('1001');
+    expect(await code(() => cancelSubscription(ctx, other.merchantId, sub.subscriptionId))).toBe('1007');
+    expect(await code(() => subscriptionDetail(ctx, other.merchantId, sub.subscriptionId))).toBe('1007');
+    expect(await code(() => cancelSubscription(ctx, merchantId, { subscriptionId: '' }))).toBe('1001');
     clock.set(t('2026-01-20 00:00:00'));
-    cancelSubscription(ctx, merchantId, sub.subscriptionId);
-    expect(subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({
+    await cancelSubscription(ctx, merchantId, sub.subscriptionId);
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({
       status: 'CANCELLED',
       endTime: '2026-02-15 09:00:00',
       cancelTime: '2026-01-20 00:00:00',
     });
     for (const fn of [cancelSubscription, pauseSubscription, resumeSubscription]) {
-      expect(code(() => fn(ctx, merchantId, sub.subscriptionId))).toBe('1008');
+      expect(await code(() => fn(ctx, merchantId, sub.subscriptionId))).toBe('1008');
     }
     clock.set(t('2026-03-01 00:00:00'));
     expect((await runRenewal(ctx)).due).toBe(0);
   });
 
   it('cancelling an INCOMPLETE subscription closes its 3DS page', async () => {
-    app = testApp({ now: t('2026-01-15 09:00:00') });
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = await merchantWithPlan(ctx);
     const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000003220' });
     expect(sub.status).toBe(100040);
     expect(subRow(ctx, sub.subscriptionId).status).toBe('INCOMPLETE');
     expect(planCount(ctx, planId)).toBe(1);
-    cancelSubscription(ctx, merchantId, sub.subscriptionId);
-    const txn = ctx.sqlite.prepare('SELECT status, page_token FROM transactions WHERE id = ?').get(sub.transactionOrderId);
+    await cancelSubscription(ctx, merchantId, sub.subscriptionId);
+    const txn = sqliteOf(ctx).prepare('SELECT status, page_token FROM transactions WHERE id = ?').get(sub.transactionOrderId);
     expect(txn).toEqual({ status: 300020, page_token: null });
     expect(records(ctx, sub.subscriptionId).map((r) => [r.billing_type, r.status])).toEqual([['INITIAL', 'CANCELLED']]);
-    expect(subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ status: 'CANCELLED', endTime: '2026-01-15 09:00:00' });
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ status: 'CANCELLED', endTime: '2026-01-15 09:00:00' });
     expect(planCount(ctx, planId)).toBe(0);
   });
 });
 
 describe('merchant disabled', () => {
   it("records wait, PENDING, until the merchant is enabled", async () => {
-    app = testApp({ now: t('2026-01-15 09:00:00') });
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = await merchantWithPlan(ctx);
     await subscribe(ctx, merchantId, planId);
-    updateMerchant(ctx, merchantId, { status: 'DISABLED' });
+    await updateMerchant(ctx, merchantId, { status: 'DISABLED' });
     clock.set(t('2026-02-16 00:00:00'));
     expect((await runRenewal(ctx)).due).toBe(0);
-    updateMerchant(ctx, merchantId, { status: 'ACTIVE' });
+    await updateMerchant(ctx, merchantId, { status: 'ACTIVE' });
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
   });
 });
 
 describe('queries', () => {
   it('user list and billing list with pagination', async () => {
-    app = testApp({ now: t('2026-01-01 00:00:00') });
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx, { cycleType: 'DAILY' });
+    const { merchantId, planId } = await merchantWithPlan(ctx, { cycleType: 'DAILY' });
     const a = await subscribe(ctx, merchantId, planId, { userId: 'u1' });
     clock.set(t('2026-01-01 00:00:01'));
     const b = await subscribe(ctx, merchantId, planId, { userId: 'u1' });
     await subscribe(ctx, merchantId, planId, { userId: 'u2' });
-    pauseSubscription(ctx, merchantId, b.subscriptionId);
-    const list = listUserSubscriptions(ctx, merchantId, { userId: 'u1', merchantId, sign: 'x' });
+    await pauseSubscription(ctx, merchantId, b.subscriptionId);
+    const list = await listUserSubscriptions(ctx, merchantId, { userId: 'u1', merchantId, sign: 'x' });
     expect(list.map((s) => s.subscriptionId)).toEqual([b.subscriptionId, a.subscriptionId]);
     expect(list[0]).not.toHaveProperty('nextBillingTime');
     expect(list[0]).not.toHaveProperty('totalPaid');
-    expect(listUserSubscriptions(ctx, merchantId, { userId: 'u1', status: 'PAUSED' })).toHaveLength(1);
-    expect(code(() => listUserSubscriptions(ctx, merchantId, { userId: 'u1', status: 'NOPE' }))).toBe('1001');
+    expect(await listUserSubscriptions(ctx, merchantId, { userId: 'u1', status: 'PAUSED' })).toHaveLength(1);
+    expect(await code(() => listUserSubscriptions(ctx, merchantId, { userId: 'u1', status: 'NOPE' }))).toBe('1001');
     for (let d = 2; d <= 13; d++) {
       clock.set(t(`2026-01-${String(d).padStart(2, '0')} 00:00:00`));
       await runRenewal(ctx);
     }
-    const p1 = listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageSize: '5' });
+    const p1 = await listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageSize: '5' });
     expect(p1).toMatchObject({ total: 14, pageNum: 1, pageSize: 5 });
     expect(p1.records).toHaveLength(5);
     expect(p1.records[0]).toMatchObject({ status: 'PENDING', billingType: 'RENEW' });
     expect(p1.records[0]).not.toHaveProperty('actualTime');
-    const p3 = listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageSize: 5, pageNum: 3 });
+    const p3 = await listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageSize: 5, pageNum: 3 });
     expect(p3.records.map((r) => r.billingType)).toEqual(['RENEW', 'RENEW', 'RENEW', 'INITIAL']);
-    expect(listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, status: 'SUCCESS' }).total).toBe(13);
-    expect(code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageSize: 101 }))).toBe('1001');
-    expect(code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageNum: 0 }))).toBe('1001');
-    expect(code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageNum: '1.5' }))).toBe('1001');
-    expect(code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: 'SCNOPE' }))).toBe('1007');
-    const d = subscriptionDetail(ctx, merchantId, { subscriptionId: a.subscriptionId });
+    expect((await listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, status: 'SUCCESS' })).total).toBe(13);
+    expect(await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageSize: 101 }))).toBe('1001');
+    expect(await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageNum: 0 }))).toBe('1001');
+    expect(await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageNum: '1.5' }))).toBe('1001');
+    expect(await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: 'SCNOPE' }))).toBe('1007');
+    const d = await subscriptionDetail(ctx, merchantId, { subscriptionId: a.subscriptionId });
     expect(d).toMatchObject({ billingCount: 13, failedCount: 0, totalPaid: 129.87, amount: 9.99, cycleType: 'DAILY', cycleLength: 1 });
   });
 });

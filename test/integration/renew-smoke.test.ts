@@ -5,13 +5,13 @@ import { runRenewal } from '../../src/services/renew/index.js';
 import { parseTime } from '../../src/domain/time.js';
 
 let app: TestApp;
-afterEach(() => app?.close());
+afterEach(async () => app?.close());
 
 describe('renew smoke', () => {
   it('charges a due monthly renewal once', async () => {
-    app = testApp({ now: parseTime('2026-01-31 09:00:00', 'UTC') });
+    app = await testApp({ now: parseTime('2026-01-31 09:00:00', 'UTC') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = await merchantWithPlan(ctx);
     const sub = await subscribe(ctx, merchantId, planId);
     expect(sub.status).toBe(200000);
     clock.set(parseTime('2026-02-28 09:00:00', 'UTC'));
@@ -45,9 +45,9 @@ describe('renew delivers callbacks', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const port = (server.address() as { port: number }).port;
-      app = testApp({ now: parseTime('2026-01-31 09:00:00', 'UTC') });
+      app = await testApp({ now: parseTime('2026-01-31 09:00:00', 'UTC') });
       const { ctx, clock } = app;
-      const { merchantId, planId } = merchantWithPlan(ctx);
+      const { merchantId, planId } = await merchantWithPlan(ctx);
       const sub = await subscribe(ctx, merchantId, planId, { notifyUrl: `http://127.0.0.1:${port}/cb` });
       clock.set(parseTime('2026-02-28 09:00:00', 'UTC'));
       const s = await runRenewal(ctx);

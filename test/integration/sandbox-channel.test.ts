@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChargeRequest } from '../../src/channel/channel.js';
-import { testApp, type TestApp } from '../helpers/ctx.js';
+import { testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
 
 let app: TestApp;
-afterEach(() => app?.close());
+afterEach(async () => app?.close());
 
 let seq = 0;
 const charge = (number: string, over: Partial<ChargeRequest> = {}): ChargeRequest => ({
@@ -15,7 +15,7 @@ const charge = (number: string, over: Partial<ChargeRequest> = {}): ChargeReques
   ...over,
 });
 const rows = (kind: 'charge' | 'refund') =>
-  (app.ctx.sqlite.prepare('SELECT count(*) AS n FROM sandbox_charges WHERE kind = ?').get(kind) as { n: number }).n;
+  (sqliteOf(app.ctx).prepare('SELECT count(*) AS n FROM sandbox_charges WHERE kind = ?').get(kind) as { n: number }).n;
 
 describe('sandbox channel cards (SPEC §9)', () => {
   it.each([
@@ -23,7 +23,7 @@ describe('sandbox channel cards (SPEC §9)', () => {
     ['5555555555554444'],
     ['4111111111111111'], // any other Luhn-valid number
   ])('%s is approved', async (number) => {
-    app = testApp();
+    app = await testApp();
     expect(await app.ctx.channel.charge(charge(number))).toMatchObject({ outcome: 'approved', ref: expect.stringMatching(/^ch_/) });
   });
 
@@ -34,18 +34,18 @@ describe('sandbox channel cards (SPEC §9)', () => {
     ['4000000000000127', 'incorrect_cvc'],
     ['4000000000000119', 'processing_error'],
   ])('%s is declined with %s', async (number, reason) => {
-    app = testApp();
+    app = await testApp();
     expect(await app.ctx.channel.charge(charge(number))).toMatchObject({ outcome: 'declined', reason });
   });
 
   it.each([['4000000000003220'], ['4000002500003155']])('%s asks for 3DS when customer-present, never when merchant-initiated', async (number) => {
-    app = testApp();
+    app = await testApp();
     expect((await app.ctx.channel.charge(charge(number))).outcome).toBe('requires_action');
     expect((await app.ctx.channel.charge(charge(number, { customerPresent: false }))).outcome).toBe('approved');
   });
 
   it('4000000000000341 approves the first charge and declines every renewal and retry', async () => {
-    app = testApp();
+    app = await testApp();
     const ch = app.ctx.channel;
     expect((await ch.charge(charge('4000000000000341'))).outcome).toBe('approved');
     for (const retryCount of [0, 1, 2, 3]) {
@@ -54,7 +54,7 @@ describe('sandbox channel cards (SPEC §9)', () => {
   });
 
   it('4000000000000036 declines a renewal’s first attempt (insufficient_funds) and approves its first retry', async () => {
-    app = testApp();
+    app = await testApp();
     const ch = app.ctx.channel;
     expect((await ch.charge(charge('4000000000000036'))).outcome).toBe('approved');
     expect(await ch.charge(charge('4000000000000036', { customerPresent: false, retryCount: 0 }))).toMatchObject({ outcome: 'declined', reason: 'insufficient_funds' });
@@ -62,7 +62,7 @@ describe('sandbox channel cards (SPEC §9)', () => {
   });
 
   it('the 3DS challenge: passed approves the charge, failed declines it with authentication_failed, each once', async () => {
-    app = testApp();
+    app = await testApp();
     const ch = app.ctx.channel;
     const a = await ch.charge(charge('4000000000003220'));
     const b = await ch.charge(charge('4000000000003220'));
@@ -75,7 +75,7 @@ describe('sandbox channel cards (SPEC §9)', () => {
 
 describe('sandbox channel idempotency', () => {
   it('a repeated charge key returns the first result and records one charge, even with another card', async () => {
-    app = testApp();
+    app = await testApp();
     const ch = app.ctx.channel;
     const first = await ch.charge(charge('4242424242424242', { idempotencyKey: 'same' }));
     const again = await ch.charge(charge('4000000000000002', { idempotencyKey: 'same' }));
@@ -84,7 +84,7 @@ describe('sandbox channel idempotency', () => {
   });
 
   it('concurrent charges with one key record one charge and all get its result', async () => {
-    app = testApp();
+    app = await testApp();
     const ch = app.ctx.channel;
     const results = await Promise.all(Array.from({ length: 20 }, () => ch.charge(charge('4242424242424242', { idempotencyKey: 'burst' }))));
     expect(new Set(results.map((r) => r.ref)).size).toBe(1);
@@ -92,7 +92,7 @@ describe('sandbox channel idempotency', () => {
   });
 
   it('a repeated refund key returns the first result and refunds once', async () => {
-    app = testApp();
+    app = await testApp();
     const ch = app.ctx.channel;
     const paid = await ch.charge(charge('4242424242424242'));
     const req = { idempotencyKey: 'r1', chargeRef: paid.ref, amount: 600, currency: 'USD' };
@@ -106,7 +106,7 @@ describe('sandbox channel idempotency', () => {
   });
 
   it('refunds a charge it does not know, or one that was declined, never', async () => {
-    app = testApp();
+    app = await testApp();
     const ch = app.ctx.channel;
     const declined = await ch.charge(charge('4000000000000002'));
     expect(await ch.refund({ idempotencyKey: 'x1', chargeRef: 'ch_nope', amount: 100, currency: 'USD' })).toEqual({ outcome: 'failed', reason: 'no_such_charge' });

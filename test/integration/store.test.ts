@@ -2,11 +2,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { openStore, StoreOpenError } from '../../src/store/client.js';
+import { openSqlite } from '../../src/store/sqlite/client.js';
+import { StoreOpenError } from '../../src/store/store.js';
 import { TEST_VAULT_KEY, tempDir } from '../helpers/ctx.js';
 
 const cleanups: (() => void)[] = [];
-afterEach(() => cleanups.splice(0).forEach((c) => c()));
+afterEach(async () => cleanups.splice(0).forEach((c) => c()));
 
 function dir(): string {
   const d = tempDir();
@@ -15,8 +16,8 @@ function dir(): string {
 }
 
 describe('the store', () => {
-  it('migrates an empty database to every table', () => {
-    const { sqlite } = openStore(join(dir(), 'a.db'));
+  it('migrates an empty database to every table', async () => {
+    const sqlite = openSqlite(join(dir(), 'a.db'));
     const tables = (sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[]).map((r) => r.name);
     for (const t of ['merchants', 'plans', 'subscriptions', 'billing_records', 'transactions', 'refunds', 'tracking_entries', 'cards', 'idempotency_keys', 'outbox_events', 'sandbox_charges']) {
       expect(tables).toContain(t);
@@ -24,8 +25,8 @@ describe('the store', () => {
     sqlite.close();
   });
 
-  it('runs WAL with synchronous=FULL, foreign keys and a busy timeout', () => {
-    const { sqlite } = openStore(join(dir(), 'a.db'));
+  it('runs WAL with synchronous=FULL, foreign keys and a busy timeout', async () => {
+    const sqlite = openSqlite(join(dir(), 'a.db'));
     expect(sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(sqlite.pragma('synchronous', { simple: true })).toBe(2);
     expect(sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -33,41 +34,41 @@ describe('the store', () => {
     sqlite.close();
   });
 
-  it('opens an already migrated database without migrating again', () => {
+  it('opens an already migrated database without migrating again', async () => {
     const path = join(dir(), 'a.db');
-    openStore(path).sqlite.close();
-    const { sqlite } = openStore(path);
+    openSqlite(path).close();
+    const sqlite = openSqlite(path);
     const n = (sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n;
     expect(n).toBeGreaterThan(0);
     sqlite.close();
-    const again = openStore(path);
-    expect((again.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n).toBe(n);
-    again.sqlite.close();
+    const again = openSqlite(path);
+    expect((again.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n).toBe(n);
+    again.close();
   });
 
-  it('refuses a database written by a newer schema', () => {
+  it('refuses a database written by a newer schema', async () => {
     const path = join(dir(), 'a.db');
-    const { sqlite } = openStore(path);
+    const sqlite = openSqlite(path);
     sqlite.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('future', 9_999_999_999_999);
     sqlite.close();
-    expect(() => openStore(path)).toThrowError(/newer version of paygate/);
+    expect(() => openSqlite(path)).toThrowError(/newer version of paygate/);
   });
 
-  it('refuses a path in a missing directory', () => {
-    expect(() => openStore(join(dir(), 'missing', 'a.db'))).toThrowError(StoreOpenError);
+  it('refuses a path in a missing directory', async () => {
+    expect(() => openSqlite(join(dir(), 'missing', 'a.db'))).toThrowError(StoreOpenError);
   });
 
-  it('records the time zone on creation and refuses another one later', () => {
+  it('records the time zone on creation and refuses another one later', async () => {
     const path = join(dir(), 'a.db');
     const env = { PAYGATE_VAULT_KEY: TEST_VAULT_KEY };
-    openApp(loadConfig({ db: path, tz: 'Europe/Berlin' }, env)).close();
-    const ctx = openApp(loadConfig({ db: path }, env));
+    await (await openApp(loadConfig({ db: path, tz: 'Europe/Berlin' }, env))).close();
+    const ctx = await openApp(loadConfig({ db: path }, env));
     expect(ctx.zone).toBe('Europe/Berlin');
-    ctx.close();
-    expect(() => openApp(loadConfig({ db: path, tz: 'UTC' }, env))).toThrowError(/Europe\/Berlin/);
+    await ctx.close();
+    await expect(openApp(loadConfig({ db: path, tz: 'UTC' }, env))).rejects.toThrowError(/Europe\/Berlin/);
   });
 
-  it('refuses an unknown time zone', () => {
+  it('refuses an unknown time zone', async () => {
     expect(() => loadConfig({ db: 'x.db', tz: 'Mars/Olympus' }, {})).toThrowError(/time zone/);
   });
 });

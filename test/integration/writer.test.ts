@@ -1,30 +1,42 @@
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/ctx.js';
+import { openSqlite, type Sqlite } from '../../src/store/sqlite/client.js';
+import { createWriter, type Writer } from '../../src/store/sqlite/writer.js';
+import { tempDir } from '../helpers/ctx.js';
 
-let app: TestApp;
-afterEach(() => app?.close());
+/** The SQLite engine's group-commit writer on its own, with the connection itself as `tx`. */
+let sqlite: Sqlite;
+let writer: Writer<Sqlite>;
+let cleanup: (() => void) | undefined;
+afterEach(() => {
+  sqlite?.close();
+  cleanup?.();
+});
 
-function setup(): TestApp {
-  app = testApp();
-  app.ctx.sqlite.exec('CREATE TABLE w (id INTEGER PRIMARY KEY, v TEXT UNIQUE)');
-  return app;
+async function setup(): Promise<{ ctx: { writer: Writer<Sqlite> } }> {
+  const t = tempDir();
+  cleanup = t.cleanup;
+  sqlite = openSqlite(join(t.dir, 'w.db'));
+  sqlite.exec('CREATE TABLE w (id INTEGER PRIMARY KEY, v TEXT UNIQUE)');
+  writer = createWriter(sqlite, sqlite);
+  return { ctx: { writer } };
 }
 
-const count = () => (app.ctx.sqlite.prepare('SELECT count(*) AS n FROM w').get() as { n: number }).n;
+const count = () => (sqlite.prepare('SELECT count(*) AS n FROM w').get() as { n: number }).n;
 
 describe('group-committed writer', () => {
   it('resolves each call with its own result after the commit', async () => {
-    const { ctx } = setup();
-    const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');
+    const { ctx } = await setup();
+    const ins = sqlite.prepare('INSERT INTO w (v) VALUES (?)');
     const results = await Promise.all([1, 2, 3].map((i) => ctx.writer.transaction(() => Number(ins.run(`v${i}`).lastInsertRowid))));
     expect(results).toEqual([1, 2, 3]);
     expect(count()).toBe(3);
-    expect(ctx.sqlite.inTransaction).toBe(false);
+    expect(sqlite.inTransaction).toBe(false);
   });
 
   it('rolls back only the call that threw', async () => {
-    const { ctx } = setup();
-    const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');
+    const { ctx } = await setup();
+    const ins = sqlite.prepare('INSERT INTO w (v) VALUES (?)');
     const outcomes = await Promise.allSettled([
       ctx.writer.transaction(() => ins.run('a')),
       ctx.writer.transaction(() => {
@@ -34,13 +46,13 @@ describe('group-committed writer', () => {
       ctx.writer.transaction(() => ins.run('c')),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    const values = (ctx.sqlite.prepare('SELECT v FROM w ORDER BY v').all() as { v: string }[]).map((r) => r.v);
+    const values = (sqlite.prepare('SELECT v FROM w ORDER BY v').all() as { v: string }[]).map((r) => r.v);
     expect(values).toEqual(['a', 'c']);
   });
 
   it('rejects a call refused before it wrote anything without running the others again', async () => {
-    const { ctx } = setup();
-    const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');
+    const { ctx } = await setup();
+    const ins = sqlite.prepare('INSERT INTO w (v) VALUES (?)');
     const runs: string[] = [];
     const call = (v: string, refuse = false) =>
       ctx.writer.transaction(() => {
@@ -55,8 +67,8 @@ describe('group-committed writer', () => {
   });
 
   it('rejects a call whose statement violates a constraint, keeping the rest of the batch', async () => {
-    const { ctx } = setup();
-    const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');
+    const { ctx } = await setup();
+    const ins = sqlite.prepare('INSERT INTO w (v) VALUES (?)');
     const outcomes = await Promise.allSettled(['x', 'x', 'y'].map((v) => ctx.writer.transaction(() => ins.run(v).changes)));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
@@ -64,8 +76,8 @@ describe('group-committed writer', () => {
   });
 
   it('after a call fails half-way, commits every other call exactly once', async () => {
-    const { ctx } = setup();
-    const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');
+    const { ctx } = await setup();
+    const ins = sqlite.prepare('INSERT INTO w (v) VALUES (?)');
     const calls = Array.from({ length: 50 }, (_, i) =>
       ctx.writer.transaction(() => {
         ins.run(`v${i}`);
@@ -79,22 +91,22 @@ describe('group-committed writer', () => {
     const outcomes = await Promise.allSettled(calls);
     expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(2);
     expect(count()).toBe(48);
-    expect(ctx.sqlite.prepare("SELECT count(*) AS n FROM w WHERE v LIKE 'half%' OR v IN ('v25', 'v40')").get()).toEqual({ n: 0 });
-    expect(ctx.sqlite.inTransaction).toBe(false);
+    expect(sqlite.prepare("SELECT count(*) AS n FROM w WHERE v LIKE 'half%' OR v IN ('v25', 'v40')").get()).toEqual({ n: 0 });
+    expect(sqlite.inTransaction).toBe(false);
   });
 
   it('lets a later call in the same batch see an earlier call’s writes', async () => {
-    const { ctx } = setup();
-    const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');
-    const exists = ctx.sqlite.prepare('SELECT 1 FROM w WHERE v = ?');
+    const { ctx } = await setup();
+    const ins = sqlite.prepare('INSERT INTO w (v) VALUES (?)');
+    const exists = sqlite.prepare('SELECT 1 FROM w WHERE v = ?');
     const insertOnce = () => ctx.writer.transaction(() => (exists.get('k') ? 'duplicate' : (ins.run('k'), 'inserted')));
     expect(await Promise.all([insertOnce(), insertOnce(), insertOnce()])).toEqual(['inserted', 'duplicate', 'duplicate']);
   });
 
   it('keeps nested better-sqlite3 transactions as savepoints', async () => {
-    const { ctx } = setup();
-    const ins = ctx.sqlite.prepare('INSERT INTO w (v) VALUES (?)');
-    await ctx.writer.transaction(() => ctx.sqlite.transaction(() => ins.run('n'))());
+    const { ctx } = await setup();
+    const ins = sqlite.prepare('INSERT INTO w (v) VALUES (?)');
+    await ctx.writer.transaction(() => sqlite.transaction(() => ins.run('n'))());
     expect(count()).toBe(1);
   });
 });

@@ -38,29 +38,29 @@ describe('billingTime table', () => {
     // …and the day after it is back at 02:30.
     ['2026-02-28 02:30:00', 'Europe/Berlin', { cycleType: 'DAILY', cycleLength: 1 }, 30, '2026-03-30 02:30:00'],
   ];
-  it.each(cases)('%s %s %o n=%i → %s', (anchor, zone, cycle, n, expected) => {
+  it.each(cases)('%s %s %o n=%i → %s', async (anchor, zone, cycle, n, expected) => {
     expect(fmt(billingTime(at(anchor, zone), cycle, n, zone), zone)).toBe(expected);
   });
 
-  it('a repeated local time (DST end) is the earlier instant', () => {
+  it('a repeated local time (DST end) is the earlier instant', async () => {
     const t = billingTime(at('2026-09-25 02:30:00', 'Europe/Berlin'), M1, 1, 'Europe/Berlin');
     expect(new Date(t).toISOString()).toBe('2026-10-25T00:30:00.000Z'); // 02:30 CEST, not CET
   });
 
-  it('the offset changes but the local hour does not (New York, March)', () => {
+  it('the offset changes but the local hour does not (New York, March)', async () => {
     const a = at('2026-03-01 09:00:00', 'America/New_York');
     expect(new Date(a).toISOString()).toBe('2026-03-01T14:00:00.000Z');
     expect(new Date(billingTime(a, M1, 1, 'America/New_York')).toISOString()).toBe('2026-04-01T13:00:00.000Z');
   });
 
-  it('trialEnd is start + trialDays at the same local time', () => {
+  it('trialEnd is start + trialDays at the same local time', async () => {
     expect(fmt(trialEnd(at('2026-03-01 09:00:00', 'America/New_York'), 14, 'America/New_York'), 'America/New_York')).toBe('2026-03-15 09:00:00');
     expect(fmt(trialEnd(at('2026-01-25 10:00:00'), 7, 'UTC'))).toBe('2026-02-01 10:00:00');
   });
 });
 
 describe('firstBillingAfter', () => {
-  it('is strictly after and counts from the anchor', () => {
+  it('is strictly after and counts from the anchor', async () => {
     const a = at('2026-01-31 09:00:00');
     expect(firstBillingAfter(a, M1, a, 'UTC')).toEqual({ n: 1, time: at('2026-02-28 09:00:00') });
     expect(firstBillingAfter(a, M1, at('2026-02-28 09:00:00'), 'UTC').n).toBe(2);
@@ -81,7 +81,7 @@ const arbAnchor = fc.integer({ min: Date.UTC(2020, 0, 1) / 1000, max: Date.UTC(2
 const arbZone = fc.constantFrom(...ZONES);
 
 describe('calendar properties', () => {
-  it('billing times strictly increase with n', () => {
+  it('billing times strictly increase with n', async () => {
     fc.assert(
       fc.property(arbAnchor, arbCycle, arbZone, fc.integer({ min: 0, max: 30 }), (a, c, z, n) => {
         expect(billingTime(a, c, n + 1, z)).toBeGreaterThan(billingTime(a, c, n, z));
@@ -90,7 +90,7 @@ describe('calendar properties', () => {
     );
   });
 
-  it('monthly: the day is the anchor day, clamped to the month; the wall time is kept outside DST gaps', () => {
+  it('monthly: the day is the anchor day, clamped to the month; the wall time is kept outside DST gaps', async () => {
     fc.assert(
       fc.property(arbAnchor, fc.integer({ min: 1, max: 12 }), arbZone, fc.integer({ min: 0, max: 40 }), (a, len, z, n) => {
         const w0 = wallTime(a, z);
@@ -110,7 +110,7 @@ describe('calendar properties', () => {
     );
   });
 
-  it('cycleLength L is every L-th time of length 1', () => {
+  it('cycleLength L is every L-th time of length 1', async () => {
     fc.assert(
       fc.property(arbAnchor, arbCycle, arbZone, fc.integer({ min: 0, max: 6 }), (a, c, z, n) => {
         expect(billingTime(a, c, n, z)).toBe(billingTime(a, { cycleType: c.cycleType, cycleLength: 1 }, n * c.cycleLength, z));
@@ -119,7 +119,7 @@ describe('calendar properties', () => {
     );
   });
 
-  it('never drifts: the n-th time depends only on the anchor (Jan 31 → Feb 28 → Mar 31)', () => {
+  it('never drifts: the n-th time depends only on the anchor (Jan 31 → Feb 28 → Mar 31)', async () => {
     fc.assert(
       fc.property(arbAnchor, arbZone, fc.integer({ min: 1, max: 24 }), (a, z, n) => {
         const viaPrev = billingTime(billingTime(a, M1, n - 1, z), M1, 1, z);
@@ -131,7 +131,7 @@ describe('calendar properties', () => {
     );
   });
 
-  it('UTC daily and weekly cycles are exact multiples of 24 h', () => {
+  it('UTC daily and weekly cycles are exact multiples of 24 h', async () => {
     fc.assert(
       fc.property(arbAnchor, fc.integer({ min: 1, max: 52 }), fc.integer({ min: 0, max: 20 }), (a, len, n) => {
         expect(billingTime(a, { cycleType: 'WEEKLY', cycleLength: len }, n, 'UTC')).toBe(a + n * len * 7 * 86_400_000);
@@ -140,7 +140,7 @@ describe('calendar properties', () => {
     );
   });
 
-  it('firstBillingAfter gives the smallest n ≥ 1 strictly after the time', () => {
+  it('firstBillingAfter gives the smallest n ≥ 1 strictly after the time', async () => {
     fc.assert(
       fc.property(arbAnchor, arbCycle, arbZone, fc.integer({ min: 0, max: 3 * 365 * 86_400 }), (a, c, z, offsetS) => {
         const after = a + offsetS * 1000;
@@ -156,7 +156,7 @@ describe('calendar properties', () => {
 });
 
 describe('UTC fast path', () => {
-  it('equals the general wall-clock path', () => {
+  it('equals the general wall-clock path', async () => {
     // Etc/GMT has no DST and goes through luxon: the reference for the UTC shortcut.
     fc.assert(
       fc.property(arbAnchor, arbCycle, fc.integer({ min: 0, max: 40 }), (a, c, n) => {

@@ -9,7 +9,7 @@ describe('Luhn', () => {
     'accepts %s',
     (pan) => expect(luhnValid(pan)).toBe(true),
   );
-  it.each(['4242424242424241', '1234567812345678', '5555555555554440'])('rejects %s', (pan) => expect(luhnValid(pan)).toBe(false));
+  it.each(['4242424242424241', '1234567812345678', '5555555555554440'])('rejects %s', async (pan) => expect(luhnValid(pan)).toBe(false));
 });
 
 describe('brand from BIN', () => {
@@ -31,7 +31,7 @@ describe('brand from BIN', () => {
 });
 
 describe('mask', () => {
-  it('shows the first six and last four only', () => {
+  it('shows the first six and last four only', async () => {
     expect(maskPan('4242424242424242')).toBe('424242******4242');
   });
 });
@@ -47,24 +47,24 @@ describe('validateCard → 1011', () => {
     }
     throw new Error('accepted');
   };
-  it('accepts a good card and reports display fields', () => {
+  it('accepts a good card and reports display fields', async () => {
     expect(validateCard({ ...good, cardNumber: '4242 4242 4242 4242' }, NOW, 'UTC')).toMatchObject({
       number: '4242424242424242', brand: 'Visa', bin: '424242', last4: '4242', expMonth: 12, expYear: 2030,
     });
   });
-  it('rejects a number failing Luhn', () => reject({ cardNumber: '4242424242424241' }, 'cardNumber'));
-  it('rejects letters and short numbers', () => {
+  it('rejects a number failing Luhn', async () => reject({ cardNumber: '4242424242424241' }, 'cardNumber'));
+  it('rejects letters and short numbers', async () => {
     reject({ cardNumber: '4242abcd42424242' }, 'cardNumber');
     reject({ cardNumber: '42424242' }, 'cardNumber');
   });
-  it.each(['00', '13', '1', '012', 'ab'])('rejects month %s', (month) => reject({ month }, 'month'));
-  it.each(['30', '203', '20300', 'abcd'])('rejects year %s', (year) => reject({ year }, 'year'));
-  it.each(['12', '12345', 'abc', '1 3'])('rejects cvv %s', (cvv) => reject({ cvv }, 'cvv'));
-  it('rejects an expired card, accepts one expiring this month', () => {
+  it.each(['00', '13', '1', '012', 'ab'])('rejects month %s', async (month) => reject({ month }, 'month'));
+  it.each(['30', '203', '20300', 'abcd'])('rejects year %s', async (year) => reject({ year }, 'year'));
+  it.each(['12', '12345', 'abc', '1 3'])('rejects cvv %s', async (cvv) => reject({ cvv }, 'cvv'));
+  it('rejects an expired card, accepts one expiring this month', async () => {
     reject({ month: '12', year: '2025' }, 'year');
     expect(validateCard({ ...good, month: '01', year: '2026' }, NOW, 'UTC').expYear).toBe(2026);
   });
-  it('judges expiry in the configured zone', () => {
+  it('judges expiry in the configured zone', async () => {
     // 2026-01-01 03:00 UTC is still 2025-12-31 in New York: a 12/2025 card is valid there.
     const t = Date.UTC(2026, 0, 1, 3, 0, 0);
     expect(validateCard({ ...good, month: '12', year: '2025' }, t, 'America/New_York').expYear).toBe(2025);

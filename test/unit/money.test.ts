@@ -16,7 +16,7 @@ describe('money: (12,2) strings ⇄ integer minor units', () => {
     expect(parseAmount(text, currency)).toBe(minor);
   });
 
-  it('adds 0.1 and 0.2 exactly as integers', () => {
+  it('adds 0.1 and 0.2 exactly as integers', async () => {
     expect(parseAmount('0.1', 'USD') + parseAmount('0.2', 'USD')).toBe(parseAmount('0.3', 'USD'));
     expect(formatAmount(parseAmount('0.1', 'USD') + parseAmount('0.2', 'USD'), 'USD')).toBe('0.30');
   });
@@ -33,16 +33,16 @@ describe('money: (12,2) strings ⇄ integer minor units', () => {
     },
   );
 
-  it('refuses non-strings', () => {
+  it('refuses non-strings', async () => {
     expect(() => parseAmount(10 as unknown as string, 'USD', { field: 'price' })).toThrowError(/price/);
   });
 
-  it('refuses a fraction on a zero-decimal currency but accepts zeros', () => {
+  it('refuses a fraction on a zero-decimal currency but accepts zeros', async () => {
     expect(() => parseAmount('100.50', 'JPY')).toThrowError(/JPY/);
     expect(parseAmount('100.0', 'JPY')).toBe(100);
   });
 
-  it('refuses zero where a positive amount is required', () => {
+  it('refuses zero where a positive amount is required', async () => {
     expect(() => parseAmount('0.00', 'USD', { field: 'refundAmount', positive: true })).toThrowError(/greater than zero/);
   });
 
@@ -57,12 +57,12 @@ describe('money: (12,2) strings ⇄ integer minor units', () => {
     expect(formatAmount(minor, currency)).toBe(text);
   });
 
-  it('gives JSON numbers for plan and billing responses', () => {
+  it('gives JSON numbers for plan and billing responses', async () => {
     expect(amountNumber(999, 'USD')).toBe(9.99);
     expect(amountNumber(1000, 'USD')).toBe(10);
   });
 
-  it('knows ISO 4217 codes and their exponents', () => {
+  it('knows ISO 4217 codes and their exponents', async () => {
     expect(isCurrency('USD')).toBe(true);
     expect(isCurrency('EUR')).toBe(true);
     expect(isCurrency('XYZ')).toBe(false);

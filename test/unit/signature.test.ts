@@ -6,22 +6,22 @@ const vectors = JSON.parse(readFileSync(new URL('../fixtures/signatures.json', i
 
 describe('signature vectors (shared/vectors/signatures.json)', () => {
   for (const v of vectors.v1) {
-    it(`v1: ${v.name}`, () => {
+    it(`v1: ${v.name}`, async () => {
       expect(v1StringToSign(v.method, v.path, v.params, vectors.secret)).toBe(v.stringToSign);
       expect(v1Sign(v.method, v.path, v.params, vectors.secret)).toBe(v.sign);
     });
   }
   for (const v of vectors.v2) {
-    it(`v2: ${v.name}`, () => {
+    it(`v2: ${v.name}`, async () => {
       expect(v2RequestHeader(vectors.secret, v.t, v.method, v.path, v.payload)).toBe(v.header);
     });
   }
   for (const v of vectors.v2Callbacks) {
-    it(`v2 callback: ${v.name}`, () => {
+    it(`v2 callback: ${v.name}`, async () => {
       expect(v2CallbackHeader(vectors.secret, v.t, v.rawBody)).toBe(v.header);
     });
   }
-  it('tracking response data.sign', () => {
+  it('tracking response data.sign', async () => {
     expect(trackingResponseSign(vectors.trackingResponse.data, vectors.secret)).toBe(vectors.trackingResponse.sign);
   });
 });

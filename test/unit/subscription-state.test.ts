@@ -30,11 +30,11 @@ const ROWS: [FromState, Trigger, SubscriptionStatus][] = [
 ];
 
 describe('subscription state table', () => {
-  it.each(ROWS)('%s --%s--> %s', (from, trigger, to) => {
+  it.each(ROWS)('%s --%s--> %s', async (from, trigger, to) => {
     expect(nextState(from, trigger)).toBe(to);
   });
 
-  it('has exactly the rows of SPEC §6', () => {
+  it('has exactly the rows of SPEC §6', async () => {
     expect(TRANSITIONS.map((t) => [t.from, t.trigger, t.to]).sort()).toEqual([...ROWS].sort());
   });
 
@@ -44,18 +44,18 @@ describe('subscription state table', () => {
   for (const from of SUBSCRIPTION_STATUSES) {
     for (const trigger of manual) {
       if (allowed.has(`${from}|${trigger}`)) continue;
-      it(`${from} refuses ${trigger}`, () => expect(nextState(from, trigger)).toBeNull());
+      it(`${from} refuses ${trigger}`, async () => expect(nextState(from, trigger)).toBeNull());
     }
   }
 
-  it('renewal triggers only apply to ACTIVE subscriptions', () => {
+  it('renewal triggers only apply to ACTIVE subscriptions', async () => {
     for (const from of SUBSCRIPTION_STATUSES.filter((s) => s !== 'ACTIVE')) {
       expect(nextState(from, 'RENEWAL_SUCCEEDED')).toBeNull();
       expect(nextState(from, 'FINAL_RETRY_FAILED')).toBeNull();
     }
   });
 
-  it('counted and ended states partition the statuses', () => {
+  it('counted and ended states partition the statuses', async () => {
     expect(SUBSCRIPTION_STATUSES.filter(isCounted)).toEqual(['INCOMPLETE', 'ACTIVE', 'PAUSED']);
     expect(SUBSCRIPTION_STATUSES.filter(isEnded)).toEqual(['CANCELLED', 'FAILED', 'EXPIRED']);
   });

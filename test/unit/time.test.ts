@@ -5,16 +5,16 @@ import { formatTime, parseTime } from '../../src/domain/time.js';
 describe('time strings in the configured zone', () => {
   const instant = Date.UTC(2026, 6, 1, 12, 0, 0);
 
-  it('formats yyyy-MM-dd HH:mm:ss in UTC', () => {
+  it('formats yyyy-MM-dd HH:mm:ss in UTC', async () => {
     expect(formatTime(instant, 'UTC')).toBe('2026-07-01 12:00:00');
   });
 
-  it('formats in another zone with its summer offset', () => {
+  it('formats in another zone with its summer offset', async () => {
     expect(formatTime(instant, 'America/New_York')).toBe('2026-07-01 08:00:00');
     expect(formatTime(instant, 'Asia/Tokyo')).toBe('2026-07-01 21:00:00');
   });
 
-  it('formats exactly as luxon does, across DST changes and odd offsets', () => {
+  it('formats exactly as luxon does, across DST changes and odd offsets', async () => {
     const zones = ['UTC', 'America/New_York', 'Europe/London', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/St_Johns'];
     const edges = [Date.UTC(2026, 2, 8, 6, 59, 59), Date.UTC(2026, 2, 8, 7, 0, 0), Date.UTC(2026, 10, 1, 5, 59, 59), Date.UTC(2026, 10, 1, 6, 0, 0)];
     const instants = [...edges, 0, -1, 1_999, Date.UTC(1969, 11, 31, 23, 59, 59, 999), Date.UTC(2099, 11, 31, 23, 59, 59, 999)];
@@ -24,18 +24,18 @@ describe('time strings in the configured zone', () => {
     }
   });
 
-  it('parses and formats round trip', () => {
+  it('parses and formats round trip', async () => {
     expect(parseTime('2026-07-01 08:00:00', 'America/New_York')).toBe(instant);
   });
 
-  it('moves a time in a DST gap to the first valid instant after it', () => {
+  it('moves a time in a DST gap to the first valid instant after it', async () => {
     // 2026-03-08 02:30 does not exist in New York; clocks jump from 02:00 EST to 03:00 EDT.
     const t = parseTime('2026-03-08 02:30:00', 'America/New_York');
     expect(t).toBe(Date.UTC(2026, 2, 8, 7, 0, 0));
     expect(formatTime(t, 'America/New_York')).toBe('2026-03-08 03:00:00');
   });
 
-  it('takes the earlier instant of a time that occurs twice', () => {
+  it('takes the earlier instant of a time that occurs twice', async () => {
     // 2026-11-01 01:30 happens at EDT (05:30Z) and again at EST (06:30Z).
     expect(parseTime('2026-11-01 01:30:00', 'America/New_York')).toBe(Date.UTC(2026, 10, 1, 5, 30, 0));
   });

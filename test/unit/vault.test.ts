@@ -8,10 +8,10 @@ import { tempDir } from '../helpers/ctx.js';
 
 const PAN = '4242424242424242';
 let cleanup: (() => void) | undefined;
-afterEach(() => cleanup?.());
+afterEach(async () => cleanup?.());
 
 describe('card vault (AES-256-GCM)', () => {
-  it('decrypts what it encrypted, and the ciphertext holds no trace of the number', () => {
+  it('decrypts what it encrypted, and the ciphertext holds no trace of the number', async () => {
     const vault = vaultFromKey(randomBytes(32));
     const sealed = vault.encrypt(PAN);
     expect(sealed).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -20,12 +20,12 @@ describe('card vault (AES-256-GCM)', () => {
     expect(vault.decrypt(sealed)).toBe(PAN);
   });
 
-  it('encrypts the same number differently each time (fresh IV)', () => {
+  it('encrypts the same number differently each time (fresh IV)', async () => {
     const vault = vaultFromKey(randomBytes(32));
     expect(vault.encrypt(PAN)).not.toBe(vault.encrypt(PAN));
   });
 
-  it('refuses a tampered ciphertext and a different key', () => {
+  it('refuses a tampered ciphertext and a different key', async () => {
     const key = randomBytes(32);
     const sealed = vaultFromKey(key).encrypt(PAN);
     const [v, iv, tag, data] = sealed.split('.') as [string, string, string, string];
@@ -36,7 +36,7 @@ describe('card vault (AES-256-GCM)', () => {
     expect(() => vaultFromKey(key).decrypt('not a ciphertext')).toThrow(/unreadable/);
   });
 
-  it('derives the same purpose key from the same vault key, and different ones otherwise', () => {
+  it('derives the same purpose key from the same vault key, and different ones otherwise', async () => {
     const key = randomBytes(32);
     const a = vaultFromKey(key).derive('hosted-page-csrf');
     expect(a).toHaveLength(32);
@@ -46,14 +46,14 @@ describe('card vault (AES-256-GCM)', () => {
     expect(a.equals(key)).toBe(false);
   });
 
-  it('rejects a key that is not 32 bytes', () => {
+  it('rejects a key that is not 32 bytes', async () => {
     expect(() => vaultFromKey(randomBytes(16))).toThrow(/32 bytes/);
     expect(() => loadVaultKey('/nowhere/x.db', randomBytes(16).toString('base64'))).toThrow(/PAYGATE_VAULT_KEY/);
   });
 });
 
 describe('vault key file beside the database', () => {
-  it('is created on first use with mode 0600 and read back afterwards', () => {
+  it('is created on first use with mode 0600 and read back afterwards', async () => {
     const t = tempDir();
     cleanup = t.cleanup;
     const db = join(t.dir, 'pay.db');
@@ -63,21 +63,21 @@ describe('vault key file beside the database', () => {
     expect(loadVaultKey(db, undefined).equals(first)).toBe(true);
   });
 
-  it('gives way to PAYGATE_VAULT_KEY when it is set', () => {
+  it('gives way to PAYGATE_VAULT_KEY when it is set', async () => {
     const env = randomBytes(32);
     expect(loadVaultKey('/nowhere/x.db', env.toString('base64')).equals(env)).toBe(true);
   });
 });
 
 describe('hosted-page CSRF tokens', () => {
-  it('verify in another process that shares the vault key (a restart, a second serve)', () => {
+  it('verify in another process that shares the vault key (a restart, a second serve)', async () => {
     const key = randomBytes(32);
     const issued = createCsrf(vaultFromKey(key).derive('hosted-page-csrf')).issue('checkout', 'tok123');
     const other = createCsrf(vaultFromKey(Buffer.from(key)).derive('hosted-page-csrf'));
     expect(other.check('checkout', 'tok123', issued)).toBe(true);
   });
 
-  it('do not verify for another page, another kind, another key, or when missing', () => {
+  it('do not verify for another page, another kind, another key, or when missing', async () => {
     const key = randomBytes(32);
     const csrf = createCsrf(vaultFromKey(key).derive('hosted-page-csrf'));
     const issued = csrf.issue('checkout', 'tok123');

@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MerchantRow, Tx } from '../../src/store/store.js';
+import { testApp, type TestApp } from '../helpers/ctx.js';
+
+/**
+ * The store's unit-of-work contract (src/store/store.ts), seen from above the boundary: what a
+ * service may rely on whichever engine is underneath.
+ */
+let app: TestApp;
+afterEach(async () => app?.close());
+
+let n = 0;
+function merchantRow(now: number): MerchantRow {
+  n++;
+  return {
+    id: `mer_uow_${n}`,
+    name: `Shop ${n}`,
+    apiKey: `ak_uow_${n}`,
+    secretEnc: 'sealed',
+    prevSecretEnc: null,
+    prevSecretUntil: null,
+    signatureVersion: 2,
+    notifyUrl: null,
+    status: 'ACTIVE',
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+describe('a unit of work', () => {
+  it('that throws after writing leaves nothing and rejects with its own error', async () => {
+    app = await testApp();
+    const row = merchantRow(app.clock.now());
+    const failing = app.ctx.store.transaction(async (tx) => {
+      await tx.insertMerchant(row);
+      await tx.updateMerchant(row.id, { name: 'renamed' });
+      throw new Error('refused half-way');
+    });
+    await expect(failing).rejects.toThrow('refused half-way');
+    expect(await app.ctx.store.getMerchant(row.id)).toBeUndefined();
+  });
+
+  it('that throws leaves the other units of work of its batch committed, each once', async () => {
+    app = await testApp();
+    const now = app.clock.now();
+    const [a, b, c] = [merchantRow(now), merchantRow(now), merchantRow(now)];
+    const runs = { a: 0, b: 0, c: 0 };
+    const unit = (name: 'a' | 'b' | 'c', row: MerchantRow, fail: boolean) =>
+      app.ctx.store.transaction(async (tx) => {
+        runs[name]++;
+        await tx.insertMerchant(row);
+        if (fail) throw new Error(`${name} failed after writing`);
+        return name;
+      });
+    // Queued in one turn: one batch, in which b fails after its write.
+    const outcomes = await Promise.allSettled([unit('a', a, false), unit('b', b, true), unit('c', c, false)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await app.ctx.store.getMerchant(a.id)).toMatchObject({ id: a.id });
+    expect(await app.ctx.store.getMerchant(b.id)).toBeUndefined();
+    expect(await app.ctx.store.getMerchant(c.id)).toMatchObject({ id: c.id });
+    expect((await app.ctx.store.listMerchants()).filter((m) => m.id.startsWith('mer_uow_'))).toHaveLength(2);
+    // fn may run more than once (here: the batch was redone call by call) — and still commits once.
+    expect(runs.a).toBeGreaterThanOrEqual(1);
+    expect(runs.b).toBeGreaterThanOrEqual(1);
+  });
+
+  it('may run its fn again: the result of the run that committed is what the caller gets', async () => {
+    app = await testApp();
+    const now = app.clock.now();
+    const first = merchantRow(now);
+    let attempt = 0;
+    const redone = app.ctx.store.transaction(async (tx) => {
+      attempt++;
+      await tx.insertMerchant({ ...first, name: `attempt ${attempt}` });
+      return attempt;
+    });
+    // A unit of work in the same batch that fails after writing makes the engine redo the batch.
+    const spoiler = app.ctx.store.transaction(async (tx) => {
+      await tx.insertMerchant(merchantRow(now));
+      throw new Error('spoil the batch');
+    });
+    await expect(spoiler).rejects.toThrow('spoil the batch');
+    const committedAttempt = await redone;
+    expect(await app.ctx.store.getMerchant(first.id)).toMatchObject({ name: `attempt ${committedAttempt}` });
+  });
+
+  it('that refuses before writing rejects alone, and its fn runs once', async () => {
+    app = await testApp();
+    const now = app.clock.now();
+    const row = merchantRow(now);
+    let runs = 0;
+    const refused = app.ctx.store.transaction(async (tx) => {
+      runs++;
+      if (!(await tx.getMerchant('mer_missing'))) throw new Error('no such merchant');
+    });
+    const ok = app.ctx.store.transaction((tx) => tx.insertMerchant(row));
+    await expect(refused).rejects.toThrow('no such merchant');
+    await ok;
+    expect(runs).toBe(1);
+    expect(await app.ctx.store.getMerchant(row.id)).toBeDefined();
+  });
+
+  it('sees the writes of the units of work before it, even in the same batch', async () => {
+    app = await testApp();
+    const row = merchantRow(app.clock.now());
+    const insert = app.ctx.store.transaction((tx) => tx.insertMerchant(row));
+    const read = app.ctx.store.transaction((tx) => tx.getMerchant(row.id));
+    await insert;
+    expect(await read).toMatchObject({ id: row.id });
+  });
+});
+
+describe('a read outside a unit of work', () => {
+  it('never sees a batch that has not committed, and sees it once it has', async () => {
+    app = await testApp();
+    const store = app.ctx.store;
+    const row = merchantRow(app.clock.now());
+    const seen: Record<string, unknown> = {};
+    // Code of other requests runs (in microtasks) while a batch is between BEGIN and COMMIT,
+    // because the batch's units of work are awaited one after another. Reads made there through
+    // the Store must answer from the last committed state.
+    const insert = store.transaction(async (tx) => {
+      await tx.insertMerchant(row);
+      seen.outsideDuringOwnUnit = await store.getMerchant(row.id);
+    });
+    const later = store.transaction(async (tx: Tx) => {
+      seen.insideLaterUnit = await tx.getMerchant(row.id);
+      seen.outsideDuringBatch = await store.getMerchant(row.id);
+      seen.listDuringBatch = (await store.listMerchants()).some((m) => m.id === row.id);
+    });
+    await Promise.all([insert, later]);
+    expect(seen.outsideDuringOwnUnit).toBeUndefined();
+    expect(seen.outsideDuringBatch).toBeUndefined();
+    expect(seen.listDuringBatch).toBe(false);
+    expect(seen.insideLaterUnit).toMatchObject({ id: row.id });
+    expect(await store.getMerchant(row.id)).toMatchObject({ id: row.id });
+  });
+
+  it('sees a unit of work that rolled back as if it never happened', async () => {
+    app = await testApp();
+    const store = app.ctx.store;
+    const row = merchantRow(app.clock.now());
+    let seenInside: unknown = 'not read';
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.insertMerchant(row);
+        seenInside = await store.getMerchant(row.id);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(seenInside).toBeUndefined();
+    expect(await store.getMerchant(row.id)).toBeUndefined();
+  });
+});
