@@ -37,7 +37,7 @@ export async function withCtx<T>(
   try {
     return await fn(ctx, out);
   } finally {
-    ctx.close();
+    await ctx.close();
   }
 }
 
