@@ -95,9 +95,9 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
   // An answer sent before the request's body was read (a GET declaring a huge Content-Length,
   // any refusal of an unread body) ends the connection: otherwise it stays open, waiting for
   // bytes nobody will read, until the request timeout.
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     if (!req.raw.complete) void reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
   // One log line per request (fastify's default is two), with credentials cut out of the URL.
   app.addHook('onResponse', async (req, reply) => {
