@@ -5,9 +5,10 @@ import { isPaygateError, RESULT_CODES } from '../domain/errors.js';
 import { registerApiRoute, type ApiRoute } from './api.js';
 import { BODY_LIMIT, registerJsonParser } from './body.js';
 import { failure, MalformedRequest, RateLimited, statusOfError } from './envelope.js';
-import { loggerOptions, redactUrl } from './logging.js';
+import { clientErrorHandler } from './client-error.js';
+import { loggerOptions, logUrl } from './logging.js';
 import { buildOpenApi, type PlainRouteDoc } from './openapi.js';
-import { registerPages, pageDocs } from './pages/plugin.js';
+import { isPagePath, pageDocs, pageMalformed, pageNotFound, registerPages } from './pages/plugin.js';
 import { createRateLimiter } from './rate-limit.js';
 import { apiRoutes } from './routes/index.js';
 
@@ -69,9 +70,11 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     // The router refuses a URL it cannot decode, or a path segment over its length limit, before
     // any handler runs: answer those in the envelope too (SPEC §3), as 1000.
     frameworkErrors: (err, req, reply) => {
+      if (isPagePath(req.url)) return void pageMalformed(reply as FastifyReply);
       const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment of the URL is too long' : 'the URL is not validly encoded';
       void (reply as FastifyReply).code(400).send(failure(RESULT_CODES.MALFORMED, `malformed request: ${what}`));
     },
+    clientErrorHandler,
     ...(opts.https ? { https: opts.https } : {}),
   });
   app.decorate('paygateRoutes', [] as RegisteredRoute[]);
@@ -89,9 +92,16 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     void reply.header('x-content-type-options', 'nosniff');
     void reply.header('cache-control', 'no-store');
   });
+  // An answer sent before the request's body was read (a GET declaring a huge Content-Length,
+  // any refusal of an unread body) ends the connection: otherwise it stays open, waiting for
+  // bytes nobody will read, until the request timeout.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (!req.raw.complete) void reply.header('connection', 'close');
+    done(null, payload);
+  });
   // One log line per request (fastify's default is two), with credentials cut out of the URL.
   app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    req.log.info({ method: req.method, url: logUrl(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
 
   app.removeAllContentTypeParsers();
@@ -107,8 +117,10 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
   });
   await app.register(async (pages) => registerPages(pages, ctx));
 
+  // The path is never echoed: it may hold an apiKey or a page token, spelled so no route matched.
   app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).send(failure(RESULT_CODES.NOT_FOUND, `no endpoint ${req.method} ${redactUrl(req.url).split('?')[0]}`));
+    if (isPagePath(req.url)) return void pageNotFound(reply);
+    void reply.code(404).send(failure(RESULT_CODES.NOT_FOUND, 'no such endpoint (GET /openapi.json lists them)'));
   });
   app.setErrorHandler(apiErrorHandler);
   return app;

@@ -56,6 +56,10 @@ export async function createTransaction(
   input: unknown,
   opts: CreateTransactionOptions = {},
 ): Promise<TransactionView> {
+  // The API refuses a disabled merchant at authentication; this holds for every other caller (the CLI).
+  if (merchant.status !== 'ACTIVE') {
+    throw new PaygateError(RESULT_CODES.UNKNOWN_MERCHANT, `merchant ${merchant.id} is disabled; enable it with \`paygate merchant update ${merchant.id} --enable\``);
+  }
   const now = ctx.clock.now();
   const data = parseTransactionInput(input, now, ctx.zone, opts.defaultPaymentType);
   // The request itself (card included) is never stored: only this hash of its canonical v1 string.
