@@ -24,19 +24,26 @@ export function keyPlainFingerprints(sqlite: Sqlite, opts: RekeyOptions): number
   const keyed = (): boolean =>
     (sqlite.prepare('SELECT value FROM meta WHERE key = ?').get(MARKER) as { value: string } | undefined)?.value === KEYED;
   if (keyed()) return 0;
+  const rows = rekey(sqlite, keyed, opts);
+  // A keyed fingerprint has the plain one's length, so each row is overwritten in place; what would
+  // still hold the plain hashes are the old page images in the database file until a checkpoint
+  // copies the new pages over them. Do that now and empty the WAL (best effort: a reader holding
+  // an old snapshot delays it to a later checkpoint).
+  if (rows > 0) sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  return rows;
+}
+
+function rekey(sqlite: Sqlite, keyed: () => boolean, opts: RekeyOptions): number {
+  // One UPDATE through a function registered on this connection: no row is held in memory, however
+  // many years of requestIds the table keeps.
+  sqlite.function('paygate_rekey_fingerprint', { deterministic: true }, (plain: unknown) => opts.rekey(String(plain)));
   return sqlite
     .transaction((): number => {
       if (keyed()) return 0;
-      const rows = sqlite
-        .prepare('SELECT merchant_id AS merchantId, scope, request_id AS requestId, request_hash AS hash FROM idempotency_keys')
-        .all() as { merchantId: string; scope: string; requestId: string; hash: string }[];
-      if (rows.length > 0) opts.assertKey();
-      const update = sqlite.prepare(
-        'UPDATE idempotency_keys SET request_hash = ? WHERE merchant_id = ? AND scope = ? AND request_id = ?',
-      );
-      for (const r of rows) update.run(opts.rekey(r.hash), r.merchantId, r.scope, r.requestId);
+      if (sqlite.prepare('SELECT 1 FROM idempotency_keys LIMIT 1').get()) opts.assertKey();
+      const { changes } = sqlite.prepare('UPDATE idempotency_keys SET request_hash = paygate_rekey_fingerprint(request_hash)').run();
       sqlite.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(MARKER, KEYED);
-      return rows.length;
+      return changes;
     })
     .immediate();
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openApp, type Ctx } from '../../src/app.js';
@@ -76,6 +77,21 @@ describe('rekeying plain fingerprints on open', () => {
       await expect(createTransaction(ctx, m, { ...old.pay, cardInfo: card('999') })).rejects.toMatchObject({ code: '1006' });
       expect((await refundTransaction(ctx, m, old.refund)).refundTransactionId).toBe(old.rfd.refundTransactionId);
       await expect(refundTransaction(ctx, m, { ...old.refund, refundAmount: '1.00' })).rejects.toMatchObject({ code: '1006' });
+    } finally {
+      ctx.close();
+    }
+  });
+
+  it('no plain hash is left in the database file or its WAL after rekeying', async () => {
+    const old = await oldDatabase();
+    const before = readFileSync(old.dbPath).toString('latin1');
+    expect(before).toContain(old.plain.transaction);
+    const ctx = open(old.dbPath);
+    try {
+      for (const file of [old.dbPath, `${old.dbPath}-wal`].filter((f) => existsSync(f))) {
+        const bytes = readFileSync(file).toString('latin1');
+        expect([old.plain.transaction, old.plain.refund].filter((h) => bytes.includes(h))).toEqual([]);
+      }
     } finally {
       ctx.close();
     }
