@@ -103,9 +103,9 @@ describe('credentials never reach the logs or an answer, whatever the request-ta
 });
 
 describe('what the HTTP parser refuses answers the envelope (1000)', () => {
-  it('a URL over 16 KB is 431 with the envelope, and the connection is closed', async () => {
+  it('a URL over 16 KB is 400 with the envelope, and the connection is closed', async () => {
     const a = await sendRaw(srv.url, `GET ${QUERY()}?merchantId=${'x'.repeat(17 * 1024)} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
-    expect(a.status).toBe(431);
+    expect(a.status).toBe(400);
     expect(a.headers['content-type']).toMatch(/^application\/json/);
     expect(a.headers.connection).toBe('close');
     expect(jsonOf(a)).toEqual({ rtn_code: '1000', rtn_msg: expect.stringMatching(/^malformed request/), success: false });
