@@ -6,7 +6,9 @@ import { registerApiRoute, type ApiRoute } from './api.js';
 import { BODY_LIMIT, registerJsonParser } from './body.js';
 import { failure, MalformedRequest, RateLimited, statusOfError } from './envelope.js';
 import { clientErrorHandler } from './client-error.js';
+import { registerHealthRoutes } from './health.js';
 import { loggerOptions, logUrl } from './logging.js';
+import { createMetrics } from './metrics.js';
 import { buildOpenApi, type PlainRouteDoc } from './openapi.js';
 import { isPagePath, pageDocs, pageMalformed, pageNotFound, registerPages } from './pages/plugin.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -17,6 +19,10 @@ export interface ServerOptions {
   rateLimit?: boolean;
   logLevel?: string;
   https?: { cert: Buffer; key: Buffer };
+  /** Proxies whose X-Forwarded-For is believed (`serve --trust-proxy`): addresses or CIDR ranges. None by default. */
+  trustProxy?: readonly string[];
+  /** `Authorization: Bearer` token that opens /metrics to non-loopback clients (PAYGATE_METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 export interface RegisteredRoute {
@@ -32,7 +38,9 @@ declare module 'fastify' {
 }
 
 const opsDocs: PlainRouteDoc[] = [
-  { method: 'GET', url: '/healthz', summary: 'Liveness: {"status":"ok"}', contentType: 'application/json' },
+  { method: 'GET', url: '/healthz', summary: 'Health: {"status":"ok","database":"ok","outboxBacklog":n}; 503 when the database cannot be read', contentType: 'application/json' },
+  { method: 'GET', url: '/readyz', summary: 'Readiness for a load balancer: 200 {"status":"ready"}, 503 while the database cannot be read or the server is closing', contentType: 'application/json' },
+  { method: 'GET', url: '/metrics', summary: 'Prometheus metrics; answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>; 403 otherwise', contentType: 'text/plain' },
   { method: 'GET', url: '/openapi.json', summary: 'This document', contentType: 'application/json' },
 ];
 
@@ -49,6 +57,7 @@ function asMalformed(err: FastifyError): MalformedRequest | undefined {
 /** The API's one error handler: PaygateError → its envelope and status; unknown → 9999 with the request id, logged. */
 export function apiErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): FastifyReply {
   const known = isPaygateError(err) ? err : asMalformed(err as FastifyError);
+  req.rtnCode = known ? known.code : RESULT_CODES.INTERNAL;
   if (known) {
     if (known instanceof RateLimited) void reply.header('retry-after', String(known.retryAfter));
     return reply.code(statusOfError(known)).send(failure(known.code, known.message, req.failData));
@@ -75,6 +84,7 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
       void (reply as FastifyReply).code(400).send(failure(RESULT_CODES.MALFORMED, `malformed request: ${what}`));
     },
     clientErrorHandler,
+    ...(opts.trustProxy && opts.trustProxy.length > 0 ? { trustProxy: [...opts.trustProxy] } : {}),
     ...(opts.https ? { https: opts.https } : {}),
   });
   app.decorate('paygateRoutes', [] as RegisteredRoute[]);
@@ -99,9 +109,25 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     if (!req.raw.complete) void reply.header('connection', 'close');
     done(null, payload);
   });
+  const metrics = createMetrics(ctx);
   // One log line per request (fastify's default is two), with credentials cut out of the URL.
   app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ method: req.method, url: logUrl(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    const route = req.routeOptions.url || 'unmatched';
+    metrics.observeRequest(route, req.method, reply.statusCode, reply.elapsedTime / 1000);
+    if (req.rtnCode === RESULT_CODES.RATE_LIMITED) metrics.rateLimited(route);
+    req.log.info(
+      {
+        ip: req.ip,
+        method: req.method,
+        route,
+        url: logUrl(req),
+        merchant: req.merchantId,
+        status: reply.statusCode,
+        rtn_code: req.rtnCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
   });
 
   app.removeAllContentTypeParsers();
@@ -110,7 +136,7 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     registerJsonParser(api);
     api.setErrorHandler(apiErrorHandler);
     for (const route of routes) registerApiRoute(api, { ctx, limiter }, route);
-    api.get('/healthz', async () => ({ status: 'ok' }));
+    registerHealthRoutes(api, ctx, { metrics, metricsToken: opts.metricsToken, trustsProxy: (opts.trustProxy?.length ?? 0) > 0 });
     // Built on first use: `serve` learns its public URL only once it listens (--port 0).
     let doc: object | undefined;
     api.get('/openapi.json', async () => (doc ??= buildOpenApi(routes, [...opsDocs, ...pageDocs], ctx.config.publicUrl)));
