@@ -1,10 +1,12 @@
 import type { AppConfig } from './config.js';
 import type { Ctx } from './ctx.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import { loadVaultKey, vaultFromKey } from './vault/crypto.js';
+import { loadVaultKey, vaultFromKey, type Vault } from './vault/crypto.js';
 import type { Channel, ChannelDeps } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
 import { openStore } from './store/open.js';
+import { StoreOpenError, type Store } from './store/store.js';
+import { fingerprinter } from './vault/fingerprint.js';
 
 export type { Ctx } from './ctx.js';
 
@@ -21,10 +23,31 @@ export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Pro
     const zone = await store.settleZone(config.zone);
     const clock = opts.clock ?? systemClock;
     const vault = vaultFromKey(loadVaultKey(config.dbPath, config.vaultKey));
+    await keyFingerprints(store, vault);
     const channel = (opts.channel ?? createSandboxChannel)({ store, clock });
     return { store, clock, zone, vault, channel, config, close: () => store.close() };
   } catch (e) {
     await store.close();
     throw e;
   }
+}
+
+/**
+ * Databases from before fingerprints were keyed hold plain hashes of requests (card data
+ * included): rekey them under the vault key before anything reads or writes one (SPEC §10).
+ */
+async function keyFingerprints(store: Store, vault: Vault): Promise<void> {
+  await store.keyPlainFingerprints({
+    rekey: fingerprinter(vault),
+    assertKey: (sealed) => {
+      if (sealed === undefined) return;
+      try {
+        vault.decrypt(sealed);
+      } catch {
+        throw new StoreOpenError(
+          'the vault key does not open this database (its merchant secrets do not decrypt): set the PAYGATE_VAULT_KEY it was created with',
+        );
+      }
+    },
+  });
 }

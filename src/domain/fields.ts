@@ -42,6 +42,13 @@ export function isHttpUrl(text: string): boolean {
 /** An http(s) URL of at most 500 characters; empty means absent. */
 export const optionalUrl = optionalString(500).refine((v) => v === undefined || isHttpUrl(v), 'must be an http or https URL');
 
+/**
+ * A URL the user's browser is sent to (returnUrl, failedUrl, cancelUrl): kept as its WHATWG
+ * serialisation — host in punycode, everything else percent-encoded — so it is plain ASCII and
+ * always a valid Location header (`https://shop.example/merci/€` → `…/merci/%E2%82%AC`).
+ */
+export const optionalRedirectUrl = optionalUrl.transform((v) => (v === undefined ? undefined : new URL(v).href));
+
 /** SPEC §3: a JSON integer or a string of digits; anything else is 1001. */
 export const integerField = (min: number, max: number) =>
   z

@@ -35,6 +35,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by API routes so the error handler can answer data:false where SPEC wants it. */
     failData?: unknown;
+    /** The merchant the request authenticated as, for the log line. */
+    merchantId?: string;
+    /** The envelope's rtn_code, for the log line and metrics. */
+    rtnCode?: string;
   }
 }
 
@@ -75,7 +79,9 @@ export function registerApiRoute(app: FastifyInstance, deps: ApiDeps, route: Api
         },
         route,
       );
+      req.merchantId = merchant.id;
       const data = await route.handle(deps.ctx, merchant, input.params, req);
+      req.rtnCode = '0000';
       return reply.code(200).send(success(data));
     },
   });

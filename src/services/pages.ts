@@ -2,7 +2,7 @@ import type { Ctx } from '../ctx.js';
 import type { ChargeResult } from '../channel/channel.js';
 import { isPaygateError, notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { formatAmount } from '../domain/money.js';
-import type { TransactionRow, Tx } from '../store/store.js';
+import type { Reads, TransactionRow, Tx } from '../store/store.js';
 import { channelCard, validateCard, type ValidCard } from '../vault/card.js';
 import { itemsOf } from './transactions/input.js';
 import { awaitThreeDs, finishSucceeded, finishUnpaid } from './transactions/outcome.js';
@@ -53,6 +53,11 @@ export const MAX_CHECKOUT_DECLINES = 3;
 
 const OPEN_STATUS: Record<PageKind, number> = { checkout: STATUS.AWAITING_CHECKOUT, '3ds': STATUS.REQUIRES_3DS };
 
+/** A DISABLED merchant is refused everywhere (SPEC §2), its pages opened before it was disabled too. */
+async function merchantActive(reads: Reads, merchantId: string): Promise<boolean> {
+  return (await reads.getMerchant(merchantId))?.status === 'ACTIVE';
+}
+
 async function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): Promise<PageView> {
   const items = itemsOf(row.items);
   return {
@@ -101,6 +106,8 @@ async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<Tr
 /** The open transaction behind a token, or 1007 (unknown, used, final, cancelled subscription, expired). */
 async function openRow(ctx: Ctx, kind: PageKind, token: string): Promise<TransactionRow> {
   const row = typeof token === 'string' && token !== '' ? await ctx.store.getTransactionByPageToken(token) : undefined;
+  // Unavailable, and left as it is: enabled again within its 30 minutes, the page works again.
+  if (row && !(await merchantActive(ctx.store, row.merchantId))) throw notFound('page');
   if (row && row.status === STATUS.EXPIRED) throw new PageExpiredError(await outcome(ctx, kind, row));
   if (!row || row.status !== OPEN_STATUS[kind]) throw notFound('page');
   // A cancelled subscription's open 3DS page stops working (SPEC §6).
@@ -123,7 +130,11 @@ export const CHANNEL_GRACE_MS = 2 * 60_000;
  */
 async function holdForChannel(ctx: Ctx, kind: PageKind, token: string, row: TransactionRow): Promise<void> {
   const now = ctx.clock.now();
-  const held = await ctx.store.transaction((tx) => tx.holdPage(row.id, OPEN_STATUS[kind], now, now + CHANNEL_GRACE_MS));
+  // Checked again in the same unit of work as the hold: a merchant disabled after the page was
+  // read is not charged.
+  const held = await ctx.store.transaction(
+    async (tx) => (await merchantActive(tx, row.merchantId)) && tx.holdPage(row.id, OPEN_STATUS[kind], now, now + CHANNEL_GRACE_MS),
+  );
   if (held) return;
   await openRow(ctx, kind, token); // throws what the page now is: expired, or gone
   throw notFound('page'); // still open but not holdable: another submit changed it meanwhile

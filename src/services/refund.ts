@@ -5,8 +5,8 @@ import { notAllowed, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { optionalString, parseInput } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { formatAmount, parseAmount } from '../domain/money.js';
-import { sha256Hex, v1Joined } from '../domain/signature.js';
 import type { MerchantRow, RefundRow, TransactionRow } from '../store/store.js';
+import { requestFingerprint } from '../vault/fingerprint.js';
 import { findTransaction } from './transactions/query.js';
 import { refundEvent } from './transactions/outcome.js';
 import { STATUS } from './transactions/view.js';
@@ -60,7 +60,7 @@ interface Reserved {
  */
 export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: unknown): Promise<RefundView> {
   const data = parseInput(schema, input);
-  const hash = sha256Hex(v1Joined(input as Record<string, unknown>));
+  const hash = requestFingerprint(ctx.vault, input as Record<string, unknown>);
   const found = await findTransaction(ctx, merchant.id, data);
   // Validate the amount against the transaction's currency before anything is written.
   const amount = parseAmount(data.refundAmount, found.currency, { field: 'refundAmount', positive: true });

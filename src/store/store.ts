@@ -48,8 +48,20 @@ export interface Store extends Reads {
    * explicit zone is refused with StoreOpenError because stored billing times would shift.
    */
   settleZone(wanted: string | undefined): Promise<string>;
-  /** An online copy of the whole database into a new file (SQLite); `pages` copied. */
+  /**
+   * An online copy of the whole database into a new file (SQLite), created mode 0600 before the
+   * first page is written; a partial copy is removed. `pages` copied.
+   */
   backup(file: string): Promise<{ pages: number }>;
+  /**
+   * Rekey plain request fingerprints of an older database under the vault key, once (a marker
+   * records it), all rows or none. Returns how many rows were rewritten.
+   */
+  keyPlainFingerprints(opts: RekeyOptions): Promise<number>;
+  /** Figures for /metrics, read from the database so other processes' work counts too. */
+  operationalCounts(): Promise<OperationalCounts>;
+  /** PENDING callback events (due or waiting for a retry). Rejects when the database cannot be read. */
+  outboxBacklog(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -213,6 +225,31 @@ export interface Tx extends Reads {
   finishSandboxAction(id: string, outcome: 'approved' | 'failed', declineCode: string | null, now: number): Promise<void>;
   /** Sum of approved refunds of a sandbox charge. */
   sandboxRefunded(chargeId: string): Promise<number>;
+}
+
+export interface RekeyOptions {
+  /** Plain SHA-256 hex → keyed fingerprint. */
+  rekey: (plain: string) => string;
+  /**
+   * Throws when the vault key is not this database's (`sealed`: one sealed merchant secret, if
+   * any): rekeying under a wrong key cannot be undone.
+   */
+  assertKey: (sealed: string | undefined) => void;
+}
+
+export interface CountRow {
+  kind: string;
+  status: string;
+  n: number;
+}
+
+export interface OperationalCounts {
+  /** Transactions by payment type and status code. */
+  transactions: CountRow[];
+  /** Billing records (charge attempts) by type and status. */
+  billing: CountRow[];
+  /** Callback events by status, with their delivery attempts summed. */
+  callbacks: Array<{ status: string; events: number; attempts: number }>;
 }
 
 /** The database could not be opened (missing directory, bad file, newer schema, zone conflict). */

@@ -12,6 +12,7 @@ import {
   type PageOutcome,
   type PageView,
 } from '../../services/pages.js';
+import { splitUrl } from '../body.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import { createCsrf, type Csrf } from './csrf.js';
 import { contentSecurityPolicy, layout, newNonce } from './html.js';
@@ -59,29 +60,64 @@ function sendPage(reply: FastifyReply, status: number, title: string, body: (non
     .send(layout(nonce, title, body(nonce)));
 }
 
+/**
+ * A merchant's redirect URL as a Location header. Stored URLs are already serialised (new ones
+ * since they are validated so); older rows may not be, and a raw `€` in a header would throw.
+ * Not an http(s) URL at all: no redirect, the page shows the result instead.
+ */
+function locationOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** After a final result: 303 to the merchant's URL, or our own result page when it named none (SPEC §11). */
 function finish(reply: FastifyReply, out: PageOutcome, csrf: Csrf): FastifyReply {
+  // Our own 3DS page: a relative path built from the page token (URL-safe base64).
   if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
   if (out.result === 'declined_retry') {
     return sendPage(reply, 200, 'Checkout', () => checkoutPage(out.view, csrf.issue('checkout', out.view.token), reasonText(out.failReason)), out.view);
   }
-  if (out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
+  const to = locationOf(out.redirectUrl);
+  if (to) return reply.code(303).header('location', to).send();
   const kind = out.result === 'succeeded' ? 'succeeded' : out.result === 'cancelled' ? 'cancelled' : 'failed';
   return sendPage(reply, 200, 'Payment', () => resultPage(kind, out.view, out.failReason ?? out.view.failReason));
 }
 
+const unavailable = (): string =>
+  messagePage('This payment page is no longer available', 'The link has expired, was already used, or does not exist. Please return to the shop and start again.');
+
+/** Whether a request-target is under the hosted pages' paths (any spelling the router may see). */
+export function isPagePath(url: string): boolean {
+  return /^\/+(checkout|3ds)(\/|$)/.test(splitUrl(url).path);
+}
+
+/** A page path no route serves (no token, extra segments, another method): the unavailable page. */
+export function pageNotFound(reply: FastifyReply): FastifyReply {
+  return sendPage(reply, 404, 'Payment page', unavailable);
+}
+
+/** A page URL the router could not decode. */
+export function pageMalformed(reply: FastifyReply): FastifyReply {
+  return sendPage(reply, 400, 'Payment page', () => messagePage('Something is wrong with that link', 'Please return to the shop and start again.'));
+}
+
+/** Every failure on a hosted page answers an HTML page (or a redirect), never JSON. */
 function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // Whatever was being answered when this failed, its redirect target must not survive into the error page.
+  reply.removeHeader('location');
   // An expired session ends like a failed payment: on to failedUrl, or our result page.
   if (err instanceof PageExpiredError) {
     const out = err.outcome;
-    if (out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
+    const to = locationOf(out.redirectUrl);
+    if (to) return reply.code(303).header('location', to).send();
     return sendPage(reply, 200, 'Payment', () => resultPage('failed', out.view, out.failReason ?? 'session_expired'));
   }
-  if (isPaygateError(err) && err.code === RESULT_CODES.NOT_FOUND) {
-    return sendPage(reply, 404, 'Payment page', () =>
-      messagePage('This payment page is no longer available', 'The link has expired, was already used, or does not exist. Please return to the shop and start again.'),
-    );
-  }
+  if (isPaygateError(err) && err.code === RESULT_CODES.NOT_FOUND) return pageNotFound(reply);
   const status = (err as FastifyError).statusCode;
   if (isPaygateError(err) || (status !== undefined && status >= 400 && status < 500)) {
     return sendPage(reply, status === 413 || status === 415 ? status : 400, 'Payment page', () => messagePage('Something is wrong with that request', 'Please go back and try again.'));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidParam } from '../../domain/errors.js';
-import { isHttpUrl, optionalString, optionalText, optionalUrl, parseInput, requiredString } from '../../domain/fields.js';
+import { isHttpUrl, optionalRedirectUrl, optionalString, optionalText, optionalUrl, parseInput, requiredString } from '../../domain/fields.js';
 import { isCurrency, parseAmount } from '../../domain/money.js';
 import { parseCardInfo, validateCard, type ValidCard } from '../../vault/card.js';
 
@@ -20,9 +20,9 @@ const schema = z.object({
   payAmount: optionalString(32),
   currency: optionalString(200),
   clientIp: optionalString(100),
-  returnUrl: optionalUrl,
-  failedUrl: optionalUrl,
-  cancelUrl: optionalUrl,
+  returnUrl: optionalRedirectUrl,
+  failedUrl: optionalRedirectUrl,
+  cancelUrl: optionalRedirectUrl,
   notifyUrl: optionalUrl,
   billingAddress: optionalText,
   shippingAddress: optionalText,

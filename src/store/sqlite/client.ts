@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StoreOpenError } from '../store.js';
+import { createPrivateFile, restrictDatabaseFiles } from './files.js';
 
 export type Sqlite = Database.Database;
 
@@ -21,6 +22,7 @@ export function openSqlite(path: string, opts: { readonly?: boolean } = {}): Sql
   }
   let sqlite: Sqlite;
   try {
+    if (path !== ':memory:' && path !== '' && !opts.readonly && !createPrivateFile(path)) restrictDatabaseFiles(path);
     sqlite = new Database(path, { readonly: opts.readonly ?? false });
   } catch (e) {
     throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);

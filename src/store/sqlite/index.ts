@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type {
   AttemptOutcome,
   BillingRecordRow,
@@ -15,11 +16,13 @@ import type {
   NewEvent,
   NewIdempotency,
   NewRecord,
+  OperationalCounts,
   PlanRow,
   Reads,
   RecordStatus,
   RefundOutcome,
   RefundRow,
+  RekeyOptions,
   SandboxChargeRow,
   Store,
   SubscriptionFilter,
@@ -34,6 +37,9 @@ import type {
 import * as cards from './cards.js';
 import { openSqlite, settleZone, type Sqlite } from './client.js';
 import * as delivery from './delivery.js';
+import { createPrivateFile } from './files.js';
+import { keyPlainFingerprints } from './fingerprints.js';
+import * as operations from './operations.js';
 import * as merchants from './merchants.js';
 import * as outbox from './outbox.js';
 import * as plans from './plans.js';
@@ -312,8 +318,27 @@ export class SqliteStore extends SqliteReads implements Store {
   }
 
   async backup(file: string): Promise<{ pages: number }> {
-    const result = await this.connection.backup(file);
-    return { pages: result.totalPages };
+    // The copy is as sensitive as the database: 0600 before the first page is written into it.
+    if (!createPrivateFile(file)) throw new Error(`${file} already exists`);
+    try {
+      const result = await this.connection.backup(file);
+      return { pages: result.totalPages };
+    } catch (e) {
+      rmSync(file, { force: true });
+      throw e;
+    }
+  }
+
+  async keyPlainFingerprints(opts: RekeyOptions): Promise<number> {
+    return keyPlainFingerprints(this.connection, opts);
+  }
+
+  async operationalCounts(): Promise<OperationalCounts> {
+    return operations.operationalCounts(this.db);
+  }
+
+  async outboxBacklog(): Promise<number> {
+    return operations.outboxBacklog(this.db);
   }
 
   async close(): Promise<void> {
