@@ -21,6 +21,8 @@ export interface PageView {
   kind: PageKind;
   token: string;
   transactionOrderId: string;
+  /** The shop's own order reference, shown to the person paying (the internal id means nothing to them). */
+  relationId?: string;
   merchantName: string;
   amount: string;
   currency: string;
@@ -69,6 +71,7 @@ function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): PageView {
     kind,
     token: row.pageToken ?? '',
     transactionOrderId: row.id,
+    ...(row.relationId ? { relationId: row.relationId } : {}),
     merchantName: merchantName(ctx, row.merchantId),
     amount: formatAmount(row.amount, row.currency),
     currency: row.currency,
