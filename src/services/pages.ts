@@ -20,6 +20,8 @@ export interface PageView {
   kind: PageKind;
   token: string;
   transactionOrderId: string;
+  /** The shop's own order reference, shown to the person paying (the internal id means nothing to them). */
+  relationId?: string;
   merchantName: string;
   amount: string;
   currency: string;
@@ -64,6 +66,7 @@ async function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): Promise<
     kind,
     token: row.pageToken ?? '',
     transactionOrderId: row.id,
+    ...(row.relationId ? { relationId: row.relationId } : {}),
     merchantName: (await ctx.store.getMerchant(row.merchantId))?.name ?? '',
     amount: formatAmount(row.amount, row.currency),
     currency: row.currency,

@@ -30,7 +30,7 @@ afterAll(async () => {
   cleanup();
 });
 
-async function checkout(m: TestMerchant, extra: Record<string, unknown> = {}): Promise<{ path: string; id: string }> {
+async function checkout(m: TestMerchant, extra: Record<string, unknown> = {}): Promise<{ path: string; id: string; relationId: string }> {
   n++;
   const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
     requestId: `p-${n}`,
@@ -41,8 +41,12 @@ async function checkout(m: TestMerchant, extra: Record<string, unknown> = {}): P
     ...extra,
   });
   expect(r.body.rtn_code, JSON.stringify(r.body)).toBe('0000');
-  return { path: new URL(r.body.data.url as string).pathname, id: r.body.data.transactionOrderId as string };
+  return { path: new URL(r.body.data.url as string).pathname, id: r.body.data.transactionOrderId as string, relationId: `p-${n}` };
 }
+
+/** The redirect carries the result: transactionOrderId, relationId and status as query parameters. */
+const result = (t: { id: string; relationId: string }, status: number): string =>
+  `transactionOrderId=${t.id}&relationId=${t.relationId}&status=${status}`;
 
 function csrfOf(html: string): string {
   const m = /name="csrf" value="([^"]+)"/.exec(html);
@@ -98,35 +102,35 @@ describe('redirect URLs with characters outside Latin-1', () => {
   });
 
   it('a paid checkout redirects to the encoded returnUrl (no 500 after the charge)', async () => {
-    const { path, id } = await checkout(shop, urls);
-    const page = await raw(srv.url + path);
-    const r = await post(path, payForm(csrfOf(page.text), '4242424242424242'));
+    const t = await checkout(shop, urls);
+    const page = await raw(srv.url + t.path);
+    const r = await post(t.path, payForm(csrfOf(page.text), '4242424242424242'));
     expect(r.status).toBe(303);
-    expect(r.headers.get('location')).toBe(`${SHOP}/merci/%E2%82%AC?note=th%C3%A9#fin`);
-    expect(row(id).status).toBe(200000);
+    expect(r.headers.get('location')).toBe(`${SHOP}/merci/%E2%82%AC?note=th%C3%A9&${result(t, 200000)}#fin`);
+    expect(row(t.id).status).toBe(200000);
   });
 
   it('cancel and the third decline redirect to the encoded cancelUrl and failedUrl', async () => {
     const a = await checkout(shop, urls);
     const cancelled = await post(a.path, { csrf: csrfOf((await raw(srv.url + a.path)).text), action: 'cancel' });
     expect(cancelled.status).toBe(303);
-    expect(cancelled.headers.get('location')).toBe('https://xn--bcher-kva.example/annul%C3%A9');
+    expect(cancelled.headers.get('location')).toBe(`https://xn--bcher-kva.example/annul%C3%A9?${result(a, 300020)}`);
 
     const b = await checkout(shop, urls);
     const csrf = csrfOf((await raw(srv.url + b.path)).text);
     let last: Answer | undefined;
     for (let i = 0; i < 3; i++) last = await post(b.path, payForm(csrf, '4000000000000002'));
     expect(last?.status).toBe(303);
-    expect(last?.headers.get('location')).toBe(`${SHOP}/%C3%A9chec/%F0%9F%98%80`);
+    expect(last?.headers.get('location')).toBe(`${SHOP}/%C3%A9chec/%F0%9F%98%80?${result(b, 300000)}`);
     expect(row(b.id).status).toBe(300000);
   });
 
   it('a URL stored raw by an older version is still sent encoded', async () => {
-    const { path, id } = await checkout(shop, urls);
-    writeRow('UPDATE transactions SET return_url = ? WHERE id = ?', `${SHOP}/merci/€`, id);
-    const r = await post(path, payForm(csrfOf((await raw(srv.url + path)).text), '4242424242424242'));
+    const t = await checkout(shop, urls);
+    writeRow('UPDATE transactions SET return_url = ? WHERE id = ?', `${SHOP}/merci/€`, t.id);
+    const r = await post(t.path, payForm(csrfOf((await raw(srv.url + t.path)).text), '4242424242424242'));
     expect(r.status).toBe(303);
-    expect(r.headers.get('location')).toBe(`${SHOP}/merci/%E2%82%AC`);
+    expect(r.headers.get('location')).toBe(`${SHOP}/merci/%E2%82%AC?${result(t, 200000)}`);
   });
 
   it('something that is not a URL is still 1001 naming the field', async () => {

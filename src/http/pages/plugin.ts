@@ -49,7 +49,7 @@ function formTargets(view: PageView | undefined): string[] {
   return origins;
 }
 
-function sendPage(reply: FastifyReply, status: number, title: string, body: (nonce: string) => string, view?: PageView): FastifyReply {
+function sendPage(reply: FastifyReply, status: number, title: string, body: (nonce: string) => string, view?: PageView, sandbox = false): FastifyReply {
   const nonce = newNonce();
   return reply
     .code(status)
@@ -57,7 +57,7 @@ function sendPage(reply: FastifyReply, status: number, title: string, body: (non
     .header('content-security-policy', contentSecurityPolicy(nonce, formTargets(view)))
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'no-referrer')
-    .send(layout(nonce, title, body(nonce)));
+    .send(layout(nonce, title, body(nonce), sandbox));
 }
 
 /**
@@ -75,17 +75,36 @@ function locationOf(url: string | undefined): string | undefined {
   }
 }
 
+/**
+ * The merchant's redirect URL with the result attached (`transactionOrderId`, `relationId`,
+ * `status`), so the shop's landing page knows which order came back and how, without a query
+ * first. It is a hint for the page: the signed callback (or a signed query) stays the proof.
+ */
+function withResult(location: string, view: PageView): string {
+  const u = new URL(location);
+  u.searchParams.set('transactionOrderId', view.transactionOrderId);
+  if (view.relationId) u.searchParams.set('relationId', view.relationId);
+  u.searchParams.set('status', String(view.status));
+  return u.href;
+}
+
+interface PageContext {
+  csrf: Csrf;
+  sandbox: boolean;
+}
+
 /** After a final result: 303 to the merchant's URL, or our own result page when it named none (SPEC §11). */
-function finish(reply: FastifyReply, out: PageOutcome, csrf: Csrf): FastifyReply {
+function finish(reply: FastifyReply, out: PageOutcome, page: PageContext, holderName?: string): FastifyReply {
+  const { csrf, sandbox } = page;
   // Our own 3DS page: a relative path built from the page token (URL-safe base64).
   if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
   if (out.result === 'declined_retry') {
-    return sendPage(reply, 200, 'Checkout', () => checkoutPage(out.view, csrf.issue('checkout', out.view.token), reasonText(out.failReason)), out.view);
+    return sendPage(reply, 200, 'Checkout', () => checkoutPage(out.view, csrf.issue('checkout', out.view.token), reasonText(out.failReason), holderName), out.view, sandbox);
   }
   const to = locationOf(out.redirectUrl);
-  if (to) return reply.code(303).header('location', to).send();
+  if (to) return reply.code(303).header('location', withResult(to, out.view)).send();
   const kind = out.result === 'succeeded' ? 'succeeded' : out.result === 'cancelled' ? 'cancelled' : 'failed';
-  return sendPage(reply, 200, 'Payment', () => resultPage(kind, out.view, out.failReason ?? out.view.failReason));
+  return sendPage(reply, 200, 'Payment', () => resultPage(kind, out.view, out.failReason ?? out.view.failReason), undefined, sandbox);
 }
 
 const unavailable = (): string =>
@@ -114,7 +133,7 @@ function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply:
   if (err instanceof PageExpiredError) {
     const out = err.outcome;
     const to = locationOf(out.redirectUrl);
-    if (to) return reply.code(303).header('location', to).send();
+    if (to) return reply.code(303).header('location', withResult(to, out.view)).send();
     return sendPage(reply, 200, 'Payment', () => resultPage('failed', out.view, out.failReason ?? 'session_expired'));
   }
   if (isPaygateError(err) && err.code === RESULT_CODES.NOT_FOUND) return pageNotFound(reply);
@@ -131,6 +150,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
   await app.register(formbody, { bodyLimit: PAGE_BODY_LIMIT });
   app.setErrorHandler(pageErrorHandler);
   const csrf = createCsrf(ctx.vault.derive('hosted-page-csrf'));
+  const page: PageContext = { csrf, sandbox: ctx.channel.name === 'sandbox' };
 
   const forbidden = (reply: FastifyReply) =>
     sendPage(reply, 403, 'Payment page', () => messagePage('This form has expired', 'Please reload the payment page and try again.'));
@@ -142,7 +162,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
     app.get(`/${kind}/:token`, async (req, reply) => {
       const view = await getPage(ctx, kind, tokenOf(req));
       const token = csrf.issue(kind, view.token);
-      return sendPage(reply, 200, kind === 'checkout' ? 'Checkout' : '3-D Secure', () => (kind === 'checkout' ? checkoutPage(view, token) : threeDsPage(view, token)), view);
+      return sendPage(reply, 200, kind === 'checkout' ? 'Checkout' : '3-D Secure', () => (kind === 'checkout' ? checkoutPage(view, token) : threeDsPage(view, token)), view, page.sandbox);
     });
   }
 
@@ -150,15 +170,16 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
     const token = tokenOf(req);
     const form = formOf(req);
     if (!csrf.check('checkout', token, form.csrf)) return forbidden(reply);
-    if (field(form, 'action') === 'cancel') return finish(reply, await cancelCheckout(ctx, token), csrf);
+    if (field(form, 'action') === 'cancel') return finish(reply, await cancelCheckout(ctx, token), page);
+    const holderName = field(form, 'holderName').trim();
     const out = await submitCheckoutCard(ctx, token, {
-      holderName: field(form, 'holderName').trim(),
+      holderName,
       cardNumber: field(form, 'cardNumber').replace(/[\s-]/g, ''),
       month: field(form, 'month').trim(),
       year: field(form, 'year').trim(),
       cvv: field(form, 'cvv').trim(),
     });
-    return finish(reply, out, csrf);
+    return finish(reply, out, page, holderName);
   });
 
   app.post('/3ds/:token', async (req, reply) => {
@@ -167,6 +188,6 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
     if (!csrf.check('3ds', token, form.csrf)) return forbidden(reply);
     const action = field(form, 'action');
     if (action !== 'complete' && action !== 'fail') return forbidden(reply);
-    return finish(reply, await completeThreeDs(ctx, token, action === 'complete'), csrf);
+    return finish(reply, await completeThreeDs(ctx, token, action === 'complete'), page);
   });
 }
