@@ -14,31 +14,31 @@ export async function resumeSubscription(ctx: Ctx, merchantId: string, input: un
   const id = subscriptionIdOf(input);
   await requireSubscription(ctx, merchantId, id);
   await ctx.store.transaction(async (tx) => {
-      const s = await tx.lockSubscription(merchantId, id);
-      if (!s) throw notAllowed('subscription disappeared');
-      const to = nextState(s.status, 'RESUME');
-      if (to === null) throw notAllowed(`cannot resume a ${s.status} subscription`);
-      const now = ctx.clock.now();
-      // A charge that was under way at the pause is still PENDING: once ACTIVE again, the run that
-      // records it schedules the next RENEW as usual, so nothing more is created here.
-      if ((await tx.pendingRecords(s.id)).length > 0) {
-        await tx.setSubscriptionStatus(s.id, { status: to, now });
-        return;
-      }
-      const old = await oldNextBilling(tx, s, ctx.zone);
-      const passed = old === null || old.time <= now;
-      await tx.setSubscriptionStatus(s.id, { status: to, now, ...(passed ? { anchorTime: now } : {}) });
-      await tx.insertPendingRecord({
-        subscriptionId: s.id,
-        merchantId: s.merchantId,
-        billingType: 'RENEW',
-        amount: s.amount,
-        currency: s.currency,
-        scheduledTime: passed ? now : old.time,
-        retryCount: 0,
-        cycleIndex: passed ? 0 : old.cycleIndex,
-        now,
-      });
+    const s = await tx.lockSubscription(merchantId, id);
+    if (!s) throw notAllowed('subscription disappeared');
+    const to = nextState(s.status, 'RESUME');
+    if (to === null) throw notAllowed(`cannot resume a ${s.status} subscription`);
+    const now = ctx.clock.now();
+    // A charge that was under way at the pause is still PENDING: once ACTIVE again, the run that
+    // records it schedules the next RENEW as usual, so nothing more is created here.
+    if ((await tx.pendingRecords(s.id)).length > 0) {
+      await tx.setSubscriptionStatus(s.id, { status: to, now });
+      return;
+    }
+    const old = await oldNextBilling(tx, s, ctx.zone);
+    const passed = old === null || old.time <= now;
+    await tx.setSubscriptionStatus(s.id, { status: to, now, ...(passed ? { anchorTime: now } : {}) });
+    await tx.insertPendingRecord({
+      subscriptionId: s.id,
+      merchantId: s.merchantId,
+      billingType: 'RENEW',
+      amount: s.amount,
+      currency: s.currency,
+      scheduledTime: passed ? now : old.time,
+      retryCount: 0,
+      cycleIndex: passed ? 0 : old.cycleIndex,
+      now,
+    });
   });
   return true;
 }
