@@ -58,25 +58,26 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
     async charge(req) {
       const decision = sandboxDecision(req);
       const now = clock.now();
-      const row = await store.transaction(async (tx) => {
-        await tx.insertSandboxCharge({
-          id: newId('ch', now),
-          idempotencyKey: req.idempotencyKey,
-          kind: 'charge',
-          parentId: null,
-          amount: req.amount,
-          currency: req.currency,
-          cardBin: req.card.number.slice(0, 6),
-          cardLast4: req.card.number.slice(-4),
-          customerPresent: req.customerPresent,
-          outcome: decision.outcome,
-          declineCode: decision.outcome === 'declined' ? decision.reason : null,
-          createdAt: now,
-          updatedAt: now,
-        });
-        // Whoever inserted first decided; a repeated key reads that first result.
-        return tx.getSandboxChargeByKey(req.idempotencyKey);
-      });
+      const charge: SandboxChargeRow = {
+        id: newId('ch', now),
+        idempotencyKey: req.idempotencyKey,
+        kind: 'charge',
+        parentId: null,
+        amount: req.amount,
+        currency: req.currency,
+        cardBin: req.card.number.slice(0, 6),
+        cardLast4: req.card.number.slice(-4),
+        customerPresent: req.customerPresent,
+        outcome: decision.outcome,
+        declineCode: decision.outcome === 'declined' ? decision.reason : null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      // Whoever inserted first decided; a repeated key reads that first result (one statement
+      // when the key is new: this runs for every charge, renewals included).
+      const row = await store.transaction(async (tx) =>
+        (await tx.insertSandboxCharge(charge)) ? charge : tx.getSandboxChargeByKey(req.idempotencyKey),
+      );
       if (!row) throw new Error(`sandbox: charge ${req.idempotencyKey} not recorded`);
       return toChargeResult(row);
     },
