@@ -26,6 +26,9 @@ export async function migrate(pool: pg.Pool, migrationsFolder = MIGRATIONS_FOLDE
   const migrations = readMigrationFiles({ migrationsFolder });
   const latest = migrations.at(-1)?.folderMillis ?? 0;
   const client = await pool.connect();
+  // A connection dropped between statements fails the next one; the event must not go unhandled.
+  const ignore = (): void => {};
+  client.on('error', ignore);
   let broken: Error | undefined;
   try {
     await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
@@ -59,6 +62,7 @@ export async function migrate(pool: pg.Pool, migrationsFolder = MIGRATIONS_FOLDE
     }
   } finally {
     // A connection that failed to unlock is dropped, which releases the lock with it.
+    client.removeListener('error', ignore);
     client.release(broken ?? false);
   }
 }

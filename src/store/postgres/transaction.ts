@@ -62,6 +62,13 @@ export async function withTransaction<T>(
       if (isConnectionLost(e) && reconnects++ < 1) continue;
       throw e;
     }
+    // The server may end a checked-out connection between statements (restart, termination);
+    // the next statement fails and is handled below, but the event itself must not be unhandled.
+    client.on('error', ignore);
+    const release = (err?: Error): void => {
+      client.removeListener('error', ignore);
+      client.release(err ?? false);
+    };
     let stage: 'begin' | 'work' | 'commit' = 'begin';
     let txid: string | undefined;
     let result: T | undefined;
@@ -85,11 +92,11 @@ export async function withTransaction<T>(
       result = await fn(tx);
       stage = 'commit';
       await client.query('COMMIT');
-      client.release();
+      release();
       return result;
     } catch (e) {
       if (isConnectionLost(e)) {
-        client.release(e as Error);
+        release(e as Error);
         if (stage === 'begin' || opts.readOnly) {
           if (reconnects++ < 1) continue;
           throw e;
@@ -102,7 +109,7 @@ export async function withTransaction<T>(
         // The session ended inside an open transaction: the server rolled all of it back.
         throw new PgConnectionLostError(false, e);
       }
-      await rollback(client);
+      await rollback(client, release);
       if (attempt < maxAttempts && retryable(e, opts)) {
         await pause(attempt);
         continue;
@@ -119,14 +126,17 @@ function retryable(e: unknown, opts: TransactionOptions): boolean {
   );
 }
 
-async function rollback(client: pg.PoolClient): Promise<void> {
+async function rollback(client: pg.PoolClient, release: (err?: Error) => void): Promise<void> {
   try {
     await client.query('ROLLBACK');
-    client.release();
+    release();
   } catch (e) {
-    client.release(e as Error);
+    // A connection that cannot roll back is dropped, not handed to the next caller.
+    release(e as Error);
   }
 }
+
+function ignore(): void {}
 
 /** Full jitter over an exponential ceiling (10, 20, 40 … 200 ms): colliding writers spread out. */
 function pause(attempt: number): Promise<void> {
