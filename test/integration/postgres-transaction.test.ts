@@ -176,7 +176,8 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
       { readOnly: true },
     ).catch((x: unknown) => x);
     expect(runs).toBe(2);
-    expect(e).toBeInstanceOf(Error);
+    expect(e).toBeInstanceOf(PgConnectionLostError);
+    expect((e as PgConnectionLostError).committed).toBe(false);
   });
 
   it('never re-runs a write whose connection is lost, and nothing of it is saved', async () => {
@@ -193,6 +194,17 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
     expect(await value('w')).toBeUndefined();
     // The pool replaced the dead connection.
     expect((await store.pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('reports an unreachable server as a lost connection without running the unit of work', async () => {
+    const down = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 2000 });
+    let runs = 0;
+    const e = await withTransaction(down, async () => {
+      runs++;
+    }).catch((x: unknown) => x);
+    await down.end();
+    expect(e).toBeInstanceOf(PgConnectionLostError);
+    expect(runs).toBe(0);
   });
 
   describe('a connection cut while COMMIT is in flight', () => {

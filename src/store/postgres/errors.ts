@@ -41,9 +41,9 @@ export function isConnectionLost(e: unknown): boolean {
 }
 
 /**
- * A write transaction whose connection was lost before its COMMIT was confirmed, and that the
- * server reports as not committed: nothing of it is in the database, the caller may report a
- * failure (9999) and the client may retry.
+ * A unit of work lost its connection and is not run again: a write cut off before its COMMIT
+ * was confirmed, or a read lost a second time. With committed=false nothing of it is in the
+ * database; the caller reports a failure (9999) and the client may retry.
  */
 export class PgConnectionLostError extends Error {
   /** false: the server confirmed nothing was committed; 'unknown': it could not be asked. */

@@ -59,8 +59,9 @@ export async function withTransaction<T>(
       client = await pool.connect();
     } catch (e) {
       // Nothing has run yet: another connection is safe for reads and writes alike.
-      if (isConnectionLost(e) && reconnects++ < 1) continue;
-      throw e;
+      if (!isConnectionLost(e)) throw e;
+      if (reconnects++ < 1) continue;
+      throw new PgConnectionLostError(false, e);
     }
     // The server may end a checked-out connection between statements (restart, termination);
     // the next statement fails and is handled below, but the event itself must not be unhandled.
@@ -99,7 +100,7 @@ export async function withTransaction<T>(
         release(e as Error);
         if (stage === 'begin' || opts.readOnly) {
           if (reconnects++ < 1) continue;
-          throw e;
+          throw new PgConnectionLostError(false, e);
         }
         if (stage === 'commit' && txid !== undefined) {
           const status = await committedStatus(pool, txid);
