@@ -1,0 +1,143 @@
+import type Stripe from 'stripe';
+import type { ChannelCard } from '../channel.js';
+import { stepKey } from './idempotency-keys.js';
+import { mapChargeError, mapFault, mapIntent } from './map.js';
+import type { StripeCardOnFile, StripeChargeResult, StripePaymentResult } from './results.js';
+
+export interface PaymentInput {
+  /** paymentKey(transactionId, attempt): every call of this attempt derives its key from it. */
+  idempotencyKey: string;
+  /** Minor units. */
+  amount: number;
+  /** ISO 4217, any case. */
+  currency: string;
+  /**
+   * The card as the shopper typed it (first call), or the PaymentMethod (and Customer) a
+   * previous in-flight answer reported, when the attempt is repeated: the card number is
+   * never needed twice.
+   */
+  source: { card: ChannelCard } | { paymentMethodId: string; customerId: string | null };
+  /** paygate's 3DS return URL: Stripe sends the shopper back here after next_action. */
+  returnUrl: string;
+  /** SUBSCRIPTION first charge: keep the card on a Customer for off-session renewals. */
+  saveForOffSession: boolean;
+  customer?: { email?: string; name?: string };
+  description?: string;
+  metadata?: Record<string, string>;
+}
+
+const cardOf = (pm: Stripe.PaymentMethod, customerId: string | null): StripeCardOnFile | null =>
+  pm.card
+    ? { paymentMethodId: pm.id, customerId, brand: pm.card.brand, last4: pm.card.last4, expMonth: pm.card.exp_month, expYear: pm.card.exp_year }
+    : null;
+
+async function obtainPaymentMethod(client: Stripe, input: PaymentInput): Promise<Stripe.PaymentMethod | StripeChargeResult> {
+  try {
+    if ('card' in input.source) {
+      const c = input.source.card;
+      return await client.paymentMethods.create(
+        {
+          type: 'card',
+          card: { number: c.number, exp_month: c.expMonth, exp_year: c.expYear, ...(c.cvv ? { cvc: c.cvv } : {}) },
+          ...(c.holderName ? { billing_details: { name: c.holderName } } : {}),
+        },
+        { idempotencyKey: stepKey(input.idempotencyKey, 'payment_method') },
+      );
+    }
+    return await client.paymentMethods.retrieve(input.source.paymentMethodId);
+  } catch (err) {
+    // Creating a PaymentMethod moves no money: a decline here has no intent, a fault charged nothing.
+    return mapChargeError(err, false);
+  }
+}
+
+/**
+ * PAY, CHECKOUT and a SUBSCRIPTION's first charge: card → PaymentMethod (→ Customer) →
+ * PaymentIntent created and confirmed in one call. Declines, 3DS and faults are results.
+ */
+export async function createAndConfirmPayment(client: Stripe, input: PaymentInput): Promise<StripePaymentResult> {
+  const pm = await obtainPaymentMethod(client, input);
+  if ('outcome' in pm) return { ...pm, card: null };
+  let customerId = 'customerId' in input.source ? input.source.customerId : pm.customer ? String(typeof pm.customer === 'string' ? pm.customer : pm.customer.id) : null;
+  if (input.saveForOffSession && !customerId) {
+    try {
+      const c = await client.customers.create(
+        { ...(input.customer ?? {}), ...(input.metadata ? { metadata: input.metadata } : {}) },
+        { idempotencyKey: stepKey(input.idempotencyKey, 'customer') },
+      );
+      customerId = c.id;
+    } catch (err) {
+      return { ...mapFault(err, false), card: cardOf(pm, null) };
+    }
+  }
+  const card = cardOf(pm, customerId);
+  try {
+    const pi = await client.paymentIntents.create(
+      {
+        amount: input.amount,
+        currency: input.currency.toLowerCase(),
+        payment_method: pm.id,
+        allowed_payment_method_types: ['card'],
+        confirm: true,
+        return_url: input.returnUrl,
+        ...(customerId ? { customer: customerId } : {}),
+        ...(input.saveForOffSession ? { setup_future_usage: 'off_session' as const } : {}),
+        ...(input.description ? { description: input.description } : {}),
+        ...(input.metadata ? { metadata: input.metadata } : {}),
+      },
+      { idempotencyKey: stepKey(input.idempotencyKey, 'payment_intent') },
+    );
+    return { ...mapIntent(pi), card };
+  } catch (err) {
+    return { ...mapChargeError(err, true), card };
+  }
+}
+
+export interface OffSessionInput {
+  /** renewalKey(billingRecordId, attempt). */
+  idempotencyKey: string;
+  amount: number;
+  currency: string;
+  customerId: string;
+  paymentMethodId: string;
+  description?: string;
+  metadata?: Record<string, string>;
+}
+
+/**
+ * A renewal or retry: the stored card charged with no shopper present. Stripe never asks for
+ * 3DS here; a card that needs it is declined with authentication_required.
+ */
+export async function chargeOffSession(client: Stripe, input: OffSessionInput): Promise<StripeChargeResult> {
+  try {
+    const pi = await client.paymentIntents.create(
+      {
+        amount: input.amount,
+        currency: input.currency.toLowerCase(),
+        customer: input.customerId,
+        payment_method: input.paymentMethodId,
+        allowed_payment_method_types: ['card'],
+        off_session: true,
+        confirm: true,
+        ...(input.description ? { description: input.description } : {}),
+        ...(input.metadata ? { metadata: input.metadata } : {}),
+      },
+      { idempotencyKey: stepKey(input.idempotencyKey, 'payment_intent') },
+    );
+    const r = mapIntent(pi);
+    return r.outcome === 'requires_action' ? { outcome: 'declined', ref: r.ref, reason: 'authentication_required', stripeCode: 'authentication_required' } : r;
+  } catch (err) {
+    return mapChargeError(err, true);
+  }
+}
+
+/** Where an intent stands now: the 3DS return URL, webhooks' doubts and housekeeping read it. */
+export async function retrieveIntent(client: Stripe, intentId: string): Promise<StripeChargeResult> {
+  try {
+    return mapIntent(await client.paymentIntents.retrieve(intentId));
+  } catch (err) {
+    const r = mapFault(err, false);
+    // Reading moves nothing; an in-flight read means "ask again", with the intent we asked about.
+    return r.outcome === 'in_flight' ? { ...r, ref: intentId, mayHaveMoved: true } : r;
+  }
+}
