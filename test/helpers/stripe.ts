@@ -56,3 +56,13 @@ export async function answerChallenge(redirectUrl: string, choice: 'pass' | 'fai
   for (const m of (form[2] ?? '').matchAll(/name="([^"]+)" value="([^"]*)"/g)) fields.set(m[1] ?? '', (m[2] ?? '').replace(/&#(\d+);/g, (_e, n: string) => String.fromCharCode(Number(n))));
   return fetch(new URL(form[1] ?? '', redirectUrl), { method: 'POST', body: fields, redirect: 'follow' });
 }
+
+/** The error a call rejects with (the test fails if it resolves). */
+export async function rejected<E extends Error = Stripe.errors.StripeError>(p: Promise<unknown>): Promise<E> {
+  try {
+    await p;
+  } catch (err) {
+    return err as E;
+  }
+  throw new Error('expected the call to fail');
+}

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { cardPm, officialClient } from '../helpers/stripe.js';
+import { cardPm, officialClient, rejected } from '../helpers/stripe.js';
 import { signatureHeader, startStripeStandin, type StripeStandin } from '../helpers/stripe-standin/index.js';
 
 let s: StripeStandin;
@@ -52,8 +52,8 @@ describe('stand-in: Idempotency-Key with Stripe’s semantics', () => {
 
   it('a decline (402) is stored and replayed like a success', async () => {
     const params = await intentParams('4000000000000002');
-    const a = await stripe.paymentIntents.create(params, { idempotencyKey: 'k-3' }).catch((e: unknown) => e as Stripe.errors.StripeCardError);
-    const b = await stripe.paymentIntents.create(params, { idempotencyKey: 'k-3' }).catch((e: unknown) => e as Stripe.errors.StripeCardError);
+    const a = await rejected(stripe.paymentIntents.create(params, { idempotencyKey: 'k-3' }));
+    const b = await rejected(stripe.paymentIntents.create(params, { idempotencyKey: 'k-3' }));
     expect(b.payment_intent?.id).toBe(a.payment_intent?.id);
     expect(b.headers?.['idempotent-replayed']).toBe('true');
     expect(s.account.state.intents.size).toBe(1);
@@ -97,7 +97,7 @@ describe('stand-in: refunds', () => {
   });
 
   it('an intent without a successful charge cannot be refunded', async () => {
-    const err = await stripe.paymentIntents.create(await intentParams('4000000000000002')).catch((e: unknown) => e as Stripe.errors.StripeCardError);
+    const err = await rejected(stripe.paymentIntents.create(await intentParams('4000000000000002')));
     await expect(stripe.refunds.create({ payment_intent: err.payment_intent?.id ?? '' })).rejects.toMatchObject({ code: 'charge_not_refundable' });
   });
 
@@ -209,7 +209,7 @@ describe('stand-in: faults', () => {
     s.faults.inject({ kind: 'server_error', executed: true }, { match: { path: '/v1/payment_intents' } });
     await expect(stripe.paymentIntents.create(params, { idempotencyKey: 'pay-3' })).rejects.toBeInstanceOf(Stripe.errors.StripeAPIError);
     expect(s.account.state.intents.size).toBe(1);
-    const err = await stripe.paymentIntents.create(params, { idempotencyKey: 'pay-3' }).catch((e: unknown) => e as Stripe.errors.StripeAPIError);
+    const err = await rejected(stripe.paymentIntents.create(params, { idempotencyKey: 'pay-3' }));
     expect(err.statusCode).toBe(500);
     expect(err.headers?.['idempotent-replayed']).toBe('true');
     expect(s.account.state.intents.size).toBe(1);

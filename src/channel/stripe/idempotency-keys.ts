@@ -3,7 +3,7 @@
  * timeout or a crash (same id, same attempt) reaches Stripe with the same key and Stripe
  * answers the first result instead of charging or refunding again. Stripe keeps a key 24 hours.
  *
- * A payment is up to three calls (PaymentMethod, Customer, PaymentIntent); each gets its own
+ * A payment is up to four calls (PaymentMethod, Customer, PaymentIntent, confirm); each gets its own
  * key under the attempt's base key, so replaying one never collides with another.
  */
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -35,7 +35,7 @@ export function refundKey(refundId: string): string {
   return `paygate:${refundId}`;
 }
 
-export type PaymentStep = 'payment_method' | 'customer' | 'payment_intent';
+export type PaymentStep = 'payment_method' | 'customer' | 'payment_intent' | 'confirm';
 
 export function stepKey(baseKey: string, step: PaymentStep): string {
   return `${baseKey}:${step}`;

@@ -26,9 +26,11 @@ export function mapIntent(pi: Stripe.PaymentIntent): StripeChargeResult {
       return { outcome: 'in_flight', cause: 'processing', ref: pi.id, mayHaveMoved: true };
     case 'canceled':
       return { outcome: 'declined', ref: pi.id, reason: 'processing_error', stripeCode: `canceled:${pi.cancellation_reason ?? 'unknown'}` };
+    case 'requires_confirmation':
+      // Created, never confirmed: nothing moved, and resumePayment can still confirm it.
+      return { outcome: 'in_flight', cause: 'not_confirmed', ref: pi.id, mayHaveMoved: false };
     default: {
-      // requires_payment_method (a failed attempt) or requires_confirmation (never confirmed):
-      // no money moved.
+      // requires_payment_method: an attempt failed (or none was made); no money moved.
       const e = pi.last_payment_error;
       return {
         outcome: 'declined',

@@ -1,4 +1,4 @@
-import type Stripe from 'stripe';
+import Stripe from 'stripe';
 import type { ChannelCard } from '../channel.js';
 import { stepKey } from './idempotency-keys.js';
 import { mapChargeError, mapFault, mapIntent } from './map.js';
@@ -53,7 +53,7 @@ async function obtainPaymentMethod(client: Stripe, input: PaymentInput): Promise
 
 /**
  * PAY, CHECKOUT and a SUBSCRIPTION's first charge: card → PaymentMethod (→ Customer) →
- * PaymentIntent created and confirmed in one call. Declines, 3DS and faults are results.
+ * PaymentIntent created, then confirmed. Declines, 3DS and faults are results.
  */
 export async function createAndConfirmPayment(client: Stripe, input: PaymentInput): Promise<StripePaymentResult> {
   const pm = await obtainPaymentMethod(client, input);
@@ -71,27 +71,82 @@ export async function createAndConfirmPayment(client: Stripe, input: PaymentInpu
     }
   }
   const card = cardOf(pm, customerId);
+  const result = await createThenConfirm(
+    client,
+    input.idempotencyKey,
+    {
+      amount: input.amount,
+      currency: input.currency.toLowerCase(),
+      payment_method: pm.id,
+      allowed_payment_method_types: ['card'],
+      ...(customerId ? { customer: customerId } : {}),
+      ...(input.saveForOffSession ? { setup_future_usage: 'off_session' as const } : {}),
+      ...(input.description ? { description: input.description } : {}),
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+    },
+    { return_url: input.returnUrl },
+  );
+  return { ...result, card };
+}
+
+/**
+ * Two calls, not one create-with-confirm: the intent's id is known before anything can move
+ * money, so whatever happens to the confirm call (a timeout, or a 500 that Stripe stores and
+ * replays for the key's 24 hours) the caller can always read the intent and learn the truth.
+ */
+async function createThenConfirm(
+  client: Stripe,
+  baseKey: string,
+  create: Stripe.PaymentIntentCreateParams,
+  confirm: Stripe.PaymentIntentConfirmParams,
+): Promise<StripeChargeResult> {
+  let pi: Stripe.PaymentIntent;
   try {
-    const pi = await client.paymentIntents.create(
-      {
-        amount: input.amount,
-        currency: input.currency.toLowerCase(),
-        payment_method: pm.id,
-        allowed_payment_method_types: ['card'],
-        confirm: true,
-        return_url: input.returnUrl,
-        ...(customerId ? { customer: customerId } : {}),
-        ...(input.saveForOffSession ? { setup_future_usage: 'off_session' as const } : {}),
-        ...(input.description ? { description: input.description } : {}),
-        ...(input.metadata ? { metadata: input.metadata } : {}),
-      },
-      { idempotencyKey: stepKey(input.idempotencyKey, 'payment_intent') },
-    );
-    return { ...mapIntent(pi), card };
+    pi = await client.paymentIntents.create(create, { idempotencyKey: stepKey(baseKey, 'payment_intent') });
   } catch (err) {
-    return { ...mapChargeError(err, true), card };
+    // An unconfirmed intent moves no money.
+    return mapChargeError(err, false);
+  }
+  return confirmKnown(client, pi.id, baseKey, confirm);
+}
+
+async function confirmKnown(client: Stripe, intentId: string, baseKey: string, confirm: Stripe.PaymentIntentConfirmParams): Promise<StripeChargeResult> {
+  try {
+    return mapIntent(await client.paymentIntents.confirm(intentId, confirm, { idempotencyKey: stepKey(baseKey, 'confirm') }));
+  } catch (err) {
+    // Confirmed already, by a call whose key Stripe no longer remembers: the intent says how it ended.
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state') {
+      return retrieveIntent(client, intentId);
+    }
+    const r = mapChargeError(err, true);
+    if (r.outcome === 'in_flight') return { ...r, ref: intentId };
+    if (r.outcome === 'declined') return { ...r, ref: r.ref ?? intentId };
+    return r;
   }
 }
+
+export interface ResumeInput {
+  /** The same base key the payment or renewal was first tried with. */
+  idempotencyKey: string;
+  /** The ref of the in-flight answer. */
+  intentId: string;
+  /** As first tried: customer-present with paygate's 3DS return URL, or off-session. */
+  mode: { returnUrl: string } | { offSession: true };
+}
+
+/**
+ * Settles a payment left in flight with a known intent, at any later time: reads the intent and,
+ * only if it was never confirmed, confirms it with the original key. Never creates a second
+ * intent, so it is safe after Stripe has forgotten the keys (24 hours).
+ */
+export async function resumePayment(client: Stripe, input: ResumeInput): Promise<StripeChargeResult> {
+  const now = await retrieveIntent(client, input.intentId);
+  if (now.outcome !== 'in_flight' || now.cause !== 'not_confirmed') return now;
+  const r = await confirmKnown(client, input.intentId, input.idempotencyKey, 'returnUrl' in input.mode ? { return_url: input.mode.returnUrl } : { off_session: true });
+  return 'offSession' in input.mode && r.outcome === 'requires_action' ? offSessionAuth(r.ref) : r;
+}
+
+const offSessionAuth = (ref: string): StripeChargeResult => ({ outcome: 'declined', ref, reason: 'authentication_required', stripeCode: 'authentication_required' });
 
 export interface OffSessionInput {
   /** renewalKey(billingRecordId, attempt). */
@@ -109,26 +164,22 @@ export interface OffSessionInput {
  * 3DS here; a card that needs it is declined with authentication_required.
  */
 export async function chargeOffSession(client: Stripe, input: OffSessionInput): Promise<StripeChargeResult> {
-  try {
-    const pi = await client.paymentIntents.create(
-      {
-        amount: input.amount,
-        currency: input.currency.toLowerCase(),
-        customer: input.customerId,
-        payment_method: input.paymentMethodId,
-        allowed_payment_method_types: ['card'],
-        off_session: true,
-        confirm: true,
-        ...(input.description ? { description: input.description } : {}),
-        ...(input.metadata ? { metadata: input.metadata } : {}),
-      },
-      { idempotencyKey: stepKey(input.idempotencyKey, 'payment_intent') },
-    );
-    const r = mapIntent(pi);
-    return r.outcome === 'requires_action' ? { outcome: 'declined', ref: r.ref, reason: 'authentication_required', stripeCode: 'authentication_required' } : r;
-  } catch (err) {
-    return mapChargeError(err, true);
-  }
+  const r = await createThenConfirm(
+    client,
+    input.idempotencyKey,
+    {
+      amount: input.amount,
+      currency: input.currency.toLowerCase(),
+      customer: input.customerId,
+      payment_method: input.paymentMethodId,
+      allowed_payment_method_types: ['card'],
+      ...(input.description ? { description: input.description } : {}),
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+    },
+    { off_session: true },
+  );
+  // Off-session there is nobody to authenticate: an intent asking for it is a decline.
+  return r.outcome === 'requires_action' ? offSessionAuth(r.ref) : r;
 }
 
 /** Where an intent stands now: the 3DS return URL, webhooks' doubts and housekeeping read it. */

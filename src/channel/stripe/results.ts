@@ -26,7 +26,9 @@ export type InFlightCause =
   /** Stripe answered 429: nothing ran; try again later with the same key. */
   | 'rate_limited'
   /** Stripe answered 409: another request with the same idempotency key is still running. */
-  | 'conflict';
+  | 'conflict'
+  /** The intent exists but its confirm never ran (a fault before it): resumePayment confirms it. */
+  | 'not_confirmed';
 
 export interface InFlight {
   outcome: 'in_flight';
