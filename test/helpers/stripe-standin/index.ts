@@ -1,93 +1,26 @@
+/**
+ * startStripeStandin(): a local Stripe for tests on 127.0.0.1, for the official `stripe` client
+ * (`host`, `port`, `protocol: 'http'`). HTTP, authentication, faults, idempotency and webhook
+ * dispatch live here; the Stripe behaviour itself is in engine.ts, the objects in render.ts.
+ */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as engine from './engine.js';
 import { API_ERROR, authError, idempotencyMismatch, RATE_LIMIT_ERROR, StandinError } from './errors.js';
 import { Faults, type Fault } from './faults.js';
+import type { LoggedRequest, StandinAccount, StripeStandin } from './types.js';
 import { fixture, type StripeJson } from './fixtures.js';
-import { canonical, parseForm, str, type FormObject } from './form.js';
-import { threeDsPage } from './page.js';
+import { parseForm, type FormObject } from './form.js';
+import { IdempotencyStore } from './idempotency.js';
+import { threeDsRequest } from './page.js';
 import { newAccount, stripeId, type AccountState } from './state.js';
 import { buildEvent, deliver, type Delivery } from './webhooks.js';
 
 export type { Fault, FaultMatch } from './faults.js';
+export type { LoggedRequest, StandinAccount, StripeStandin } from './types.js';
 export type { Delivery } from './webhooks.js';
 export { signatureHeader } from './webhooks.js';
-
-/**
- * A local Stripe for tests: a real HTTP server on 127.0.0.1 that the official `stripe` client
- * talks to (`host`, `port`, `protocol: 'http'`), with the endpoints paygate uses, kept in memory
- * per account, answering objects built from Stripe's published fixtures.
- */
-export interface StandinAccount {
-  readonly id: string;
-  readonly secretKey: string;
-  /** The signing secret of the account's webhook endpoint (whsec_…). */
-  readonly webhookSecret: string;
-  /** Where the account's events are POSTed (null: nowhere). */
-  setWebhookUrl(url: string | null): void;
-  /** New refunds answer `pending` (settled later by settleRefund) or `succeeded` (default). */
-  setRefundMode(mode: 'succeeded' | 'pending'): void;
-  /** Whether the account may send card numbers to POST /v1/payment_methods (default true). */
-  setRawCardData(enabled: boolean): void;
-  /** The key stops working: every call with it answers 401 as Stripe does for a rolled key. */
-  revokeKey(): void;
-  readonly state: AccountState;
-}
-
-export interface LoggedRequest {
-  id: string;
-  method: string;
-  path: string;
-  /** Parameters as the API parsed them; card[number] and card[cvc] masked. */
-  params: FormObject;
-  idempotencyKey: string | null;
-  accountId: string | null;
-  /** null while the answer is held (timeout fault). */
-  status: number | null;
-  replayed: boolean;
-  faults: Fault['kind'][];
-  at: number;
-}
-
-export interface StripeStandin {
-  /** http://127.0.0.1:PORT — what PAYGATE_STRIPE_API_URL is set to. */
-  readonly url: string;
-  readonly host: string;
-  readonly port: number;
-  /** The account created at start. */
-  readonly account: StandinAccount;
-  createAccount(opts?: { webhookUrl?: string }): StandinAccount;
-  readonly faults: Faults;
-  readonly requests: LoggedRequest[];
-  /** Every event emitted, in order (whether or not an endpoint was configured). */
-  readonly events: StripeJson[];
-  readonly deliveries: Delivery[];
-  /** The stand-in's clock (epoch ms): timestamps, idempotency-key expiry, webhook signatures. */
-  now(): number;
-  advanceClock(ms: number): void;
-  /** A `processing` intent (processing fault) settles, with its event. */
-  settleIntent(intentId: string, outcome: 'succeeded' | 'failed'): void;
-  /** A `pending` refund settles, with refund.updated. */
-  settleRefund(refundId: string, outcome: 'succeeded' | 'failed'): void;
-  /** POST an already emitted event again (Stripe's retries, or a replay from the dashboard). */
-  redeliver(eventId: string): Promise<Delivery>;
-  /** Resolves once every delivery started so far has been answered. */
-  webhooksIdle(): Promise<void>;
-  close(): Promise<void>;
-}
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-interface IdemRecord {
-  method: string;
-  path: string;
-  params: string;
-  status: number;
-  body: string;
-  requestId: string;
-  createdAt: number;
-}
 
 interface Answer {
   status: number;
@@ -117,7 +50,7 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
   const now = () => base() + offset;
   const accounts: AccountState[] = [];
   const secrets = new Map<string, string>();
-  const idem = new Map<string, IdemRecord>();
+  const idem = new IdempotencyStore();
   const faults = new Faults();
   const requests: LoggedRequest[] = [];
   const events: StripeJson[] = [];
@@ -272,15 +205,14 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     const serverError = has('server_error') as Extract<Fault, { kind: 'server_error' }> | undefined;
     if (serverError && !serverError.executed) return answer(500, { error: API_ERROR });
 
-    const slot = key ? `${acct.id}\u0000${key}` : null;
-    const prior = slot ? idem.get(slot) : undefined;
-    if (slot && prior && now() - prior.createdAt < DAY_MS) {
-      if (prior.method !== method || prior.path !== path || prior.params !== canonical(params)) {
-        const e = idempotencyMismatch(key ?? '');
-        return answer(e.status, e.body());
-      }
+    const prior = key ? idem.lookup(acct.id, key, method, path, params, now()) : ({ kind: 'new' } as const);
+    if (prior.kind === 'conflict') {
+      const e = idempotencyMismatch(key ?? '');
+      return answer(e.status, e.body());
+    }
+    if (prior.kind === 'replay') {
       log.replayed = true;
-      return answer(prior.status, prior.body, { 'idempotent-replayed': 'true', 'original-request': prior.requestId });
+      return answer(prior.record.status, prior.record.body, { 'idempotent-replayed': 'true', 'original-request': prior.record.requestId });
     }
 
     const emitted: engine.Emitted[] = [];
@@ -295,8 +227,8 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     // validation before running stores nothing and may be retried with the same key.
     const ran = result.status === 200 || result.status === 402;
     if (serverError && ran) result = { status: 500, body: { error: API_ERROR } };
-    if (slot && ran) {
-      idem.set(slot, { method, path, params: canonical(params), status: result.status, body: JSON.stringify(result.body, null, 2), requestId, createdAt: now() });
+    if (key && ran) {
+      idem.save(acct.id, key, { method, path, params, status: result.status, body: JSON.stringify(result.body, null, 2), requestId, createdAt: now() });
     }
 
     const published = publish(acct, emitted, { requestId, idempotencyKey: key, apiVersion });
@@ -321,48 +253,20 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     if (!has('webhook_first')) setImmediate(() => void dispatch());
   }
 
-  function pages(req: IncomingMessage, res: ServerResponse, url: URL, raw: string): void {
-    const [, , intentId, action] = url.pathname.split('/');
-    const acct = intentId ? intentOwner(intentId) : undefined;
-    const pi = intentId ? acct?.intents.get(intentId) : undefined;
-    const form = req.method === 'POST' ? parseForm(raw) : parseForm(url.search.slice(1));
-    if (!acct || !pi || str(form, 'client_secret') !== pi.clientSecret) {
-      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
-      res.end('<!doctype html><title>Not found</title><p>This authentication link is not valid.</p>');
-      return;
-    }
-    const outcome = str(form, 'outcome');
-    const choosing = req.method === 'POST' || action === 'complete';
-    if (!choosing) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; form-action 'self'; style-src 'unsafe-inline'" });
-      res.end(threeDsPage(pi));
-      return;
-    }
-    if (outcome !== 'pass' && outcome !== 'fail') {
-      res.writeHead(400, { 'content-type': 'text/plain' });
-      res.end('outcome must be pass or fail');
-      return;
-    }
-    if (pi.status === 'requires_action') outOfBand(acct, (ctx) => engine.completeAuthentication(ctx, pi.id, outcome === 'pass'));
-    const status = pi.status === 'succeeded' || pi.status === 'processing' ? 'succeeded' : 'failed';
-    if (!pi.returnUrl) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><title>Authentication ${status}</title><p>Authentication ${status}.</p>`);
-      return;
-    }
-    const back = new URL(pi.returnUrl);
-    back.searchParams.set('payment_intent', pi.id);
-    back.searchParams.set('payment_intent_client_secret', pi.clientSecret);
-    back.searchParams.set('redirect_status', status);
-    res.writeHead(303, { location: back.toString() });
-    res.end();
-  }
-
   const server: Server = createServer((req, res) => {
     void (async () => {
       const raw = await readBody(req);
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      if (url.pathname.startsWith('/3ds/')) return pages(req, res, url, raw);
+      if (url.pathname.startsWith('/3ds/')) {
+        return threeDsRequest(req, res, url, raw, {
+          find: (id) => {
+            const acct = intentOwner(id);
+            const pi = acct?.intents.get(id);
+            return acct && pi ? { acct, pi } : undefined;
+          },
+          complete: (acct, id, passed) => outOfBand(acct, (ctx) => engine.completeAuthentication(ctx, id, passed)),
+        });
+      }
       return api(req, res, url.pathname, raw);
     })().catch((err: unknown) => {
       // A bug in the stand-in itself: answer like Stripe's 500 so the test sees it.
