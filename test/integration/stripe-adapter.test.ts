@@ -312,6 +312,20 @@ describe('adapter: keys and account set-up', () => {
     expect(JSON.stringify(r)).not.toContain(s.account.secretKey);
   });
 
+  it('checkKey: a restricted key without Balance read → permission_denied; with it → valid', async () => {
+    const without = s.account.createRestrictedKey(['balance']);
+    expect(await checkKey(createStripeClient({ secretKey: without, apiUrl: s.url }), without)).toMatchObject({ ok: false, cause: 'permission_denied' });
+    const full = s.account.createRestrictedKey();
+    expect(await checkKey(createStripeClient({ secretKey: full, apiUrl: s.url }), full)).toEqual({ ok: true, livemode: false });
+  });
+
+  it('a restricted key that may not create PaymentIntents → refused (permission_denied), nothing charged', async () => {
+    const rk = s.account.createRestrictedKey(['payment_intents']);
+    const r = await createAndConfirmPayment(createStripeClient({ secretKey: rk, apiUrl: s.url }), payment('4242424242424242'));
+    expect(r).toMatchObject({ outcome: 'refused', cause: 'permission_denied' });
+    expect(charges()).toHaveLength(0);
+  });
+
   it('checkKey: a publishable key or a webhook secret is refused without calling Stripe', async () => {
     expect(await checkKey(client, 'pk_test_abcdefghijklmnop')).toMatchObject({ ok: false, cause: 'malformed' });
     expect(await checkKey(client, 'whsec_abcdefghijklmnop')).toMatchObject({ ok: false, cause: 'malformed' });

@@ -178,6 +178,16 @@ describe('stand-in: API keys', () => {
     await expect(other.balance.retrieve()).rejects.toThrow(/^Invalid API Key provided/);
   });
 
+  it('a restricted key works on the resources it may use and answers 403 on the others', async () => {
+    const rk = s.account.createRestrictedKey(['balance']);
+    const restricted = officialClient(s, { key: rk });
+    expect((await restricted.customers.create({})).id).toMatch(/^cus_/);
+    const err = await restricted.balance.retrieve().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Stripe.errors.StripePermissionError);
+    expect((err as Error).message).toMatch(/does not have the required permissions.*rak_balance_read/);
+    expect((err as Error).message).not.toContain(rk);
+  });
+
   it('accounts are separate: one account cannot read another’s intent', async () => {
     const pi = await pay('4242424242424242');
     const other = s.createAccount();

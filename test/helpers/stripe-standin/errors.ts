@@ -66,3 +66,10 @@ export function idempotencyMismatch(key: string): StandinError {
     message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
   });
 }
+
+export function permissionError(key: string, accountId: string, resource: string, access: 'read' | 'write'): StandinError {
+  return new StandinError(403, {
+    type: 'invalid_request_error',
+    message: `The provided key '${maskKey(key)}' does not have the required permissions for this endpoint on account '${accountId}'. Having the 'rak_${resource.replace(/s$/, '')}_${access}' permission would allow this request to continue.`,
+  });
+}

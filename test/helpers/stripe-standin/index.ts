@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as engine from './engine.js';
-import { API_ERROR, authError, idempotencyMismatch, RATE_LIMIT_ERROR, StandinError } from './errors.js';
+import { API_ERROR, authError, idempotencyMismatch, permissionError, RATE_LIMIT_ERROR, StandinError } from './errors.js';
 import { Faults, type Fault } from './faults.js';
 import type { LoggedRequest, StandinAccount, StripeStandin } from './types.js';
 import { fixture, type StripeJson } from './fixtures.js';
@@ -74,8 +74,13 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     setRawCardData: (enabled) => {
       acct.rawCardData = enabled;
     },
-    revokeKey: () => {
-      acct.revokedKeys.add(acct.secretKey);
+    revokeKey: (key = acct.secretKey) => {
+      acct.revokedKeys.add(key);
+    },
+    createRestrictedKey: (without = []) => {
+      const key = stripeId('rk_test', 32);
+      acct.restrictedKeys.set(key, new Set(without));
+      return key;
     },
     state: acct,
   });
@@ -191,12 +196,17 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     };
 
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
-    const acct = bearer ? accounts.find((a) => a.secretKey === bearer) : undefined;
-    if (!acct || acct.revokedKeys.has(bearer ?? '')) {
+    const acct = bearer ? accounts.find((a) => a.secretKey === bearer || a.restrictedKeys.has(bearer)) : undefined;
+    if (!bearer || !acct || acct.revokedKeys.has(bearer)) {
       const e = authError(bearer, acct !== undefined);
       return answer(e.status, e.body(), { 'www-authenticate': 'Bearer realm="Stripe"' });
     }
     log.accountId = acct.id;
+    const resource = path.split('/')[2] ?? '';
+    if (acct.restrictedKeys.get(bearer)?.has(resource)) {
+      const e = permissionError(bearer, acct.id, resource, method === 'GET' ? 'read' : 'write');
+      return answer(e.status, e.body());
+    }
 
     const hit = faults.take({ method, path, idempotencyKey: key });
     log.faults = hit.map((f) => f.kind);

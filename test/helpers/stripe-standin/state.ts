@@ -101,6 +101,8 @@ export interface AccountState {
   secretKey: string;
   /** Keys Stripe still knows but that were rolled or deleted in the dashboard. */
   revokedKeys: Set<string>;
+  /** Restricted keys (rk_test_…) and the API resources each may NOT use. */
+  restrictedKeys: Map<string, Set<string>>;
   webhook: WebhookEndpoint | null;
   /** Raw card data APIs enabled (server-side card numbers); Stripe refuses card[number] otherwise. */
   rawCardData: boolean;
@@ -127,6 +129,7 @@ export function newAccount(opts: { webhook?: WebhookEndpoint | null; rawCardData
     id: stripeId('acct', 16),
     secretKey: stripeId('sk_test', 32),
     revokedKeys: new Set(),
+    restrictedKeys: new Map(),
     webhook: opts.webhook ?? null,
     rawCardData: opts.rawCardData ?? true,
     refundMode: 'succeeded',

@@ -21,7 +21,9 @@ export interface StandinAccount {
   /** Whether the account may send card numbers to POST /v1/payment_methods (default true). */
   setRawCardData(enabled: boolean): void;
   /** The key stops working: every call with it answers 401 as Stripe does for a rolled key. */
-  revokeKey(): void;
+  revokeKey(key?: string): void;
+  /** A restricted key (rk_test_…) that may use every resource but these (403 on them). */
+  createRestrictedKey(without?: Array<'balance' | 'payment_methods' | 'customers' | 'payment_intents' | 'refunds'>): string;
   readonly state: AccountState;
 }
 
