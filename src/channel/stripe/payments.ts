@@ -58,7 +58,8 @@ async function obtainPaymentMethod(client: Stripe, input: PaymentInput): Promise
 export async function createAndConfirmPayment(client: Stripe, input: PaymentInput): Promise<StripePaymentResult> {
   const pm = await obtainPaymentMethod(client, input);
   if ('outcome' in pm) return { ...pm, card: null };
-  let customerId = 'customerId' in input.source ? input.source.customerId : pm.customer ? String(typeof pm.customer === 'string' ? pm.customer : pm.customer.id) : null;
+  const attachedTo = typeof pm.customer === 'string' ? pm.customer : (pm.customer?.id ?? null);
+  let customerId = 'customerId' in input.source ? input.source.customerId : attachedTo;
   if (input.saveForOffSession && !customerId) {
     try {
       const c = await client.customers.create(
