@@ -4,7 +4,7 @@ import { randomToken } from '../domain/ids.js';
 import { currentSecret } from '../services/merchants.js';
 import { getMerchant, type MerchantRow } from '../store/merchants.js';
 import { claimDueEvents, finishAttempt, NO_TARGET_ERROR, sweepUnaddressed, type AttemptOutcome, type ClaimedEvent } from './claim.js';
-import { checkNotifyUrl, privateTargetReason } from './guard.js';
+import { checkNotifyUrl, literalHostRefusal } from './guard.js';
 import { callbackAgent, postJson } from './http-client.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from './schedule.js';
 import { signCallback } from './sign.js';
@@ -150,10 +150,11 @@ async function deliverOne(
   const checked = checkNotifyUrl(target);
   if (!checked.ok) return dead(checked.reason);
   const mode = ctx.config.callbackPrivate;
-  if (mode === 'deny') {
-    const refused = await privateTargetReason(checked.url);
-    if (refused) return dead(refused);
-  }
+  // A literal address the policy refuses: an attempt that sends nothing and would fail the same
+  // way every time, so the event is DEAD at once. A name resolving to a refused address is
+  // stopped by the connector, an ordinary failed attempt that is retried (DNS answers change).
+  const refused = literalHostRefusal(checked.url, mode);
+  if (refused) return finish({ status: 'DEAD', attempts: ev.attempts + 1, nextAttemptAt: null, httpStatus: null, error: `refused: notifyUrl ${refused}` });
 
   let signed: { body: string; headers: Record<string, string> };
   try {

@@ -158,16 +158,6 @@ describe('guard rails', () => {
     expect(await deliverDue(app.ctx, { limit: 3 })).toEqual({ delivered: 0, failed: 0, dead: 2 });
   });
 
-  it('PAYGATE_CALLBACK_PRIVATE=deny refuses loopback targets (by address and by name)', async () => {
-    app = testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
-    const byIp = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
-    const byName = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url().replace('127.0.0.1', 'localhost') });
-    expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 2 });
-    expect(rx.received).toHaveLength(0);
-    for (const id of [byIp, byName]) expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/private address/) });
-  });
-
   it('a redirect is not followed: it counts as a failed attempt', async () => {
     app = testApp();
     const m = testMerchant(app.ctx, { notifyUrl: rx.url('/moved') });

@@ -3,6 +3,7 @@ import type { ChargeResult } from '../../channel/channel.js';
 import { PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId, randomToken } from '../../domain/ids.js';
 import { sha256Hex, v1Joined } from '../../domain/signature.js';
+import { assertNotifyUrlAllowed } from '../../notify/guard.js';
 import type { MerchantRow } from '../../store/merchants.js';
 import {
   claimCharge,
@@ -58,6 +59,7 @@ export async function createTransaction(
 ): Promise<TransactionView> {
   const now = ctx.clock.now();
   const data = parseTransactionInput(input, now, ctx.zone, opts.defaultPaymentType);
+  assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   // The request itself (card included) is never stored: only this hash of its canonical v1 string.
   const hash = sha256Hex(v1Joined(input as Record<string, unknown>));
   const plan = data.paymentType === 'SUBSCRIPTION' && data.planId ? requirePlan(ctx, merchant.id, data.planId) : undefined;
