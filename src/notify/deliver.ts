@@ -158,7 +158,9 @@ async function deliverOne(
 
   let signed: { body: string; headers: Record<string, string> };
   try {
-    signed = signCallback(ev.payload, { version: merchant.signatureVersion, secret: found.secret, url: checked.url, nowMs: now() });
+    // The signature's timestamp is transport time, checked by the receiver against its own
+    // clock: always the real time, even when business times follow a test clock (renew --at).
+    signed = signCallback(ev.payload, { version: merchant.signatureVersion, secret: found.secret, url: checked.url, nowMs: Date.now() });
   } catch {
     return dead('stored payload could not be signed');
   }
