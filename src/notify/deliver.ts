@@ -6,6 +6,7 @@ import { getMerchant, type MerchantRow } from '../store/merchants.js';
 import { claimDueEvents, finishAttempt, NO_TARGET_ERROR, sweepUnaddressed, type AttemptOutcome, type ClaimedEvent } from './claim.js';
 import { checkNotifyUrl, literalHostRefusal } from './guard.js';
 import { callbackAgent, postJson } from './http-client.js';
+import { pause } from './pause.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from './schedule.js';
 import { signCallback } from './sign.js';
 
@@ -117,7 +118,7 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
     // leased, or of a merchant at its share): claiming again at once would only rescan the
     // queue. Wait for a slot (or a finished event that unblocks its successor), polling for new work.
     if (claimed.length < free || running.size >= concurrency) {
-      await Promise.race([...running, sleep(POLL_MS)]);
+      await Promise.race([...running, pause(POLL_MS)]);
     }
   }
   if (failure) throw failure.error;
@@ -194,20 +195,6 @@ function merchantCache(ctx: Ctx): (id: string) => { row: MerchantRow; secret: st
   };
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-}
-
 export interface DeliveryLoop {
   /** Stop claiming; resolves when the deliveries in flight have finished. */
   stop(): Promise<void>;
@@ -235,7 +222,7 @@ export function startDeliveryLoop(
       } catch (e) {
         opts.onError?.(e);
       }
-      await sleep(intervalMs, halt.signal);
+      await pause(intervalMs, halt.signal);
     }
   })();
   return {
