@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseCallbackPrivate } from '../../src/config.js';
 import { addressRefusal, type CallbackPrivateMode } from '../../src/notify/address-policy.js';
 import { assertNotifyUrlAllowed, checkNotifyUrl, urlHostRefusal } from '../../src/notify/guard.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from '../../src/notify/schedule.js';
@@ -203,6 +204,20 @@ describe('notifyUrl hosts: numeric forms are classified as the address the URL p
     expect(() => assertNotifyUrlAllowed('http://[::127.0.0.1]/', 'deny')).toThrow(expect.objectContaining({ code: '1001', field: 'notifyUrl' }));
     expect(() => assertNotifyUrlAllowed('http://[::127.0.0.1]/', 'allow')).not.toThrow();
     expect(() => assertNotifyUrlAllowed(undefined, 'deny')).not.toThrow();
+  });
+});
+
+describe('PAYGATE_CALLBACK_PRIVATE', () => {
+  it('is deny or allow (the default); anything else is a clear error, not a silent allow', () => {
+    expect(parseCallbackPrivate(undefined)).toBe('allow');
+    expect(parseCallbackPrivate('')).toBe('allow');
+    expect(parseCallbackPrivate('allow')).toBe('allow');
+    expect(parseCallbackPrivate('deny')).toBe('deny');
+    for (const typo of ['DENY', 'true', 'denied', '1']) {
+      expect(() => parseCallbackPrivate(typo)).toThrow(
+        expect.objectContaining({ code: '1001', message: 'PAYGATE_CALLBACK_PRIVATE: must be deny (or allow, the default)' }),
+      );
+    }
   });
 });
 
