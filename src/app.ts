@@ -1,7 +1,8 @@
 import type { AppConfig } from './config.js';
 import type { Ctx } from './ctx.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import { loadVaultKey, vaultFromKey, type Vault } from './vault/crypto.js';
+import type { Vault, VaultKeySource } from './vault/crypto.js';
+import { openVault } from './vault/open.js';
 import type { Channel, ChannelDeps } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
 import { openStore } from './store/open.js';
@@ -14,6 +15,8 @@ export interface OpenAppOptions {
   clock?: Clock;
   /** Another channel implementation; the sandbox channel by default. */
   channel?: (deps: ChannelDeps) => Channel;
+  /** Only `paygate vault rotate`: open a database whose key rotation has not finished. */
+  vaultRotation?: 'allow';
 }
 
 /** The composition root: config → store, clock, vault, channel. */
@@ -22,10 +25,10 @@ export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Pro
   try {
     const zone = await store.settleZone(config.zone);
     const clock = opts.clock ?? systemClock;
-    const vault = vaultFromKey(loadVaultKey(config.dbPath, config.vaultKey));
+    const { vault, loaded } = await openVault(store, config.dbPath, config.vaultKey, opts.vaultRotation ? { rotation: opts.vaultRotation } : {});
     await keyFingerprints(store, vault);
     const channel = (opts.channel ?? createSandboxChannel)({ store, clock });
-    return { store, clock, zone, vault, channel, config, close: () => store.close() };
+    return { store, clock, zone, vault, vaultKeySource: loaded.source, channel, config, close: () => store.close() };
   } catch (e) {
     await store.close();
     throw e;

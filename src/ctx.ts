@@ -2,7 +2,7 @@ import type { Channel } from './channel/channel.js';
 import type { AppConfig } from './config.js';
 import type { Clock } from './domain/clock.js';
 import type { Store } from './store/store.js';
-import type { Vault } from './vault/crypto.js';
+import type { Vault, VaultKeySource } from './vault/crypto.js';
 
 /**
  * What every service receives: the store behind its boundary, the clock, the database's time
@@ -15,6 +15,8 @@ export interface Ctx {
   /** The database's time zone: every time string and billing calendar uses it. */
   zone: string;
   vault: Vault;
+  /** Where the vault key came from (a rotation writes the new key back to a key file). */
+  vaultKeySource: VaultKeySource;
   channel: Channel;
   config: AppConfig;
   close(): Promise<void>;

@@ -4,6 +4,7 @@ import { notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { optionalUrl, parseInput, requiredString } from '../domain/fields.js';
 import { newId, randomToken } from '../domain/ids.js';
 import { formatTime } from '../domain/time.js';
+import { assertNotifyUrlAllowed } from '../notify/guard.js';
 import type { MerchantRow } from '../store/store.js';
 
 /** The old secret keeps working this long after a rotation (SPEC §2). */
@@ -57,6 +58,7 @@ function view(ctx: Ctx, row: MerchantRow): MerchantView {
 
 export async function createMerchant(ctx: Ctx, input: unknown): Promise<MerchantCreated> {
   const data = parseInput(createSchema, input);
+  assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   const now = ctx.clock.now();
   const secret = `sk_${randomToken(24)}`;
   const row: MerchantRow = {
@@ -106,6 +108,7 @@ const updateSchema = z.object({
 
 export async function updateMerchant(ctx: Ctx, id: string, input: unknown): Promise<MerchantView> {
   const data = parseInput(updateSchema, input);
+  assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   const row = await requireMerchant(ctx, id);
   const patch: Partial<MerchantRow> = { updatedAt: ctx.clock.now() };
   if (data.name !== undefined) patch.name = data.name;

@@ -62,6 +62,16 @@ export interface Store extends Reads {
   operationalCounts(): Promise<OperationalCounts>;
   /** PENDING callback events (due or waiting for a retry). Rejects when the database cannot be read. */
   outboxBacklog(): Promise<number>;
+  /** Whether the database holds anything a vault key sealed (or a recorded key check value). */
+  holdsSealedData(): Promise<boolean>;
+  /** One sealed value to test a vault key against, if the database has any. */
+  anySealedValue(): Promise<string | undefined>;
+  /** How many sealed values the SEALED_COLUMNS hold. */
+  countSealed(): Promise<number>;
+  /** The next batch of a sealed column's values after `afterId`, in key order (a key rotation walks them). */
+  sealedBatch(col: SealedColumn, afterId: string, limit: number): Promise<SealedRow[]>;
+  /** Rewrite the file so no free page or log keeps old values (after a vault key rotation). */
+  compact(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -125,6 +135,9 @@ export interface Reads {
   /** Outbox events, newest first. */
   listEvents(f: EventFilter): Promise<EventRow[]>;
   getEvent(id: string): Promise<EventRow | undefined>;
+
+  /** A `meta` value: the engine's bookkeeping beside the data (vault key check, rotation state). */
+  getMeta(key: string): Promise<string | undefined>;
 }
 
 /** A unit of work's repository. Only valid while its `fn` runs. */
@@ -203,8 +216,11 @@ export interface Tx extends Reads {
   /** The final result of a renewal charge on its transaction. */
   finishRenewalTransaction(id: string, r: { approved: boolean; failReason: string | null; channelRef: string | null; now: number }): Promise<void>;
 
-  /** Write a callback event with the change it reports; returns its eventId. */
-  enqueueEvent(e: NewEvent): Promise<string>;
+  /**
+   * Write a callback event with the change it reports; returns its eventId, or undefined when it
+   * was not written because it has nowhere to go (no notifyUrl of its own nor on the merchant).
+   */
+  enqueueEvent(e: NewEvent): Promise<string | undefined>;
   /** Claim up to `max` due events (ordering rule, per-merchant share); see notify/deliver.ts. */
   claimDueEvents(c: EventClaim): Promise<ClaimedEvent[]>;
   /** Record an attempt and release the lease; false when the lease was lost. */
@@ -213,6 +229,13 @@ export interface Tx extends Reads {
   sweepUnaddressed(now: number, limit: number, error: string): Promise<number>;
   /** A DEAD or DELIVERED event back to PENDING, due at `now`, attempts cleared; false otherwise. */
   requeueEvent(id: string, now: number): Promise<boolean>;
+
+  setMeta(key: string, value: string): Promise<void>;
+  /** Insert unless present; the value there afterwards (the first writer wins). */
+  claimMeta(key: string, value: string): Promise<string>;
+  deleteMeta(key: string): Promise<void>;
+  /** Replace one sealed value (a vault key rotation). */
+  updateSealed(col: SealedColumn, id: string, sealed: string): Promise<void>;
 
   /** Entries accumulate per order; the same (order, trackingNo) again updates it. */
   upsertTracking(e: TrackingUpsert): Promise<void>;
@@ -225,6 +248,27 @@ export interface Tx extends Reads {
   finishSandboxAction(id: string, outcome: 'approved' | 'failed', declineCode: string | null, now: number): Promise<void>;
   /** Sum of approved refunds of a sandbox charge. */
   sandboxRefunded(chargeId: string): Promise<number>;
+}
+
+/** `meta` keys of the vault (SPEC §10). */
+export const META = {
+  /** Key check value of the vault key this database is sealed under. */
+  keyCheck: 'vault_kcv',
+  /** Key check value of the key a rotation under way is moving to. */
+  rotatingTo: 'vault_rotating_to',
+  /** Derived keys kept across rotations, sealed under the current key (JSON purpose → base64). */
+  pinned: 'vault_pinned',
+  /** The same, sealed under the key a rotation under way is moving to. */
+  pinnedNext: 'vault_pinned_next',
+} as const;
+
+/** Every column holding a vault-sealed value: a key rotation re-encrypts each. */
+export const SEALED_COLUMNS = ['cards.pan_enc', 'merchants.secret_enc', 'merchants.prev_secret_enc'] as const;
+export type SealedColumn = (typeof SEALED_COLUMNS)[number];
+
+export interface SealedRow {
+  id: string;
+  sealed: string;
 }
 
 export interface RekeyOptions {

@@ -230,11 +230,8 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     const { url } = await checkout({ relationId: `order-${'x'.repeat(120)}-${Date.now()}`, payAmount: '1234567890.00' });
     const page = await browser.newPage({ viewport: { width: 320, height: 640 } });
     await page.goto(url);
-    // Runs in the page: the tests' TypeScript has no DOM types, so the page's document is described here.
-    const widths = await page.evaluate(() => {
-      const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
-      return { scroll: root.scrollWidth, client: root.clientWidth };
-    });
+    // A string: the test project has no DOM types.
+    const widths = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as { scroll: number; client: number };
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     expect(widths.client).toBe(320);
     await page.close();

@@ -51,7 +51,6 @@ export function subscriptionBody(
   };
 }
 
-/** Write an event as the payment / renewal services do (inside a transaction). */
 export interface TestEvent {
   merchantId: string;
   body: Record<string, string>;
@@ -59,13 +58,14 @@ export interface TestEvent {
   notifyUrl?: string;
 }
 
-export function enqueue(ctx: Ctx, e: TestEvent): Promise<string> {
+/** Write an event as the payment / renewal services do (in a unit of work); it must have a target. */
+export async function enqueue(ctx: Ctx, e: TestEvent): Promise<string> {
   return ctx.store.transaction((tx) => enqueueIn(tx, ctx.clock.now(), e));
 }
 
 /** The same inside a unit of work the test opened (many events in one commit). */
-export function enqueueIn(tx: Tx, now: number, e: TestEvent): Promise<string> {
-  return tx.enqueueEvent({
+export async function enqueueIn(tx: Tx, now: number, e: TestEvent): Promise<string> {
+  const id = await tx.enqueueEvent({
     merchantId: e.merchantId,
     kind: e.body.notifyType === 'PAYMENT' ? 'PAYMENT' : 'SUBSCRIPTION',
     eventType: e.body.eventType ?? 'PAYMENT',
@@ -74,6 +74,8 @@ export function enqueueIn(tx: Tx, now: number, e: TestEvent): Promise<string> {
     body: e.body,
     now,
   });
+  if (id === undefined) throw new Error('event not written: no notifyUrl on the event or its merchant');
+  return id;
 }
 
 export interface OutboxRow {

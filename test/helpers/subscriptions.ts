@@ -16,8 +16,12 @@ export interface PlanSpec {
 }
 
 /** A merchant and a plan on it. */
-export async function merchantWithPlan(ctx: Ctx, plan: PlanSpec = {}): Promise<{ merchantId: string; planId: string }> {
-  const m = await testMerchant(ctx);
+export async function merchantWithPlan(
+  ctx: Ctx,
+  plan: PlanSpec = {},
+  merchant: Record<string, unknown> = {},
+): Promise<{ merchantId: string; planId: string }> {
+  const m = await testMerchant(ctx, merchant);
   const p = await createPlan(ctx, m.merchantId, {
     planName: 'Pro',
     price: plan.price ?? '9.99',

@@ -4,7 +4,7 @@ import { queryTransaction, showTransaction } from '../../src/services/transactio
 import { cancelCheckout, CHANNEL_GRACE_MS, completeThreeDs, expireStalePages, getPage, submitCheckoutCard } from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
@@ -17,7 +17,7 @@ let seq = 0;
 async function setup() {
   app = await testApp();
   const ctx = app.ctx;
-  const m = await requireMerchant(ctx, (await testMerchant(ctx, { name: 'Acme Books' })).merchantId);
+  const m = await requireMerchant(ctx, (await testMerchant(ctx, { name: 'Acme Books', notifyUrl: CLOSED_NOTIFY_URL })).merchantId);
   const checkout = async (over: Record<string, unknown> = {}) => {
     seq++;
     const v = await createTransaction(ctx, m, {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction, queryTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
 import type { Channel } from '../../src/channel/channel.js';
 import { cardYear } from '../helpers/cards.js';
 
@@ -19,7 +19,7 @@ function req(over: Record<string, unknown> = {}): Record<string, unknown> {
 
 async function setup(opts: { channel?: Channel } = {}) {
   app = await testApp();
-  const m = await requireMerchant(app.ctx, (await testMerchant(app.ctx)).merchantId);
+  const m = await requireMerchant(app.ctx, (await testMerchant(app.ctx, { notifyUrl: CLOSED_NOTIFY_URL })).merchantId);
   if (opts.channel) app.ctx.channel = opts.channel;
   return { ctx: app.ctx, m };
 }

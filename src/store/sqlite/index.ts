@@ -17,6 +17,8 @@ import type {
   NewIdempotency,
   NewRecord,
   OperationalCounts,
+  SealedColumn,
+  SealedRow,
   PlanRow,
   Reads,
   RecordStatus,
@@ -48,6 +50,7 @@ import * as renewals from './renewals.js';
 import * as sandbox from './sandbox.js';
 import * as subs from './subscriptions.js';
 import * as tracking from './tracking.js';
+import * as vault from './vault.js';
 import * as txns from './transactions.js';
 import { createWriter } from './writer.js';
 
@@ -156,6 +159,9 @@ class SqliteReads implements Reads {
   async getEvent(id: string): Promise<EventRow | undefined> {
     return outbox.getEvent(this.db, id);
   }
+  async getMeta(key: string): Promise<string | undefined> {
+    return vault.getMeta(this.db, key);
+  }
 }
 
 /** One instance per writer connection, handed to every unit of work (BEGIN IMMEDIATE already serialises writers). */
@@ -262,7 +268,7 @@ class SqliteTx extends SqliteReads implements Tx {
   ): Promise<void> {
     renewals.finishRenewalTransaction(this.db, id, r);
   }
-  async enqueueEvent(e: NewEvent): Promise<string> {
+  async enqueueEvent(e: NewEvent): Promise<string | undefined> {
     return outbox.enqueueEvent(this.db, e);
   }
   async claimDueEvents(c: EventClaim): Promise<ClaimedEvent[]> {
@@ -276,6 +282,18 @@ class SqliteTx extends SqliteReads implements Tx {
   }
   async requeueEvent(id: string, now: number): Promise<boolean> {
     return outbox.requeueEvent(this.db, id, now);
+  }
+  async setMeta(key: string, value: string): Promise<void> {
+    vault.setMeta(this.db, key, value);
+  }
+  async claimMeta(key: string, value: string): Promise<string> {
+    return vault.claimMeta(this.db, key, value);
+  }
+  async deleteMeta(key: string): Promise<void> {
+    vault.deleteMeta(this.db, key);
+  }
+  async updateSealed(col: SealedColumn, id: string, sealed: string): Promise<void> {
+    vault.updateSealed(this.db, col, id, sealed);
   }
   async upsertTracking(e: TrackingUpsert): Promise<void> {
     tracking.upsertTracking(this.db, e);
@@ -339,6 +357,26 @@ export class SqliteStore extends SqliteReads implements Store {
 
   async outboxBacklog(): Promise<number> {
     return operations.outboxBacklog(this.db);
+  }
+
+  async holdsSealedData(): Promise<boolean> {
+    return vault.holdsSealedData(this.db);
+  }
+
+  async anySealedValue(): Promise<string | undefined> {
+    return vault.anySealedValue(this.db);
+  }
+
+  async countSealed(): Promise<number> {
+    return vault.countSealed(this.db);
+  }
+
+  async sealedBatch(col: SealedColumn, afterId: string, limit: number): Promise<SealedRow[]> {
+    return vault.sealedBatch(this.db, col, afterId, limit);
+  }
+
+  async compact(): Promise<void> {
+    vault.compact(this.connection);
   }
 
   async close(): Promise<void> {

@@ -9,13 +9,19 @@ const statements = new WeakMap<Sqlite, ReturnType<Sqlite['prepare']>>();
  * Write a callback event. MUST be called inside the same database transaction as the change it
  * reports (ARCHITECTURE: side effects are written with the change). Returns the eventId.
  */
-export function enqueueEvent(sqlite: Sqlite, e: NewEvent): string {
+/**
+ * Write a callback event, in the unit of work of the change it reports. Not written (undefined)
+ * when it has nowhere to go: no notifyUrl of its own and none on the merchant (one statement, no
+ * separate read of the merchant).
+ */
+export function enqueueEvent(sqlite: Sqlite, e: NewEvent): string | undefined {
   let stmt = statements.get(sqlite);
   if (!stmt) {
     stmt = sqlite.prepare(
       `INSERT INTO outbox_events (id, merchant_id, kind, event_type, transaction_id, subscription_id, notify_url, payload,
          status, attempts, next_attempt_at, created_at)
-       VALUES (@id, @merchantId, @kind, @eventType, @transactionId, @subscriptionId, @notifyUrl, @payload, 'PENDING', 0, @now, @now)`,
+       SELECT @id, @merchantId, @kind, @eventType, @transactionId, @subscriptionId, @notifyUrl, @payload, 'PENDING', 0, @now, @now
+       WHERE @notifyUrl IS NOT NULL OR EXISTS (SELECT 1 FROM merchants WHERE id = @merchantId AND notify_url IS NOT NULL)`,
     );
     statements.set(sqlite, stmt);
   }
@@ -23,7 +29,7 @@ export function enqueueEvent(sqlite: Sqlite, e: NewEvent): string {
   // eventId goes right after notifyType so bodies read in the documented order.
   const { notifyType, ...rest } = e.body;
   const payload = JSON.stringify({ notifyType, eventId: id, ...rest });
-  stmt.run({
+  const written = stmt.run({
     id,
     merchantId: e.merchantId,
     kind: e.kind,
@@ -33,8 +39,8 @@ export function enqueueEvent(sqlite: Sqlite, e: NewEvent): string {
     notifyUrl: e.notifyUrl ?? null,
     payload,
     now: e.now,
-  });
-  return id;
+  }).changes;
+  return written === 1 ? id : undefined;
 }
 
 const COLUMNS = `id, merchant_id AS merchantId, kind, event_type AS eventType, status, attempts,
