@@ -1,5 +1,6 @@
 import chalk from 'chalk';
 import Table from 'cli-table3';
+import { visible, visibleLines } from './visible.js';
 
 /**
  * Everything the CLI prints goes through here: JSON on stdout with --json or off a terminal,
@@ -22,11 +23,12 @@ export function createOutput(opts: { json: boolean; color: boolean }): Output {
     json,
     interactive: !json && Boolean(process.stdin.isTTY),
     result(data, human) {
-      if (json || !human) process.stdout.write(JSON.stringify(data, null, json ? 2 : 2) + '\n');
+      if (json) process.stdout.write(JSON.stringify(data, null, 2) + '\n');
+      else if (!human) process.stdout.write(visibleLines(JSON.stringify(data, null, 2)) + '\n');
       else process.stdout.write(human() + '\n');
     },
     note(text) {
-      if (!json) process.stderr.write(chalk.dim(text) + '\n');
+      if (!json) process.stderr.write(chalk.dim(visibleLines(text)) + '\n');
     },
   };
 }
@@ -56,7 +58,7 @@ const BAD = new Set(['FAILED', 'EXPIRED', 'DEAD', 'DISABLED', 'CANCELLED', 'INAC
 
 function colourCell(key: string, v: Cell): string {
   if (v === null || v === undefined) return '';
-  const s = String(v);
+  const s = visible(String(v));
   if (/status/i.test(key)) {
     if (GOOD.has(s)) return chalk.green(s);
     if (BAD.has(s)) return chalk.red(s);
@@ -66,5 +68,5 @@ function colourCell(key: string, v: Cell): string {
 }
 
 export function printError(code: string, message: string): void {
-  process.stderr.write(`error ${code}: ${message}\n`);
+  process.stderr.write(`error ${code}: ${visible(message)}\n`);
 }
