@@ -1,6 +1,7 @@
 import chalk from 'chalk';
 import Table from 'cli-table3';
 import { visible, visibleLines } from './visible.js';
+import { applyColour, colourLevel } from './colour.js';
 
 /**
  * Everything the CLI prints goes through here: JSON on stdout with --json or off a terminal,
@@ -18,7 +19,7 @@ export interface Output {
 export function createOutput(opts: { json: boolean; color: boolean }): Output {
   const tty = Boolean(process.stdout.isTTY);
   const json = opts.json || !tty;
-  if (!opts.color || json) chalk.level = 0;
+  applyColour(json ? 0 : colourLevel(opts.color, process.env, tty));
   return {
     json,
     interactive: !json && Boolean(process.stdin.isTTY),
