@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 import { isPaygateError } from '../domain/errors.js';
 import { StoreOpenError } from '../store/client.js';
 import { createOutput, printError, type Output } from './output.js';
+import { isPromptExit } from './prompts.js';
 
 /** A usage error: exit status 2 (SPEC §12). */
 export class UsageError extends Error {}
@@ -45,6 +46,11 @@ export async function withCtx<T>(
  * error exit 2; anything unexpected is 9999 without a stack trace (PAYGATE_DEBUG=1 shows it).
  */
 export function handleError(e: unknown): never {
+  // Ctrl-C at a prompt: the user left on purpose; nothing was written. 130 = 128 + SIGINT, as a shell reports it.
+  if (isPromptExit(e)) {
+    process.stderr.write('\n');
+    process.exit(130);
+  }
   if (e instanceof UsageError) {
     printError('usage', e.message);
     process.exit(2);

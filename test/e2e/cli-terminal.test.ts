@@ -48,3 +48,53 @@ describe('colour follows NO_COLOR, FORCE_COLOR and --no-color', () => {
     expect((await list({ FORCE_COLOR: '3' }, ['--no-color'])).output).not.toMatch(SGR);
   });
 });
+
+describe('prompts: each value checked as it is typed, Ctrl-C leaves quietly', () => {
+  const txCount = () => cli(['tx', 'list']).json().length;
+
+  it('Ctrl-C at a prompt exits 130 without an error line, and writes nothing', async () => {
+    const before = txCount();
+    const s = paygatePty(['--db', db, 'pay']);
+    await s.waitFor('Amount');
+    s.type('\x03');
+    expect(await s.exit).toBe(130);
+    expect(s.output()).not.toMatch(/error|SIGINT/i);
+    expect(txCount()).toBe(before);
+  });
+
+  it('an amount 12.5x is refused at its own prompt in plain words, before the card is asked', async () => {
+    const s = paygatePty(['--db', db, '--no-color', 'pay']);
+    await s.waitFor('Amount');
+    s.type('12.5x\r');
+    await s.waitFor('must be an amount such as 9.99');
+    expect(s.output()).not.toContain('Card number');
+    expect(s.output()).not.toContain('(12,2)');
+    // Correct it in place: the prompt goes on to the card.
+    for (let i = 0; i < 5; i++) s.type('\x7f');
+    s.type('12.50\r');
+    await s.waitFor('Card number');
+    s.type('4242424242424241\r');
+    await s.waitFor('typo');
+    s.type('\x03');
+    expect(await s.exit).toBe(130);
+  });
+
+  it('a bad --amount flag is refused before any card prompt (1001 naming the field)', async () => {
+    const r = await paygatePtyRun(['--db', db, 'pay', '--amount', '12.5x']);
+    expect(r.status).toBe(1);
+    expect(r.output).toContain('error 1001: payAmount: must be an amount such as 9.99');
+    expect(r.output).not.toContain('Card number');
+  });
+
+  it('a whole prompted payment goes through', async () => {
+    const s = paygatePty(['--db', db, '--no-color', 'pay']);
+    for (const [ask, answer] of [['Amount', '3.25'], ['Card number', '4242 4242 4242 4242'], ['Expiry', '13/2030'], ['month is 1 to 12', '\x7f\x7f\x7f\x7f\x7f\x7f\x7f12/2030'], ['CVV', '12'], ['3 or 4 digits', '3']] as const) {
+      await s.waitFor(ask);
+      s.type(`${answer}\r`);
+    }
+    expect(await s.exit).toBe(0);
+    expect(s.output()).toMatch(/200000/);
+    expect(s.output()).toContain('3.25');
+    expect(s.output()).not.toContain('4242424242424242');
+  });
+});

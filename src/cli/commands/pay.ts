@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { randomToken } from '../../domain/ids.js';
 import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
 import { createTransaction, showTransaction, type TransactionView } from '../../services/transactions/index.js';
-import { askMissing, type MissingField } from '../prompts.js';
+import { askMissing, checkGiven, type MissingField } from '../prompts.js';
+import { amountCheck, cardNumberCheck, cvvCheck, EXPIRY_RE, expiryCheck } from '../validate.js';
 import { record } from '../output.js';
 import type { Output } from '../output.js';
 import { action, outputOf, UsageError, withCtx } from '../shell.js';
@@ -43,14 +44,15 @@ export async function cardInfoFrom(out: Output, o: CardOptions): Promise<string>
     if (o.card !== undefined || o.exp !== undefined || o.cvv !== undefined) throw new UsageError('use either --card-json or --card/--exp/--cvv');
     return readCardJson(o.cardJson).trim();
   }
+  if (o.exp !== undefined && expiryCheck(o.exp)) throw new UsageError(`--exp: ${expiryCheck(o.exp) ?? ''}`);
   const missing: MissingField[] = [];
-  if (o.card === undefined) missing.push({ flag: '--card', message: 'Card number', secret: true });
-  if (o.exp === undefined) missing.push({ flag: '--exp', message: 'Expiry (MM/YYYY)' });
-  if (o.cvv === undefined) missing.push({ flag: '--cvv', message: 'CVV', secret: true });
+  if (o.card === undefined) missing.push({ flag: '--card', message: 'Card number', secret: true, check: cardNumberCheck });
+  if (o.exp === undefined) missing.push({ flag: '--exp', message: 'Expiry (MM/YYYY)', check: expiryCheck });
+  if (o.cvv === undefined) missing.push({ flag: '--cvv', message: 'CVV', secret: true, check: cvvCheck });
   const a = await askMissing(out, missing);
   const exp = (o.exp ?? a['--exp'] ?? '').trim();
-  const m = /^(\d{1,2})\s*\/\s*(\d{2,4})$/.exec(exp);
-  if (!m) throw new UsageError('--exp must be MM/YYYY, e.g. 12/2030');
+  const m = EXPIRY_RE.exec(exp);
+  if (!m) throw new UsageError('--exp: type the month and the four-digit year, e.g. 12/2030');
   const month = (m[1] ?? '').padStart(2, '0');
   return JSON.stringify({
     ...(o.holder ? { holderName: o.holder } : {}),
@@ -100,8 +102,10 @@ export function registerPayCommands(program: Command): void {
   addCardOptions(pay).action(
     action(async (opts: PayOptions, cmd: Command) => {
       const out = outputOf(cmd);
-      const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: 'Amount (e.g. 10.00)' }]))['--amount'];
+      const check = amountCheck(opts.currency, { positive: true });
+      checkGiven('payAmount', opts.amount, check);
       if (opts.checkout && (opts.card !== undefined || opts.cardJson !== undefined)) throw new UsageError('--checkout takes no card: it is entered on the page');
+      const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: `Amount in ${opts.currency.toUpperCase()} (e.g. 10.00)`, check }]))['--amount']?.trim();
       // Card prompts come before the database is opened, so a cancelled prompt writes nothing.
       const cardInfo = opts.checkout ? undefined : await cardInfoFrom(out, opts);
       await withCtx(cmd, async (ctx) => {

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { defaultMerchantId } from '../../services/merchants.js';
 import { createPlan, CYCLE_TYPES, listPlans, setPlanActive, showPlan, type PlanView } from '../../services/plans.js';
-import { askMissing, type MissingField } from '../prompts.js';
+import { askMissing, checkGiven, type MissingField } from '../prompts.js';
+import { amountCheck, textCheck } from '../validate.js';
 import { record, table } from '../output.js';
 import { action, outputOf, withCtx } from '../shell.js';
 
@@ -49,8 +50,10 @@ export function registerPlanCommands(program: Command): void {
       action(async (opts: PlanCreateOptions, cmd: Command) => {
         const out = outputOf(cmd);
         const missing: MissingField[] = [];
-        if (opts.name === undefined) missing.push({ flag: '--name', message: 'Plan name' });
-        if (opts.price === undefined) missing.push({ flag: '--price', message: 'Price (e.g. 9.99)' });
+        const priceCheck = amountCheck(opts.currency, { positive: false });
+        checkGiven('price', opts.price, priceCheck);
+        if (opts.name === undefined) missing.push({ flag: '--name', message: 'Plan name', check: textCheck(200) });
+        if (opts.price === undefined) missing.push({ flag: '--price', message: `Price per cycle in ${opts.currency.toUpperCase()} (e.g. 9.99)`, check: priceCheck });
         if (opts.cycleType === undefined) missing.push({ flag: '--cycle-type', message: 'Cycle type', choices: CYCLE_TYPES });
         // Ask before opening the database so a cancelled prompt writes nothing.
         const answers = await askMissing(out, missing);
@@ -58,7 +61,7 @@ export function registerPlanCommands(program: Command): void {
           const merchantId = defaultMerchantId(ctx, opts.merchant);
           const created = createPlan(ctx, merchantId, {
             planName: opts.name ?? answers['--name'],
-            price: opts.price ?? answers['--price'],
+            price: opts.price ?? answers['--price']?.trim(),
             currency: opts.currency,
             cycleType: opts.cycleType ?? answers['--cycle-type'],
             cycleLength: opts.cycleLength,

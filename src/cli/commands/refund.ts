@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
 import { refundTransaction } from '../../services/refund.js';
-import { askMissing } from '../prompts.js';
+import { askMissing, checkGiven } from '../prompts.js';
+import { amountCheck } from '../validate.js';
 import { record } from '../output.js';
 import { action, outputOf, UsageError, withCtx } from '../shell.js';
 
@@ -26,7 +27,10 @@ export function registerRefundCommands(program: Command): void {
       action(async (opts: RefundOptions, cmd: Command) => {
         const out = outputOf(cmd);
         if (opts.tx === undefined && opts.relation === undefined) throw new UsageError('give --tx ID or --relation ID');
-        const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: 'Amount to refund' }]))['--amount'];
+        // The refund's currency is the transaction's; 2 decimals is the widest the amount syntax allows.
+        const check = amountCheck('USD', { positive: true });
+        checkGiven('refundAmount', opts.amount, check);
+        const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: 'Amount to refund (e.g. 5.00)', check }]))['--amount']?.trim();
         await withCtx(cmd, async (ctx) => {
           const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
           const view = await refundTransaction(ctx, merchant, {

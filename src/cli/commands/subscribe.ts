@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
 import { createTransaction, showTransaction } from '../../services/transactions/index.js';
 import { askMissing, type MissingField } from '../prompts.js';
+import { textCheck } from '../validate.js';
 import { action, outputOf, withCtx } from '../shell.js';
 import { addCardOptions, cardInfoFrom, cliId, renderTransaction, type CardOptions } from './pay.js';
 
@@ -28,8 +29,8 @@ export function registerSubscribeCommands(program: Command): void {
     action(async (opts: SubscribeOptions, cmd: Command) => {
       const out = outputOf(cmd);
       const missing: MissingField[] = [];
-      if (opts.plan === undefined) missing.push({ flag: '--plan', message: 'Plan id' });
-      if (opts.user === undefined) missing.push({ flag: '--user', message: 'User id' });
+      if (opts.plan === undefined) missing.push({ flag: '--plan', message: 'Plan id', check: textCheck(64) });
+      if (opts.user === undefined) missing.push({ flag: '--user', message: 'User id', check: textCheck(200) });
       const a = await askMissing(out, missing);
       const cardInfo = await cardInfoFrom(out, opts);
       await withCtx(cmd, async (ctx) => {
