@@ -56,3 +56,17 @@ export function checkGiven(field: string, value: string | undefined, check: Chec
 export function isPromptExit(e: unknown): boolean {
   return e instanceof Error && (e.name === 'ExitPromptError' || e.name === 'AbortPromptError');
 }
+
+/** The user answered no to a confirmation: nothing was changed. */
+export class Declined extends Error {}
+
+/**
+ * Ask before what cannot be undone, on a terminal only: off a terminal (or with --json) nothing
+ * is ever asked (scripts and cron must not hang), and `--yes` skips the question.
+ */
+export async function confirmIrreversible(out: Output, yes: boolean | undefined, question: () => string): Promise<void> {
+  if (yes || !out.interactive) return;
+  const message = question();
+  const { confirm } = await import('@inquirer/prompts');
+  if (!(await confirm({ message, default: false }))) throw new Declined('nothing changed');
+}

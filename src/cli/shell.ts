@@ -4,7 +4,7 @@ import { loadConfig } from '../config.js';
 import { isPaygateError } from '../domain/errors.js';
 import { StoreOpenError } from '../store/client.js';
 import { createOutput, printError, type Output } from './output.js';
-import { isPromptExit } from './prompts.js';
+import { Declined, isPromptExit } from './prompts.js';
 
 /** A usage error: exit status 2 (SPEC §12). */
 export class UsageError extends Error {}
@@ -50,6 +50,10 @@ export function handleError(e: unknown): never {
   if (isPromptExit(e)) {
     process.stderr.write('\n');
     process.exit(130);
+  }
+  if (e instanceof Declined) {
+    process.stderr.write('not confirmed: nothing changed\n');
+    process.exit(1);
   }
   if (e instanceof UsageError) {
     printError('usage', e.message);

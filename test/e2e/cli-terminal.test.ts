@@ -98,3 +98,59 @@ describe('prompts: each value checked as it is typed, Ctrl-C leaves quietly', ()
     expect(s.output()).not.toContain('4242424242424242');
   });
 });
+
+describe('what cannot be undone is confirmed on a terminal, never off one', () => {
+  const card = ['--card', '4242424242424242', '--exp', '12/2030', '--cvv', '123'];
+  let subId = '';
+  let txId = '';
+  beforeAll(() => {
+    const plan = cli(['plan', 'create', '--name', 'Gold', '--price', '9.99', '--cycle-type', 'MONTHLY']).json();
+    subId = cli(['subscribe', '--plan', plan.planId, '--user', 'u-1', ...card]).json().subscriptionId;
+    txId = cli(['pay', '--amount', '10.00', ...card]).json().transactionOrderId;
+  });
+
+  it('sub cancel: answering no changes nothing (exit 1); yes cancels', async () => {
+    const no = paygatePty(['--db', db, 'sub', 'cancel', subId]);
+    await no.waitFor('Cancel subscription');
+    no.type('n\r');
+    expect(await no.exit).toBe(1);
+    expect(no.output()).toContain('nothing changed');
+    expect(cli(['sub', 'show', subId]).json().status).toBe('ACTIVE');
+    const yes = paygatePty(['--db', db, 'sub', 'cancel', subId]);
+    await yes.waitFor('Cancel subscription');
+    yes.type('y\r');
+    expect(await yes.exit).toBe(0);
+    expect(cli(['sub', 'show', subId]).json().status).toBe('CANCELLED');
+  });
+
+  it('refund asks with the amount and the transaction; --yes skips the question', async () => {
+    const no = paygatePty(['--db', db, 'refund', '--tx', txId, '--amount', '1.00']);
+    await no.waitFor(`Refund 1.00 USD of ${txId}`);
+    no.type('\r'); // the default is no
+    expect(await no.exit).toBe(1);
+    expect(cli(['tx', 'show', txId]).json().status).toBe('200000');
+    const r = await paygatePtyRun(['--db', db, 'refund', '--tx', txId, '--amount', '1.00', '--yes']);
+    expect(r.status).toBe(0);
+    expect(r.output).not.toContain('Refund 1.00');
+    expect(cli(['tx', 'show', txId]).json().status).toBe('400010');
+  });
+
+  it('merchant update --disable asks; --enable does not', async () => {
+    const id = cli(['merchant', 'list']).json()[0].merchantId;
+    const no = paygatePty(['--db', db, 'merchant', 'update', id, '--disable']);
+    await no.waitFor('Disable merchant');
+    no.type('n\r');
+    expect(await no.exit).toBe(1);
+    expect(cli(['merchant', 'show', id]).json().status).toBe('ACTIVE');
+    expect((await paygatePtyRun(['--db', db, 'merchant', 'update', id, '--disable', '-y'])).status).toBe(0);
+    expect(cli(['merchant', 'show', id]).json().status).toBe('DISABLED');
+    expect((await paygatePtyRun(['--db', db, 'merchant', 'update', id, '--enable'])).status).toBe(0);
+    expect(cli(['merchant', 'show', id]).json().status).toBe('ACTIVE');
+  });
+
+  it('off a terminal nothing is asked: the action runs', () => {
+    const r = cli(['refund', '--tx', txId, '--amount', '1.00']);
+    expect(r.status).toBe(0);
+    expect(r.json().payAmount).toBe('1.00');
+  });
+});

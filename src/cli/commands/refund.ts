@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
 import { refundTransaction } from '../../services/refund.js';
-import { askMissing, checkGiven } from '../prompts.js';
+import { queryTransaction } from '../../services/transactions/index.js';
+import { askMissing, checkGiven, confirmIrreversible } from '../prompts.js';
+import { visible } from '../visible.js';
 import { amountCheck } from '../validate.js';
 import { record } from '../output.js';
 import { action, outputOf, UsageError, withCtx } from '../shell.js';
@@ -12,6 +14,7 @@ interface RefundOptions {
   relation?: string;
   amount?: string;
   request?: string;
+  yes?: boolean;
 }
 
 export function registerRefundCommands(program: Command): void {
@@ -23,6 +26,7 @@ export function registerRefundCommands(program: Command): void {
     .option('--relation <id>', 'relationId')
     .option('--amount <amount>', 'amount to refund, e.g. 5.00')
     .option('--request <id>', 'idempotency key: the same refund again is not refunded twice')
+    .option('-y, --yes', 'do not ask for confirmation')
     .action(
       action(async (opts: RefundOptions, cmd: Command) => {
         const out = outputOf(cmd);
@@ -33,6 +37,10 @@ export function registerRefundCommands(program: Command): void {
         const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: 'Amount to refund (e.g. 5.00)', check }]))['--amount']?.trim();
         await withCtx(cmd, async (ctx) => {
           const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+          await confirmIrreversible(out, opts.yes, () => {
+            const t = queryTransaction(ctx, merchant.id, { transactionOrderId: opts.tx, relationId: opts.relation });
+            return `Refund ${amount} ${t.currency} of ${t.transactionOrderId} (order ${visible(t.relationId ?? "")}, paid ${t.payAmount} ${t.currency})? A refund cannot be taken back.`;
+          });
           const view = await refundTransaction(ctx, merchant, {
             merchantId: merchant.id,
             transactionOrderId: opts.tx,

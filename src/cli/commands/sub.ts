@@ -8,7 +8,9 @@ import {
   subscriptionDetail,
 } from '../../services/subscriptions/index.js';
 import { record, table } from '../output.js';
+import { confirmIrreversible } from '../prompts.js';
 import { action, withCtx } from '../shell.js';
+import { visible } from '../visible.js';
 
 const listColumns = {
   subscriptionId: 'subscriptionId',
@@ -54,20 +56,27 @@ export function registerSubCommands(program: Command): void {
       }),
     );
 
-  for (const [name, fn, text] of [
-    ['pause', pauseSubscription, 'pause renewals (ACTIVE → PAUSED)'],
-    ['resume', resumeSubscription, 'resume renewals (PAUSED → ACTIVE)'],
-    ['cancel', cancelSubscription, 'cancel (ACTIVE, PAUSED or INCOMPLETE → CANCELLED)'],
+  for (const [name, fn, text, irreversible] of [
+    ['pause', pauseSubscription, 'pause renewals (ACTIVE → PAUSED)', false],
+    ['resume', resumeSubscription, 'resume renewals (PAUSED → ACTIVE)', false],
+    ['cancel', cancelSubscription, 'cancel (ACTIVE, PAUSED or INCOMPLETE → CANCELLED); asks first on a terminal', true],
   ] as const) {
-    sub
+    const c = sub
       .command(name)
       .argument('<id>', 'subscription id')
       .option('--merchant <id>', 'merchant id')
-      .description(text)
-      .action(
-        action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
-          await withCtx(cmd, (ctx, out) => {
+      .description(text);
+    if (irreversible) c.option('-y, --yes', 'do not ask for confirmation');
+    c.action(
+        action(async (id: string, opts: { merchant?: string; yes?: boolean }, cmd: Command) => {
+          await withCtx(cmd, async (ctx, out) => {
             const merchantId = defaultMerchantId(ctx, opts.merchant);
+            if (irreversible) {
+              await confirmIrreversible(out, opts.yes, () => {
+                const d = subscriptionDetail(ctx, merchantId, { subscriptionId: id });
+                return `Cancel subscription ${d.subscriptionCode} of user ${visible(d.userId)} (${visible(d.planName)})? It cannot be resumed.`;
+              });
+            }
             fn(ctx, merchantId, { subscriptionId: id });
             const d = subscriptionDetail(ctx, merchantId, { subscriptionId: id });
             out.result(d, () => record(d));
