@@ -92,8 +92,8 @@ export function registerPayCommands(program: Command): void {
     .option('--amount <amount>', 'amount, e.g. 10.00')
     .option('--currency <code>', 'ISO 4217 currency', 'USD')
     .option('--checkout', 'create a CHECKOUT transaction: the card is entered on the hosted page')
-    .option('--relation <id>', 'your order id (relationId); generated when left out')
-    .option('--request <id>', 'idempotency key (requestId); generated when left out')
+    .option('--relation <id>', 'your order id (relationId); defaults to --request, else generated')
+    .option('--request <id>', 'idempotency key (requestId): run again with the same one to retry safely; generated when left out')
     .option('--notify-url <url>', 'callback URL for this payment')
     .option('--return-url <url>', 'checkout/3DS: where to send the user on success')
     .option('--failed-url <url>', 'checkout/3DS: where to send the user on failure')
@@ -113,7 +113,8 @@ export function registerPayCommands(program: Command): void {
         const view = await createTransaction(ctx, merchant, {
           merchantId: merchant.id,
           requestId: opts.request ?? cliId('cli'),
-          relationId: opts.relation ?? cliId('order'),
+          // A retry with the same --request must be the same request: the order id cannot be new.
+          relationId: opts.relation ?? opts.request ?? cliId('order'),
           paymentType: opts.checkout ? 'CHECKOUT' : 'PAY',
           payAmount: amount,
           currency: opts.currency,

@@ -22,8 +22,8 @@ export function registerSubscribeCommands(program: Command): void {
     .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
     .option('--plan <id>', 'plan id')
     .option('--user <id>', 'your user id')
-    .option('--relation <id>', 'relationId; generated when left out')
-    .option('--request <id>', 'requestId; generated when left out')
+    .option('--relation <id>', 'relationId; defaults to --request, else generated')
+    .option('--request <id>', 'idempotency key (requestId): run again with the same one to retry safely; generated when left out')
     .option('--notify-url <url>', 'callback URL for this subscription, kept for every renewal');
   addCardOptions(sub).action(
     action(async (opts: SubscribeOptions, cmd: Command) => {
@@ -38,7 +38,8 @@ export function registerSubscribeCommands(program: Command): void {
         const view = await createTransaction(ctx, merchant, {
           merchantId: merchant.id,
           requestId: opts.request ?? cliId('cli'),
-          relationId: opts.relation ?? cliId('sub'),
+          // A retry with the same --request must be the same request: the order id cannot be new.
+          relationId: opts.relation ?? opts.request ?? cliId('sub'),
           paymentType: 'SUBSCRIPTION',
           planId: opts.plan ?? a['--plan'],
           userId: opts.user ?? a['--user'],
