@@ -9,6 +9,12 @@ import { Declined, isPromptExit } from './prompts.js';
 /** A usage error: exit status 2 (SPEC §12). */
 export class UsageError extends Error {}
 
+/**
+ * paygate could not start as configured — the database cannot be opened, the port is taken, a
+ * TLS file is missing: like a usage error, exit status 2, one line saying what to fix.
+ */
+export class StartupError extends Error {}
+
 export interface GlobalOptions {
   db?: string;
   tz?: string;
@@ -33,7 +39,14 @@ export async function withCtx<T>(
 ): Promise<T> {
   const g = globalsOf(cmd);
   const out = outputOf(cmd);
-  const ctx = openApp(loadConfig({ db: g.db, tz: g.tz }), opts);
+  const config = loadConfig({ db: g.db, tz: g.tz });
+  let ctx: Ctx;
+  try {
+    ctx = openApp(config, opts);
+  } catch (e) {
+    if (isPaygateError(e) || !(e instanceof Error)) throw e;
+    throw new StartupError(e.message);
+  }
   try {
     return await fn(ctx, out);
   } finally {
@@ -63,9 +76,9 @@ export function handleError(e: unknown): never {
     printError(e.code, e.message);
     process.exit(1);
   }
-  if (e instanceof StoreOpenError) {
-    printError('1001', `db: ${e.message}`);
-    process.exit(1);
+  if (e instanceof StartupError || e instanceof StoreOpenError) {
+    printError('startup', e.message);
+    process.exit(2);
   }
   if (process.env.PAYGATE_DEBUG) console.error(e);
   printError('9999', e instanceof Error ? e.message : 'internal error');

@@ -87,10 +87,10 @@ describe('paygate merchant', () => {
     expect(counts(db).merchants).toBe(0);
   });
 
-  it('a database path in a missing directory is a one-line error naming db', () => {
+  it('a database path in a missing directory is a one-line start-up error (exit 2)', () => {
     const r = paygate(['--db', join(dir, 'missing', 'x.db'), 'merchant', 'list']);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^error 1001: db: database directory does not exist/);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error startup: database directory does not exist/);
   });
 
   it('an unknown option is a usage error, exit 2', () => {
