@@ -182,10 +182,10 @@ describe('paygate plan', () => {
     expect(r.json()).toMatchObject({ price: 0, trialDays: 14 });
   });
 
-  it('--merchant is required when several merchants exist', () => {
+  it('off a terminal, plan create needs --merchant when several merchants exist', () => {
     const db = withMerchant();
     paygate(['--db', db, 'merchant', 'create', '--name', 'Other']);
-    const r = paygate(['--db', db, 'plan', 'list']);
+    const r = paygate(['--db', db, 'plan', 'create', '--name', 'A', '--price', '1.00', '--cycle-type', 'DAILY']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/--merchant is required/);
   });

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { createMerchant, listMerchants, rotateSecret, showMerchant, updateMerchant } from '../../services/merchants.js';
+import { createMerchant, rotateSecret, showMerchant, updateMerchant } from '../../services/merchants.js';
+import { pageMerchants } from '../../services/operator.js';
+import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { confirmIrreversible } from '../prompts.js';
 import { action, UsageError, withCtx } from '../shell.js';
@@ -25,19 +27,17 @@ export function registerMerchantCommands(program: Command): void {
       }),
     );
 
-  merchant
-    .command('list')
-    .description('list merchants (keys and secrets masked)')
-    .action(
-      action(async (_opts: object, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const rows = listMerchants(ctx);
-          out.result(rows, () =>
-            table(rows, { merchantId: 'merchantId', name: 'name', apiKey: 'apiKey', signatureVersion: 'sig', status: 'status', notifyUrl: 'notifyUrl' }),
-          );
-        });
-      }),
-    );
+  addPaging(merchant.command('list').description('list merchants, oldest first (keys and secrets masked)')).action(
+    action(async (opts: { limit: string; page: string }, cmd: Command) => {
+      const req = pageOf(opts);
+      await withCtx(cmd, (ctx, out) => {
+        const p = pageMerchants(ctx, req);
+        out.result(p.items, () =>
+          `${table(p.items, { merchantId: 'merchantId', name: 'name', apiKey: 'apiKey', signatureVersion: 'sig', status: 'status', notifyUrl: 'notifyUrl' })}\n${pageFooter(p)}`,
+        );
+      });
+    }),
+  );
 
   merchant
     .command('show')

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { randomToken } from '../../domain/ids.js';
-import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
+import { chooseMerchant } from '../choose.js';
 import { createTransaction, showTransaction, type TransactionView } from '../../services/transactions/index.js';
 import { askMissing, checkGiven, type MissingField } from '../prompts.js';
 import { amountCheck, cardNumberCheck, cvvCheck, EXPIRY_RE, expiryCheck } from '../validate.js';
@@ -88,7 +88,7 @@ export function registerPayCommands(program: Command): void {
   const pay = program
     .command('pay')
     .description('charge a card (PAY), or open a hosted checkout page with --checkout')
-    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--merchant <id>', 'merchant id (left out: the only one, or chosen from a list on a terminal)')
     .option('--amount <amount>', 'amount, e.g. 10.00')
     .option('--currency <code>', 'ISO 4217 currency', 'USD')
     .option('--checkout', 'create a CHECKOUT transaction: the card is entered on the hosted page')
@@ -109,7 +109,7 @@ export function registerPayCommands(program: Command): void {
       // Card prompts come before the database is opened, so a cancelled prompt writes nothing.
       const cardInfo = opts.checkout ? undefined : await cardInfoFrom(out, opts);
       await withCtx(cmd, async (ctx) => {
-        const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+        const merchant = await chooseMerchant(ctx, out, opts.merchant);
         const view = await createTransaction(ctx, merchant, {
           merchantId: merchant.id,
           requestId: opts.request ?? cliId('cli'),

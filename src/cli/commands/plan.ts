@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
-import { defaultMerchantId } from '../../services/merchants.js';
-import { createPlan, CYCLE_TYPES, listPlans, setPlanActive, showPlan, type PlanView } from '../../services/plans.js';
+import { requireMerchant } from '../../services/merchants.js';
+import { pagePlans, planMerchantId } from '../../services/operator.js';
+import { createPlan, CYCLE_TYPES, setPlanActive, showPlan } from '../../services/plans.js';
+import { addPaging, chooseMerchant, pageFooter, pageOf } from '../choose.js';
 import { askMissing, checkGiven, type MissingField } from '../prompts.js';
 import { amountCheck, textCheck } from '../validate.js';
 import { record, table } from '../output.js';
@@ -37,7 +39,7 @@ export function registerPlanCommands(program: Command): void {
   plan
     .command('create')
     .description('create a plan; on a terminal, missing required values are asked for')
-    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--merchant <id>', 'merchant id (left out: the only one, or chosen from a list on a terminal)')
     .option('--name <name>', 'plan name (≤200)')
     .option('--price <amount>', 'price per cycle, e.g. 9.99')
     .option('--currency <code>', 'currency (USD only)', 'USD')
@@ -57,8 +59,8 @@ export function registerPlanCommands(program: Command): void {
         if (opts.cycleType === undefined) missing.push({ flag: '--cycle-type', message: 'Cycle type', choices: CYCLE_TYPES });
         // Ask before opening the database so a cancelled prompt writes nothing.
         const answers = await askMissing(out, missing);
-        await withCtx(cmd, (ctx) => {
-          const merchantId = defaultMerchantId(ctx, opts.merchant);
+        await withCtx(cmd, async (ctx) => {
+          const merchantId = (await chooseMerchant(ctx, out, opts.merchant)).id;
           const created = createPlan(ctx, merchantId, {
             planName: opts.name ?? answers['--name'],
             price: opts.price ?? answers['--price']?.trim(),
@@ -74,28 +76,31 @@ export function registerPlanCommands(program: Command): void {
       }),
     );
 
-  plan
-    .command('list')
-    .description('list plans, newest first')
-    .option('--merchant <id>', 'merchant id')
-    .option('--status <status>', 'ACTIVE or INACTIVE')
-    .action(
-      action(async (opts: { merchant?: string; status?: string }, cmd: Command) => {
-        await withCtx(cmd, (ctx, out) => {
-          const rows: PlanView[] = listPlans(ctx, defaultMerchantId(ctx, opts.merchant), opts.status ? { status: opts.status } : {});
-          out.result(rows, () => table(rows, planColumns));
-        });
-      }),
-    );
+  addPaging(
+    plan
+      .command('list')
+      .description('plans of every merchant, newest first')
+      .option('--merchant <id>', 'only this merchant')
+      .option('--status <status>', 'ACTIVE or INACTIVE'),
+  ).action(
+    action(async (opts: { merchant?: string; status?: string; limit: string; page: string }, cmd: Command) => {
+      const req = pageOf(opts);
+      await withCtx(cmd, (ctx, out) => {
+        const merchantId = opts.merchant !== undefined ? requireMerchant(ctx, opts.merchant).id : undefined;
+        const p = pagePlans(ctx, { merchantId, status: opts.status }, req);
+        out.result(p.items, () => `${table(p.items, planColumns)}\n${pageFooter(p)}`);
+      });
+    }),
+  );
 
   plan
     .command('show')
     .argument('<id>', 'plan id')
-    .option('--merchant <id>', 'merchant id')
+    .option('--merchant <id>', 'only if it belongs to this merchant')
     .action(
       action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
         await withCtx(cmd, (ctx, out) => {
-          const p = showPlan(ctx, defaultMerchantId(ctx, opts.merchant), id);
+          const p = showPlan(ctx, planMerchantId(ctx, id, opts.merchant), id);
           out.result(p, () => record(p));
         });
       }),
@@ -108,12 +113,12 @@ export function registerPlanCommands(program: Command): void {
     plan
       .command(name)
       .argument('<id>', 'plan id')
-      .option('--merchant <id>', 'merchant id')
+      .option('--merchant <id>', 'only if it belongs to this merchant')
       .description(text)
       .action(
         action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
           await withCtx(cmd, (ctx, out) => {
-            const p = setPlanActive(ctx, defaultMerchantId(ctx, opts.merchant), id, active);
+            const p = setPlanActive(ctx, planMerchantId(ctx, id, opts.merchant), id, active);
             out.result(p, () => record(p));
           });
         }),

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
+import { requireMerchant } from '../../services/merchants.js';
+import { transactionMerchantId } from '../../services/operator.js';
+import { chooseMerchant } from '../choose.js';
 import { refundTransaction } from '../../services/refund.js';
 import { queryTransaction } from '../../services/transactions/index.js';
 import { askMissing, checkGiven, confirmIrreversible } from '../prompts.js';
@@ -21,7 +23,7 @@ export function registerRefundCommands(program: Command): void {
   program
     .command('refund')
     .description('refund part or all of a paid transaction')
-    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--merchant <id>', 'merchant of --relation (left out: the only one, or chosen from a list on a terminal); with --tx: only if it is this one')
     .option('--tx <id>', 'transactionOrderId')
     .option('--relation <id>', 'relationId')
     .option('--amount <amount>', 'amount to refund, e.g. 5.00')
@@ -36,7 +38,9 @@ export function registerRefundCommands(program: Command): void {
         checkGiven('refundAmount', opts.amount, check);
         const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: 'Amount to refund (e.g. 5.00)', check }]))['--amount']?.trim();
         await withCtx(cmd, async (ctx) => {
-          const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+          // A transaction id names its merchant; a relationId is only unique within one.
+          const merchant =
+            opts.tx !== undefined ? requireMerchant(ctx, transactionMerchantId(ctx, opts.tx, opts.merchant)) : await chooseMerchant(ctx, out, opts.merchant);
           await confirmIrreversible(out, opts.yes, () => {
             const t = queryTransaction(ctx, merchant.id, { transactionOrderId: opts.tx, relationId: opts.relation });
             return `Refund ${amount} ${t.currency} of ${t.transactionOrderId} (order ${visible(t.relationId ?? "")}, paid ${t.payAmount} ${t.currency})? A refund cannot be taken back.`;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
+import { requireMerchant } from '../../services/merchants.js';
+import { planMerchantId } from '../../services/operator.js';
 import { createTransaction, showTransaction } from '../../services/transactions/index.js';
 import { askMissing, type MissingField } from '../prompts.js';
 import { textCheck } from '../validate.js';
@@ -19,7 +20,7 @@ export function registerSubscribeCommands(program: Command): void {
   const sub = program
     .command('subscribe')
     .description('subscribe a user to a plan: the first charge; the card is vaulted for renewals')
-    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--merchant <id>', 'only if the plan belongs to this merchant (the plan names its merchant)')
     .option('--plan <id>', 'plan id')
     .option('--user <id>', 'your user id')
     .option('--relation <id>', 'relationId; defaults to --request, else generated')
@@ -33,15 +34,17 @@ export function registerSubscribeCommands(program: Command): void {
       if (opts.user === undefined) missing.push({ flag: '--user', message: 'User id', check: textCheck(200) });
       const a = await askMissing(out, missing);
       const cardInfo = await cardInfoFrom(out, opts);
+      const planId = opts.plan ?? a['--plan'] ?? '';
       await withCtx(cmd, async (ctx) => {
-        const merchant = requireMerchant(ctx, defaultMerchantId(ctx, opts.merchant));
+        // The plan names its merchant.
+        const merchant = requireMerchant(ctx, planMerchantId(ctx, planId, opts.merchant));
         const view = await createTransaction(ctx, merchant, {
           merchantId: merchant.id,
           requestId: opts.request ?? cliId('cli'),
           // A retry with the same --request must be the same request: the order id cannot be new.
           relationId: opts.relation ?? opts.request ?? cliId('sub'),
           paymentType: 'SUBSCRIPTION',
-          planId: opts.plan ?? a['--plan'],
+          planId,
           userId: opts.user ?? a['--user'],
           cardInfo,
           notifyUrl: opts.notifyUrl,
