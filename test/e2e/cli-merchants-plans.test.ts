@@ -112,7 +112,7 @@ describe('paygate plan', () => {
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', '--price', '9.99', '--currency', 'USD', '--cycle-type', 'MONTHLY', '--cycle-length', '1', '--json']);
     expect(r.status).toBe(0);
     const p = r.json();
-    expect(p).toMatchObject({ planName: 'Gold', price: 9.99, currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, trialDays: 0, maxSubscriptions: 0, currentSubscriptions: 0, status: 'ACTIVE' });
+    expect(p).toMatchObject({ planName: 'Gold', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, trialDays: 0, maxSubscriptions: 0, currentSubscriptions: 0, status: 'ACTIVE' });
     expect(p.planId).toMatch(/^pln_/);
     expect(p.createTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
@@ -179,7 +179,7 @@ describe('paygate plan', () => {
     const db = withMerchant();
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'Free', '--price', '0', '--cycle-type', 'MONTHLY', '--trial-days', '14']);
     expect(r.status).toBe(0);
-    expect(r.json()).toMatchObject({ price: 0, trialDays: 14 });
+    expect(r.json()).toMatchObject({ price: '0.00', trialDays: 14 });
   });
 
   it('off a terminal, plan create needs --merchant when several merchants exist', () => {

@@ -27,6 +27,9 @@ export function paygatePty(args: string[], opts: { env?: NodeJS.ProcessEnv; cols
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
+  // Decode across chunk boundaries: a box-drawing character split between two reads stays whole.
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
   const waiters: { test: (s: string) => boolean; resolve: () => void; reject: (e: Error) => void }[] = [];
   const check = (): void => {
     for (const w of [...waiters]) {
@@ -36,12 +39,12 @@ export function paygatePty(args: string[], opts: { env?: NodeJS.ProcessEnv; cols
       }
     }
   };
-  child.stdout.on('data', (c: Buffer) => {
-    out += c.toString('utf8');
+  child.stdout.on('data', (c: string) => {
+    out += c;
     check();
   });
-  child.stderr.on('data', (c: Buffer) => {
-    out += c.toString('utf8');
+  child.stderr.on('data', (c: string) => {
+    out += c;
     check();
   });
   const exit = new Promise<number | null>((resolve) => {
