@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { openApp, type Ctx, type OpenAppOptions } from '../app.js';
 import { loadConfig } from '../config.js';
@@ -40,6 +42,8 @@ export async function withCtx<T>(
   const g = globalsOf(cmd);
   const out = outputOf(cmd);
   const config = loadConfig({ db: g.db, tz: g.tz });
+  const where = config.dbPath === ':memory:' ? undefined : resolve(config.dbPath);
+  const isNew = where !== undefined && !existsSync(where);
   let ctx: Ctx;
   try {
     ctx = openApp(config, opts);
@@ -47,6 +51,9 @@ export async function withCtx<T>(
     if (isPaygateError(e) || !(e instanceof Error)) throw e;
     throw new StartupError(e.message);
   }
+  // Run from the wrong directory, paygate would otherwise work on a new empty database silently.
+  // stderr, so --json on stdout stays clean.
+  if (isNew) process.stderr.write(`paygate: created a new database at ${where}\n`);
   try {
     return await fn(ctx, out);
   } finally {

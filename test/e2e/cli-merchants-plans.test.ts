@@ -10,6 +10,12 @@ let cleanup: () => void;
 let n = 0;
 /** A fresh database path per test, in one temp dir. */
 const freshDb = () => join(dir, `t${++n}.db`);
+/** A database that already exists (so the one-line "created a new database" note is not part of the output). */
+const emptyDb = () => {
+  const db = freshDb();
+  paygate(['--db', db, 'merchant', 'list']);
+  return db;
+};
 
 beforeAll(() => ({ dir, cleanup } = tempDir('paygate-cli-')));
 afterAll(() => cleanup());
@@ -69,7 +75,7 @@ describe('paygate merchant', () => {
   });
 
   it('show of an unknown merchant is error 1007, exit 1', () => {
-    const r = paygate(['--db', freshDb(), 'merchant', 'show', 'mer_nope']);
+    const r = paygate(['--db', emptyDb(), 'merchant', 'show', 'mer_nope']);
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe('error 1007: merchant not found');
   });
@@ -79,7 +85,7 @@ describe('paygate merchant', () => {
     ['an ftp notify URL', ['--name', 'Shop', '--notify-url', 'ftp://x'], /notifyUrl/],
     ['signature version 3', ['--name', 'Shop', '--signature-version', '3'], /signatureVersion/],
   ])('create refuses %s with one line, exit 1, nothing written', (_label, args, field) => {
-    const db = freshDb();
+    const db = emptyDb();
     const r = paygate(['--db', db, 'merchant', 'create', ...args]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(field);

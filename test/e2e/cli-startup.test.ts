@@ -11,6 +11,13 @@ let cleanup: () => void;
 beforeAll(() => ({ dir, cleanup } = tempDir()));
 afterAll(() => cleanup());
 
+/** A database that exists already: only the failure is printed. */
+function existingDb(name: string): string {
+  const db = join(dir, name);
+  expect(paygate(['--db', db, 'merchant', 'list']).status).toBe(0);
+  return db;
+}
+
 /** One clear line on stderr, exit 2, no "error 9999", no stack trace. */
 function expectStartupFailure(r: ReturnType<typeof paygate>, text: RegExp): void {
   expect(r.status).toBe(2);
@@ -26,7 +33,7 @@ describe('start-up failures are one clear line with exit 2', () => {
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
     const port = (taken.address() as { port: number }).port;
     try {
-      const r = paygate(['--db', join(dir, 'a.db'), 'serve', '--port', String(port)]);
+      const r = paygate(['--db', existingDb('a.db'), 'serve', '--port', String(port)]);
       expectStartupFailure(r, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use`));
     } finally {
       await new Promise<void>((r) => taken.close(() => r()));
@@ -34,14 +41,14 @@ describe('start-up failures are one clear line with exit 2', () => {
   });
 
   it('serve with a missing TLS file', () => {
-    const r = paygate(['--db', join(dir, 'b.db'), 'serve', '--port', '0', '--tls-cert', join(dir, 'nope.pem'), '--tls-key', join(dir, 'nope.key')]);
+    const r = paygate(['--db', existingDb('b.db'), 'serve', '--port', '0', '--tls-cert', join(dir, 'nope.pem'), '--tls-key', join(dir, 'nope.key')]);
     expectStartupFailure(r, /--tls-cert: cannot read .*nope\.pem: no such file/);
   });
 
   it('serve with a TLS file that is not PEM', () => {
     const junk = join(dir, 'junk.pem');
     writeFileSync(junk, 'not a certificate\n');
-    const r = paygate(['--db', join(dir, 'c.db'), 'serve', '--port', '0', '--tls-cert', junk, '--tls-key', junk]);
+    const r = paygate(['--db', existingDb('c.db'), 'serve', '--port', '0', '--tls-cert', junk, '--tls-key', junk]);
     expectStartupFailure(r, /not a usable PEM certificate/);
   });
 
