@@ -97,6 +97,17 @@ describe('on a terminal a missing merchant is chosen from a list', () => {
     const newest = cli(['tx', 'list', '--limit', '1']).json()[0];
     expect(newest).toMatchObject({ merchantId: shopB, payAmount: '2.00' });
   });
+
+  it('the merchant is asked first, then the amount', async () => {
+    const t = paygatePty(['--db', db, '--no-color', 'pay', ...card]);
+    await t.waitFor('Shop B');
+    expect(t.output()).not.toContain('Amount');
+    t.type('\r'); // Shop A
+    await t.waitFor('Amount');
+    t.type('1.25\r');
+    expect(await t.exit).toBe(0);
+    expect(cli(['tx', 'list', '--limit', '1']).json()[0]).toMatchObject({ merchantId: shopA, payAmount: '1.25' });
+  });
 });
 
 describe('paging on every list', () => {

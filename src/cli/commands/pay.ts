@@ -105,11 +105,16 @@ export function registerPayCommands(program: Command): void {
       const check = amountCheck(opts.currency, { positive: true });
       checkGiven('payAmount', opts.amount, check);
       if (opts.checkout && (opts.card !== undefined || opts.cardJson !== undefined)) throw new UsageError('--checkout takes no card: it is entered on the page');
-      const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: `Amount in ${opts.currency.toUpperCase()} (e.g. 10.00)`, check }]))['--amount']?.trim();
-      // Card prompts come before the database is opened, so a cancelled prompt writes nothing.
-      const cardInfo = opts.checkout ? undefined : await cardInfoFrom(out, opts);
+      const ask = async (): Promise<{ amount: string | undefined; cardInfo: string | undefined }> => ({
+        amount: opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: `Amount in ${opts.currency.toUpperCase()} (e.g. 10.00)`, check }]))['--amount']?.trim(),
+        cardInfo: opts.checkout ? undefined : await cardInfoFrom(out, opts),
+      });
+      // Off a terminal a missing value is a usage error: found before the database is opened.
+      const given = out.interactive ? undefined : await ask();
       await withCtx(cmd, async (ctx) => {
+        // On a terminal the shop comes first, then the amount and the card (nothing is written before the charge).
         const merchant = await chooseMerchant(ctx, out, opts.merchant);
+        const { amount, cardInfo } = given ?? (await ask());
         const view = await createTransaction(ctx, merchant, {
           merchantId: merchant.id,
           requestId: opts.request ?? cliId('cli'),

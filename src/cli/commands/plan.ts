@@ -57,10 +57,12 @@ export function registerPlanCommands(program: Command): void {
         if (opts.name === undefined) missing.push({ flag: '--name', message: 'Plan name', check: textCheck(200) });
         if (opts.price === undefined) missing.push({ flag: '--price', message: `Price per cycle in ${opts.currency.toUpperCase()} (e.g. 9.99)`, check: priceCheck });
         if (opts.cycleType === undefined) missing.push({ flag: '--cycle-type', message: 'Cycle type', choices: CYCLE_TYPES });
-        // Ask before opening the database so a cancelled prompt writes nothing.
-        const answers = await askMissing(out, missing);
+        // Off a terminal a missing value is a usage error: found before the database is opened.
+        const given = out.interactive ? undefined : await askMissing(out, missing);
         await withCtx(cmd, async (ctx) => {
+          // On a terminal the merchant is chosen first, then the plan's values.
           const merchantId = (await chooseMerchant(ctx, out, opts.merchant)).id;
+          const answers = given ?? (await askMissing(out, missing));
           const created = createPlan(ctx, merchantId, {
             planName: opts.name ?? answers['--name'],
             price: opts.price ?? answers['--price']?.trim(),
