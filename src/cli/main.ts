@@ -1,4 +1,6 @@
-import { Command, CommanderError, Option } from 'commander';
+import { createRequire } from 'node:module';
+import { Argument, Command, CommanderError, Option } from 'commander';
+import { completionScript } from './completion.js';
 import { registerMerchantCommands } from './commands/merchant.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerDbCommands } from './commands/db.js';
@@ -15,12 +17,17 @@ import { registerEventsCommands } from './commands/events.js';
 import { registerVaultCommands } from './commands/vault.js';
 import { printError } from './output.js';
 
+/** The version of the installed package, read from its package.json (src/cli or dist/cli → ../..). */
+function version(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+}
+
 export function buildProgram(): Command {
   const program = new Command();
   program
     .name('paygate')
     .description('self-hosted merchant payments and subscriptions')
-    .version('0.1.0')
+    .version(version(), '-v, --version', 'print the version')
     .addOption(new Option('--db <file>', 'database file').env('PAYGATE_DB'))
     .addOption(new Option('--tz <zone>', 'time zone of time strings and billing calendars (IANA name)').env('PAYGATE_TZ'))
     .option('--json', 'machine-readable JSON output')
@@ -43,6 +50,13 @@ export function buildProgram(): Command {
   registerBillingCommands(program);
   registerEventsCommands(program);
   registerVaultCommands(program);
+  program
+    .command('completion')
+    .description('print a shell completion script: source <(paygate completion bash)')
+    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .action((shell: 'bash' | 'zsh') => {
+      process.stdout.write(completionScript(program, shell));
+    });
   return program;
 }
 

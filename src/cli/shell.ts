@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { openApp, type OpenAppOptions } from '../app.js';
 import type { Ctx } from '../ctx.js';
@@ -6,9 +8,16 @@ import { isPaygateError } from '../domain/errors.js';
 import { StoreOpenError } from '../store/store.js';
 import { VaultKeyError } from '../vault/crypto.js';
 import { createOutput, printError, type Output } from './output.js';
+import { Declined, isPromptExit } from './prompts.js';
 
 /** A usage error: exit status 2 (SPEC §12). */
 export class UsageError extends Error {}
+
+/**
+ * paygate could not start as configured — the database cannot be opened, the port is taken, a
+ * TLS file is missing: like a usage error, exit status 2, one line saying what to fix.
+ */
+export class StartupError extends Error {}
 
 export interface GlobalOptions {
   db?: string;
@@ -34,7 +43,19 @@ export async function withCtx<T>(
 ): Promise<T> {
   const g = globalsOf(cmd);
   const out = outputOf(cmd);
-  const ctx = await openApp(loadConfig({ db: g.db, tz: g.tz }), opts);
+  const config = loadConfig({ db: g.db, tz: g.tz });
+  const where = config.dbPath === ':memory:' ? undefined : resolve(config.dbPath);
+  const isNew = where !== undefined && !existsSync(where);
+  let ctx: Ctx;
+  try {
+    ctx = await openApp(config, opts);
+  } catch (e) {
+    if (isPaygateError(e) || !(e instanceof Error)) throw e;
+    throw new StartupError(e.message);
+  }
+  // Run from the wrong directory, paygate would otherwise work on a new empty database silently.
+  // stderr, so --json on stdout stays clean.
+  if (isNew) process.stderr.write(`paygate: created a new database at ${where}\n`);
   try {
     return await fn(ctx, out);
   } finally {
@@ -47,6 +68,15 @@ export async function withCtx<T>(
  * error exit 2; anything unexpected is 9999 without a stack trace (PAYGATE_DEBUG=1 shows it).
  */
 export function handleError(e: unknown): never {
+  // Ctrl-C at a prompt: the user left on purpose; nothing was written. 130 = 128 + SIGINT, as a shell reports it.
+  if (isPromptExit(e)) {
+    process.stderr.write('\n');
+    process.exit(130);
+  }
+  if (e instanceof Declined) {
+    process.stderr.write('not confirmed: nothing changed\n');
+    process.exit(1);
+  }
   if (e instanceof UsageError) {
     printError('usage', e.message);
     process.exit(2);
@@ -55,14 +85,9 @@ export function handleError(e: unknown): never {
     printError(e.code, e.message);
     process.exit(1);
   }
-  // The database cannot be used with this key: a start-up failure the operator fixes (exit 2).
-  if (e instanceof VaultKeyError) {
-    printError('usage', `vault key: ${e.message}`);
+  if (e instanceof StartupError || e instanceof StoreOpenError || e instanceof VaultKeyError) {
+    printError('startup', e.message);
     process.exit(2);
-  }
-  if (e instanceof StoreOpenError) {
-    printError('1001', `db: ${e.message}`);
-    process.exit(1);
   }
   if (process.env.PAYGATE_DEBUG) console.error(e);
   printError('9999', e instanceof Error ? e.message : 'internal error');

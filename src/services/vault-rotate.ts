@@ -16,6 +16,11 @@ export interface RotationSummary {
   alreadyDone: number;
 }
 
+/** How many sealed values a rotation would re-encrypt (for the operator's confirmation). */
+export function countSealedValues(ctx: Ctx): Promise<number> {
+  return ctx.store.countSealed();
+}
+
 /** Rows per write transaction: short enough never to hold the write lock long. */
 const BATCH = 500;
 

@@ -138,6 +138,28 @@ export interface Reads {
 
   /** A `meta` value: the engine's bookkeeping beside the data (vault key check, rotation state). */
   getMeta(key: string): Promise<string | undefined>;
+
+  /** The operator's lookups: which merchant owns an object named by its id (ids are unique across merchants). */
+  planOwner(planId: string): Promise<string | undefined>;
+  /** A subscription by its id or its code. */
+  subscriptionOwner(idOrCode: string): Promise<{ id: string; code: string; merchantId: string } | undefined>;
+  transactionOwner(id: string): Promise<string | undefined>;
+  /** Pages of ids across merchants, newest first, one more than `limit` (so the caller knows whether another page follows). */
+  pagePlanIds(f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow): Promise<OwnedId[]>;
+  pageSubscriptionIds(f: { merchantId?: string | undefined; userId?: string | undefined; status?: string | undefined } & PageWindow): Promise<OwnedId[]>;
+  pageTransactionIds(f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow): Promise<OwnedId[]>;
+  pageEventIds(f: { merchantId?: string | undefined; status?: string | undefined; subscriptionId?: string | undefined } & PageWindow): Promise<OwnedId[]>;
+}
+
+export interface PageWindow {
+  limit: number;
+  offset: number;
+}
+
+/** An object's id and its merchant, as the page queries answer. */
+export interface OwnedId {
+  id: string;
+  merchantId: string;
 }
 
 /** A unit of work's repository. Only valid while its `fn` runs. */

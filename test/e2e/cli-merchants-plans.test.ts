@@ -10,6 +10,12 @@ let cleanup: () => void;
 let n = 0;
 /** A fresh database path per test, in one temp dir. */
 const freshDb = () => join(dir, `t${++n}.db`);
+/** A database that already exists (so the one-line "created a new database" note is not part of the output). */
+const emptyDb = () => {
+  const db = freshDb();
+  paygate(['--db', db, 'merchant', 'list']);
+  return db;
+};
 
 beforeAll(() => ({ dir, cleanup } = tempDir('paygate-cli-')));
 afterAll(() => cleanup());
@@ -69,7 +75,7 @@ describe('paygate merchant', () => {
   });
 
   it('show of an unknown merchant is error 1007, exit 1', () => {
-    const r = paygate(['--db', freshDb(), 'merchant', 'show', 'mer_nope']);
+    const r = paygate(['--db', emptyDb(), 'merchant', 'show', 'mer_nope']);
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe('error 1007: merchant not found');
   });
@@ -79,7 +85,7 @@ describe('paygate merchant', () => {
     ['an ftp notify URL', ['--name', 'Shop', '--notify-url', 'ftp://x'], /notifyUrl/],
     ['signature version 3', ['--name', 'Shop', '--signature-version', '3'], /signatureVersion/],
   ])('create refuses %s with one line, exit 1, nothing written', (_label, args, field) => {
-    const db = freshDb();
+    const db = emptyDb();
     const r = paygate(['--db', db, 'merchant', 'create', ...args]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(field);
@@ -87,10 +93,10 @@ describe('paygate merchant', () => {
     expect(counts(db).merchants).toBe(0);
   });
 
-  it('a database path in a missing directory is a one-line error naming db', () => {
+  it('a database path in a missing directory is a one-line start-up error (exit 2)', () => {
     const r = paygate(['--db', join(dir, 'missing', 'x.db'), 'merchant', 'list']);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^error 1001: db: database directory does not exist/);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^error startup: database directory does not exist/);
   });
 
   it('an unknown option is a usage error, exit 2', () => {
@@ -112,7 +118,7 @@ describe('paygate plan', () => {
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', '--price', '9.99', '--currency', 'USD', '--cycle-type', 'MONTHLY', '--cycle-length', '1', '--json']);
     expect(r.status).toBe(0);
     const p = r.json();
-    expect(p).toMatchObject({ planName: 'Gold', price: 9.99, currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, trialDays: 0, maxSubscriptions: 0, currentSubscriptions: 0, status: 'ACTIVE' });
+    expect(p).toMatchObject({ planName: 'Gold', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, trialDays: 0, maxSubscriptions: 0, currentSubscriptions: 0, status: 'ACTIVE' });
     expect(p.planId).toMatch(/^pln_/);
     expect(p.createTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
@@ -179,13 +185,13 @@ describe('paygate plan', () => {
     const db = withMerchant();
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'Free', '--price', '0', '--cycle-type', 'MONTHLY', '--trial-days', '14']);
     expect(r.status).toBe(0);
-    expect(r.json()).toMatchObject({ price: 0, trialDays: 14 });
+    expect(r.json()).toMatchObject({ price: '0.00', trialDays: 14 });
   });
 
-  it('--merchant is required when several merchants exist', () => {
+  it('off a terminal, plan create needs --merchant when several merchants exist', () => {
     const db = withMerchant();
     paygate(['--db', db, 'merchant', 'create', '--name', 'Other']);
-    const r = paygate(['--db', db, 'plan', 'list']);
+    const r = paygate(['--db', db, 'plan', 'create', '--name', 'A', '--price', '1.00', '--cycle-type', 'DAILY']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/--merchant is required/);
   });

@@ -124,3 +124,23 @@ describe('subscribe, tracking, tx', () => {
     }
   });
 });
+
+describe('pay --request makes a retry safe', () => {
+  it('without --relation, the same --request twice is one transaction (the relationId is derived from it)', () => {
+    const a = cli(['pay', '--amount', '2.50', ...card('4242424242424242'), '--request', 'retry-me', '--json']);
+    expect(a.status).toBe(0);
+    const b = cli(['pay', '--amount', '2.50', ...card('4242424242424242'), '--request', 'retry-me', '--json']);
+    expect(b.status).toBe(0);
+    expect(b.json().transactionOrderId).toBe(a.json().transactionOrderId);
+    expect(a.json().relationId).toBe('retry-me');
+  });
+
+  it('subscribe --request likewise', () => {
+    const plan = cli(['plan', 'create', '--name', 'Retry', '--price', '1.00', '--cycle-type', 'MONTHLY', '--json']).json();
+    const args = ['subscribe', '--plan', plan.planId, '--user', 'u-retry', ...card('4242424242424242'), '--request', 'sub-retry', '--json'];
+    const a = cli(args);
+    const b = cli(args);
+    expect(b.status).toBe(0);
+    expect(b.json().transactionOrderId).toBe(a.json().transactionOrderId);
+  });
+});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
+import { paygatePty } from '../helpers/pty.js';
 import { tempDir } from '../helpers/ctx.js';
 
 const NO_ENV_KEY = { PAYGATE_VAULT_KEY: '' };
@@ -131,5 +132,21 @@ describe('paygate vault rotate', () => {
     const same = paygate(['--db', db, 'vault', 'rotate'], { env: { PAYGATE_VAULT_KEY: current, PAYGATE_NEW_VAULT_KEY: current } });
     expect(same.status).toBe(1);
     expect(same.stderr).toMatch(/already this database/);
+  });
+
+  it('asks before rotating on a terminal; answering no changes nothing', async () => {
+    const d = dir();
+    const db = join(d, 'shop.db');
+    populated(db, NO_ENV_KEY);
+    const before = readFileSync(`${db}.key`, 'utf8');
+    const newKeyFile = join(d, 'new.key');
+    writeFileSync(newKeyFile, key(), { mode: 0o600 });
+    const t = paygatePty(['--db', db, '--no-color', 'vault', 'rotate', '--new-key-file', newKeyFile], { env: NO_ENV_KEY });
+    await t.waitFor('Re-encrypt 2 stored cards and secrets');
+    t.type('n\r');
+    expect(await t.exit).toBe(1);
+    expect(t.output()).toContain('nothing changed');
+    expect(readFileSync(`${db}.key`, 'utf8')).toBe(before);
+    expect(paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY }).status).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { defaultMerchantId } from '../../services/merchants.js';
+import { subscriptionRef } from '../../services/operator.js';
 import { listBillingRecords } from '../../services/subscriptions/index.js';
 import { table } from '../output.js';
 import { action, withCtx } from '../shell.js';
@@ -9,16 +9,17 @@ export function registerBillingCommands(program: Command): void {
   const billing = program.command('billing').description('billing records of a subscription');
   billing
     .command('list')
-    .requiredOption('--subscription <code>', 'subscription code')
-    .option('--merchant <id>', 'merchant id')
+    .requiredOption('--subscription <code>', 'subscription code or id')
+    .option('--merchant <id>', 'only if it belongs to this merchant')
     .option('--status <status>', 'PENDING, SUCCESS, FAILED or CANCELLED')
     .option('--page <n>', 'page number (≥1)', '1')
     .option('--page-size <n>', 'records per page (1–100)', '10')
     .action(
       action(async (opts: { subscription: string; merchant?: string; status?: string; page: string; pageSize: string }, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
-          const page = await listBillingRecords(ctx, await defaultMerchantId(ctx, opts.merchant), {
-            subscriptionCode: opts.subscription,
+          const ref = await subscriptionRef(ctx, opts.subscription, opts.merchant);
+          const page = await listBillingRecords(ctx, ref.merchantId, {
+            subscriptionCode: ref.code,
             status: opts.status,
             pageNum: opts.page,
             pageSize: opts.pageSize,

@@ -4,7 +4,10 @@ import { invalidParam } from '../../domain/errors.js';
 import { parseTime } from '../../domain/time.js';
 import { deliverDue } from '../../notify/deliver.js';
 import { closeCallbackAgents } from '../../notify/http-client.js';
-import { listEvents, resendEvent, type EventStatus } from '../../services/events.js';
+import { resendEvent } from '../../services/events.js';
+import { requireMerchant } from '../../services/merchants.js';
+import { pageEvents } from '../../services/operator.js';
+import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { action, withCtx } from '../shell.js';
 
@@ -29,26 +32,23 @@ function positiveInt(name: string, text: string): number {
 export function registerEventsCommands(program: Command): void {
   const events = program.command('events').description('callback events: delivery state, resend');
 
-  events
-    .command('list')
-    .description('callback events, newest first, with attempts, last HTTP status and error')
-    .option('--status <status>', 'PENDING, DELIVERED or DEAD')
-    .option('--subscription <code>', 'only this subscription (code or id)')
-    .option('--merchant <id>', 'only this merchant')
-    .option('--limit <n>', 'at most N events (default 100, max 1000)')
-    .action(
-      action(async (opts: { status?: string; subscription?: string; merchant?: string; limit?: string }, cmd: Command) => {
-        await withCtx(cmd, async (ctx, out) => {
-          const rows = await listEvents(ctx, {
-            status: opts.status?.toUpperCase() as EventStatus | undefined,
-            subscriptionCode: opts.subscription,
-            merchantId: opts.merchant,
-            limit: opts.limit,
-          });
-          out.result(rows, () => table(rows, eventColumns));
-        });
-      }),
-    );
+  addPaging(
+    events
+      .command('list')
+      .description('callback events, newest first, with attempts, last HTTP status and error')
+      .option('--status <status>', 'PENDING, DELIVERED or DEAD')
+      .option('--subscription <code>', 'only this subscription (code or id)')
+      .option('--merchant <id>', 'only this merchant'),
+  ).action(
+    action(async (opts: { status?: string; subscription?: string; merchant?: string; limit: string; page: string }, cmd: Command) => {
+      const req = pageOf(opts);
+      await withCtx(cmd, async (ctx, out) => {
+        const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
+        const p = await pageEvents(ctx, { status: opts.status, subscription: opts.subscription, merchantId }, req);
+        out.result(p.items, () => `${table(p.items, eventColumns)}\n${pageFooter(p)}`);
+      });
+    }),
+  );
 
   events
     .command('resend')

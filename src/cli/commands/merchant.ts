@@ -1,8 +1,12 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { createMerchant, listMerchants, rotateSecret, showMerchant, updateMerchant } from '../../services/merchants.js';
+import { createMerchant, rotateSecret, showMerchant, updateMerchant } from '../../services/merchants.js';
+import { pageMerchants } from '../../services/operator.js';
+import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
+import { confirmIrreversible } from '../prompts.js';
 import { action, UsageError, withCtx } from '../shell.js';
+import { visible } from '../visible.js';
 
 export function registerMerchantCommands(program: Command): void {
   const merchant = program.command('merchant').description('create and manage merchants');
@@ -23,19 +27,17 @@ export function registerMerchantCommands(program: Command): void {
       }),
     );
 
-  merchant
-    .command('list')
-    .description('list merchants (keys and secrets masked)')
-    .action(
-      action(async (_opts: object, cmd: Command) => {
-        await withCtx(cmd, async (ctx, out) => {
-          const rows = await listMerchants(ctx);
-          out.result(rows, () =>
-            table(rows, { merchantId: 'merchantId', name: 'name', apiKey: 'apiKey', signatureVersion: 'sig', status: 'status', notifyUrl: 'notifyUrl' }),
-          );
-        });
-      }),
-    );
+  addPaging(merchant.command('list').description('list merchants, oldest first (keys and secrets masked)')).action(
+    action(async (opts: { limit: string; page: string }, cmd: Command) => {
+      const req = pageOf(opts);
+      await withCtx(cmd, async (ctx, out) => {
+        const p = await pageMerchants(ctx, req);
+        out.result(p.items, () =>
+          `${table(p.items, { merchantId: 'merchantId', name: 'name', apiKey: 'apiKey', signatureVersion: 'sig', status: 'status', notifyUrl: 'notifyUrl' })}\n${pageFooter(p)}`,
+        );
+      });
+    }),
+  );
 
   merchant
     .command('show')
@@ -59,11 +61,12 @@ export function registerMerchantCommands(program: Command): void {
     .option('--name <name>', 'new name')
     .option('--disable', 'refuse its requests and pause its renewals')
     .option('--enable', 'accept its requests again')
+    .option('-y, --yes', 'do not ask before --disable')
     .action(
       action(
         async (
           id: string,
-          opts: { notifyUrl?: string; signatureVersion?: string; name?: string; disable?: boolean; enable?: boolean },
+          opts: { notifyUrl?: string; signatureVersion?: string; name?: string; disable?: boolean; enable?: boolean; yes?: boolean },
           cmd: Command,
         ) => {
           if (opts.disable && opts.enable) throw new UsageError('--disable and --enable exclude each other');
@@ -75,6 +78,16 @@ export function registerMerchantCommands(program: Command): void {
           if (opts.enable) patch.status = 'ACTIVE';
           if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --notify-url, --signature-version, --name, --disable or --enable');
           await withCtx(cmd, async (ctx, out) => {
+            if (opts.disable) {
+              const current = await showMerchant(ctx, id);
+              if (current.status !== 'DISABLED') {
+                await confirmIrreversible(
+                  out,
+                  opts.yes,
+                  () => `Disable merchant ${current.merchantId} (${visible(current.name)})? Its payments are refused and its renewals wait until --enable.`,
+                );
+              }
+            }
             const m = await updateMerchant(ctx, id, patch);
             out.result(m, () => record(m));
           });

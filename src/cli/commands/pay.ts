@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { randomToken } from '../../domain/ids.js';
-import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
+import { chooseMerchant } from '../choose.js';
 import { createTransaction, showTransaction, type TransactionView } from '../../services/transactions/index.js';
-import { askMissing, type MissingField } from '../prompts.js';
+import { askMissing, checkGiven, type MissingField } from '../prompts.js';
+import { amountCheck, cardNumberCheck, cvvCheck, EXPIRY_RE, expiryCheck } from '../validate.js';
 import { record } from '../output.js';
 import type { Output } from '../output.js';
 import { action, outputOf, UsageError, withCtx } from '../shell.js';
@@ -43,14 +44,15 @@ export async function cardInfoFrom(out: Output, o: CardOptions): Promise<string>
     if (o.card !== undefined || o.exp !== undefined || o.cvv !== undefined) throw new UsageError('use either --card-json or --card/--exp/--cvv');
     return readCardJson(o.cardJson).trim();
   }
+  if (o.exp !== undefined && expiryCheck(o.exp)) throw new UsageError(`--exp: ${expiryCheck(o.exp) ?? ''}`);
   const missing: MissingField[] = [];
-  if (o.card === undefined) missing.push({ flag: '--card', message: 'Card number', secret: true });
-  if (o.exp === undefined) missing.push({ flag: '--exp', message: 'Expiry (MM/YYYY)' });
-  if (o.cvv === undefined) missing.push({ flag: '--cvv', message: 'CVV', secret: true });
+  if (o.card === undefined) missing.push({ flag: '--card', message: 'Card number', secret: true, check: cardNumberCheck });
+  if (o.exp === undefined) missing.push({ flag: '--exp', message: 'Expiry (MM/YYYY)', check: expiryCheck });
+  if (o.cvv === undefined) missing.push({ flag: '--cvv', message: 'CVV', secret: true, check: cvvCheck });
   const a = await askMissing(out, missing);
   const exp = (o.exp ?? a['--exp'] ?? '').trim();
-  const m = /^(\d{1,2})\s*\/\s*(\d{2,4})$/.exec(exp);
-  if (!m) throw new UsageError('--exp must be MM/YYYY, e.g. 12/2030');
+  const m = EXPIRY_RE.exec(exp);
+  if (!m) throw new UsageError('--exp: type the month and the four-digit year, e.g. 12/2030');
   const month = (m[1] ?? '').padStart(2, '0');
   return JSON.stringify({
     ...(o.holder ? { holderName: o.holder } : {}),
@@ -86,12 +88,12 @@ export function registerPayCommands(program: Command): void {
   const pay = program
     .command('pay')
     .description('charge a card (PAY), or open a hosted checkout page with --checkout')
-    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--merchant <id>', 'merchant id (left out: the only one, or chosen from a list on a terminal)')
     .option('--amount <amount>', 'amount, e.g. 10.00')
     .option('--currency <code>', 'ISO 4217 currency', 'USD')
     .option('--checkout', 'create a CHECKOUT transaction: the card is entered on the hosted page')
-    .option('--relation <id>', 'your order id (relationId); generated when left out')
-    .option('--request <id>', 'idempotency key (requestId); generated when left out')
+    .option('--relation <id>', 'your order id (relationId); defaults to --request, else generated')
+    .option('--request <id>', 'idempotency key (requestId): run again with the same one to retry safely; generated when left out')
     .option('--notify-url <url>', 'callback URL for this payment')
     .option('--return-url <url>', 'checkout/3DS: where to send the user on success')
     .option('--failed-url <url>', 'checkout/3DS: where to send the user on failure')
@@ -100,16 +102,24 @@ export function registerPayCommands(program: Command): void {
   addCardOptions(pay).action(
     action(async (opts: PayOptions, cmd: Command) => {
       const out = outputOf(cmd);
-      const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: 'Amount (e.g. 10.00)' }]))['--amount'];
+      const check = amountCheck(opts.currency, { positive: true });
+      checkGiven('payAmount', opts.amount, check);
       if (opts.checkout && (opts.card !== undefined || opts.cardJson !== undefined)) throw new UsageError('--checkout takes no card: it is entered on the page');
-      // Card prompts come before the database is opened, so a cancelled prompt writes nothing.
-      const cardInfo = opts.checkout ? undefined : await cardInfoFrom(out, opts);
+      const ask = async (): Promise<{ amount: string | undefined; cardInfo: string | undefined }> => ({
+        amount: opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: `Amount in ${opts.currency.toUpperCase()} (e.g. 10.00)`, check }]))['--amount']?.trim(),
+        cardInfo: opts.checkout ? undefined : await cardInfoFrom(out, opts),
+      });
+      // Off a terminal a missing value is a usage error: found before the database is opened.
+      const given = out.interactive ? undefined : await ask();
       await withCtx(cmd, async (ctx) => {
-        const merchant = await requireMerchant(ctx, await defaultMerchantId(ctx, opts.merchant));
+        // On a terminal the shop comes first, then the amount and the card (nothing is written before the charge).
+        const merchant = await chooseMerchant(ctx, out, opts.merchant);
+        const { amount, cardInfo } = given ?? (await ask());
         const view = await createTransaction(ctx, merchant, {
           merchantId: merchant.id,
           requestId: opts.request ?? cliId('cli'),
-          relationId: opts.relation ?? cliId('order'),
+          // A retry with the same --request must be the same request: the order id cannot be new.
+          relationId: opts.relation ?? opts.request ?? cliId('order'),
           paymentType: opts.checkout ? 'CHECKOUT' : 'PAY',
           payAmount: amount,
           currency: opts.currency,

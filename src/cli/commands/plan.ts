@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
-import { defaultMerchantId } from '../../services/merchants.js';
-import { createPlan, CYCLE_TYPES, listPlans, setPlanActive, showPlan, type PlanView } from '../../services/plans.js';
-import { askMissing, type MissingField } from '../prompts.js';
+import { requireMerchant } from '../../services/merchants.js';
+import { pagePlans, planMerchantId } from '../../services/operator.js';
+import { createPlan, CYCLE_TYPES, setPlanActive, showPlan } from '../../services/plans.js';
+import { addPaging, chooseMerchant, pageFooter, pageOf } from '../choose.js';
+import { askMissing, checkGiven, type MissingField } from '../prompts.js';
+import { amountCheck, textCheck } from '../validate.js';
 import { record, table } from '../output.js';
 import { action, outputOf, withCtx } from '../shell.js';
 
@@ -36,7 +39,7 @@ export function registerPlanCommands(program: Command): void {
   plan
     .command('create')
     .description('create a plan; on a terminal, missing required values are asked for')
-    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--merchant <id>', 'merchant id (left out: the only one, or chosen from a list on a terminal)')
     .option('--name <name>', 'plan name (≤200)')
     .option('--price <amount>', 'price per cycle, e.g. 9.99')
     .option('--currency <code>', 'currency (USD only)', 'USD')
@@ -49,16 +52,20 @@ export function registerPlanCommands(program: Command): void {
       action(async (opts: PlanCreateOptions, cmd: Command) => {
         const out = outputOf(cmd);
         const missing: MissingField[] = [];
-        if (opts.name === undefined) missing.push({ flag: '--name', message: 'Plan name' });
-        if (opts.price === undefined) missing.push({ flag: '--price', message: 'Price (e.g. 9.99)' });
+        const priceCheck = amountCheck(opts.currency, { positive: false });
+        checkGiven('price', opts.price, priceCheck);
+        if (opts.name === undefined) missing.push({ flag: '--name', message: 'Plan name', check: textCheck(200) });
+        if (opts.price === undefined) missing.push({ flag: '--price', message: `Price per cycle in ${opts.currency.toUpperCase()} (e.g. 9.99)`, check: priceCheck });
         if (opts.cycleType === undefined) missing.push({ flag: '--cycle-type', message: 'Cycle type', choices: CYCLE_TYPES });
-        // Ask before opening the database so a cancelled prompt writes nothing.
-        const answers = await askMissing(out, missing);
+        // Off a terminal a missing value is a usage error: found before the database is opened.
+        const given = out.interactive ? undefined : await askMissing(out, missing);
         await withCtx(cmd, async (ctx) => {
-          const merchantId = await defaultMerchantId(ctx, opts.merchant);
+          // On a terminal the merchant is chosen first, then the plan's values.
+          const merchantId = (await chooseMerchant(ctx, out, opts.merchant)).id;
+          const answers = given ?? (await askMissing(out, missing));
           const created = await createPlan(ctx, merchantId, {
             planName: opts.name ?? answers['--name'],
-            price: opts.price ?? answers['--price'],
+            price: opts.price ?? answers['--price']?.trim(),
             currency: opts.currency,
             cycleType: opts.cycleType ?? answers['--cycle-type'],
             cycleLength: opts.cycleLength,
@@ -71,28 +78,31 @@ export function registerPlanCommands(program: Command): void {
       }),
     );
 
-  plan
-    .command('list')
-    .description('list plans, newest first')
-    .option('--merchant <id>', 'merchant id')
-    .option('--status <status>', 'ACTIVE or INACTIVE')
-    .action(
-      action(async (opts: { merchant?: string; status?: string }, cmd: Command) => {
-        await withCtx(cmd, async (ctx, out) => {
-          const rows: PlanView[] = await listPlans(ctx, await defaultMerchantId(ctx, opts.merchant), opts.status ? { status: opts.status } : {});
-          out.result(rows, () => table(rows, planColumns));
-        });
-      }),
-    );
+  addPaging(
+    plan
+      .command('list')
+      .description('plans of every merchant, newest first')
+      .option('--merchant <id>', 'only this merchant')
+      .option('--status <status>', 'ACTIVE or INACTIVE'),
+  ).action(
+    action(async (opts: { merchant?: string; status?: string; limit: string; page: string }, cmd: Command) => {
+      const req = pageOf(opts);
+      await withCtx(cmd, async (ctx, out) => {
+        const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
+        const p = await pagePlans(ctx, { merchantId, status: opts.status }, req);
+        out.result(p.items, () => `${table(p.items, planColumns)}\n${pageFooter(p)}`);
+      });
+    }),
+  );
 
   plan
     .command('show')
     .argument('<id>', 'plan id')
-    .option('--merchant <id>', 'merchant id')
+    .option('--merchant <id>', 'only if it belongs to this merchant')
     .action(
       action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
-          const p = await showPlan(ctx, await defaultMerchantId(ctx, opts.merchant), id);
+          const p = await showPlan(ctx, await planMerchantId(ctx, id, opts.merchant), id);
           out.result(p, () => record(p));
         });
       }),
@@ -105,12 +115,12 @@ export function registerPlanCommands(program: Command): void {
     plan
       .command(name)
       .argument('<id>', 'plan id')
-      .option('--merchant <id>', 'merchant id')
+      .option('--merchant <id>', 'only if it belongs to this merchant')
       .description(text)
       .action(
         action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
           await withCtx(cmd, async (ctx, out) => {
-            const p = await setPlanActive(ctx, await defaultMerchantId(ctx, opts.merchant), id, active);
+            const p = await setPlanActive(ctx, await planMerchantId(ctx, id, opts.merchant), id, active);
             out.result(p, () => record(p));
           });
         }),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Clock } from '../../domain/clock.js';
-import { action, UsageError, withCtx } from '../shell.js';
+import { action, StartupError, UsageError, withCtx } from '../shell.js';
 
 interface ServeOptions {
   host?: string;
@@ -20,6 +20,30 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 function parsePort(text: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be 0–65535, not ${text}`);
   return Number(text);
+}
+
+function readPem(flag: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message;
+    throw new StartupError(`${flag}: cannot read ${file}: ${why}`);
+  }
+}
+
+/** What went wrong at start-up, in one line an operator can act on; anything else unchanged. */
+function startupProblem(e: unknown, host: string, port: number): unknown {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code ?? '';
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE') return new StartupError(`cannot listen on ${where}: the address is already in use (another paygate serve? choose another --port)`);
+  if (code === 'EACCES') return new StartupError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges)`);
+  if (code === 'EADDRNOTAVAIL') return new StartupError(`cannot listen on ${where}: no such address on this machine (check --host)`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new StartupError(`cannot listen on ${where}: unknown host (check --host)`);
+  if (code.startsWith('ERR_OSSL') || /PEM|certificate|private key/i.test((e as Error | undefined)?.message ?? '')) {
+    return new StartupError(`--tls-cert/--tls-key: not a usable PEM certificate and matching key (${(e as Error).message})`);
+  }
+  return e;
 }
 
 /**
@@ -55,7 +79,7 @@ export function registerServeCommands(program: Command): void {
         const host = opts.host ?? env.PAYGATE_HOST ?? '127.0.0.1';
         const port = parsePort(opts.port ?? env.PAYGATE_PORT ?? '8080');
         if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together');
-        const https = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
+        const https = opts.tlsCert && opts.tlsKey ? { cert: readPem('--tls-cert', opts.tlsCert), key: readPem('--tls-key', opts.tlsKey) } : undefined;
         const renewCron = opts.renewCron ?? env.PAYGATE_RENEW_CRON ?? '* * * * *';
         const cronProblem = opts.renew ? checkCron(renewCron) : undefined;
         if (cronProblem) throw new UsageError(`--renew-cron ${JSON.stringify(renewCron)}: ${cronProblem}`);
@@ -74,14 +98,24 @@ export function registerServeCommands(program: Command): void {
         await withCtx(
           cmd,
           async (ctx) => {
-            const app = await buildServer(ctx, {
-              rateLimit,
-              logLevel,
-              trustProxy,
-              ...(metricsToken ? { metricsToken } : {}),
-              ...(https ? { https } : {}),
-            });
-            await app.listen({ host, port });
+            let app: Awaited<ReturnType<typeof buildServer>>;
+            try {
+              app = await buildServer(ctx, {
+                rateLimit,
+                logLevel,
+                trustProxy,
+                ...(metricsToken ? { metricsToken } : {}),
+                ...(https ? { https } : {}),
+              });
+            } catch (e) {
+              throw startupProblem(e, host, port);
+            }
+            try {
+              await app.listen({ host, port });
+            } catch (e) {
+              await app.close().catch(() => undefined);
+              throw startupProblem(e, host, port);
+            }
             const bound = app.server.address();
             const actualPort = bound !== null && typeof bound === 'object' ? bound.port : port;
             const urlHost = host.includes(':') ? `[${host}]` : host;

@@ -1,14 +1,12 @@
 import type { Command } from 'commander';
-import { defaultMerchantId } from '../../services/merchants.js';
-import {
-  cancelSubscription,
-  listSubscriptions,
-  pauseSubscription,
-  resumeSubscription,
-  subscriptionDetail,
-} from '../../services/subscriptions/index.js';
+import { pageSubscriptions, subscriptionRef } from '../../services/operator.js';
+import { requireMerchant } from '../../services/merchants.js';
+import { cancelSubscription, pauseSubscription, resumeSubscription, subscriptionDetail } from '../../services/subscriptions/index.js';
+import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
+import { confirmIrreversible } from '../prompts.js';
 import { action, withCtx } from '../shell.js';
+import { visible } from '../visible.js';
 
 const listColumns = {
   subscriptionId: 'subscriptionId',
@@ -22,57 +20,68 @@ const listColumns = {
   failedCount: 'failed',
 } as const;
 
-/** `paygate sub list|show|pause|resume|cancel` (SPEC §12). */
+/** `paygate sub list|show|pause|resume|cancel` (SPEC §12): a subscription by its id or its code, no --merchant needed. */
 export function registerSubCommands(program: Command): void {
   const sub = program.command('sub').description('subscriptions');
 
-  sub
-    .command('list')
-    .description("a merchant's subscriptions, newest first (without --user: the newest 100)")
-    .option('--merchant <id>', 'merchant id')
-    .option('--user <id>', 'only this user')
-    .option('--status <status>', 'INCOMPLETE, ACTIVE, PAUSED, CANCELLED, FAILED or EXPIRED')
-    .action(
-      action(async (opts: { merchant?: string; user?: string; status?: string }, cmd: Command) => {
-        await withCtx(cmd, async (ctx, out) => {
-          const rows = await listSubscriptions(ctx, await defaultMerchantId(ctx, opts.merchant), { userId: opts.user, status: opts.status });
-          out.result(rows, () => table(rows, listColumns));
-        });
-      }),
-    );
+  addPaging(
+    sub
+      .command('list')
+      .description('subscriptions of every merchant, newest first')
+      .option('--merchant <id>', 'only this merchant')
+      .option('--user <id>', 'only this user')
+      .option('--status <status>', 'INCOMPLETE, ACTIVE, PAUSED, CANCELLED, FAILED or EXPIRED'),
+  ).action(
+    action(async (opts: { merchant?: string; user?: string; status?: string; limit: string; page: string }, cmd: Command) => {
+      const req = pageOf(opts);
+      await withCtx(cmd, async (ctx, out) => {
+        const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
+        const p = await pageSubscriptions(ctx, { merchantId, userId: opts.user, status: opts.status }, req);
+        out.result(p.items, () => `${table(p.items, listColumns)}\n${pageFooter(p)}`);
+      });
+    }),
+  );
 
   sub
     .command('show')
-    .argument('<id>', 'subscription id')
-    .option('--merchant <id>', 'merchant id')
+    .argument('<id>', 'subscription id or code')
+    .option('--merchant <id>', 'only if it belongs to this merchant')
     .action(
       action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
-          const d = await subscriptionDetail(ctx, await defaultMerchantId(ctx, opts.merchant), { subscriptionId: id });
+          const ref = await subscriptionRef(ctx, id, opts.merchant);
+          const d = await subscriptionDetail(ctx, ref.merchantId, { subscriptionId: ref.id });
           out.result(d, () => record(d));
         });
       }),
     );
 
-  for (const [name, fn, text] of [
-    ['pause', pauseSubscription, 'pause renewals (ACTIVE → PAUSED)'],
-    ['resume', resumeSubscription, 'resume renewals (PAUSED → ACTIVE)'],
-    ['cancel', cancelSubscription, 'cancel (ACTIVE, PAUSED or INCOMPLETE → CANCELLED)'],
+  for (const [name, fn, text, irreversible] of [
+    ['pause', pauseSubscription, 'pause renewals (ACTIVE → PAUSED)', false],
+    ['resume', resumeSubscription, 'resume renewals (PAUSED → ACTIVE)', false],
+    ['cancel', cancelSubscription, 'cancel (ACTIVE, PAUSED or INCOMPLETE → CANCELLED); asks first on a terminal', true],
   ] as const) {
-    sub
+    const c = sub
       .command(name)
-      .argument('<id>', 'subscription id')
-      .option('--merchant <id>', 'merchant id')
-      .description(text)
-      .action(
-        action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
-          await withCtx(cmd, async (ctx, out) => {
-            const merchantId = await defaultMerchantId(ctx, opts.merchant);
-            fn(ctx, merchantId, { subscriptionId: id });
-            const d = await subscriptionDetail(ctx, merchantId, { subscriptionId: id });
-            out.result(d, () => record(d));
-          });
-        }),
-      );
+      .argument('<id>', 'subscription id or code')
+      .option('--merchant <id>', 'only if it belongs to this merchant')
+      .description(text);
+    if (irreversible) c.option('-y, --yes', 'do not ask for confirmation');
+    c.action(
+      action(async (id: string, opts: { merchant?: string; yes?: boolean }, cmd: Command) => {
+        await withCtx(cmd, async (ctx, out) => {
+          const ref = await subscriptionRef(ctx, id, opts.merchant);
+          if (irreversible) {
+            await confirmIrreversible(out, opts.yes, async () => {
+              const d = await subscriptionDetail(ctx, ref.merchantId, { subscriptionId: ref.id });
+              return `Cancel subscription ${d.subscriptionCode} of user ${visible(d.userId)} (${visible(d.planName)})? It cannot be resumed.`;
+            });
+          }
+          await fn(ctx, ref.merchantId, { subscriptionId: ref.id });
+          const d = await subscriptionDetail(ctx, ref.merchantId, { subscriptionId: ref.id });
+          out.result(d, () => record(d));
+        });
+      }),
+    );
   }
 }

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
+import { requireMerchant } from '../../services/merchants.js';
+import { planMerchantId } from '../../services/operator.js';
 import { createTransaction, showTransaction } from '../../services/transactions/index.js';
 import { askMissing, type MissingField } from '../prompts.js';
+import { textCheck } from '../validate.js';
 import { action, outputOf, withCtx } from '../shell.js';
 import { addCardOptions, cardInfoFrom, cliId, renderTransaction, type CardOptions } from './pay.js';
 
@@ -18,28 +20,31 @@ export function registerSubscribeCommands(program: Command): void {
   const sub = program
     .command('subscribe')
     .description('subscribe a user to a plan: the first charge; the card is vaulted for renewals')
-    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--merchant <id>', 'only if the plan belongs to this merchant (the plan names its merchant)')
     .option('--plan <id>', 'plan id')
     .option('--user <id>', 'your user id')
-    .option('--relation <id>', 'relationId; generated when left out')
-    .option('--request <id>', 'requestId; generated when left out')
+    .option('--relation <id>', 'relationId; defaults to --request, else generated')
+    .option('--request <id>', 'idempotency key (requestId): run again with the same one to retry safely; generated when left out')
     .option('--notify-url <url>', 'callback URL for this subscription, kept for every renewal');
   addCardOptions(sub).action(
     action(async (opts: SubscribeOptions, cmd: Command) => {
       const out = outputOf(cmd);
       const missing: MissingField[] = [];
-      if (opts.plan === undefined) missing.push({ flag: '--plan', message: 'Plan id' });
-      if (opts.user === undefined) missing.push({ flag: '--user', message: 'User id' });
+      if (opts.plan === undefined) missing.push({ flag: '--plan', message: 'Plan id', check: textCheck(64) });
+      if (opts.user === undefined) missing.push({ flag: '--user', message: 'User id', check: textCheck(200) });
       const a = await askMissing(out, missing);
       const cardInfo = await cardInfoFrom(out, opts);
+      const planId = opts.plan ?? a['--plan'] ?? '';
       await withCtx(cmd, async (ctx) => {
-        const merchant = await requireMerchant(ctx, await defaultMerchantId(ctx, opts.merchant));
+        // The plan names its merchant.
+        const merchant = await requireMerchant(ctx, await planMerchantId(ctx, planId, opts.merchant));
         const view = await createTransaction(ctx, merchant, {
           merchantId: merchant.id,
           requestId: opts.request ?? cliId('cli'),
-          relationId: opts.relation ?? cliId('sub'),
+          // A retry with the same --request must be the same request: the order id cannot be new.
+          relationId: opts.relation ?? opts.request ?? cliId('sub'),
           paymentType: 'SUBSCRIPTION',
-          planId: opts.plan ?? a['--plan'],
+          planId,
           userId: opts.user ?? a['--user'],
           cardInfo,
           notifyUrl: opts.notifyUrl,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { defaultMerchantId, requireMerchant } from '../../services/merchants.js';
+import { chooseMerchant } from '../choose.js';
 import { uploadTracking } from '../../services/tracking.js';
 import { record } from '../output.js';
 import { action, UsageError, withCtx } from '../shell.js';
@@ -98,7 +98,7 @@ export function registerTrackingCommands(program: Command): void {
   tracking
     .command('upload')
     .description('upload tracking numbers: from a CSV or JSON file, or one entry by flags')
-    .option('--merchant <id>', 'merchant id (may be left out when only one exists)')
+    .option('--merchant <id>', 'merchant id (left out: the only one, or chosen from a list on a terminal)')
     .option('--file <file>', 'FILE.csv (header: orderId,relationId,trackingNo,trackingChannel,trackUrl) or FILE.json')
     .option('--order <id>', 'transactionOrderId')
     .option('--relation <id>', 'relationId')
@@ -125,7 +125,7 @@ export function registerTrackingCommands(program: Command): void {
           ];
         }
         await withCtx(cmd, async (ctx, out) => {
-          const merchant = await requireMerchant(ctx, await defaultMerchantId(ctx, opts.merchant));
+          const merchant = await chooseMerchant(ctx, out, opts.merchant);
           const result = await uploadTracking(ctx, merchant, { merchantId: merchant.id, trackingList: entries });
           out.result(result, () => record({ ...result, failedOrders: result.failedOrders.join(', ') || '(none)' }));
         });

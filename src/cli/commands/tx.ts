@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { requireMerchant } from '../../services/merchants.js';
-import { listTransactions, showTransaction, STATUS } from '../../services/transactions/index.js';
+import { pageTransactions } from '../../services/operator.js';
+import { showTransaction, STATUS } from '../../services/transactions/index.js';
+import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { action, UsageError, withCtx } from '../shell.js';
 
@@ -28,22 +30,23 @@ function statusCode(text: string | undefined): number | undefined {
 
 export function registerTxCommands(program: Command): void {
   const tx = program.command('tx').description('transactions (card numbers are always masked)');
-  tx.command('list')
-    .description('list transactions, newest first')
-    .option('--merchant <id>', 'only this merchant')
-    .option('--status <status>', 'status code or name')
-    .option('--limit <n>', 'at most N rows', '50')
-    .action(
-      action(async (opts: { merchant?: string; status?: string; limit: string }, cmd: Command) => {
-        if (!/^\d{1,6}$/.test(opts.limit) || Number(opts.limit) < 1) throw new UsageError('--limit must be a whole number ≥ 1');
-        const status = statusCode(opts.status);
-        await withCtx(cmd, async (ctx, out) => {
-          const merchantId = opts.merchant ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
-          const rows = await listTransactions(ctx, { merchantId, status, limit: Number(opts.limit) });
-          out.result(rows, () => table(rows, columns));
-        });
-      }),
-    );
+  addPaging(
+    tx
+      .command('list')
+      .description('transactions of every merchant, newest first')
+      .option('--merchant <id>', 'only this merchant')
+      .option('--status <status>', 'status code or name'),
+  ).action(
+    action(async (opts: { merchant?: string; status?: string; limit: string; page: string }, cmd: Command) => {
+      const req = pageOf(opts);
+      const status = statusCode(opts.status);
+      await withCtx(cmd, async (ctx, out) => {
+        const merchantId = opts.merchant ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
+        const p = await pageTransactions(ctx, { merchantId, status }, req);
+        out.result(p.items, () => `${table(p.items, columns)}\n${pageFooter(p)}`);
+      });
+    }),
+  );
   tx.command('show')
     .argument('<id>', 'transactionOrderId')
     .option('--merchant <id>', 'only if it belongs to this merchant')

@@ -3,10 +3,13 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { rotateVaultKey } from '../../services/vault-rotate.js';
 import { newVaultKeyText, parseVaultKey } from '../../vault/crypto.js';
 import { progressBar } from '../progress.js';
+import { confirmIrreversible } from '../prompts.js';
+import { countSealedValues } from '../../services/vault-rotate.js';
 import { action, outputOf, UsageError, withCtx } from '../shell.js';
 
 interface RotateOptions {
   newKeyFile?: string;
+  yes?: boolean;
 }
 
 /** The new key: from --new-key-file, else PAYGATE_NEW_VAULT_KEY (never a flag value: it would sit in shell history). */
@@ -45,12 +48,18 @@ export function registerVaultCommands(program: Command): void {
     .command('rotate')
     .description('re-encrypt every stored card and secret under a new vault key (resumable; stop serve and renew first)')
     .option('--new-key-file <file>', 'file holding the new key (base64); or set PAYGATE_NEW_VAULT_KEY')
+    .option('-y, --yes', 'do not ask for confirmation on a terminal')
     .action(
       action(async (opts: RotateOptions, cmd: Command) => {
         const next = newKeyOf(opts);
         await withCtx(
           cmd,
           async (ctx, out) => {
+            await confirmIrreversible(
+              out,
+              opts.yes,
+              async () => `Re-encrypt ${await countSealedValues(ctx)} stored cards and secrets under the new key? Stop every other paygate process (serve, renew) first; afterwards only the new key opens this database.`,
+            );
             const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
             const summary = await rotateVaultKey(ctx, next.key, (p) => bar?.update(p.done, p.total));
             bar?.done();

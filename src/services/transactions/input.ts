@@ -106,7 +106,7 @@ function checkItems(text: string): Item[] {
     if (FORBIDDEN_NAME.test(name)) throw invalidParam(`${at}.name`, 'must not contain emoji, CJK or control characters');
     const price = typeof o.price === 'string' && o.price !== '' ? o.price : undefined;
     const num = typeof o.num === 'string' && o.num !== '' ? o.num : undefined;
-    if (price !== undefined && !/^(0|[1-9]\d{0,9})(\.\d{1,2})?$/.test(price)) throw invalidParam(`${at}.price`, 'must match (12,2)');
+    if (price !== undefined && !/^(0|[1-9]\d{0,9})(\.\d{1,2})?$/.test(price)) throw invalidParam(`${at}.price`, 'must be an amount such as 9.99: digits with at most two decimals, no sign, no exponent');
     if (num !== undefined && !/^[1-9]\d{0,8}$/.test(num)) throw invalidParam(`${at}.num`, 'must be a whole number ≥ 1');
     if (typeof o.currency === 'string' && o.currency !== '' && !isCurrency(o.currency)) throw invalidParam(`${at}.currency`, 'must be an ISO 4217 code');
     if (typeof o.url === 'string' && o.url !== '' && !isHttpUrl(o.url)) throw invalidParam(`${at}.url`, 'must be an http or https URL');

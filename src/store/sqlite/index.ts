@@ -17,6 +17,8 @@ import type {
   NewIdempotency,
   NewRecord,
   OperationalCounts,
+  OwnedId,
+  PageWindow,
   SealedColumn,
   SealedRow,
   PlanRow,
@@ -42,6 +44,7 @@ import * as delivery from './delivery.js';
 import { createPrivateFile } from './files.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import * as operations from './operations.js';
+import * as lookup from './lookup.js';
 import * as merchants from './merchants.js';
 import * as outbox from './outbox.js';
 import * as plans from './plans.js';
@@ -161,6 +164,31 @@ class SqliteReads implements Reads {
   }
   async getMeta(key: string): Promise<string | undefined> {
     return vault.getMeta(this.db, key);
+  }
+  async planOwner(planId: string): Promise<string | undefined> {
+    return lookup.planOwner(this.db, planId);
+  }
+  async subscriptionOwner(idOrCode: string): Promise<{ id: string; code: string; merchantId: string } | undefined> {
+    return lookup.subscriptionOwner(this.db, idOrCode);
+  }
+  async transactionOwner(id: string): Promise<string | undefined> {
+    return lookup.transactionOwner(this.db, id);
+  }
+  async pagePlanIds(f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow): Promise<OwnedId[]> {
+    return lookup.pagePlanIds(this.db, f);
+  }
+  async pageSubscriptionIds(
+    f: { merchantId?: string | undefined; userId?: string | undefined; status?: string | undefined } & PageWindow,
+  ): Promise<OwnedId[]> {
+    return lookup.pageSubscriptionIds(this.db, f);
+  }
+  async pageTransactionIds(f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow): Promise<OwnedId[]> {
+    return lookup.pageTransactionIds(this.db, f);
+  }
+  async pageEventIds(
+    f: { merchantId?: string | undefined; status?: string | undefined; subscriptionId?: string | undefined } & PageWindow,
+  ): Promise<OwnedId[]> {
+    return lookup.pageEventIds(this.db, f);
   }
 }
 
