@@ -6,7 +6,7 @@ import { invalidParam } from './errors.js';
  */
 
 /** SPEC §3: at most 10 integer digits, at most 2 decimals, no sign, no exponent, no leading zeros. */
-const AMOUNT_RE = /^(0|[1-9]\d{0,9})(\.(\d{1,2}))?$/;
+export const AMOUNT_RE = /^(0|[1-9]\d{0,9})(\.(\d{1,2}))?$/;
 
 /** ICU knows ISO 4217; these are the exponents card networks use where ICU differs. */
 const EXPONENT_OVERRIDES: Record<string, number> = {

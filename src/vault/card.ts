@@ -31,7 +31,7 @@ export interface ValidCard {
   last4: string;
 }
 
-const cardShape = z.object({
+export const cardShape = z.object({
   holderName: z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters').optional().nullable(),
   cardNumber: z.string({ error: 'is required and must be a string' }).min(1, 'is required').max(40, 'is too long'),
   month: z.string({ error: 'is required and must be a string' }).min(1, 'is required').max(4, 'is too long'),
