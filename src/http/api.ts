@@ -1,19 +1,33 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import type { Ctx } from '../app.js';
+import { invalidParam, type ResultCode } from '../domain/errors.js';
+import { v1AmbiguousField } from '../domain/signature.js';
 import type { MerchantRow } from '../store/merchants.js';
 import { authenticate, type Budget } from './auth.js';
 import { parseJsonObject, parseQuery, readGetBody, splitUrl, type Params } from './body.js';
 import { MalformedRequest, success } from './envelope.js';
 import type { RateLimiter } from './rate-limit.js';
 
+/**
+ * The zod schema a route's service validates its request with — the OpenAPI document renders
+ * the request from it — or, for a request whose shape depends on one field, its variants.
+ */
+export type RouteRequest =
+  | { schema: z.ZodType; name?: string }
+  | { variants: Record<string, { name: string; schema: z.ZodType }>; discriminator: string };
+
 /** What the OpenAPI document says about a route (http/openapi.ts renders it). */
 export interface RouteDoc {
+  operationId: string;
+  tag: 'Payments' | 'Plans' | 'Subscriptions';
   summary: string;
-  /** Request fields besides merchantId and sign: name → JSON schema. */
-  fields: Record<string, object>;
-  required: string[];
+  description?: string;
+  request: RouteRequest;
   /** JSON schema of `data` on success. */
-  data: object;
+  data: Record<string, unknown>;
+  /** Result codes of the operation itself, besides those every signed request can get (1000–1004, 9999). */
+  errors: readonly ResultCode[];
 }
 
 export interface ApiRoute extends Budget {
@@ -53,6 +67,17 @@ async function readInput(req: FastifyRequest): Promise<{ path: string; params: P
   return { path, params: body as Params, payload: req.rawBody };
 }
 
+/** SPEC §4: under v1 a value holding `&name=` would make one signature fit two requests. */
+function refuseAmbiguousV1(params: Params): void {
+  const field = v1AmbiguousField(params);
+  if (field !== undefined) {
+    throw invalidParam(
+      field,
+      'must not contain "&" followed by a field name and "=" (such as "&amount=") when signing with version 1, where it would let one signature fit two different requests; remove it, or sign with version 2',
+    );
+  }
+}
+
 export function registerApiRoute(app: FastifyInstance, deps: ApiDeps, route: ApiRoute): void {
   app.route({
     method: route.method,
@@ -75,6 +100,7 @@ export function registerApiRoute(app: FastifyInstance, deps: ApiDeps, route: Api
         },
         route,
       );
+      if (merchant.signatureVersion === 1) refuseAmbiguousV1(input.params);
       const data = await route.handle(deps.ctx, merchant, input.params, req);
       return reply.code(200).send(success(data));
     },

@@ -202,13 +202,15 @@ export function parseTransactionInput(
   defaultPaymentType?: PaymentType,
 ): TransactionInput {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PaygateError(RESULT_CODES.MALFORMED, 'request body must be a JSON object');
+  // POST /subscription/create (the one caller with a default) takes only SUBSCRIPTION, by its own schema.
+  const subscribeOnly = defaultPaymentType === 'SUBSCRIPTION';
   const given = (raw as Record<string, unknown>).paymentType;
-  if (given !== undefined && given !== null && typeof given !== 'string') throw invalidParam('paymentType', 'must be a string: PAY, CHECKOUT or SUBSCRIPTION');
-  const paymentType = given || defaultPaymentType;
-  if (paymentType === undefined) throw invalidParam('paymentType', 'is required: PAY, CHECKOUT or SUBSCRIPTION');
+  if (!subscribeOnly && given !== undefined && given !== null && typeof given !== 'string') throw invalidParam('paymentType', 'must be a string: PAY, CHECKOUT or SUBSCRIPTION');
+  const paymentType = subscribeOnly ? 'SUBSCRIPTION' : typeof given === 'string' ? given : undefined;
+  if (!paymentType) throw invalidParam('paymentType', 'is required: PAY, CHECKOUT or SUBSCRIPTION');
   if (!(PAYMENT_TYPES as readonly string[]).includes(paymentType)) throw invalidParam('paymentType', 'must be PAY, CHECKOUT or SUBSCRIPTION');
   const pt = paymentType as PaymentType;
-  const d = parseInput(TRANSACTION_REQUESTS[pt], { ...(raw as Record<string, unknown>), paymentType: pt });
+  const d = parseInput(subscribeOnly ? SUBSCRIBE_REQUEST : TRANSACTION_REQUESTS[pt], raw);
   const sub = pt === 'SUBSCRIPTION';
   if (d.currency !== undefined && !isCurrency(d.currency)) throw invalidParam('currency', `${d.currency} is not an ISO 4217 currency`);
   // A subscription's amount comes from the plan; a payAmount sent anyway must still be well-formed.
