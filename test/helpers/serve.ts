@@ -125,10 +125,32 @@ export interface RawInit {
   body?: string | Buffer;
 }
 
+export interface RecordedExchange {
+  method: string;
+  url: string;
+  requestBody?: string | undefined;
+  status: number;
+  responseHeaders: Record<string, string | undefined>;
+  responseBody: string;
+}
+
+let recorder: ((x: RecordedExchange) => void) | undefined;
+
+/** Every exchange made through `raw` (and so `client`) goes to `fn`, for the contract checks. */
+export function recordTraffic(fn: ((x: RecordedExchange) => void) | undefined): void {
+  recorder = fn;
+}
+
 /** undici.request rather than fetch: fetch refuses a GET with a body, which SPEC §3 allows. */
 export async function raw(url: string, init: RawInit = {}): Promise<Answer> {
   const res = await request(url, { method: (init.method ?? 'GET') as 'GET', headers: init.headers, body: init.body });
   const t = await res.body.text();
+  if (recorder) {
+    const responseHeaders: Record<string, string | undefined> = {};
+    for (const [k, v] of Object.entries(res.headers)) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
+    const requestBody = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : init.body.toString('utf8');
+    recorder({ method: init.method ?? 'GET', url, requestBody, status: res.statusCode, responseHeaders, responseBody: t });
+  }
   let body: unknown;
   try {
     body = JSON.parse(t);
