@@ -223,7 +223,11 @@ function plainOperation(doc: PlainRouteDoc): Json {
       ...(html
         ? {
             ...(doc.method === 'POST' ? { '303': { description: 'Done: on to the merchant’s return, failed or cancel URL (or back to the page)', headers: { 'x-request-id': REQUEST_ID_HEADER } } } : {}),
-            '4XX': { description: 'Unknown or finished session, or a form without its token', headers: { 'x-request-id': REQUEST_ID_HEADER }, content: { 'text/html': { schema: { type: 'string' } } } },
+            '4XX': {
+              description: 'Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope)',
+              headers: { 'x-request-id': REQUEST_ID_HEADER },
+              content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ref('Failure') } },
+            },
           }
         : { '4XX': { description: 'Malformed URL (1000)', headers: { 'x-request-id': REQUEST_ID_HEADER }, content: { 'application/json': { schema: ref('Failure') } } } }),
     },

@@ -70,7 +70,8 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     // any handler runs: answer those in the envelope too (SPEC §3), as 1000.
     frameworkErrors: (err, req, reply) => {
       const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment of the URL is too long' : 'the URL is not validly encoded';
-      void (reply as FastifyReply).code(400).send(failure(RESULT_CODES.MALFORMED, `malformed request: ${what}`));
+      // Before any hook: the request id header the onRequest hook gives every other answer.
+      void (reply as FastifyReply).code(400).header('x-request-id', req.id).send(failure(RESULT_CODES.MALFORMED, `malformed request: ${what}`));
     },
     ...(opts.https ? { https: opts.https } : {}),
   });

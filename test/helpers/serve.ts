@@ -134,22 +134,23 @@ export interface RecordedExchange {
   responseBody: string;
 }
 
-let recorder: ((x: RecordedExchange) => void) | undefined;
+const recorders = new Set<(x: RecordedExchange) => void>();
 
-/** Every exchange made through `raw` (and so `client`) goes to `fn`, for the contract checks. */
-export function recordTraffic(fn: ((x: RecordedExchange) => void) | undefined): void {
-  recorder = fn;
+/** Every exchange made through `raw` (and so `client`) goes to `fn` until the returned stop is called (contract checks). */
+export function recordTraffic(fn: (x: RecordedExchange) => void): () => void {
+  recorders.add(fn);
+  return () => recorders.delete(fn);
 }
 
 /** undici.request rather than fetch: fetch refuses a GET with a body, which SPEC §3 allows. */
 export async function raw(url: string, init: RawInit = {}): Promise<Answer> {
   const res = await request(url, { method: (init.method ?? 'GET') as 'GET', headers: init.headers, body: init.body });
   const t = await res.body.text();
-  if (recorder) {
+  if (recorders.size > 0) {
     const responseHeaders: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(res.headers)) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
     const requestBody = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : init.body.toString('utf8');
-    recorder({ method: init.method ?? 'GET', url, requestBody, status: res.statusCode, responseHeaders, responseBody: t });
+    for (const fn of recorders) fn({ method: init.method ?? 'GET', url, requestBody, status: res.statusCode, responseHeaders, responseBody: t });
   }
   let body: unknown;
   try {
