@@ -30,7 +30,7 @@ declare module 'fastify' {
   }
 }
 
-const opsDocs: PlainRouteDoc[] = [
+export const opsDocs: PlainRouteDoc[] = [
   { method: 'GET', url: '/healthz', summary: 'Liveness: {"status":"ok"}', contentType: 'application/json' },
   { method: 'GET', url: '/openapi.json', summary: 'This document', contentType: 'application/json' },
 ];

@@ -1,8 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { buildOpenApi } from '../../src/http/openapi.js';
-import { pageDocs } from '../../src/http/pages/plugin.js';
-import { apiRoutes } from '../../src/http/routes/index.js';
+import { openApiDocument } from '../../src/http/openapi-document.js';
 
 /**
  * Checks HTTP traffic against the OpenAPI document, in-process: ajv (JSON Schema 2020-12, the
@@ -34,11 +32,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** The document as served, minus the server URL (which only `serve` knows). */
 export function currentDocument(): Json {
-  const ops = [
-    { method: 'GET', url: '/healthz', summary: 'Liveness: {"status":"ok"}', contentType: 'application/json' },
-    { method: 'GET', url: '/openapi.json', summary: 'This document', contentType: 'application/json' },
-  ] as const;
-  return buildOpenApi(apiRoutes, [...ops, ...pageDocs], 'http://127.0.0.1') as Json;
+  return openApiDocument('http://127.0.0.1') as Json;
 }
 
 interface Operation {
