@@ -9,7 +9,10 @@ import { canonicalJson } from './signature.js';
  */
 
 export const requiredString = (max: number) =>
-  z.string({ error: 'is required and must be a string' }).min(1, 'is required').max(max, `must be at most ${max} characters`);
+  z
+    .string({ error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be a string') })
+    .min(1, 'is required')
+    .max(max, `must be at most ${max} characters`);
 
 export const optionalString = (max: number) =>
   z
@@ -63,11 +66,11 @@ export const optionalUrl = wireForm(
 export const integerField = (min: number, max: number) =>
   wireForm(
   z
-    .union([z.number(), z.string()], { error: 'must be an integer' })
+    .union([z.number(), z.string()], { error: 'must be a whole number (a JSON integer or a string of digits)' })
     .transform((v, ctx) => {
       const n = typeof v === 'number' ? v : /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
       if (!Number.isInteger(n)) {
-        ctx.addIssue({ code: 'custom', message: 'must be an integer' });
+        ctx.addIssue({ code: 'custom', message: 'must be a whole number (a JSON integer or a string of digits)' });
         return z.NEVER;
       }
       if (n < min || n > max) {
@@ -120,7 +123,9 @@ export const optionalAmount = wireForm(optionalString(32), { type: 'string', pat
 export function jsonDocument(what: string, shape: Record<string, unknown>, required: true): z.ZodType<string, unknown>;
 export function jsonDocument(what: string, shape: Record<string, unknown>, required?: false): z.ZodType<string | undefined, unknown>;
 export function jsonDocument(what: string, shape: Record<string, unknown>, required = false): z.ZodType {
-  const doc = z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], { error: `must be a JSON string or a JSON ${what}` });
+  const doc = z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], {
+    error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : `must be a JSON string or a JSON ${what}`),
+  });
   const asText = (v: unknown): string | undefined => (v === '' || v === null || v === undefined ? undefined : typeof v === 'string' ? v : canonicalJson(v));
   const schema = required
     ? doc.refine((v) => v !== '', 'is required').transform((v) => asText(v) as string)

@@ -54,7 +54,7 @@ export function parseAmount(text: unknown, currency: string, opts: ParseAmountOp
   const field = opts.field ?? 'amount';
   if (typeof text !== 'string') throw invalidParam(field, 'must be a decimal string such as "9.99"');
   const m = AMOUNT_RE.exec(text);
-  if (!m) throw invalidParam(field, 'must match (12,2), e.g. "9.99", without sign or exponent');
+  if (!m) throw invalidParam(field, 'must be a decimal string of at most 10 digits and 2 decimals, such as "9.99" (no sign, exponent or leading zero)');
   const exp = currencyExponent(currency);
   const whole = m[1] ?? '0';
   const frac = m[3] ?? '';
