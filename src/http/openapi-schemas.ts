@@ -25,6 +25,9 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'
     target: 'draft-2020-12',
     unrepresentable: 'any',
     override(ctx) {
+      // A default the service applies (pageNum 1, pageSize 10) is part of the contract.
+      const def = (ctx.zodSchema as unknown as { _zod: { def: { type: string; defaultValue?: unknown } } })._zod.def;
+      if (def.type === 'default' && (ctx.jsonSchema as Json).default === undefined) (ctx.jsonSchema as Json).default = def.defaultValue;
       const wire = wireForms.get(ctx.zodSchema as unknown as z.ZodType);
       if (!wire) return;
       const json = ctx.jsonSchema as Json;

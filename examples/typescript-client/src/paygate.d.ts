@@ -998,10 +998,16 @@ export interface components {
              * @enum {string}
              */
             status?: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED";
-            /** @description Page number, from 1 */
-            pageNum?: number | string;
-            /** @description Records per page, 1 to 100 */
-            pageSize?: number | string;
+            /**
+             * @description Page number, from 1
+             * @default 1
+             */
+            pageNum: number | string;
+            /**
+             * @description Records per page, 1 to 100
+             * @default 10
+             */
+            pageSize: number | string;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
