@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { BIN, paygate } from './cli.js';
 import { TEST_VAULT_KEY, tempDir } from './ctx.js';
+import { recorders } from './traffic.js';
+
+export { recordTraffic } from './traffic.js';
 
 /**
  * A real `paygate serve` process on 127.0.0.1 with a temp database, and a client that signs
@@ -123,23 +126,6 @@ export interface RawInit {
   method?: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
-}
-
-export interface RecordedExchange {
-  method: string;
-  url: string;
-  requestBody?: string | undefined;
-  status: number;
-  responseHeaders: Record<string, string | undefined>;
-  responseBody: string;
-}
-
-const recorders = new Set<(x: RecordedExchange) => void>();
-
-/** Every exchange made through `raw` (and so `client`) goes to `fn` until the returned stop is called (contract checks). */
-export function recordTraffic(fn: (x: RecordedExchange) => void): () => void {
-  recorders.add(fn);
-  return () => recorders.delete(fn);
 }
 
 /** undici.request rather than fetch: fetch refuses a GET with a body, which SPEC §3 allows. */

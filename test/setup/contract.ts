@@ -1,6 +1,6 @@
 import { afterAll, expect } from 'vitest';
 import type { Exchange } from '../helpers/contract.js';
-import { recordTraffic } from '../helpers/serve.js';
+import { recordTraffic } from '../helpers/traffic.js';
 
 /**
  * Every test file's HTTP traffic through the helpers (raw, client) is checked against the

@@ -1,0 +1,18 @@
+/** The HTTP exchanges the test helpers make, for the contract checks (test/setup/contract.ts). */
+export interface RecordedExchange {
+  method: string;
+  url: string;
+  requestBody?: string | undefined;
+  status: number;
+  responseHeaders: Record<string, string | undefined>;
+  responseBody: string;
+}
+
+export const recorders = new Set<(x: RecordedExchange) => void>();
+
+/** Every exchange made through `raw` (and so `client`) goes to `fn` until the returned stop is called (contract checks). */
+export function recordTraffic(fn: (x: RecordedExchange) => void): () => void {
+  recorders.add(fn);
+  return () => recorders.delete(fn);
+}
+
