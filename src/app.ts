@@ -5,6 +5,8 @@ import { loadVaultKey, vaultFromKey, type Vault } from './vault/crypto.js';
 import type { Channel } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
 import { createWriter, type Writer } from './store/writer.js';
+import { anySealedSecret, keyPlainFingerprints } from './store/fingerprints.js';
+import { fingerprinter } from './vault/fingerprint.js';
 
 /**
  * The composition root: config → store, clock, vault, channel. Services receive this as
@@ -42,6 +44,7 @@ export function openApp(config: AppConfig, opts: OpenAppOptions = {}): Ctx {
     const zone = settleZone(sqlite, config.zone);
     const clock = opts.clock ?? systemClock;
     const vault = vaultFromKey(loadVaultKey(config.dbPath, config.vaultKey));
+    keyFingerprints(sqlite, vault);
     const writer = createWriter(sqlite);
     const channel = (opts.channel ?? createSandboxChannel)({ sqlite, writer, clock });
     return { db, sqlite, writer, clock, zone, vault, channel, config, close: () => sqlite.close() };
@@ -49,6 +52,27 @@ export function openApp(config: AppConfig, opts: OpenAppOptions = {}): Ctx {
     sqlite.close();
     throw e;
   }
+}
+
+/**
+ * Databases from before fingerprints were keyed hold plain hashes of requests (card data
+ * included): rekey them under the vault key before anything reads or writes one (SPEC §10).
+ */
+function keyFingerprints(sqlite: Sqlite, vault: Vault): void {
+  keyPlainFingerprints(sqlite, {
+    rekey: fingerprinter(vault),
+    assertKey: () => {
+      const sealed = anySealedSecret(sqlite);
+      if (sealed === undefined) return;
+      try {
+        vault.decrypt(sealed);
+      } catch {
+        throw new StoreOpenError(
+          'the vault key does not open this database (its merchant secrets do not decrypt): set the PAYGATE_VAULT_KEY it was created with',
+        );
+      }
+    },
+  });
 }
 
 /**

@@ -62,6 +62,13 @@ export const optionalUrl = wireForm(
   { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 500 },
 );
 
+/**
+ * A URL the user's browser is sent to (returnUrl, failedUrl, cancelUrl): kept as its WHATWG
+ * serialisation — host in punycode, everything else percent-encoded — so it is plain ASCII and
+ * always a valid Location header (`https://shop.example/merci/€` → `…/merci/%E2%82%AC`).
+ */
+export const optionalRedirectUrl = optionalUrl.transform((v) => (v === undefined ? undefined : new URL(v).href));
+
 /** SPEC §3: a JSON integer or a string of digits; anything else is 1001. */
 export const integerField = (min: number, max: number) =>
   wireForm(

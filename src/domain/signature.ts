@@ -28,15 +28,42 @@ function valueText(value: unknown): string {
 
 /** Step 1–3 of v1: every top-level field but `sign`, skipping null/undefined/"" values, sorted, `name=value` joined by `&`. */
 export function v1Joined(params: Record<string, unknown>): string {
+  return v1Fields(params)
+    .map((k) => `${k}=${valueText(params[k])}`)
+    .join('&');
+}
+
+/**
+ * v1 joins `name=value` with `&` and escapes nothing, so `requestId: "r1&transactionOrderId=txn_1"`
+ * signs exactly like the two fields `requestId: "r1"`, `transactionOrderId: "txn_1"`: a captured
+ * signature would fit a request the merchant never sent. A joined string parses one way only when
+ * every name is a plain token and no value contains `&token=`; the first field that breaks this
+ * (in signing order) is returned. Values are checked as written for signing (nested JSON included).
+ */
+const V1_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const V1_SPLICE = /&[A-Za-z_][A-Za-z0-9_]*=/;
+
+export interface V1Ambiguity {
+  field: string;
+  reason: 'name' | 'value';
+}
+
+export function v1Ambiguity(params: Record<string, unknown>): V1Ambiguity | undefined {
+  for (const k of v1Fields(params)) {
+    if (!V1_NAME.test(k)) return { field: k, reason: 'name' };
+    if (V1_SPLICE.test(valueText(params[k]))) return { field: k, reason: 'value' };
+  }
+  return undefined;
+}
+
+function v1Fields(params: Record<string, unknown>): string[] {
   return Object.keys(params)
     .filter((k) => k !== 'sign')
     .filter((k) => {
       const v = params[k];
       return v !== null && v !== undefined && v !== '';
     })
-    .sort()
-    .map((k) => `${k}=${valueText(params[k])}`)
-    .join('&');
+    .sort();
 }
 
 export function v1StringToSign(method: string, path: string, params: Record<string, unknown>, secret: string): string {
@@ -145,22 +172,6 @@ export function verifyV2Request(
   let ok = false;
   for (const secret of secrets) ok = safeEqualHex(v2RequestHex(secret, parsed.t, method, path, payload), parsed.v2) || ok;
   return ok ? { ok: true } : { ok: false, reason: 'mismatch' };
-}
-
-/**
- * v1's joined string has no escaping, so a value holding `&name=` would let one signature fit
- * two requests (SPEC §4): the first field whose value does, or undefined.
- */
-const INJECTED_FIELD = /&[A-Za-z_][A-Za-z0-9_]*=/;
-
-export function v1AmbiguousField(params: Record<string, unknown>): string | undefined {
-  return Object.keys(params)
-    .filter((k) => k !== 'sign')
-    .sort()
-    .find((k) => {
-      const v = params[k];
-      return v !== null && v !== undefined && v !== '' && INJECTED_FIELD.test(valueText(v));
-    });
 }
 
 /**

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Ctx } from '../app.js';
-import { invalidParam, type ResultCode } from '../domain/errors.js';
-import { v1AmbiguousField } from '../domain/signature.js';
+import type { ResultCode } from '../domain/errors.js';
 import type { MerchantRow } from '../store/merchants.js';
 import { authenticate, type Budget } from './auth.js';
 import { parseJsonObject, parseQuery, readGetBody, splitUrl, type Params } from './body.js';
@@ -49,6 +48,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by API routes so the error handler can answer data:false where SPEC wants it. */
     failData?: unknown;
+    /** The merchant the request authenticated as, for the log line. */
+    merchantId?: string;
+    /** The envelope's rtn_code, for the log line and metrics. */
+    rtnCode?: string;
   }
 }
 
@@ -65,17 +68,6 @@ async function readInput(req: FastifyRequest): Promise<{ path: string; params: P
     throw new MalformedRequest('request body must be a JSON object (Content-Type: application/json)');
   }
   return { path, params: body as Params, payload: req.rawBody };
-}
-
-/** SPEC §4: under v1 a value holding `&name=` would make one signature fit two requests. */
-function refuseAmbiguousV1(params: Params): void {
-  const field = v1AmbiguousField(params);
-  if (field !== undefined) {
-    throw invalidParam(
-      field,
-      'must not contain "&" followed by a field name and "=" (such as "&amount=") when signing with version 1, where it would let one signature fit two different requests; remove it, or sign with version 2',
-    );
-  }
 }
 
 export function registerApiRoute(app: FastifyInstance, deps: ApiDeps, route: ApiRoute): void {
@@ -100,8 +92,9 @@ export function registerApiRoute(app: FastifyInstance, deps: ApiDeps, route: Api
         },
         route,
       );
-      if (merchant.signatureVersion === 1) refuseAmbiguousV1(input.params);
+      req.merchantId = merchant.id;
       const data = await route.handle(deps.ctx, merchant, input.params, req);
+      req.rtnCode = '0000';
       return reply.code(200).send(success(data));
     },
   });

@@ -1,6 +1,6 @@
 import type { Ctx } from '../app.js';
-import { isPaygateError, PaygateError, RESULT_CODES } from '../domain/errors.js';
-import { V2_TOLERANCE_SECONDS, verifyV1, verifyV2Request, type V2Result } from '../domain/signature.js';
+import { invalidParam, isPaygateError, PaygateError, RESULT_CODES } from '../domain/errors.js';
+import { V2_TOLERANCE_SECONDS, v1Ambiguity, verifyV1, verifyV2Request, type V2Result } from '../domain/signature.js';
 import { authenticateMerchant, merchantSecrets } from '../services/merchants.js';
 import type { MerchantRow } from '../store/merchants.js';
 import type { Vault } from '../vault/crypto.js';
@@ -97,7 +97,26 @@ function checkSignature(ctx: Ctx, merchant: MerchantRow, input: AuthInput): void
 }
 
 /**
- * SPEC §3 order after the body check: merchant (1003), signature (1002), rate limit (1004).
+ * A v1 request whose joined string could be read as another request (signature.ts v1Ambiguity) is
+ * refused as a parameter error (1001), so it comes after the rate limit in SPEC §3's order: the
+ * signature is valid, the request is just not one v1 can sign unambiguously.
+ */
+function refuseAmbiguousV1(params: Params): void {
+  const found = v1Ambiguity(params);
+  if (!found) return;
+  const name = found.field.length > 64 ? `${found.field.slice(0, 64)}…` : found.field;
+  if (found.reason === 'name') {
+    throw invalidParam(name, 'with signature v1 a field name may only hold letters, digits and _ (it could sign like another request)');
+  }
+  throw invalidParam(
+    name,
+    'with signature v1 a value may not contain "&" followed by a name and "=" (it would sign like another request); such values need signature v2',
+  );
+}
+
+/**
+ * SPEC §3 order after the body check: merchant (1003), signature (1002), rate limit (1004), then
+ * for v1 merchants the unambiguity of the signed text (1001).
  * Failed authentications spend the client address's budget, never the merchant's.
  */
 export function authenticate(ctx: Ctx, limiter: RateLimiter, input: AuthInput, budget: Budget): MerchantRow {
@@ -116,5 +135,6 @@ export function authenticate(ctx: Ctx, limiter: RateLimiter, input: AuthInput, b
   const key = budget.by === 'apiKey' ? merchant.apiKey : merchant.id;
   const hit = limiter.hit(`${budget.bucket}:${key}`, budget.limit, now);
   if (!hit.ok) throw new RateLimited(hit.retryAfter);
+  if (merchant.signatureVersion === 1) refuseAmbiguousV1(input.params);
   return merchant;
 }

@@ -33,6 +33,49 @@ function tooDeep(raw: string): boolean {
   return false;
 }
 
+/**
+ * The first key that appears twice in one object, at any depth, in text JSON.parse accepted.
+ * JSON.parse keeps the last one silently, so `"payAmount":"1.00","payAmount":"99.00"` would be
+ * read one way here and possibly another way by whatever the client or a proxy logged or signed.
+ */
+function duplicateKey(raw: string): string | undefined {
+  // One entry per open bracket: the keys seen so far in an object, null for an array.
+  const open: (Set<string> | null)[] = [];
+  let expectKey = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 34) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < raw.length; i++) {
+        const d = raw.charCodeAt(i);
+        if (d === 92) {
+          escaped = true;
+          i++;
+        } else if (d === 34) break;
+      }
+      if (!expectKey) continue;
+      expectKey = false;
+      const keys = open[open.length - 1];
+      // "a" and "\u0061" are the same key: compare decoded names.
+      const key = escaped ? (JSON.parse(raw.slice(start, i + 1)) as string) : raw.slice(start + 1, i);
+      if (keys?.has(key)) return key;
+      keys?.add(key);
+    } else if (c === 123) {
+      open.push(new Set());
+      expectKey = true;
+    } else if (c === 91) {
+      open.push(null);
+    } else if (c === 125 || c === 93) {
+      open.pop();
+      expectKey = false;
+    } else if (c === 44) {
+      expectKey = open.length > 0 && open[open.length - 1] !== null;
+    }
+  }
+  return undefined;
+}
+
 /** A JSON object or a 1000 saying what is wrong with it. */
 export function parseJsonObject(raw: string): Params {
   if (raw.trim() === '') throw new MalformedRequest('request body is empty; send a JSON object');
@@ -43,6 +86,8 @@ export function parseJsonObject(raw: string): Params {
   } catch {
     throw new MalformedRequest('request body is not valid JSON');
   }
+  const twice = duplicateKey(raw);
+  if (twice !== undefined) throw new MalformedRequest(`request body has the key ${JSON.stringify(twice.slice(0, 64))} more than once in one object`);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new MalformedRequest('request body must be a JSON object');
   }
@@ -51,13 +96,28 @@ export function parseJsonObject(raw: string): Params {
   return value as Params;
 }
 
+/**
+ * JSON is UTF-8 (RFC 8259). A lenient decoder would turn every invalid byte into U+FFFD, so two
+ * different byte strings would read as the same request while v2 signs the bytes: refuse them.
+ * A BOM is kept (and then fails JSON.parse) so the text is always exactly the bytes sent.
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export function decodeBody(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new MalformedRequest('request body is not valid UTF-8');
+  }
+}
+
 /** The only body parser of the API scope: JSON kept raw beside the parsed object. */
 export function registerJsonParser(app: FastifyInstance): void {
   app.decorateRequest('rawBody', '');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
-    const raw = typeof body === 'string' ? body : body.toString('utf8');
-    req.rawBody = raw;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, body, done) => {
     try {
+      const raw = decodeBody(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+      req.rawBody = raw;
       done(null, parseJsonObject(raw));
     } catch (e) {
       done(e as Error, undefined);
@@ -65,9 +125,18 @@ export function registerJsonParser(app: FastifyInstance): void {
   });
 }
 
+/** `http://host:port` (and any `user:password@`) in front of an absolute-form request-target. */
+const SCHEME_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * Path and raw query of a request-target. HTTP/1.1 servers must accept the absolute-form
+ * (`GET http://host/path`), and fastify routes it like the origin-form, so its path is what is
+ * signed and logged too.
+ */
 export function splitUrl(url: string): { path: string; rawQuery: string } {
-  const i = url.indexOf('?');
-  return i < 0 ? { path: url, rawQuery: '' } : { path: url.slice(0, i), rawQuery: url.slice(i + 1) };
+  const target = url.startsWith('/') ? url : url.replace(SCHEME_AUTHORITY, '');
+  const i = target.indexOf('?');
+  return i < 0 ? { path: target, rawQuery: '' } : { path: target.slice(0, i), rawQuery: target.slice(i + 1) };
 }
 
 /** Query parameters as strings; a parameter given twice is ambiguous to sign, so it is refused. */
@@ -107,5 +176,5 @@ export async function readGetBody(req: FastifyRequest): Promise<string> {
     if (size > BODY_LIMIT) throw new MalformedRequest('request body is larger than 1 MiB', 413);
     chunks.push(buf);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return decodeBody(Buffer.concat(chunks));
 }

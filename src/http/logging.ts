@@ -1,4 +1,5 @@
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyRequest, FastifyServerOptions } from 'fastify';
+import { splitUrl } from './body.js';
 
 /** Paths pino blanks out wherever they appear in a log object (defence in depth: bodies are never logged). */
 const REDACT = [
@@ -8,35 +9,68 @@ const REDACT = [
   'headers.authorization', 'headers["x-paygate-signature"]',
 ];
 
-const SECRET_QUERY = /^(sign|cardinfo|cardnumber|cvv|secret|authorization)$/i;
+const SECRET_QUERY = /^(sign|cardinfo|cardnumber|cvv|secret|authorization|apikey|token)$/i;
+
+/** Route parameters that are credentials: the apiKey of payment endpoints, the page token. */
+const CREDENTIAL_PARAMS = new Set(['apiKey', 'token']);
+
+/** Enough of a key to tell merchants (or pages) apart in the logs, not enough to use it. */
+const KEEP = 6;
+const cut = (text: string): string => `${text.slice(0, KEEP)}…`;
 
 /**
- * URLs in logs: API keys and page tokens are credentials, query values such as `sign` too.
- * Keep enough of a key to tell merchants apart.
+ * A path segment longer than this is cut in the log of a request no route matched: there is no
+ * route to say which segment is a credential, and every apiKey and page token is longer.
  */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  const path = (q < 0 ? url : url.slice(0, q)).replace(
-    /^\/(payment|v1|checkout|3ds)\/([^/]+)/,
-    (_m, head: string, key: string) => `/${head}/${key.slice(0, 6)}…`,
-  );
-  if (q < 0) return path;
-  const query = url
-    .slice(q + 1)
+const LONG_SEGMENT = 12;
+
+function redactQuery(rawQuery: string): string {
+  return rawQuery
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
       const name = eq < 0 ? pair : pair.slice(0, eq);
       let decoded = name;
       try {
-        decoded = decodeURIComponent(name);
+        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
       } catch {
         // keep the raw name
       }
       return SECRET_QUERY.test(decoded) ? `${name}=[redacted]` : pair;
     })
     .join('&');
-  return `${path}?${query}`;
+}
+
+const withQuery = (path: string, rawQuery: string): string => (rawQuery === '' ? path : `${path}?${redactQuery(rawQuery)}`);
+
+/**
+ * A URL for the logs when nothing is known about it but its text: whatever the form of the
+ * request-target (absolute-form, `//` paths, percent-encoded), scheme and authority are dropped
+ * and every long path segment is cut.
+ */
+export function redactUrl(url: string): string {
+  const { path, rawQuery } = splitUrl(url);
+  const shown = path
+    .split('/')
+    .map((segment) => (segment.length > LONG_SEGMENT ? cut(segment) : segment))
+    .join('/');
+  return withQuery(shown, rawQuery);
+}
+
+/**
+ * A request's URL for its log line. A routed request is logged as its route pattern with the
+ * parameters the router parsed, credentials cut — so no spelling of the request-target can carry
+ * a full apiKey or page token into the logs past the router.
+ */
+export function logUrl(req: FastifyRequest): string {
+  const pattern = req.routeOptions.url;
+  if (pattern === undefined || pattern === '') return redactUrl(req.url);
+  const params = (req.params ?? {}) as Record<string, unknown>;
+  const path = pattern.replace(/:(\w+)/g, (_m, name: string) => {
+    const value = String(params[name] ?? '');
+    return CREDENTIAL_PARAMS.has(name) ? cut(value) : encodeURIComponent(value);
+  });
+  return withQuery(path, splitUrl(req.url).rawQuery);
 }
 
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {

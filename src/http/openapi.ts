@@ -19,6 +19,8 @@ export interface PlainRouteDoc {
   url: string;
   summary: string;
   contentType: string;
+  /** Answers besides 200 and a malformed URL's 400 (health checks' 503, /metrics' 403). */
+  errors?: { status: number; description: string }[];
 }
 
 /** fastify `:param` → OpenAPI `{param}`. */
@@ -162,8 +164,26 @@ function responses(route: ApiRoute): Json {
       content: { 'application/json': { schema: failureEnvelope(codes, route.failData) } },
     };
   }
+  out['503'] = CLOSING;
   return out;
 }
+
+/**
+ * While `serve` shuts down, fastify answers any new request itself, before paygate's hooks: no
+ * envelope, no x-request-id. Retrying (on another instance) is the right move.
+ */
+const CLOSING: Json = {
+  description: 'The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope',
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: { error: { type: 'string' }, message: { type: 'string' }, statusCode: { type: 'integer', const: 503 } },
+        required: ['statusCode'],
+      },
+    },
+  },
+};
 
 function apiOperation(route: ApiRoute, components: Json): Json {
   const doc = route.doc;
@@ -196,6 +216,8 @@ function apiOperation(route: ApiRoute, components: Json): Json {
 
 const TAGS: Record<string, string> = {
   '/healthz': 'Operations',
+  '/readyz': 'Operations',
+  '/metrics': 'Operations',
   '/openapi.json': 'Operations',
   '/checkout/:token': 'Hosted pages',
   '/3ds/:token': 'Hosted pages',
@@ -205,6 +227,12 @@ function plainOperationId(doc: PlainRouteDoc): string {
   const words = doc.url.split(/[^A-Za-z0-9]+/).filter((w) => w !== '' && w !== 'token' && w !== 'json');
   const name = words.map((w) => `${w[0]?.toUpperCase()}${w.slice(1)}`).join('');
   return `${doc.method === 'GET' ? 'get' : 'post'}${name}${doc.contentType === 'text/html' ? 'Page' : ''}`;
+}
+
+function bodySchema(doc: PlainRouteDoc): Json {
+  if (doc.contentType.startsWith('text/')) return { type: 'string' };
+  if (doc.url === '/openapi.json') return { type: 'object', description: 'An OpenAPI 3.1 document' };
+  return { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] };
 }
 
 function plainOperation(doc: PlainRouteDoc): Json {
@@ -218,7 +246,7 @@ function plainOperation(doc: PlainRouteDoc): Json {
       '200': {
         description: doc.summary,
         headers: { 'x-request-id': REQUEST_ID_HEADER },
-        content: { [doc.contentType]: { schema: html ? { type: 'string' } : doc.url === '/healthz' ? { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] } : { type: 'object' } } },
+        content: { [doc.contentType]: { schema: bodySchema(doc) } },
       },
       ...(html
         ? {
@@ -230,6 +258,15 @@ function plainOperation(doc: PlainRouteDoc): Json {
             },
           }
         : { '4XX': { description: 'Malformed URL (1000)', headers: { 'x-request-id': REQUEST_ID_HEADER }, content: { 'application/json': { schema: ref('Failure') } } } }),
+      '503': CLOSING,
+      ...Object.fromEntries(
+        (doc.errors ?? []).map((e) => [
+          String(e.status),
+          e.status === 503
+            ? { description: `${e.description}; or the server is shutting down`, content: { [doc.contentType]: { schema: { type: 'object' } } } }
+            : { description: e.description, headers: { 'x-request-id': REQUEST_ID_HEADER }, content: { [doc.contentType]: { schema: bodySchema(doc) } } },
+        ]),
+      ),
     },
   };
   if (doc.url.includes(':token')) {
@@ -299,6 +336,6 @@ const TAG_TEXT: Record<string, string> = {
   Payments: 'Transactions (PAY, CHECKOUT, SUBSCRIPTION), refunds and shipment tracking',
   Plans: 'Subscription plans',
   Subscriptions: 'Subscribing, and a subscription’s life: detail, billing records, pause, resume, cancel',
-  Operations: 'Health and this document',
+  Operations: 'Health, readiness, metrics and this document',
   'Hosted pages': 'The HTML pages paygate serves to the customer: checkout and the sandbox 3-D Secure challenge',
 };

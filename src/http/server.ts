@@ -5,9 +5,12 @@ import { isPaygateError, RESULT_CODES } from '../domain/errors.js';
 import { registerApiRoute, type ApiRoute } from './api.js';
 import { BODY_LIMIT, registerJsonParser } from './body.js';
 import { failure, MalformedRequest, RateLimited, statusOfError } from './envelope.js';
-import { loggerOptions, redactUrl } from './logging.js';
+import { clientErrorHandler } from './client-error.js';
+import { registerHealthRoutes } from './health.js';
+import { loggerOptions, logUrl } from './logging.js';
+import { createMetrics } from './metrics.js';
 import { buildOpenApi, type PlainRouteDoc } from './openapi.js';
-import { registerPages, pageDocs } from './pages/plugin.js';
+import { isPagePath, pageDocs, pageMalformed, pageNotFound, registerPages } from './pages/plugin.js';
 import { createRateLimiter } from './rate-limit.js';
 import { apiRoutes } from './routes/index.js';
 
@@ -16,6 +19,10 @@ export interface ServerOptions {
   rateLimit?: boolean;
   logLevel?: string;
   https?: { cert: Buffer; key: Buffer };
+  /** Proxies whose X-Forwarded-For is believed (`serve --trust-proxy`): addresses or CIDR ranges. None by default. */
+  trustProxy?: readonly string[];
+  /** `Authorization: Bearer` token that opens /metrics to non-loopback clients (PAYGATE_METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 export interface RegisteredRoute {
@@ -31,7 +38,27 @@ declare module 'fastify' {
 }
 
 export const opsDocs: PlainRouteDoc[] = [
-  { method: 'GET', url: '/healthz', summary: 'Liveness: {"status":"ok"}', contentType: 'application/json' },
+  {
+    method: 'GET',
+    url: '/healthz',
+    summary: 'Health: {"status":"ok","database":"ok","outboxBacklog":n}; 503 when the database cannot be read',
+    contentType: 'application/json',
+    errors: [{ status: 503, description: 'The database cannot be read' }],
+  },
+  {
+    method: 'GET',
+    url: '/readyz',
+    summary: 'Readiness for a load balancer: 200 {"status":"ready"}, 503 while the database cannot be read or the server is closing',
+    contentType: 'application/json',
+    errors: [{ status: 503, description: 'Not ready: the database cannot be read, or the server is closing' }],
+  },
+  {
+    method: 'GET',
+    url: '/metrics',
+    summary: 'Prometheus metrics; answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>; 403 otherwise',
+    contentType: 'text/plain',
+    errors: [{ status: 403, description: 'Neither a loopback client nor the metrics token' }],
+  },
   { method: 'GET', url: '/openapi.json', summary: 'This document', contentType: 'application/json' },
 ];
 
@@ -48,6 +75,7 @@ function asMalformed(err: FastifyError): MalformedRequest | undefined {
 /** The API's one error handler: PaygateError → its envelope and status; unknown → 9999 with the request id, logged. */
 export function apiErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): FastifyReply {
   const known = isPaygateError(err) ? err : asMalformed(err as FastifyError);
+  req.rtnCode = known ? known.code : RESULT_CODES.INTERNAL;
   if (known) {
     if (known instanceof RateLimited) void reply.header('retry-after', String(known.retryAfter));
     return reply.code(statusOfError(known)).send(failure(known.code, known.message, req.failData));
@@ -69,10 +97,14 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     // The router refuses a URL it cannot decode, or a path segment over its length limit, before
     // any handler runs: answer those in the envelope too (SPEC §3), as 1000.
     frameworkErrors: (err, req, reply) => {
-      const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment of the URL is too long' : 'the URL is not validly encoded';
       // Before any hook: the request id header the onRequest hook gives every other answer.
-      void (reply as FastifyReply).code(400).header('x-request-id', req.id).send(failure(RESULT_CODES.MALFORMED, `malformed request: ${what}`));
+      void (reply as FastifyReply).header('x-request-id', req.id);
+      if (isPagePath(req.url)) return void pageMalformed(reply as FastifyReply);
+      const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment of the URL is too long' : 'the URL is not validly encoded';
+      void (reply as FastifyReply).code(400).send(failure(RESULT_CODES.MALFORMED, `malformed request: ${what}`));
     },
+    clientErrorHandler,
+    ...(opts.trustProxy && opts.trustProxy.length > 0 ? { trustProxy: [...opts.trustProxy] } : {}),
     ...(opts.https ? { https: opts.https } : {}),
   });
   app.decorate('paygateRoutes', [] as RegisteredRoute[]);
@@ -90,9 +122,32 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     void reply.header('x-content-type-options', 'nosniff');
     void reply.header('cache-control', 'no-store');
   });
+  // An answer sent before the request's body was read (a GET declaring a huge Content-Length,
+  // any refusal of an unread body) ends the connection: otherwise it stays open, waiting for
+  // bytes nobody will read, until the request timeout.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (!req.raw.complete) void reply.header('connection', 'close');
+    done(null, payload);
+  });
+  const metrics = createMetrics(ctx);
   // One log line per request (fastify's default is two), with credentials cut out of the URL.
   app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    const route = req.routeOptions.url || 'unmatched';
+    metrics.observeRequest(route, req.method, reply.statusCode, reply.elapsedTime / 1000);
+    if (req.rtnCode === RESULT_CODES.RATE_LIMITED) metrics.rateLimited(route);
+    req.log.info(
+      {
+        ip: req.ip,
+        method: req.method,
+        route,
+        url: logUrl(req),
+        merchant: req.merchantId,
+        status: reply.statusCode,
+        rtn_code: req.rtnCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
   });
 
   app.removeAllContentTypeParsers();
@@ -101,15 +156,17 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     registerJsonParser(api);
     api.setErrorHandler(apiErrorHandler);
     for (const route of routes) registerApiRoute(api, { ctx, limiter }, route);
-    api.get('/healthz', async () => ({ status: 'ok' }));
+    registerHealthRoutes(api, ctx, { metrics, metricsToken: opts.metricsToken, trustsProxy: (opts.trustProxy?.length ?? 0) > 0 });
     // Built on first use: `serve` learns its public URL only once it listens (--port 0).
     let doc: object | undefined;
     api.get('/openapi.json', async () => (doc ??= buildOpenApi(routes, [...opsDocs, ...pageDocs], ctx.config.publicUrl)));
   });
   await app.register(async (pages) => registerPages(pages, ctx));
 
+  // The path is never echoed: it may hold an apiKey or a page token, spelled so no route matched.
   app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).send(failure(RESULT_CODES.NOT_FOUND, `no endpoint ${req.method} ${redactUrl(req.url).split('?')[0]}`));
+    if (isPagePath(req.url)) return void pageNotFound(reply);
+    void reply.code(404).send(failure(RESULT_CODES.NOT_FOUND, 'no such endpoint (GET /openapi.json lists them)'));
   });
   app.setErrorHandler(apiErrorHandler);
   return app;

@@ -21,6 +21,8 @@ export interface PageView {
   kind: PageKind;
   token: string;
   transactionOrderId: string;
+  /** The shop's own order reference, shown to the person paying (the internal id means nothing to them). */
+  relationId?: string;
   merchantName: string;
   amount: string;
   currency: string;
@@ -58,12 +60,18 @@ function merchantName(ctx: Ctx, merchantId: string): string {
   return (prepared(ctx.sqlite, 'SELECT name FROM merchants WHERE id = ?').get(merchantId) as { name: string } | undefined)?.name ?? '';
 }
 
+/** A DISABLED merchant is refused everywhere (SPEC §2), its pages opened before it was disabled too. */
+function merchantActive(ctx: Ctx, merchantId: string): boolean {
+  return (prepared(ctx.sqlite, 'SELECT status FROM merchants WHERE id = ?').get(merchantId) as { status: string } | undefined)?.status === 'ACTIVE';
+}
+
 function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): PageView {
   const items = itemsOf(row.items);
   return {
     kind,
     token: row.pageToken ?? '',
     transactionOrderId: row.id,
+    ...(row.relationId ? { relationId: row.relationId } : {}),
     merchantName: merchantName(ctx, row.merchantId),
     amount: formatAmount(row.amount, row.currency),
     currency: row.currency,
@@ -98,6 +106,8 @@ function expireRow(ctx: Ctx, row: TransactionRow, now: number): boolean {
 /** The open transaction behind a token, or 1007 (unknown, used, final, cancelled subscription, expired). */
 function openRow(ctx: Ctx, kind: PageKind, token: string): TransactionRow {
   const row = typeof token === 'string' && token !== '' ? getByPageToken(ctx.sqlite, token) : undefined;
+  // Unavailable, and left as it is: enabled again within its 30 minutes, the page works again.
+  if (row && !merchantActive(ctx, row.merchantId)) throw notFound('page');
   if (row && row.status === STATUS.EXPIRED) throw new PageExpiredError(outcome(ctx, kind, row));
   if (!row || row.status !== OPEN_STATUS[kind]) throw notFound('page');
   // A cancelled subscription's open 3DS page stops working (SPEC §6).
@@ -121,7 +131,11 @@ export const CHANNEL_GRACE_MS = 2 * 60_000;
  */
 async function holdForChannel(ctx: Ctx, kind: PageKind, token: string, row: TransactionRow): Promise<void> {
   const now = ctx.clock.now();
-  const held = await ctx.writer.transaction(() => holdPage(ctx.sqlite, row.id, OPEN_STATUS[kind], now, now + CHANNEL_GRACE_MS));
+  // Checked again in the same write transaction as the hold: a merchant disabled after the page
+  // was read is not charged.
+  const held = await ctx.writer.transaction(
+    () => merchantActive(ctx, row.merchantId) && holdPage(ctx.sqlite, row.id, OPEN_STATUS[kind], now, now + CHANNEL_GRACE_MS),
+  );
   if (held) return;
   openRow(ctx, kind, token); // throws what the page now is: expired, or gone
   throw notFound('page'); // still open but not holdable: another submit changed it meanwhile

@@ -5,8 +5,8 @@ import { notAllowed, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { amountString, optionalString, parseInput } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { formatAmount, parseAmount } from '../domain/money.js';
-import { sha256Hex, v1Joined } from '../domain/signature.js';
 import type { MerchantRow } from '../store/merchants.js';
+import { requestFingerprint } from '../vault/fingerprint.js';
 import { getRefund, insertRefund, reserveRefund, settleRefund, settleReservation, stalePendingRefundIds, type RefundRow } from '../store/refunds.js';
 import { getIdempotency, getTransaction, insertIdempotency, type TransactionRow } from '../store/transactions.js';
 import { findTransaction } from './transactions/query.js';
@@ -62,7 +62,7 @@ interface Reserved {
  */
 export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: unknown): Promise<RefundView> {
   const data = parseInput(REFUND_REQUEST, input);
-  const hash = sha256Hex(v1Joined(input as Record<string, unknown>));
+  const hash = requestFingerprint(ctx.vault, input as Record<string, unknown>);
   const found = findTransaction(ctx, merchant.id, data);
   // Validate the amount against the transaction's currency before anything is written.
   const amount = parseAmount(data.refundAmount, found.currency, { field: 'refundAmount', positive: true });

@@ -4,6 +4,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPrivateFile, restrictDatabaseFiles } from './files.js';
 import * as schema from './schema/index.js';
 
 export type Db = BetterSQLite3Database<typeof schema>;
@@ -30,6 +31,7 @@ export function openStore(path: string, opts: { readonly?: boolean } = {}): Open
   }
   let sqlite: Sqlite;
   try {
+    if (path !== ':memory:' && path !== '' && !opts.readonly && !createPrivateFile(path)) restrictDatabaseFiles(path);
     sqlite = new Database(path, { readonly: opts.readonly ?? false });
   } catch (e) {
     throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);

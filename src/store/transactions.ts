@@ -117,7 +117,7 @@ export function subscriptionCodeOf(sqlite: Sqlite, subscriptionId: string): stri
   return (prepared(sqlite, 'SELECT code FROM subscriptions WHERE id = ?').get(subscriptionId) as { code: string } | undefined)?.code;
 }
 
-// ---- requestId idempotency (SPEC §5): only a hash of the request is stored, never the request.
+// ---- requestId idempotency (SPEC §5): only a keyed fingerprint of the request is stored (vault/fingerprint.ts).
 
 export interface IdempotencyRow {
   requestHash: string;

@@ -45,11 +45,12 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     cleanup?.();
   });
 
-  async function checkout(extra: Record<string, unknown> = {}): Promise<{ url: string; id: string }> {
+  async function checkout(extra: Record<string, unknown> = {}): Promise<{ url: string; id: string; relationId: string }> {
     n++;
+    const relationId = `b-${n}-${Date.now()}`;
     const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
       requestId: `b-${n}-${Date.now()}`,
-      relationId: `b-${n}-${Date.now()}`,
+      relationId,
       paymentType: 'CHECKOUT',
       payAmount: '12.50',
       currency: 'USD',
@@ -60,13 +61,16 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
       ...extra,
     });
     expect(r.body.data.status).toBe('100050');
-    return { url: r.body.data.url as string, id: r.body.data.transactionOrderId as string };
+    return { url: r.body.data.url as string, id: r.body.data.transactionOrderId as string, relationId: (extra.relationId as string | undefined) ?? relationId };
   }
 
   async function status(id: string): Promise<{ status: string; failReason?: string }> {
     const r = await client(srv.url, m).get(`/payment/${m.apiKey}/transaction/query`, { transactionOrderId: id });
     return r.body.data;
   }
+
+  /** The shop's landing page at PATH (the redirect adds the result as query parameters). */
+  const landed = (path: string) => (u: URL): boolean => u.origin === shopUrl && u.pathname === path;
 
   async function fillCard(page: Page, number: string): Promise<void> {
     await page.getByLabel('Name on card').fill('Ada Lovelace');
@@ -88,7 +92,7 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     expect(await page.textContent('body')).toContain('Green tea');
     expect(await page.getAttribute('#cc-number', 'autocomplete')).toBe('cc-number');
     await fillCard(page, '4242 4242 4242 4242');
-    await Promise.all([page.waitForURL(`${shopUrl}/ok`), page.getByRole('button', { name: /^Pay/ }).click()]);
+    await Promise.all([page.waitForURL(landed('/ok')), page.getByRole('button', { name: /^Pay/ }).click()]);
     expect(await status(id)).toMatchObject({ status: '200000' });
     expect(errors).toEqual([]); // the CSP blocked nothing we rely on
     // The token is single use.
@@ -104,7 +108,7 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     await fillCard(page, '4000000000003220');
     await Promise.all([page.waitForURL(/\/3ds\//), page.getByRole('button', { name: /^Pay/ }).click()]);
     expect(await status(id)).toMatchObject({ status: '100040' });
-    await Promise.all([page.waitForURL(`${shopUrl}/ok`), page.getByRole('button', { name: 'Complete' }).click()]);
+    await Promise.all([page.waitForURL(landed('/ok')), page.getByRole('button', { name: 'Complete' }).click()]);
     expect(await status(id)).toMatchObject({ status: '200000' });
     await page.close();
   });
@@ -115,7 +119,7 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     await page.goto(url);
     await fillCard(page, '4000002500003155');
     await Promise.all([page.waitForURL(/\/3ds\//), page.getByRole('button', { name: /^Pay/ }).click()]);
-    await Promise.all([page.waitForURL(`${shopUrl}/failed`), page.getByRole('button', { name: 'Fail' }).click()]);
+    await Promise.all([page.waitForURL(landed('/failed')), page.getByRole('button', { name: 'Fail' }).click()]);
     expect(await status(id)).toMatchObject({ status: '300000', failReason: 'authentication_failed' });
     await page.close();
   });
@@ -130,7 +134,7 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     expect(await page.getByRole('alert').textContent()).toContain('declined');
     expect(await status(id)).toMatchObject({ status: '100050' });
     await fillCard(page, '4242424242424242');
-    await Promise.all([page.waitForURL(`${shopUrl}/ok`), page.getByRole('button', { name: /^Pay/ }).click()]);
+    await Promise.all([page.waitForURL(landed('/ok')), page.getByRole('button', { name: /^Pay/ }).click()]);
     expect(await status(id)).toMatchObject({ status: '200000' });
     await page.close();
   });
@@ -139,7 +143,7 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     const { url, id } = await checkout();
     const page = await browser.newPage();
     await page.goto(url);
-    await Promise.all([page.waitForURL(`${shopUrl}/cancel`), page.getByRole('button', { name: 'Cancel' }).click()]);
+    await Promise.all([page.waitForURL(landed('/cancel')), page.getByRole('button', { name: 'Cancel' }).click()]);
     expect(await status(id)).toMatchObject({ status: '300020' });
     await page.close();
   });
@@ -187,4 +191,49 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     }
   });
 
+
+  it('the paid redirect tells the shop which order came back and how (transactionOrderId, relationId, status)', async () => {
+    const { url, id, relationId } = await checkout();
+    const page = await browser.newPage();
+    await page.goto(url);
+    await fillCard(page, '4242424242424242');
+    await Promise.all([page.waitForURL(landed('/ok')), page.getByRole('button', { name: /^Pay/ }).click()]);
+    const q = new URL(page.url()).searchParams;
+    expect(Object.fromEntries(q)).toEqual({ transactionOrderId: id, relationId, status: '200000' });
+    await page.close();
+  });
+
+  it('shows the shop’s order reference, not the internal id, and marks sandbox mode', async () => {
+    const { url, id, relationId } = await checkout();
+    const page = await browser.newPage();
+    await page.goto(url);
+    const text = (await page.textContent('body')) ?? '';
+    expect(text).toContain(`Order ${relationId}`);
+    expect(text).not.toContain(id);
+    expect(await page.getByRole('note').textContent()).toMatch(/Sandbox.*no real money/);
+    await page.close();
+  });
+
+  it('keeps the holder name after a decline, so only the card is typed again', async () => {
+    const { url } = await checkout();
+    const page = await browser.newPage();
+    await page.goto(url);
+    await fillCard(page, '4000000000000002');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByLabel('Name on card').inputValue()).toBe('Ada Lovelace');
+    expect(await page.getByLabel('Card number').inputValue()).toBe('');
+    await page.close();
+  });
+
+  it('fits a 320 px wide phone without sideways scrolling, long order references included', async () => {
+    const { url } = await checkout({ relationId: `order-${'x'.repeat(120)}-${Date.now()}`, payAmount: '1234567890.00' });
+    const page = await browser.newPage({ viewport: { width: 320, height: 640 } });
+    await page.goto(url);
+    // An expression string: the test program is typed without the DOM library.
+    const widths = await page.evaluate<{ scroll: number; client: number }>('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })');
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    expect(widths.client).toBe(320);
+    await page.close();
+  });
 });

@@ -120,10 +120,19 @@ describe('signatures (security)', () => {
   });
 
   it('a URL the router cannot decode, or with an over-long segment, is 400/1000 in the envelope', async () => {
-    for (const path of ['/payment/%zz/transaction', '/checkout/%zz', `/payment/${'a'.repeat(150)}/transaction`, `/3ds/${'b'.repeat(150)}`]) {
+    for (const path of ['/payment/%zz/transaction', `/payment/${'a'.repeat(150)}/transaction`, '/subscription/%zz']) {
       const r = await raw(srv.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect(r.status, path).toBe(400);
       expect(JSON.parse(r.text), path).toMatchObject({ rtn_code: '1000', success: false, rtn_msg: expect.stringMatching(/^malformed request/) });
+    }
+  });
+
+  it('on the hosted pages\' paths the same URLs answer an HTML page (people follow those links)', async () => {
+    for (const path of ['/checkout/%zz', `/3ds/${'b'.repeat(150)}`]) {
+      const r = await raw(srv.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(r.status, path).toBe(400);
+      expect(r.headers.get('content-type'), path).toBe('text/html; charset=utf-8');
+      expect(r.text, path).toContain('Something is wrong with that link');
     }
   });
 

@@ -14,6 +14,7 @@ export interface DemoResult {
 /** A refused request: paygate's result code and message, thrown so the caller sees what to fix. */
 export class PaygateRefusal extends Error {
   constructor(
+    /** The rtn_code, or "unavailable" when the server was shutting down (retry then). */
     readonly rtnCode: string,
     message: string,
   ) {
@@ -21,8 +22,11 @@ export class PaygateRefusal extends Error {
   }
 }
 
-function refused(error: { rtn_code: string; rtn_msg: string }): PaygateRefusal {
-  return new PaygateRefusal(error.rtn_code, error.rtn_msg);
+/** Every error answer: the envelope of a refusal, or the 503 of a server shutting down. */
+type ErrorAnswer = { rtn_code: string; rtn_msg: string } | { statusCode: 503; message?: string };
+
+function refused(error: ErrorAnswer): PaygateRefusal {
+  return 'rtn_code' in error ? new PaygateRefusal(error.rtn_code, error.rtn_msg) : new PaygateRefusal('unavailable', error.message ?? 'the server is shutting down; retry');
 }
 
 /** A sandbox test card (any future expiry). */

@@ -329,8 +329,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: {"status":"ok"} */
+        /** Health: {"status":"ok","database":"ok","outboxBacklog":n}; 503 when the database cannot be read */
         get: operations["getHealthz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness for a load balancer: 200 {"status":"ready"}, 503 while the database cannot be read or the server is closing */
+        get: operations["getReadyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics; answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>; 403 otherwise */
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1240,6 +1274,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
         };
     };
     createTransactionV1: {
@@ -1457,6 +1505,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
         };
     };
     queryTransaction: {
@@ -1641,6 +1703,20 @@ export interface operations {
                         rtn_msg: string;
                         /** @constant */
                         success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
                     };
                 };
             };
@@ -1855,6 +1931,20 @@ export interface operations {
                         rtn_msg: string;
                         /** @constant */
                         success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
                     };
                 };
             };
@@ -2075,6 +2165,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
         };
     };
     uploadTracking: {
@@ -2232,6 +2336,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
         };
     };
     createPlan: {
@@ -2383,6 +2501,20 @@ export interface operations {
                         rtn_msg: string;
                         /** @constant */
                         success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
                     };
                 };
             };
@@ -2548,6 +2680,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
         };
     };
     listUserSubscriptions: {
@@ -2709,6 +2855,20 @@ export interface operations {
                         rtn_msg: string;
                         /** @constant */
                         success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
                     };
                 };
             };
@@ -2891,6 +3051,20 @@ export interface operations {
                         rtn_msg: string;
                         /** @constant */
                         success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
                     };
                 };
             };
@@ -3084,6 +3258,20 @@ export interface operations {
                         rtn_msg: string;
                         /** @constant */
                         success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
                     };
                 };
             };
@@ -3325,6 +3513,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
         };
     };
     pauseSubscription: {
@@ -3560,6 +3762,20 @@ export interface operations {
                          * @constant
                          */
                         data?: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
                     };
                 };
             };
@@ -3801,6 +4017,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
         };
     };
     getHealthz: {
@@ -3812,7 +4042,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Liveness: {"status":"ok"} */
+            /** @description Health: {"status":"ok","database":"ok","outboxBacklog":n}; 503 when the database cannot be read */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3820,8 +4050,113 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        status: string;
+                    };
+                };
+            };
+            /** @description The database cannot be read; or the server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Malformed URL (1000) */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Readiness for a load balancer: 200 {"status":"ready"}, 503 while the database cannot be read or the server is closing */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+            /** @description Not ready: the database cannot be read, or the server is closing; or the server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Malformed URL (1000) */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus metrics; answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>; 403 otherwise */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Neither a loopback client nor the metrics token */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
                         /** @constant */
-                        status: "ok";
+                        statusCode: 503;
                     };
                 };
             };
@@ -3856,6 +4191,20 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
             /** @description Malformed URL (1000) */
             "4XX": {
                 headers: {
@@ -3888,6 +4237,20 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
                 };
             };
             /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
@@ -3939,6 +4302,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
             /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
             "4XX": {
                 headers: {
@@ -3972,6 +4349,20 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
                 };
             };
             /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
@@ -4022,6 +4413,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
             };
             /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
             "4XX": {

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { invalidParam } from '../../domain/errors.js';
+import { createPrivateFile } from '../../store/files.js';
 import { action, withCtx } from '../shell.js';
 
 export function registerDbCommands(program: Command): void {
@@ -15,7 +16,15 @@ export function registerDbCommands(program: Command): void {
         if (!existsSync(dirname(target))) throw invalidParam('file', `directory does not exist: ${dirname(target)}`);
         if (existsSync(target)) throw invalidParam('file', `${target} already exists`);
         await withCtx(cmd, async (ctx, out) => {
-          const result = await ctx.sqlite.backup(target);
+          // The copy is as sensitive as the database: 0600 before the first page is written into it.
+          if (!createPrivateFile(target)) throw invalidParam('file', `${target} already exists`);
+          let result: { totalPages: number };
+          try {
+            result = await ctx.sqlite.backup(target);
+          } catch (e) {
+            rmSync(target, { force: true });
+            throw e;
+          }
           out.result({ file: target, pages: result.totalPages }, () => `backed up ${result.totalPages} pages to ${target}`);
           out.note('The vault key is not inside the copy: keep PAYGATE_VAULT_KEY or the .key file with it.');
         });

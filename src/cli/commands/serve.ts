@@ -12,7 +12,10 @@ interface ServeOptions {
   renew: boolean;
   renewCron?: string;
   rateLimit: boolean;
+  trustProxy?: string;
 }
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function parsePort(text: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be 0–65535, not ${text}`);
@@ -40,12 +43,14 @@ export function registerServeCommands(program: Command): void {
     .option('--tls-key <file>', 'TLS private key (PEM)')
     .option('--no-renew', 'do not run renewals inside serve')
     .option('--renew-cron <expr>', 'renewal schedule, cron syntax (PAYGATE_RENEW_CRON, default "* * * * *")')
+    .option('--trust-proxy <list>', 'believe X-Forwarded-For only from these proxy addresses or CIDR ranges, comma-separated (PAYGATE_TRUST_PROXY; default: none)')
     .option('--no-rate-limit', 'turn the per-merchant rate limits off (benchmarks only; PAYGATE_RATE_LIMIT=off)')
     .action(
       action(async (opts: ServeOptions, cmd: Command) => {
         // The HTTP stack is loaded only here: every other command would pay its start-up time.
         const { checkCron, startBackground } = await import('../../http/background.js');
         const { buildServer } = await import('../../http/server.js');
+        const { parseTrustProxy } = await import('../../http/trust-proxy.js');
         const env = process.env;
         const host = opts.host ?? env.PAYGATE_HOST ?? '127.0.0.1';
         const port = parsePort(opts.port ?? env.PAYGATE_PORT ?? '8080');
@@ -55,11 +60,27 @@ export function registerServeCommands(program: Command): void {
         const cronProblem = opts.renew ? checkCron(renewCron) : undefined;
         if (cronProblem) throw new UsageError(`--renew-cron ${JSON.stringify(renewCron)}: ${cronProblem}`);
         const rateLimit = opts.rateLimit && env.PAYGATE_RATE_LIMIT !== 'off';
+        const trustText = opts.trustProxy ?? env.PAYGATE_TRUST_PROXY;
+        let trustProxy: string[] = [];
+        if (trustText !== undefined && trustText.trim() !== '') {
+          const parsed = parseTrustProxy(trustText);
+          if (!parsed.ok) throw new UsageError(`--trust-proxy: ${parsed.message}`);
+          trustProxy = parsed.list;
+        }
+        const metricsToken = env.PAYGATE_METRICS_TOKEN || undefined;
+        const logLevel = env.PAYGATE_LOG_LEVEL ?? 'info';
+        if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`PAYGATE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(logLevel)}`);
 
         await withCtx(
           cmd,
           async (ctx) => {
-            const app = await buildServer(ctx, { rateLimit, logLevel: env.PAYGATE_LOG_LEVEL ?? 'info', ...(https ? { https } : {}) });
+            const app = await buildServer(ctx, {
+              rateLimit,
+              logLevel,
+              trustProxy,
+              ...(metricsToken ? { metricsToken } : {}),
+              ...(https ? { https } : {}),
+            });
             await app.listen({ host, port });
             const bound = app.server.address();
             const actualPort = bound !== null && typeof bound === 'object' ? bound.port : port;

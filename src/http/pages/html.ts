@@ -45,7 +45,9 @@ table.items td.n{text-align:right;white-space:nowrap;color:var(--muted)}
 label{display:block;font-weight:560;font-size:.9rem;margin:12px 0 4px}
 input{width:100%;font:inherit;padding:12px;border:1px solid var(--line);border-radius:10px;background:transparent;color:inherit}
 input:focus{outline:2px solid var(--accent);outline-offset:1px}
-.row{display:flex;gap:10px}.row>div{flex:1}
+.row{display:flex;gap:10px}.row>div{flex:1;min-width:0}
+h1,.merchant,.amount,table.items td{overflow-wrap:anywhere}
+.sandbox{background:#fff4ce;color:#5c4400;border:1px solid #e8d48a;border-radius:10px;padding:8px 12px;margin:0 0 12px;font-size:.9rem}
 button{width:100%;font:inherit;font-weight:600;padding:13px;margin-top:18px;border-radius:10px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-text);cursor:pointer}
 button.secondary{background:transparent;color:var(--text);border-color:var(--line);margin-top:10px}
 .error{background:var(--bad-bg);color:var(--bad);border-radius:10px;padding:10px 12px;margin:0 0 8px}
@@ -53,9 +55,13 @@ button.secondary{background:transparent;color:var(--text);border-color:var(--lin
 .foot{color:var(--muted);font-size:.8rem;text-align:center;margin-top:14px}
 `;
 
-export function layout(nonce: string, title: string, body: string): string {
+const SANDBOX_NOTE =
+  '<p class="sandbox" role="note"><strong>Sandbox</strong> — test mode: no real money moves. Use a test card such as 4242 4242 4242 4242.</p>';
+
+/** `sandbox` marks every page of a sandbox channel, so nobody mistakes it for a real payment. */
+export function layout(nonce: string, title: string, body: string, sandbox = false): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${esc(title)}</title><style nonce="${esc(nonce)}">${CSS}</style></head>
-<body><main>${body}<p class="foot">Secured by paygate · sandbox</p></main></body></html>`;
+<body><main>${sandbox ? SANDBOX_NOTE : ''}${body}<p class="foot">Secured by paygate${sandbox ? ' · sandbox' : ''}</p></main></body></html>`;
 }

@@ -12,6 +12,7 @@ import {
   type PageOutcome,
   type PageView,
 } from '../../services/pages.js';
+import { splitUrl } from '../body.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import { createCsrf, type Csrf } from './csrf.js';
 import { contentSecurityPolicy, layout, newNonce } from './html.js';
@@ -48,7 +49,7 @@ function formTargets(view: PageView | undefined): string[] {
   return origins;
 }
 
-function sendPage(reply: FastifyReply, status: number, title: string, body: (nonce: string) => string, view?: PageView): FastifyReply {
+function sendPage(reply: FastifyReply, status: number, title: string, body: (nonce: string) => string, view?: PageView, sandbox = false): FastifyReply {
   const nonce = newNonce();
   return reply
     .code(status)
@@ -56,32 +57,86 @@ function sendPage(reply: FastifyReply, status: number, title: string, body: (non
     .header('content-security-policy', contentSecurityPolicy(nonce, formTargets(view)))
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'no-referrer')
-    .send(layout(nonce, title, body(nonce)));
+    .send(layout(nonce, title, body(nonce), sandbox));
+}
+
+/**
+ * A merchant's redirect URL as a Location header. Stored URLs are already serialised (new ones
+ * since they are validated so); older rows may not be, and a raw `€` in a header would throw.
+ * Not an http(s) URL at all: no redirect, the page shows the result instead.
+ */
+function locationOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The merchant's redirect URL with the result attached (`transactionOrderId`, `relationId`,
+ * `status`), so the shop's landing page knows which order came back and how, without a query
+ * first. It is a hint for the page: the signed callback (or a signed query) stays the proof.
+ */
+function withResult(location: string, view: PageView): string {
+  const u = new URL(location);
+  u.searchParams.set('transactionOrderId', view.transactionOrderId);
+  if (view.relationId) u.searchParams.set('relationId', view.relationId);
+  u.searchParams.set('status', String(view.status));
+  return u.href;
+}
+
+interface PageContext {
+  csrf: Csrf;
+  sandbox: boolean;
 }
 
 /** After a final result: 303 to the merchant's URL, or our own result page when it named none (SPEC §11). */
-function finish(reply: FastifyReply, out: PageOutcome, csrf: Csrf): FastifyReply {
+function finish(reply: FastifyReply, out: PageOutcome, page: PageContext, holderName?: string): FastifyReply {
+  const { csrf, sandbox } = page;
+  // Our own 3DS page: a relative path built from the page token (URL-safe base64).
   if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
   if (out.result === 'declined_retry') {
-    return sendPage(reply, 200, 'Checkout', () => checkoutPage(out.view, csrf.issue('checkout', out.view.token), reasonText(out.failReason)), out.view);
+    return sendPage(reply, 200, 'Checkout', () => checkoutPage(out.view, csrf.issue('checkout', out.view.token), reasonText(out.failReason), holderName), out.view, sandbox);
   }
-  if (out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
+  const to = locationOf(out.redirectUrl);
+  if (to) return reply.code(303).header('location', withResult(to, out.view)).send();
   const kind = out.result === 'succeeded' ? 'succeeded' : out.result === 'cancelled' ? 'cancelled' : 'failed';
-  return sendPage(reply, 200, 'Payment', () => resultPage(kind, out.view, out.failReason ?? out.view.failReason));
+  return sendPage(reply, 200, 'Payment', () => resultPage(kind, out.view, out.failReason ?? out.view.failReason), undefined, sandbox);
 }
 
+const unavailable = (): string =>
+  messagePage('This payment page is no longer available', 'The link has expired, was already used, or does not exist. Please return to the shop and start again.');
+
+/** Whether a request-target is under the hosted pages' paths (any spelling the router may see). */
+export function isPagePath(url: string): boolean {
+  return /^\/+(checkout|3ds)(\/|$)/.test(splitUrl(url).path);
+}
+
+/** A page path no route serves (no token, extra segments, another method): the unavailable page. */
+export function pageNotFound(reply: FastifyReply): FastifyReply {
+  return sendPage(reply, 404, 'Payment page', unavailable);
+}
+
+/** A page URL the router could not decode. */
+export function pageMalformed(reply: FastifyReply): FastifyReply {
+  return sendPage(reply, 400, 'Payment page', () => messagePage('Something is wrong with that link', 'Please return to the shop and start again.'));
+}
+
+/** Every failure on a hosted page answers an HTML page (or a redirect), never JSON. */
 function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // Whatever was being answered when this failed, its redirect target must not survive into the error page.
+  reply.removeHeader('location');
   // An expired session ends like a failed payment: on to failedUrl, or our result page.
   if (err instanceof PageExpiredError) {
     const out = err.outcome;
-    if (out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
+    const to = locationOf(out.redirectUrl);
+    if (to) return reply.code(303).header('location', withResult(to, out.view)).send();
     return sendPage(reply, 200, 'Payment', () => resultPage('failed', out.view, out.failReason ?? 'session_expired'));
   }
-  if (isPaygateError(err) && err.code === RESULT_CODES.NOT_FOUND) {
-    return sendPage(reply, 404, 'Payment page', () =>
-      messagePage('This payment page is no longer available', 'The link has expired, was already used, or does not exist. Please return to the shop and start again.'),
-    );
-  }
+  if (isPaygateError(err) && err.code === RESULT_CODES.NOT_FOUND) return pageNotFound(reply);
   const status = (err as FastifyError).statusCode;
   if (isPaygateError(err) || (status !== undefined && status >= 400 && status < 500)) {
     return sendPage(reply, status === 413 || status === 415 ? status : 400, 'Payment page', () => messagePage('Something is wrong with that request', 'Please go back and try again.'));
@@ -95,6 +150,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
   await app.register(formbody, { bodyLimit: PAGE_BODY_LIMIT });
   app.setErrorHandler(pageErrorHandler);
   const csrf = createCsrf(ctx.vault.derive('hosted-page-csrf'));
+  const page: PageContext = { csrf, sandbox: ctx.channel.name === 'sandbox' };
 
   const forbidden = (reply: FastifyReply) =>
     sendPage(reply, 403, 'Payment page', () => messagePage('This form has expired', 'Please reload the payment page and try again.'));
@@ -106,7 +162,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
     app.get(`/${kind}/:token`, async (req, reply) => {
       const view = getPage(ctx, kind, tokenOf(req));
       const token = csrf.issue(kind, view.token);
-      return sendPage(reply, 200, kind === 'checkout' ? 'Checkout' : '3-D Secure', () => (kind === 'checkout' ? checkoutPage(view, token) : threeDsPage(view, token)), view);
+      return sendPage(reply, 200, kind === 'checkout' ? 'Checkout' : '3-D Secure', () => (kind === 'checkout' ? checkoutPage(view, token) : threeDsPage(view, token)), view, page.sandbox);
     });
   }
 
@@ -114,15 +170,16 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
     const token = tokenOf(req);
     const form = formOf(req);
     if (!csrf.check('checkout', token, form.csrf)) return forbidden(reply);
-    if (field(form, 'action') === 'cancel') return finish(reply, cancelCheckout(ctx, token), csrf);
+    if (field(form, 'action') === 'cancel') return finish(reply, cancelCheckout(ctx, token), page);
+    const holderName = field(form, 'holderName').trim();
     const out = await submitCheckoutCard(ctx, token, {
-      holderName: field(form, 'holderName').trim(),
+      holderName,
       cardNumber: field(form, 'cardNumber').replace(/[\s-]/g, ''),
       month: field(form, 'month').trim(),
       year: field(form, 'year').trim(),
       cvv: field(form, 'cvv').trim(),
     });
-    return finish(reply, out, csrf);
+    return finish(reply, out, page, holderName);
   });
 
   app.post('/3ds/:token', async (req, reply) => {
@@ -131,6 +188,6 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
     if (!csrf.check('3ds', token, form.csrf)) return forbidden(reply);
     const action = field(form, 'action');
     if (action !== 'complete' && action !== 'fail') return forbidden(reply);
-    return finish(reply, await completeThreeDs(ctx, token, action === 'complete'), csrf);
+    return finish(reply, await completeThreeDs(ctx, token, action === 'complete'), page);
   });
 }

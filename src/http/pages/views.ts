@@ -20,17 +20,21 @@ export function reasonText(reason: string | undefined): string {
   return REASONS[reason] ?? `Please check your card details: ${reason.replace(/^[\w.]+:\s*/, '')}.`;
 }
 
+/** The order as the shop knows it: its relationId, else our transaction id. */
+const orderRef = (view: PageView): string => view.relationId ?? view.transactionOrderId;
+
 function summary(view: PageView): string {
   const items = (view.items ?? [])
     .map((i) => `<tr><td>${esc(i.name)}</td><td class="n">${i.num ? `${esc(i.num)} × ` : ''}${esc(i.price ?? '')}</td></tr>`)
     .join('');
   return `<h1>Pay ${esc(view.merchantName)}</h1>
-<p class="merchant">Order ${esc(view.transactionOrderId)}</p>
+<p class="merchant">Order ${esc(orderRef(view))}</p>
 <p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>
 ${items ? `<table class="items" aria-label="Items">${items}</table>` : ''}`;
 }
 
-export function checkoutPage(view: PageView, csrf: string, error?: string): string {
+/** `holderName` refills the name after a decline, so only the card has to be typed again. */
+export function checkoutPage(view: PageView, csrf: string, error?: string, holderName?: string): string {
   const year = new Date().getUTCFullYear();
   const attemptsLeft = Math.max(0, 3 - view.declines);
   return `<div class="card">${summary(view)}
@@ -39,7 +43,7 @@ ${error ? `<p class="error" role="alert">${esc(error)}${attemptsLeft > 0 ? ` You
 <input type="hidden" name="csrf" value="${esc(csrf)}">
 <input type="hidden" name="action" value="pay">
 <label for="cc-name">Name on card</label>
-<input id="cc-name" name="holderName" autocomplete="cc-name" maxlength="100" required>
+<input id="cc-name" name="holderName" autocomplete="cc-name" maxlength="100"${holderName ? ` value="${esc(holderName)}"` : ''} required>
 <label for="cc-number">Card number</label>
 <input id="cc-number" name="cardNumber" autocomplete="cc-number" inputmode="numeric" maxlength="23" pattern="[0-9 ]{12,23}" required>
 <div class="row">
@@ -60,7 +64,7 @@ export function threeDsPage(view: PageView, csrf: string): string {
   const button = (action: string, label: string, cls = '') =>
     `<form method="post" action="/3ds/${esc(view.token)}"><input type="hidden" name="csrf" value="${esc(csrf)}"><input type="hidden" name="action" value="${action}"><button type="submit"${cls ? ` class="${cls}"` : ''}>${label}</button></form>`;
   return `<div class="card"><h1>Confirm it is you</h1>
-<p class="merchant">${esc(view.merchantName)} · order ${esc(view.transactionOrderId)}</p>
+<p class="merchant">${esc(view.merchantName)} · order ${esc(orderRef(view))}</p>
 <p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>
 <p>This is the sandbox 3-D Secure challenge. Choose how your bank answers.</p>
 ${button('complete', 'Complete')}${button('fail', 'Fail', 'secondary')}</div>`;
@@ -71,7 +75,7 @@ export type ResultKind = 'succeeded' | 'failed' | 'cancelled';
 export function resultPage(kind: ResultKind, view: PageView | undefined, reason?: string): string {
   const head = { succeeded: ['ok', 'Payment successful'], failed: ['bad', 'Payment failed'], cancelled: ['', 'Payment cancelled'] }[kind];
   return `<div class="card"><h1 class="${head[0]}">${head[1]}</h1>
-${view ? `<p class="merchant">${esc(view.merchantName)} · order ${esc(view.transactionOrderId)}</p><p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>` : ''}
+${view ? `<p class="merchant">${esc(view.merchantName)} · order ${esc(orderRef(view))}</p><p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>` : ''}
 ${kind === 'failed' ? `<p>${esc(reasonText(reason))}</p>` : ''}
 <p>You can close this page.</p></div>`;
 }

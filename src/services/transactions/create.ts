@@ -2,8 +2,8 @@ import type { Ctx } from '../../app.js';
 import type { ChargeResult } from '../../channel/channel.js';
 import { PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId, randomToken } from '../../domain/ids.js';
-import { sha256Hex, v1Joined } from '../../domain/signature.js';
 import type { MerchantRow } from '../../store/merchants.js';
+import { requestFingerprint } from '../../vault/fingerprint.js';
 import {
   claimCharge,
   getByRelation,
@@ -56,10 +56,15 @@ export async function createTransaction(
   input: unknown,
   opts: CreateTransactionOptions = {},
 ): Promise<TransactionView> {
+  // The API refuses a disabled merchant at authentication; this holds for every other caller (the CLI).
+  if (merchant.status !== 'ACTIVE') {
+    throw new PaygateError(RESULT_CODES.UNKNOWN_MERCHANT, `merchant ${merchant.id} is disabled; enable it with \`paygate merchant update ${merchant.id} --enable\``);
+  }
   const now = ctx.clock.now();
   const data = parseTransactionInput(input, now, ctx.zone, opts.defaultPaymentType);
-  // The request itself (card included) is never stored: only this hash of its canonical v1 string.
-  const hash = sha256Hex(v1Joined(input as Record<string, unknown>));
+  // The request itself (card included) is never stored, nor a plain hash of it (brute-forceable for
+  // the card): only this fingerprint keyed under the vault key.
+  const hash = requestFingerprint(ctx.vault, input as Record<string, unknown>);
   const plan = data.paymentType === 'SUBSCRIPTION' && data.planId ? requirePlan(ctx, merchant.id, data.planId) : undefined;
 
   const step = await ctx.writer.transaction((): Step => {

@@ -81,7 +81,8 @@ export const refunds = sqliteTable(
 
 /**
  * requestId idempotency for transactions and refunds (scope), per merchant. The request is
- * never stored, only a hash of its canonical v1 string (SPEC §5), and the resource it made.
+ * never stored, only its fingerprint (an HMAC under a vault-derived key of the SHA-256 of its
+ * canonical v1 string, vault/fingerprint.ts; SPEC §5, §10), and the resource it made.
  */
 export const idempotencyKeys = sqliteTable(
   'idempotency_keys',

@@ -1,0 +1,153 @@
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/ctx.js';
+import { createMerchant, raw, signV1, signV2, startServe, type Answer, type Served, type TestMerchant } from '../helpers/serve.js';
+
+/**
+ * SPEC §10: nothing derived from a request that carries card data is stored as a plain hash. Real
+ * requests over a real `serve`, then every value of every column of every table (and the raw bytes
+ * of the database and its WAL) is compared with every plain SHA-256 of what was sent.
+ */
+
+let srv: Served;
+let db: string;
+let v1: TestMerchant;
+let v2: TestMerchant;
+let cleanup: () => void;
+
+/** Plain SHA-256 of each text an attacker could guess was hashed: hex (both cases), base64, base64url. */
+const plainHashes = new Set<string>();
+
+function remember(texts: string[]): void {
+  for (const t of texts) {
+    const d = createHash('sha256').update(t, 'utf8').digest();
+    for (const s of [d.toString('hex'), d.toString('hex').toUpperCase(), d.toString('base64'), d.toString('base64url')]) plainHashes.add(s);
+  }
+}
+
+function sortedJson(value: unknown): string {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sort) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])])) : v;
+  return JSON.stringify(sort(value));
+}
+
+/** SPEC §4 step 1–3, written from the text: every field but sign, non-empty, sorted, name=value joined by &. */
+function joined(params: Record<string, unknown>): string {
+  return Object.keys(params)
+    .filter((k) => k !== 'sign' && params[k] !== null && params[k] !== undefined && params[k] !== '')
+    .sort()
+    .map((k) => `${k}=${typeof params[k] === 'string' ? params[k] : sortedJson(params[k])}`)
+    .join('&');
+}
+
+/** POST signed for the merchant's version; every plain hash of the request is remembered. */
+async function post(m: TestMerchant, path: string, body: Record<string, unknown>): Promise<Answer> {
+  const params = { merchantId: m.merchantId, ...body };
+  const sent = m.signatureVersion === 1 ? { ...params, sign: signV1('POST', path, params, m.secret) } : params;
+  const payload = JSON.stringify(sent);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (m.signatureVersion === 2) headers['x-paygate-signature'] = signV2('POST', path, payload, m.secret);
+  remember([joined(params), joined(body), payload, `POST ${path}\n${joined(params)}`]);
+  return raw(srv.url + path, { method: 'POST', headers, body: payload });
+}
+
+const year = String(new Date().getUTCFullYear() + 2);
+const card = (cardNumber: string, cvv = '123') => JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year, cvv });
+
+beforeAll(async () => {
+  const t = tempDir('paygate-fingerprint-');
+  cleanup = t.cleanup;
+  db = join(t.dir, 'f.db');
+  v1 = createMerchant(db, 1, 'V1 Shop');
+  v2 = createMerchant(db, 2, 'V2 Shop');
+  srv = await startServe({ dbPath: db });
+});
+afterAll(async () => {
+  await srv.stop();
+  cleanup();
+});
+
+function storedValues(): string[] {
+  const sqlite = new Database(db, { readonly: true });
+  try {
+    const tables = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    const out: string[] = [];
+    for (const { name } of tables) {
+      for (const row of sqlite.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) {
+        for (const v of Object.values(row)) {
+          if (typeof v === 'string') out.push(v);
+          else if (Buffer.isBuffer(v)) out.push(v.toString('hex'), v.toString('base64'), v.toString('latin1'));
+        }
+      }
+    }
+    return out;
+  } finally {
+    sqlite.close();
+  }
+}
+
+describe('idempotency fingerprints (SPEC §5, §10)', () => {
+  it('no stored value, nor any byte of the database or its WAL, holds a plain SHA-256 of a request', async () => {
+    const pay = (m: TestMerchant, n: string, cardNumber: string) =>
+      post(m, `/payment/${m.apiKey}/transaction`, {
+        requestId: `fp-${n}`, relationId: `fp-${n}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card(cardNumber, '737'),
+      });
+    const paid2 = await pay(v2, 'a', '4242424242424242');
+    const paid1 = await pay(v1, 'b', '5555555555554444');
+    expect([paid2.body.rtn_code, paid1.body.rtn_code]).toEqual(['0000', '0000']);
+    expect((await pay(v2, 'c', '4000000000000002')).body.data.status).toBe('300000');
+
+    const rf2 = await post(v2, `/payment/${v2.apiKey}/refund`, { transactionOrderId: paid2.body.data.transactionOrderId, refundAmount: '1.00', requestId: 'fp-rf-a' });
+    const rf1 = await post(v1, `/payment/${v1.apiKey}/refund`, { relationId: 'fp-b', refundAmount: '2.00', requestId: 'fp-rf-b' });
+    expect([rf2.body.rtn_code, rf1.body.rtn_code]).toEqual(['0000', '0000']);
+
+    const checkout = await post(v2, `/payment/${v2.apiKey}/transaction`, {
+      requestId: 'fp-co', relationId: 'fp-co', paymentType: 'CHECKOUT', payAmount: '3.00', currency: 'USD', returnUrl: 'https://shop.test/ok',
+    });
+    expect(checkout.body.rtn_code).toBe('0000');
+    const plan = await post(v2, '/subscription/plan/create', { planName: 'Gold', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    expect(plan.body.rtn_code).toBe('0000');
+    const sub = await post(v2, '/subscription/create', {
+      requestId: 'fp-sub', relationId: 'fp-sub', planId: plan.body.data.planId, userId: 'u-1', cardInfo: card('4242424242424242', '4321'),
+    });
+    expect(sub.body.rtn_code).toBe('0000');
+    const tracking = await post(v2, `/payment/${v2.apiKey}/tracking/upload`, {
+      trackingList: [{ orderId: paid2.body.data.transactionOrderId, trackingNo: 'TN1', trackingChannel: 'DHL' }],
+    });
+    expect(tracking.body.data.successCount).toBe(1);
+
+    const values = storedValues();
+    expect(values.length).toBeGreaterThan(50);
+    const hits = values.filter((v) => [...plainHashes].some((h) => v.includes(h)));
+    expect(hits).toEqual([]);
+
+    // The raw pages too: a value deleted or overwritten by the rekeying must not linger in the files.
+    for (const file of [db, `${db}-wal`].filter((f) => existsSync(f))) {
+      const bytes = readFileSync(file).toString('latin1');
+      expect([...plainHashes].filter((h) => bytes.includes(h))).toEqual([]);
+    }
+  });
+
+  it('a repeated request still answers its first transaction or refund; a different one under the same requestId is 1006', async () => {
+    const body = { requestId: 'idem-1', relationId: 'idem-1', paymentType: 'PAY', payAmount: '5.00', currency: 'USD', cardInfo: card('4242424242424242') };
+    const path = `/payment/${v2.apiKey}/transaction`;
+    const first = await post(v2, path, body);
+    const again = await post(v2, path, body);
+    expect(again.body.data.transactionOrderId).toBe(first.body.data.transactionOrderId);
+    const changed = await post(v2, path, { ...body, payAmount: '5.01' });
+    expect([changed.status, changed.body.rtn_code]).toEqual([409, '1006']);
+    const otherCvv = await post(v2, path, { ...body, cardInfo: card('4242424242424242', '999') });
+    expect(otherCvv.body.rtn_code).toBe('1006');
+
+    const rpath = `/payment/${v1.apiKey}/refund`;
+    const paidV1 = await post(v1, `/payment/${v1.apiKey}/transaction`, { ...body, requestId: 'idem-2', relationId: 'idem-2' });
+    const r = { transactionOrderId: paidV1.body.data.transactionOrderId, refundAmount: '1.00', requestId: 'idem-rf' };
+    const refunded = await post(v1, rpath, r);
+    const repeated = await post(v1, rpath, r);
+    expect(repeated.body.data.refundTransactionId).toBe(refunded.body.data.refundTransactionId);
+    expect((await post(v1, rpath, { ...r, refundAmount: '2.00' })).body.rtn_code).toBe('1006');
+  });
+});
