@@ -23,7 +23,14 @@ export const optionalString = (max: number) =>
     .transform((v) => (v === '' || v === null ? undefined : v));
 
 /** An optional field where an empty string or null means "not given" (SPEC §4 signs neither). */
-export const blankAbsent = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
+export const blankAbsent = <S extends z.ZodType>(schema: S) => {
+  const blank = z.preprocess((v) => (v === '' || v === null ? undefined : v), schema.optional());
+  blankables.add(blank);
+  return blank;
+};
+
+/** Schemas that take "" and null as "not sent", whatever their own type (the OpenAPI document says so). */
+export const blankables = new WeakSet<z.ZodType>();
 
 /** SERVICE.md's "text": no length of its own (the 1 MiB body limit bounds it); empty means absent. */
 export const optionalText = z
@@ -59,7 +66,8 @@ export function isHttpUrl(text: string): boolean {
 /** An http(s) URL of at most 500 characters; empty means absent. */
 export const optionalUrl = wireForm(
   optionalString(500).refine((v) => v === undefined || isHttpUrl(v), 'must be an http or https URL'),
-  { type: 'string', format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 500 },
+  // A pattern, not format "uri": the server takes non-ASCII URLs (and serialises redirect URLs itself).
+  { type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$', maxLength: 500 },
 );
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FailReason } from '../channel/channel.js';
 import { RESULT_CODES, type ResultCode } from '../domain/errors.js';
-import { wireForms } from '../domain/fields.js';
+import { blankables, wireForms } from '../domain/fields.js';
 import { SUBSCRIPTION_STATUSES } from '../domain/subscription-state.js';
 import { CYCLE_TYPES } from '../services/plans.js';
 import { RECORD_STATUSES } from '../services/subscriptions/queries.js';
@@ -28,20 +28,33 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'
       // A default the service applies (pageNum 1, pageSize 10) is part of the contract.
       const def = (ctx.zodSchema as unknown as { _zod: { def: { type: string; defaultValue?: unknown } } })._zod.def;
       if (def.type === 'default' && (ctx.jsonSchema as Json).default === undefined) (ctx.jsonSchema as Json).default = def.defaultValue;
-      const wire = wireForms.get(ctx.zodSchema as unknown as z.ZodType);
-      if (!wire) return;
+      const zodSchema = ctx.zodSchema as unknown as z.ZodType;
       const json = ctx.jsonSchema as Json;
+      const wire = wireForms.get(zodSchema);
+      const blankable = blankables.has(zodSchema);
+      if (!wire && !blankable) return;
       const keep = json.default;
+      const own: Json = wire ?? { ...json };
+      delete own.default;
       for (const k of Object.keys(json)) delete json[k];
-      // A field that takes null as "absent" says so, like zod does for its own nullable fields.
-      const nullable = (ctx.zodSchema as unknown as z.ZodType).safeParse(null).success;
-      const variants = Array.isArray(wire.anyOf) && Object.keys(wire).length === 1 ? (wire.anyOf as Json[]) : [wire];
-      Object.assign(json, nullable ? { anyOf: [...variants, { type: 'null' }] } : wire);
+      // "" and null mean "not sent" for an optional field: the document says what the validator takes.
+      const extra: Json[] = [];
+      if (zodSchema.safeParse('').success && !takesEmptyString(own)) extra.push({ const: '' });
+      if (zodSchema.safeParse(null).success) extra.push({ type: 'null' });
+      const variants = Array.isArray(own.anyOf) && Object.keys(own).length === 1 ? (own.anyOf as Json[]).filter((v) => v.type !== 'null') : [own];
+      Object.assign(json, extra.length > 0 ? { anyOf: [...variants, ...extra] } : own);
       if (keep !== undefined) json.default = keep;
     },
   }) as Json;
   delete out.$schema;
   return out;
+}
+
+/** Whether a rendered schema already takes "" (a string without pattern, enum, const or minLength). */
+function takesEmptyString(schema: Json): boolean {
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).some(takesEmptyString);
+  const types = ([] as unknown[]).concat(schema.type ?? []);
+  return types.includes('string') && schema.pattern === undefined && schema.enum === undefined && schema.const === undefined && !schema.minLength;
 }
 
 const TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$';
@@ -186,7 +199,7 @@ export const TRACKING_ENTRY: Json = {
     relationId: { type: 'string', description: 'or the merchant’s relationId of it' },
     trackingNo: { type: 'string', maxLength: 100 },
     trackingChannel: { type: 'string', maxLength: 100, examples: ['UPS'] },
-    trackUrl: { type: 'string', format: 'uri', maxLength: 500 },
+    trackUrl: { type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 500 },
   },
 };
 

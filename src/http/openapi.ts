@@ -91,9 +91,12 @@ function requestComponents(opId: string, request: RouteRequest, components: Json
 function querySchema(property: Json): Json {
   const variants = (property.anyOf as Json[] | undefined)?.filter((s) => s.type !== 'null');
   if (!variants) return property;
+  // Digits in a query string are the integer itself; "" (not sent) stays allowed where it was.
   const integer = variants.find((s) => s.type === 'integer');
-  const chosen = integer ?? (variants.length === 1 ? variants[0] : { anyOf: variants });
-  return property.default !== undefined ? { ...chosen, default: property.default } : chosen ?? property;
+  const blank = variants.find((s) => s.const === '');
+  const kept = integer ? [integer, ...(blank ? [blank] : [])] : variants;
+  const chosen = kept.length === 1 ? (kept[0] as Json) : { anyOf: kept };
+  return property.default !== undefined ? { ...chosen, default: property.default } : chosen;
 }
 
 function queryParameters(object: Json): Json[] {

@@ -43,6 +43,8 @@ interface Operation {
   pointer: string;
 }
 
+const takesInteger = (schema: Json | undefined): boolean => schema?.type === 'integer' || ((schema?.anyOf ?? []) as Json[]).some(takesInteger);
+
 const escapePointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export class ContractValidator {
@@ -128,7 +130,8 @@ export class ContractValidator {
           return;
         }
         const index = (o.op.parameters as Json[]).indexOf(p);
-        const typed = p.schema?.type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value;
+        // A query string is text: digits are the integer a parameter of integer type declares.
+        const typed = takesInteger(p.schema) && /^-?\d+$/.test(value) ? Number(value) : value;
         const problem = this.errors(`${o.pointer}/parameters/${index}/schema`, typed);
         if (problem) out.push(`query parameter ${p.name}: ${problem} (${i})`);
       });
@@ -141,13 +144,16 @@ export class ContractValidator {
       return out;
     }
     if (!body) return [...out, 'a request body is not documented'];
+    const types = Object.keys(body.content as Json);
+    // The hosted pages take their forms; everything else takes JSON.
+    const type = types.includes('application/json') ? 'application/json' : (types[0] ?? '');
     let parsed: unknown;
     try {
-      parsed = JSON.parse(x.requestBody);
+      parsed = type === 'application/x-www-form-urlencoded' ? Object.fromEntries(new URLSearchParams(x.requestBody)) : JSON.parse(x.requestBody);
     } catch {
       return [...out, 'request body is not JSON'];
     }
-    const problem = this.errors(`${o.pointer}/requestBody/content/application~1json/schema`, parsed);
+    const problem = this.errors(`${o.pointer}/requestBody/content/${escapePointer(type)}/schema`, parsed);
     return problem ? [...out, `request: ${problem}`] : out;
   }
 

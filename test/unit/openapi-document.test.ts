@@ -49,8 +49,9 @@ describe('the OpenAPI document', () => {
 
   it('declares pageNum and pageSize as integers with their range and default, so that 1 is valid', () => {
     const params = doc.paths['/subscription/billing/list'].get.parameters as any[];
-    expect(params.find((p) => p.name === 'pageNum').schema).toEqual({ type: 'integer', minimum: 1, maximum: 1_000_000_000, default: 1 });
-    expect(params.find((p) => p.name === 'pageSize').schema).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 10 });
+    // "" is "not sent", like every optional parameter.
+    expect(params.find((p) => p.name === 'pageNum').schema).toEqual({ anyOf: [{ type: 'integer', minimum: 1, maximum: 1_000_000_000 }, { const: '' }], default: 1 });
+    expect(params.find((p) => p.name === 'pageSize').schema).toEqual({ anyOf: [{ type: 'integer', minimum: 1, maximum: 100 }, { const: '' }], default: 10 });
   });
 
   it('gives the user list its own item schema, without the detail-only fields', () => {

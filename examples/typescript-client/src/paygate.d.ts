@@ -463,11 +463,11 @@ export interface components {
         /** @description An ordered item, shown on the checkout page */
         Item: {
             name: string;
-            price?: string | null;
-            num?: string | null;
-            currency?: string | null;
+            price?: string | "" | null;
+            num?: string | "" | null;
+            currency?: string | "" | null;
             sku?: string | null;
-            url?: string | null;
+            url?: string | "" | null;
             category?: string | null;
         };
         /** @description A subscription plan */
@@ -742,7 +742,6 @@ export interface components {
             trackingNo?: string;
             /** @example UPS */
             trackingChannel?: string;
-            /** Format: uri */
             trackUrl?: string;
         };
         /** @description A refused request */
@@ -768,23 +767,20 @@ export interface components {
             planId?: string | null;
             /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
             userId?: string | null;
-            /**
-             * @description Amount in the currency’s major unit as a decimal string, at most 10 digits and 2 decimals, greater than 0; a SUBSCRIPTION’s amount is its plan’s
-             * @example 10.00
-             */
-            payAmount: string;
+            /** @description Amount in the currency’s major unit as a decimal string, at most 10 digits and 2 decimals, greater than 0; a SUBSCRIPTION’s amount is its plan’s */
+            payAmount: string | "";
             /** @description ISO 4217 code, e.g. USD */
             currency: string;
             /** @description The customer’s IP address (defaults to the caller’s) */
             clientIp?: string | null;
             /** @description Where the hosted page sends the customer after paying */
-            returnUrl?: string | null;
+            returnUrl?: string | "" | null;
             /** @description Where the hosted page sends the customer after a failed payment */
-            failedUrl?: string | null;
+            failedUrl?: string | "" | null;
             /** @description Where the checkout page sends a customer who cancels */
-            cancelUrl?: string | null;
+            cancelUrl?: string | "" | null;
             /** @description Where callbacks for this transaction go, instead of the merchant’s notifyUrl (kept for a subscription’s renewals) */
-            notifyUrl?: string | null;
+            notifyUrl?: string | "" | null;
             /** @description The billing address: an Address, as a JSON string or as the object itself */
             billingAddress?: string | components["schemas"]["Address"] | null;
             /** @description The shipping address: an Address, as a JSON string or as the object itself */
@@ -812,23 +808,20 @@ export interface components {
             planId?: string | null;
             /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
             userId?: string | null;
-            /**
-             * @description Amount in the currency’s major unit as a decimal string, at most 10 digits and 2 decimals, greater than 0; a SUBSCRIPTION’s amount is its plan’s
-             * @example 10.00
-             */
-            payAmount: string;
+            /** @description Amount in the currency’s major unit as a decimal string, at most 10 digits and 2 decimals, greater than 0; a SUBSCRIPTION’s amount is its plan’s */
+            payAmount: string | "";
             /** @description ISO 4217 code, e.g. USD */
             currency: string;
             /** @description The customer’s IP address (defaults to the caller’s) */
             clientIp?: string | null;
             /** @description Where the hosted page sends the customer after paying */
-            returnUrl?: string | null;
+            returnUrl?: string | "" | null;
             /** @description Where the hosted page sends the customer after a failed payment */
-            failedUrl?: string | null;
+            failedUrl?: string | "" | null;
             /** @description Where the checkout page sends a customer who cancels */
-            cancelUrl?: string | null;
+            cancelUrl?: string | "" | null;
             /** @description Where callbacks for this transaction go, instead of the merchant’s notifyUrl (kept for a subscription’s renewals) */
-            notifyUrl?: string | null;
+            notifyUrl?: string | "" | null;
             /** @description The billing address: an Address, as a JSON string or as the object itself */
             billingAddress?: string | components["schemas"]["Address"] | null;
             /** @description The shipping address: an Address, as a JSON string or as the object itself */
@@ -857,19 +850,19 @@ export interface components {
             /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
             userId: string;
             /** @description Amount in the currency’s major unit as a decimal string, at most 10 digits and 2 decimals, greater than 0; a SUBSCRIPTION’s amount is its plan’s */
-            payAmount?: string | null;
+            payAmount?: string | "" | null;
             /** @description ISO 4217 code, e.g. USD */
             currency?: string | null;
             /** @description The customer’s IP address (defaults to the caller’s) */
             clientIp?: string | null;
             /** @description Where the hosted page sends the customer after paying */
-            returnUrl?: string | null;
+            returnUrl?: string | "" | null;
             /** @description Where the hosted page sends the customer after a failed payment */
-            failedUrl?: string | null;
+            failedUrl?: string | "" | null;
             /** @description Where the checkout page sends a customer who cancels */
-            cancelUrl?: string | null;
+            cancelUrl?: string | "" | null;
             /** @description Where callbacks for this transaction go, instead of the merchant’s notifyUrl (kept for a subscription’s renewals) */
-            notifyUrl?: string | null;
+            notifyUrl?: string | "" | null;
             /** @description The billing address: an Address, as a JSON string or as the object itself */
             billingAddress?: string | components["schemas"]["Address"] | null;
             /** @description The shipping address: an Address, as a JSON string or as the object itself */
@@ -908,19 +901,19 @@ export interface components {
             /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
             userId: string;
             /** @description Amount in the currency’s major unit as a decimal string, at most 10 digits and 2 decimals, greater than 0; a SUBSCRIPTION’s amount is its plan’s */
-            payAmount?: string | null;
+            payAmount?: string | "" | null;
             /** @description ISO 4217 code, e.g. USD */
             currency?: string | null;
             /** @description The customer’s IP address (defaults to the caller’s) */
             clientIp?: string | null;
             /** @description Where the hosted page sends the customer after paying */
-            returnUrl?: string | null;
+            returnUrl?: string | "" | null;
             /** @description Where the hosted page sends the customer after a failed payment */
-            failedUrl?: string | null;
+            failedUrl?: string | "" | null;
             /** @description Where the checkout page sends a customer who cancels */
-            cancelUrl?: string | null;
+            cancelUrl?: string | "" | null;
             /** @description Where callbacks for this transaction go, instead of the merchant’s notifyUrl (kept for a subscription’s renewals) */
-            notifyUrl?: string | null;
+            notifyUrl?: string | "" | null;
             /** @description The billing address: an Address, as a JSON string or as the object itself */
             billingAddress?: string | components["schemas"]["Address"] | null;
             /** @description The shipping address: an Address, as a JSON string or as the object itself */
@@ -930,7 +923,7 @@ export interface components {
             /** @description What is bought (at most 500 Items), shown on the checkout page: as a JSON string or as the array itself */
             items?: string | components["schemas"]["Item"][] | null;
             /** @description PAY charges cardInfo now; CHECKOUT sends the customer to a hosted page; SUBSCRIPTION subscribes userId to planId */
-            paymentType?: "SUBSCRIPTION" | null;
+            paymentType?: "SUBSCRIPTION" | "" | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -941,11 +934,8 @@ export interface components {
             transactionOrderId?: string | null;
             /** @description Your order number; usable once per merchant, for good (1005 on reuse) */
             relationId?: string | null;
-            /**
-             * @description Amount to refund, a decimal string greater than 0; at most what is still refundable
-             * @example 10.00
-             */
-            refundAmount: string;
+            /** @description Amount to refund, a decimal string greater than 0; at most what is still refundable */
+            refundAmount: string | "";
             /** @description Your id of this request, unique per merchant: repeating it with the same fields answers the first result again and charges nothing; with other fields it is 1006 */
             requestId?: string | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
@@ -966,11 +956,8 @@ export interface components {
             planName: string;
             /** @description Free text */
             description?: string | null;
-            /**
-             * @description Price per cycle as a decimal string; 0 only with a trial
-             * @example 10.00
-             */
-            price: string;
+            /** @description Price per cycle as a decimal string; 0 only with a trial */
+            price: string | "";
             /**
              * @description ISO 4217 code, e.g. USD
              * @enum {string}
@@ -993,11 +980,8 @@ export interface components {
         ListPlansRequest: {
             /** @description Your merchant id */
             merchantId: string;
-            /**
-             * @description Only those in this status
-             * @enum {string}
-             */
-            status?: "ACTIVE" | "INACTIVE";
+            /** @description Only those in this status */
+            status?: ("ACTIVE" | "INACTIVE") | "" | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -1006,11 +990,8 @@ export interface components {
             merchantId: string;
             /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
             userId: string;
-            /**
-             * @description Only those in this status
-             * @enum {string}
-             */
-            status?: "INCOMPLETE" | "ACTIVE" | "PAUSED" | "CANCELLED" | "FAILED" | "EXPIRED";
+            /** @description Only those in this status */
+            status?: ("INCOMPLETE" | "ACTIVE" | "PAUSED" | "CANCELLED" | "FAILED" | "EXPIRED") | "" | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -1027,21 +1008,18 @@ export interface components {
             merchantId: string;
             /** @description The subscription’s code (subscriptionCode of its detail) */
             subscriptionCode: string;
-            /**
-             * @description Only those in this status
-             * @enum {string}
-             */
-            status?: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED";
+            /** @description Only those in this status */
+            status?: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED") | "" | null;
             /**
              * @description Page number, from 1
              * @default 1
              */
-            pageNum: number | string;
+            pageNum: number | string | "" | null;
             /**
              * @description Records per page, 1 to 100
              * @default 10
              */
-            pageSize: number | string;
+            pageSize: number | string | "" | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -2526,7 +2504,7 @@ export interface operations {
                 /** @description Your merchant id */
                 merchantId: string;
                 /** @description Only those in this status */
-                status?: "ACTIVE" | "INACTIVE";
+                status?: ("ACTIVE" | "INACTIVE") | "";
                 /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
                 sign?: string;
             };
@@ -2704,7 +2682,7 @@ export interface operations {
                 /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
                 userId: string;
                 /** @description Only those in this status */
-                status?: "INCOMPLETE" | "ACTIVE" | "PAUSED" | "CANCELLED" | "FAILED" | "EXPIRED";
+                status?: ("INCOMPLETE" | "ACTIVE" | "PAUSED" | "CANCELLED" | "FAILED" | "EXPIRED") | "";
                 /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
                 sign?: string;
             };
@@ -3078,11 +3056,11 @@ export interface operations {
                 /** @description The subscription’s code (subscriptionCode of its detail) */
                 subscriptionCode: string;
                 /** @description Only those in this status */
-                status?: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED";
+                status?: ("PENDING" | "SUCCESS" | "FAILED" | "CANCELLED") | "";
                 /** @description Page number, from 1 */
-                pageNum?: number;
+                pageNum?: number | "";
                 /** @description Records per page, 1 to 100 */
-                pageSize?: number;
+                pageSize?: number | "";
                 /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
                 sign?: string;
             };

@@ -128,7 +128,7 @@ export const itemShape = z.object({
   sku: optionalItemText,
   url: wireForm(
     optionalItemText.refine((v) => v === undefined || isHttpUrl(v), 'must be an http or https URL'),
-    { type: 'string', format: 'uri', maxLength: 500 },
+    { type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 500 },
   ),
   category: optionalItemText,
 });
