@@ -3,11 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPaygateClient } from '../../examples/typescript-client/src/client.js';
+import type { Middleware } from 'openapi-fetch';
+import { createPaygateClient, type PaygateClient } from '../../examples/typescript-client/src/client.js';
 import { runDemo } from '../../examples/typescript-client/src/demo.js';
 import { documentText, typesText } from '../../examples/typescript-client/generate.mjs';
 import { tempDir } from '../helpers/ctx.js';
 import { createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { record } from '../helpers/traffic.js';
 
 /** Third-party tools on the served /openapi.json: redocly, openapi-typescript, openapi-fetch. */
 
@@ -30,6 +32,25 @@ afterAll(async () => {
   await srv.stop();
   tmp.cleanup();
 });
+
+/** The example client's exchanges join the suite's contract check (test/setup/contract.ts). */
+function recorded(client: PaygateClient): PaygateClient {
+  const bodies = new WeakMap<Request, string>();
+  const recorder: Middleware = {
+    async onRequest({ request }) {
+      bodies.set(request, await request.clone().text());
+      return request;
+    },
+    async onResponse({ request, response }) {
+      const responseHeaders: Record<string, string> = {};
+      response.headers.forEach((v, k) => (responseHeaders[k] = v));
+      record({ method: request.method, url: request.url, requestBody: bodies.get(request), status: response.status, responseHeaders, responseBody: await response.clone().text() });
+      return response;
+    },
+  };
+  client.use(recorder);
+  return client;
+}
 
 describe('/openapi.json checked with third-party tools', () => {
   it('redocly lint with the recommended ruleset (redocly.yaml) finds no error and no warning', () => {
@@ -62,7 +83,7 @@ describe('/openapi.json checked with third-party tools', () => {
   });
 
   it('the example client (openapi-fetch + its v2 signing middleware) pays, refunds and subscribes against a real serve', async () => {
-    const client = createPaygateClient({ baseUrl: srv.url, merchantId: merchant.merchantId, apiKey: merchant.apiKey, secret: merchant.secret });
+    const client = recorded(createPaygateClient({ baseUrl: srv.url, merchantId: merchant.merchantId, apiKey: merchant.apiKey, secret: merchant.secret }));
     const out = await runDemo(client, merchant, 'demo');
     expect(out.payment).toMatchObject({ status: '200000', payAmount: '25.00', currency: 'USD' });
     expect(out.refund).toMatchObject({ status: '400010', payAmount: '5.00', transactionOrderId: out.payment.transactionOrderId });
@@ -70,7 +91,7 @@ describe('/openapi.json checked with third-party tools', () => {
   });
 
   it('the signing middleware’s signature is what the server checks: a wrong secret is refused with 1002', async () => {
-    const client = createPaygateClient({ baseUrl: srv.url, merchantId: merchant.merchantId, apiKey: merchant.apiKey, secret: 'not-the-secret' });
+    const client = recorded(createPaygateClient({ baseUrl: srv.url, merchantId: merchant.merchantId, apiKey: merchant.apiKey, secret: 'not-the-secret' }));
     const r = await client.GET('/subscription/plan/list', { params: { query: { merchantId: merchant.merchantId } } });
     expect(r.response.status).toBe(401);
     expect(r.error).toMatchObject({ rtn_code: '1002', success: false });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { BIN, paygate } from './cli.js';
 import { TEST_VAULT_KEY, tempDir } from './ctx.js';
-import { recorders } from './traffic.js';
+import { record, recorders } from './traffic.js';
 
 export { recordTraffic } from './traffic.js';
 
@@ -136,7 +136,7 @@ export async function raw(url: string, init: RawInit = {}): Promise<Answer> {
     const responseHeaders: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(res.headers)) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
     const requestBody = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : init.body.toString('utf8');
-    for (const fn of recorders) fn({ method: init.method ?? 'GET', url, requestBody, status: res.statusCode, responseHeaders, responseBody: t });
+    record({ method: init.method ?? 'GET', url, requestBody, status: res.statusCode, responseHeaders, responseBody: t });
   }
   let body: unknown;
   try {
