@@ -1,7 +1,8 @@
 import type { AppConfig } from './config.js';
 import { openStore, StoreOpenError, type Db, type Sqlite } from './store/client.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import { loadVaultKey, vaultFromKey, type Vault } from './vault/crypto.js';
+import type { Vault, VaultKeySource } from './vault/crypto.js';
+import { openVault } from './vault/open.js';
 import type { Channel } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
 import { createWriter, type Writer } from './store/writer.js';
@@ -21,6 +22,8 @@ export interface Ctx {
   /** The database's time zone: every time string and billing calendar uses it. */
   zone: string;
   vault: Vault;
+  /** Where the vault key came from (a rotation writes the new key back to a key file). */
+  vaultKeySource: VaultKeySource;
   channel: Channel;
   config: AppConfig;
   close(): void;
@@ -36,6 +39,8 @@ export interface OpenAppOptions {
   clock?: Clock;
   /** Another channel implementation; the sandbox channel by default. */
   channel?: (deps: ChannelDeps) => Channel;
+  /** Only `paygate vault rotate`: open a database whose key rotation has not finished. */
+  vaultRotation?: 'allow';
 }
 
 export function openApp(config: AppConfig, opts: OpenAppOptions = {}): Ctx {
@@ -43,11 +48,11 @@ export function openApp(config: AppConfig, opts: OpenAppOptions = {}): Ctx {
   try {
     const zone = settleZone(sqlite, config.zone);
     const clock = opts.clock ?? systemClock;
-    const vault = vaultFromKey(loadVaultKey(config.dbPath, config.vaultKey));
+    const { vault, loaded } = openVault(sqlite, config.dbPath, config.vaultKey, opts.vaultRotation ? { rotation: opts.vaultRotation } : {});
     keyFingerprints(sqlite, vault);
     const writer = createWriter(sqlite);
     const channel = (opts.channel ?? createSandboxChannel)({ sqlite, writer, clock });
-    return { db, sqlite, writer, clock, zone, vault, channel, config, close: () => sqlite.close() };
+    return { db, sqlite, writer, clock, zone, vault, vaultKeySource: loaded.source, channel, config, close: () => sqlite.close() };
   } catch (e) {
     sqlite.close();
     throw e;

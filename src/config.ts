@@ -28,6 +28,13 @@ export function parseRetryDays(text: string | undefined): number[] {
   return parts.map(Number);
 }
 
+/** A security setting: a typo must not quietly leave private targets allowed. */
+export function parseCallbackPrivate(text: string | undefined): 'allow' | 'deny' {
+  if (text === undefined || text.trim() === '' || text.trim() === 'allow') return 'allow';
+  if (text.trim() === 'deny') return 'deny';
+  throw invalidParam('PAYGATE_CALLBACK_PRIVATE', 'must be deny (or allow, the default)');
+}
+
 export function loadConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.env): AppConfig {
   const zone = input.tz ?? env.PAYGATE_TZ;
   if (zone !== undefined && !isValidZone(zone)) throw invalidParam('tz', `unknown time zone ${zone}`);
@@ -36,7 +43,7 @@ export function loadConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.
     zone,
     vaultKey: env.PAYGATE_VAULT_KEY,
     retryDays: parseRetryDays(env.PAYGATE_RETRY_DAYS),
-    callbackPrivate: env.PAYGATE_CALLBACK_PRIVATE === 'deny' ? 'deny' : 'allow',
+    callbackPrivate: parseCallbackPrivate(env.PAYGATE_CALLBACK_PRIVATE),
     publicUrl: (env.PAYGATE_PUBLIC_URL ?? `http://${env.PAYGATE_HOST ?? '127.0.0.1'}:${env.PAYGATE_PORT ?? '8080'}`).replace(/\/+$/, ''),
   };
 }

@@ -12,6 +12,7 @@ import { registerRenewCommands } from './commands/renew.js';
 import { registerSubCommands } from './commands/sub.js';
 import { registerBillingCommands } from './commands/billing.js';
 import { registerEventsCommands } from './commands/events.js';
+import { registerVaultCommands } from './commands/vault.js';
 import { printError } from './output.js';
 
 export function buildProgram(): Command {
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerSubCommands(program);
   registerBillingCommands(program);
   registerEventsCommands(program);
+  registerVaultCommands(program);
   return program;
 }
 

@@ -3,6 +3,7 @@ import { openApp, type Ctx, type OpenAppOptions } from '../app.js';
 import { loadConfig } from '../config.js';
 import { isPaygateError } from '../domain/errors.js';
 import { StoreOpenError } from '../store/client.js';
+import { VaultKeyError } from '../vault/crypto.js';
 import { createOutput, printError, type Output } from './output.js';
 
 /** A usage error: exit status 2 (SPEC §12). */
@@ -52,6 +53,11 @@ export function handleError(e: unknown): never {
   if (isPaygateError(e)) {
     printError(e.code, e.message);
     process.exit(1);
+  }
+  // The database cannot be used with this key: a start-up failure the operator fixes (exit 2).
+  if (e instanceof VaultKeyError) {
+    printError('usage', `vault key: ${e.message}`);
+    process.exit(2);
   }
   if (e instanceof StoreOpenError) {
     printError('1001', `db: ${e.message}`);

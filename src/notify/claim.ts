@@ -109,9 +109,10 @@ const SWEEP_SQL = `UPDATE outbox_events SET status = 'DEAD', last_error = @error
 
 /**
  * Mark DEAD, in one statement, up to `limit` due events that have no target at all (no notifyUrl
- * of their own, none on the merchant). Without it each would take a claim and a finish of its
- * own, which for a merchant that never set a notifyUrl makes the pass after a big renewal run
- * cost more than the run. Free when every merchant has a notifyUrl (the common case).
+ * of their own, none on the merchant). Such events are no longer written (store/outbox.ts), but
+ * they remain when a merchant clears its URL with events waiting, and in databases written by
+ * earlier versions; without this each would take a claim and a finish of its own. Free when
+ * every merchant has a notifyUrl.
  */
 export function sweepUnaddressed(sqlite: Sqlite, now: number, limit: number): number {
   // Stored notifyUrls are never '' (validation turns an empty one into NULL), so NULL is "none".

@@ -4,8 +4,9 @@ import { randomToken } from '../domain/ids.js';
 import { currentSecret } from '../services/merchants.js';
 import { getMerchant, type MerchantRow } from '../store/merchants.js';
 import { claimDueEvents, finishAttempt, NO_TARGET_ERROR, sweepUnaddressed, type AttemptOutcome, type ClaimedEvent } from './claim.js';
-import { checkNotifyUrl, privateTargetReason } from './guard.js';
+import { checkNotifyUrl, literalHostRefusal } from './guard.js';
 import { callbackAgent, postJson } from './http-client.js';
+import { pause } from './pause.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from './schedule.js';
 import { signCallback } from './sign.js';
 
@@ -117,7 +118,7 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
     // leased, or of a merchant at its share): claiming again at once would only rescan the
     // queue. Wait for a slot (or a finished event that unblocks its successor), polling for new work.
     if (claimed.length < free || running.size >= concurrency) {
-      await Promise.race([...running, sleep(POLL_MS)]);
+      await Promise.race([...running, pause(POLL_MS)]);
     }
   }
   if (failure) throw failure.error;
@@ -150,14 +151,17 @@ async function deliverOne(
   const checked = checkNotifyUrl(target);
   if (!checked.ok) return dead(checked.reason);
   const mode = ctx.config.callbackPrivate;
-  if (mode === 'deny') {
-    const refused = await privateTargetReason(checked.url);
-    if (refused) return dead(refused);
-  }
+  // A literal address the policy refuses: an attempt that sends nothing and would fail the same
+  // way every time, so the event is DEAD at once. A name resolving to a refused address is
+  // stopped by the connector, an ordinary failed attempt that is retried (DNS answers change).
+  const refused = literalHostRefusal(checked.url, mode);
+  if (refused) return finish({ status: 'DEAD', attempts: ev.attempts + 1, nextAttemptAt: null, httpStatus: null, error: `refused: notifyUrl ${refused}` });
 
   let signed: { body: string; headers: Record<string, string> };
   try {
-    signed = signCallback(ev.payload, { version: merchant.signatureVersion, secret: found.secret, url: checked.url, nowMs: now() });
+    // The signature's timestamp is transport time, checked by the receiver against its own
+    // clock: always the real time, even when business times follow a test clock (renew --at).
+    signed = signCallback(ev.payload, { version: merchant.signatureVersion, secret: found.secret, url: checked.url, nowMs: Date.now() });
   } catch {
     return dead('stored payload could not be signed');
   }
@@ -191,20 +195,6 @@ function merchantCache(ctx: Ctx): (id: string) => { row: MerchantRow; secret: st
   };
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-}
-
 export interface DeliveryLoop {
   /** Stop claiming; resolves when the deliveries in flight have finished. */
   stop(): Promise<void>;
@@ -232,7 +222,7 @@ export function startDeliveryLoop(
       } catch (e) {
         opts.onError?.(e);
       }
-      await sleep(intervalMs, halt.signal);
+      await pause(intervalMs, halt.signal);
     }
   })();
   return {

@@ -1,9 +1,12 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { invalidParam } from '../domain/errors.js';
+import { addressRefusal, describeRefusal, type CallbackPrivateMode } from './address-policy.js';
 
 /**
- * Guard rails on callback targets (SPEC §8, §1 PAYGATE_CALLBACK_PRIVATE). A refused target is
- * permanent for the event (DEAD with the reason), not something a retry would fix.
+ * Guard rails on callback targets (SPEC §8, §1 PAYGATE_CALLBACK_PRIVATE). What the URL alone
+ * tells (its scheme, length, a literal IP address, a `localhost` name) is checked when a
+ * notifyUrl is accepted; at delivery the connector (connector.ts) checks the address actually
+ * connected to, so a name is judged by what it resolves to at that moment.
  */
 
 export const MAX_NOTIFY_URL_LENGTH = 500;
@@ -22,59 +25,41 @@ export function checkNotifyUrl(text: string): UrlCheck {
   return { ok: true, url };
 }
 
-/** Loopback, private, link-local, CGNAT, unspecified and multicast ranges (v4, v6, v4-mapped v6). */
-const PRIVATE = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  PRIVATE.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  PRIVATE.addSubnet(net, prefix, 'ipv6');
+/**
+ * Why the URL's literal IP host may not be called back under `mode` (undefined for names and
+ * allowed addresses). The WHATWG parser has already turned numeric forms (`2852039166`,
+ * `0251.0376.0251.0376`, `0xA9.0xFE.0xA9.0xFE`) into dotted decimal and IPv6 into its
+ * compressed form, so a literal address is classified as what it is.
+ */
+export function literalHostRefusal(url: URL, mode: CallbackPrivateMode): string | undefined {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!isIP(host)) return undefined;
+  const refusal = addressRefusal(host, mode);
+  return refusal === undefined ? undefined : `host ${describeRefusal(refusal)}`;
 }
 
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return PRIVATE.check(address, 'ipv4');
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped?.[1]) return PRIVATE.check(mapped[1], 'ipv4');
-    return PRIVATE.check(address, 'ipv6');
+/** RFC 6761: `localhost` and names under it are loopback, whatever a resolver says. */
+const LOCALHOST_NAME = /(^|\.)localhost\.?$/i;
+
+/** literalHostRefusal, and under deny a `localhost` name: what the URL alone tells. */
+export function urlHostRefusal(url: URL, mode: CallbackPrivateMode): string | undefined {
+  const literal = literalHostRefusal(url, mode);
+  if (literal !== undefined) return literal;
+  if (mode === 'deny' && LOCALHOST_NAME.test(url.hostname)) {
+    return `host ${url.hostname} is a loopback name; PAYGATE_CALLBACK_PRIVATE=deny allows only global addresses`;
   }
-  return true; // not an address at all: refuse rather than guess
+  return undefined;
 }
 
 /**
- * With PAYGATE_CALLBACK_PRIVATE=deny: resolve the host and refuse it when ANY address is private
- * (a name resolving to both would otherwise let the connection pick the private one). Returns the
- * reason, or undefined when the target is allowed. DNS failures are not refusals: the request
- * itself will fail and be retried.
+ * The early check where a notifyUrl is accepted (merchant create/update, a transaction's or
+ * subscription's notifyUrl): a target that could never be delivered to is a 1001 now rather
+ * than a DEAD event later. Host names are not resolved here (no DNS in the request path).
  */
-export async function privateTargetReason(url: URL): Promise<string | undefined> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-    } catch {
-      return undefined;
-    }
-  }
-  const bad = addresses.find(isPrivateAddress);
-  return bad === undefined ? undefined : `notifyUrl host ${host} resolves to a private address (${bad}); PAYGATE_CALLBACK_PRIVATE=deny`;
+export function assertNotifyUrlAllowed(text: string | null | undefined, mode: CallbackPrivateMode, field = 'notifyUrl'): void {
+  if (!text) return;
+  const checked = checkNotifyUrl(text);
+  if (!checked.ok) return; // the field's own validation reports malformed URLs
+  const reason = urlHostRefusal(checked.url, mode);
+  if (reason !== undefined) throw invalidParam(field, reason);
 }

@@ -1,6 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { Agent, Dispatcher } from 'undici';
-import { isPrivateAddress } from './guard.js';
+import type { CallbackPrivateMode } from './address-policy.js';
+import { guardedConnector, RefusedTargetError } from './connector.js';
 
 /**
  * The one HTTP client of callbacks (SPEC §8): a shared undici Agent per process with keep-alive
@@ -15,38 +15,22 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** Connections per origin. */
 export const CONNECTIONS_PER_ORIGIN = 4;
 
-type Mode = 'allow' | 'deny';
-const agents = new Map<Mode, Agent>();
+const agents = new Map<CallbackPrivateMode, Agent>();
 
 /** undici is loaded on the first callback only: commands that never deliver skip its start-up cost. */
 let undiciModule: Promise<typeof import('undici')> | undefined;
 const undici = (): Promise<typeof import('undici')> => (undiciModule ??= import('undici'));
 
-/**
- * In deny mode the connector re-checks the address it actually connects to, so a name that
- * resolved publicly at check time but privately at connect time (DNS rebinding) is refused too.
- */
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options }, (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
-    if (err) return callback(err, address, family);
-    const list = typeof address === 'string' ? [address] : address.map((a) => a.address);
-    const bad = list.find(isPrivateAddress);
-    if (bad !== undefined) return callback(Object.assign(new Error(`refused private address ${bad}`), { code: 'EPRIVATE' }), address, family);
-    callback(null, address, family);
-  });
-}
-
-export async function callbackAgent(mode: Mode): Promise<Agent> {
-  const { Agent } = await undici();
+/** One agent per address policy; its connector enforces the policy on every connection (connector.ts). */
+export async function callbackAgent(mode: CallbackPrivateMode): Promise<Agent> {
+  const { Agent, buildConnector } = await undici();
   let agent = agents.get(mode);
   if (!agent) {
     agent = new Agent({
       connections: CONNECTIONS_PER_ORIGIN,
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
-      connect: { timeout: CALLBACK_TIMEOUT_MS, ...(mode === 'deny' ? { lookup: guardedLookup } : {}) },
+      connect: guardedConnector(buildConnector, mode, { timeout: CALLBACK_TIMEOUT_MS }),
     });
     agents.set(mode, agent);
   }
@@ -91,6 +75,8 @@ export async function postJson(
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return ok ? { ok: true, status: res.statusCode, snippet } : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}${snippet ? `: ${snippet}` : ''}` };
   } catch (e) {
+    // The address policy stopped the connection before anything was sent: its reason, as is.
+    if (e instanceof RefusedTargetError) return { ok: false, error: e.message };
     const code = (e as NodeJS.ErrnoException | undefined)?.code;
     if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
       return { ok: false, error: `timeout after ${timeoutMs} ms` };

@@ -4,6 +4,7 @@ import { notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { optionalUrl, parseInput, requiredString } from '../domain/fields.js';
 import { newId, randomToken } from '../domain/ids.js';
 import { formatTime } from '../domain/time.js';
+import { assertNotifyUrlAllowed } from '../notify/guard.js';
 import {
   getMerchant,
   getMerchantByApiKey,
@@ -64,6 +65,7 @@ function view(ctx: Ctx, row: MerchantRow): MerchantView {
 
 export function createMerchant(ctx: Ctx, input: unknown): MerchantCreated {
   const data = parseInput(createSchema, input);
+  assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   const now = ctx.clock.now();
   const secret = `sk_${randomToken(24)}`;
   const row: MerchantRow = {
@@ -113,6 +115,7 @@ const updateSchema = z.object({
 
 export function updateMerchant(ctx: Ctx, id: string, input: unknown): MerchantView {
   const data = parseInput(updateSchema, input);
+  assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   const row = requireMerchant(ctx, id);
   const patch: Partial<MerchantRow> = { updatedAt: ctx.clock.now() };
   if (data.name !== undefined) patch.name = data.name;

@@ -19,15 +19,18 @@ const statements = new WeakMap<Sqlite, ReturnType<Sqlite['prepare']>>();
 
 /**
  * Write a callback event. MUST be called inside the same database transaction as the change it
- * reports (ARCHITECTURE: side effects are written with the change). Returns the eventId.
+ * reports (ARCHITECTURE: side effects are written with the change). Returns the eventId, or
+ * undefined when the event was not written because it has nowhere to go: no notifyUrl of its
+ * own and none on the merchant (SPEC §8; one statement, no separate read of the merchant).
  */
-export function enqueueEvent(sqlite: Sqlite, e: NewEvent): string {
+export function enqueueEvent(sqlite: Sqlite, e: NewEvent): string | undefined {
   let stmt = statements.get(sqlite);
   if (!stmt) {
     stmt = sqlite.prepare(
       `INSERT INTO outbox_events (id, merchant_id, kind, event_type, transaction_id, subscription_id, notify_url, payload,
          status, attempts, next_attempt_at, created_at)
-       VALUES (@id, @merchantId, @kind, @eventType, @transactionId, @subscriptionId, @notifyUrl, @payload, 'PENDING', 0, @now, @now)`,
+       SELECT @id, @merchantId, @kind, @eventType, @transactionId, @subscriptionId, @notifyUrl, @payload, 'PENDING', 0, @now, @now
+       WHERE @notifyUrl IS NOT NULL OR EXISTS (SELECT 1 FROM merchants WHERE id = @merchantId AND notify_url IS NOT NULL)`,
     );
     statements.set(sqlite, stmt);
   }
@@ -35,7 +38,7 @@ export function enqueueEvent(sqlite: Sqlite, e: NewEvent): string {
   // eventId goes right after notifyType so bodies read in the documented order.
   const { notifyType, ...rest } = e.body;
   const payload = JSON.stringify({ notifyType, eventId: id, ...rest });
-  stmt.run({
+  const written = stmt.run({
     id,
     merchantId: e.merchantId,
     kind: e.kind,
@@ -45,6 +48,6 @@ export function enqueueEvent(sqlite: Sqlite, e: NewEvent): string {
     notifyUrl: e.notifyUrl ?? null,
     payload,
     now: e.now,
-  });
-  return id;
+  }).changes;
+  return written === 1 ? id : undefined;
 }

@@ -15,7 +15,12 @@ export interface Vault {
   derive(purpose: string): Buffer;
 }
 
-export function vaultFromKey(key: Buffer): Vault {
+/**
+ * `pinned` holds derived keys that must outlive a key rotation (the fingerprint key: stored
+ * fingerprints of past requests cannot be recomputed under a new key). `paygate vault rotate`
+ * seals them under the new key; they are answered by `derive` instead of a fresh derivation.
+ */
+export function vaultFromKey(key: Buffer, pinned: ReadonlyMap<string, Buffer> = new Map()): Vault {
   if (key.length !== 32) throw new Error('the vault key must be 32 bytes (base64 of 32 random bytes)');
   return {
     encrypt(plain) {
@@ -32,27 +37,49 @@ export function vaultFromKey(key: Buffer): Vault {
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
     },
     derive(purpose) {
-      return createHmac('sha256', key).update(`paygate-derived-key:${purpose}`).digest();
+      return pinned.get(purpose) ?? createHmac('sha256', key).update(`paygate-derived-key:${purpose}`).digest();
     },
   };
 }
 
+/** A new random vault key, as the base64 text PAYGATE_VAULT_KEY and `<db>.key` hold. */
+export function newVaultKeyText(): string {
+  return randomBytes(32).toString('base64');
+}
+
+/** Parse a vault key's base64 text; `where` names its source in the error. */
+export function parseVaultKey(text: string, where: string): Buffer {
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32) throw new VaultKeyError(`${where} must be base64 of exactly 32 bytes (make one with: paygate vault new-key)`);
+  return key;
+}
+
+/** A vault key that is missing, malformed or not this database's: a clear refusal, never a new key. */
+export class VaultKeyError extends Error {}
+
+export type VaultKeySource = { kind: 'env' } | { kind: 'file'; path: string } | { kind: 'memory' };
+
+export interface LoadedKey {
+  key: Buffer;
+  source: VaultKeySource;
+}
+
 /**
- * The key comes from PAYGATE_VAULT_KEY, else from `<db>.key` (created on first use, mode 0600).
- * An in-memory database (`:memory:`) without the variable gets a process-lifetime key.
+ * The key comes from PAYGATE_VAULT_KEY, else from `<db>.key`. A new key is generated into
+ * `<db>.key` (mode 0600) only when `mayCreate` says the database holds nothing a key could have
+ * sealed: a database with data whose key is missing is refused, because a fresh key would not open
+ * its cards and secrets and would silently split the database in two. An in-memory database
+ * (`:memory:`) without the variable gets a process-lifetime key.
  */
-export function loadVaultKey(dbPath: string, envKey: string | undefined): Buffer {
-  if (envKey) {
-    const key = Buffer.from(envKey, 'base64');
-    if (key.length !== 32) throw new Error('PAYGATE_VAULT_KEY must be base64 of exactly 32 bytes');
-    return key;
-  }
-  if (dbPath === ':memory:') return randomBytes(32);
+export function loadVaultKey(dbPath: string, envKey: string | undefined, mayCreate: () => boolean = () => true): LoadedKey {
+  if (envKey) return { key: parseVaultKey(envKey, 'PAYGATE_VAULT_KEY'), source: { kind: 'env' } };
+  if (dbPath === ':memory:') return { key: randomBytes(32), source: { kind: 'memory' } };
   const keyPath = `${dbPath}.key`;
-  if (existsSync(keyPath)) {
-    const key = Buffer.from(readFileSync(keyPath, 'utf8').trim(), 'base64');
-    if (key.length !== 32) throw new Error(`${keyPath} does not hold a 32-byte base64 key`);
-    return key;
+  if (existsSync(keyPath)) return { key: parseVaultKey(readFileSync(keyPath, 'utf8'), keyPath), source: { kind: 'file', path: keyPath } };
+  if (!mayCreate()) {
+    throw new VaultKeyError(
+      `this database holds data but its vault key was not found: set PAYGATE_VAULT_KEY to the key it was created with, or put its ${keyPath} back (a new key would not open its cards and secrets)`,
+    );
   }
   const key = randomBytes(32);
   // Write a private temp file, then link it into place: link() is atomic and fails if another
@@ -61,9 +88,9 @@ export function loadVaultKey(dbPath: string, envKey: string | undefined): Buffer
   writeFileSync(tmp, key.toString('base64') + '\n', { mode: 0o600 });
   try {
     linkSync(tmp, keyPath);
-    return key;
+    return { key, source: { kind: 'file', path: keyPath } };
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return loadVaultKey(dbPath, undefined);
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return loadVaultKey(dbPath, undefined, mayCreate);
     throw e;
   } finally {
     unlinkSync(tmp);

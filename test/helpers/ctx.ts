@@ -41,6 +41,12 @@ export function testApp(opts: { zone?: string; now?: number; env?: NodeJS.Proces
   };
 }
 
+/**
+ * A notifyUrl for tests that look at the outbox rather than at deliveries (events with no URL
+ * anywhere are not written): nothing listens on port 9, so an attempt fails at once.
+ */
+export const CLOSED_NOTIFY_URL = 'http://127.0.0.1:9/notify';
+
 export function testMerchant(ctx: Ctx, input: Record<string, unknown> = {}) {
   return createMerchant(ctx, { name: 'Test Shop', ...input });
 }

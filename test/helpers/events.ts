@@ -50,12 +50,12 @@ export function subscriptionBody(
   };
 }
 
-/** Write an event as the payment / renewal services do (inside a transaction). */
+/** Write an event as the payment / renewal services do (inside a transaction); it must have a target. */
 export function enqueue(
   ctx: Ctx,
   e: { merchantId: string; body: Record<string, string>; subscriptionId?: string; notifyUrl?: string },
 ): string {
-  return ctx.sqlite.transaction(() =>
+  const id = ctx.sqlite.transaction(() =>
     enqueueEvent(ctx.sqlite, {
       merchantId: e.merchantId,
       kind: e.body.notifyType === 'PAYMENT' ? 'PAYMENT' : 'SUBSCRIPTION',
@@ -66,6 +66,8 @@ export function enqueue(
       now: ctx.clock.now(),
     }),
   )();
+  if (id === undefined) throw new Error('event not written: no notifyUrl on the event or its merchant');
+  return id;
 }
 
 export interface OutboxRow {

@@ -10,12 +10,20 @@ import { TEST_VAULT_KEY } from './ctx.js';
  * Seed `count` ACTIVE monthly subscriptions whose RENEW record is due at `dueAt`, with direct
  * prepared inserts in one transaction (fast), exactly the rows the subscribe flow writes
  * (docs/renewals.md conventions). Returns the database path.
+ *
+ * The merchant's notifyUrl is a link-local address, stored directly (the API refuses it): the
+ * renewal callbacks are written (an event with no URL anywhere is not) and each delivery pass
+ * retires them DEAD without opening a connection, so the runs are not slowed by thousands of
+ * network attempts.
  */
+export const SEED_NOTIFY_URL = 'http://169.254.0.1/never-called';
+
 export function seedDueSubscriptions(dir: string, count: number, opts: { startedAt: number; dueAt: number; card?: string }): string {
   const dbPath = join(dir, 'paygate.db');
   const ctx = openApp(loadConfig({ db: dbPath, tz: 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }), { clock: new FixedClock(opts.startedAt) });
   try {
     const m = createMerchant(ctx, { name: 'Load Shop' });
+    ctx.sqlite.prepare('UPDATE merchants SET notify_url = ? WHERE id = ?').run(SEED_NOTIFY_URL, m.merchantId);
     const plan = createPlan(ctx, m.merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
     const panEnc = ctx.vault.encrypt(opts.card ?? '4242424242424242');
     const card = ctx.sqlite.prepare(

@@ -15,8 +15,8 @@ export interface PlanSpec {
 }
 
 /** A merchant and a plan on it. */
-export function merchantWithPlan(ctx: Ctx, plan: PlanSpec = {}): { merchantId: string; planId: string } {
-  const m = testMerchant(ctx);
+export function merchantWithPlan(ctx: Ctx, plan: PlanSpec = {}, merchant: Record<string, unknown> = {}): { merchantId: string; planId: string } {
+  const m = testMerchant(ctx, merchant);
   const p = createPlan(ctx, m.merchantId, {
     planName: 'Pro',
     price: plan.price ?? '9.99',

@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../src/notify/deliver.js';
-import { requireMerchant } from '../../src/services/merchants.js';
+import { requireMerchant, updateMerchant } from '../../src/services/merchants.js';
+import { enqueueEvent } from '../../src/store/outbox.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
@@ -49,7 +50,9 @@ describe('callback bodies and signatures', () => {
       sent.set(enqueue(app.ctx, { merchantId: m.merchantId, body, subscriptionId: `sub_${i}` }), body);
     });
 
+    const before = Math.floor(Date.now() / 1000);
     const r = await deliverDue(app.ctx);
+    const after = Math.floor(Date.now() / 1000);
     expect(r).toEqual({ delivered: 5, failed: 0, dead: 0 });
     expect(rx.received).toHaveLength(5);
     for (const got of rx.received) {
@@ -61,7 +64,9 @@ describe('callback bodies and signatures', () => {
       expect(got.rawBody).toBe(JSON.stringify({ notifyType, eventId, ...rest }));
       expect(Object.values(got.body).every((v) => typeof v === 'string')).toBe(true);
       const t = verifyV2Callback(got.headers['x-paygate-signature'], got.rawBody, m.secret);
-      expect(t).toBe(Math.floor(app.ctx.clock.now() / 1000));
+      // Transport time is the real clock's (the test clock is months away from it).
+      expect(t).toBeGreaterThanOrEqual(before);
+      expect(t).toBeLessThanOrEqual(after);
       expect(verifyV2Callback(got.headers['x-paygate-signature'], got.rawBody, 'sk_wrong')).toBeUndefined();
       const row = outboxRow(app.ctx, eventId);
       expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, lastHttpStatus: 200, lastError: null, deliveredAt: app.ctx.clock.now() });
@@ -124,10 +129,25 @@ describe('end to end from a real payment', () => {
 });
 
 describe('guard rails', () => {
-  it('no URL, a non-http URL and an over-long URL end DEAD with the reason, nothing sent', async () => {
+  it('an event with no notifyUrl anywhere is not written at all', async () => {
     app = testApp();
     const m = testMerchant(app.ctx);
+    const written = app.ctx.sqlite.transaction(() =>
+      enqueueEvent(app.ctx.sqlite, { merchantId: m.merchantId, kind: 'PAYMENT', eventType: 'PAYMENT', body: paymentBody(m.merchantId, 1), now: app.ctx.clock.now() }),
+    )();
+    expect(written).toBeUndefined();
+    expect(app.ctx.sqlite.prepare('SELECT count(*) AS n FROM outbox_events').get()).toEqual({ n: 0 });
+    // Its own URL, or the merchant's, is enough.
+    expect(enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url() })).toMatch(/^evt_/);
+    updateMerchant(app.ctx, m.merchantId, { notifyUrl: rx.url() });
+    expect(enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 3) })).toMatch(/^evt_/);
+  });
+
+  it('an event whose merchant cleared its URL, a non-http URL and an over-long URL end DEAD with the reason, nothing sent', async () => {
+    app = testApp();
+    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
     const none = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+    updateMerchant(app.ctx, m.merchantId, { notifyUrl: '' });
     const ftp = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: 'ftp://127.0.0.1/x' });
     const long = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 3), notifyUrl: rx.url('/' + 'a'.repeat(500)) });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 3 });
@@ -137,10 +157,11 @@ describe('guard rails', () => {
     expect(outboxRow(app.ctx, long)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/500 characters/) });
   });
 
-  it('events with no target anywhere all end DEAD in one pass; an event with its own URL is still sent', async () => {
+  it('events left without a target (the merchant cleared its URL) all end DEAD in one pass; an event with its own URL is still sent', async () => {
     app = testApp();
-    const m = testMerchant(app.ctx);
+    const m = testMerchant(app.ctx, { notifyUrl: rx.url('/gone') });
     const orphans = Array.from({ length: 2_500 }, (_, i) => enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }));
+    updateMerchant(app.ctx, m.merchantId, { notifyUrl: '' });
     const own = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 9_999), notifyUrl: rx.url('/own') });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 2_500 });
     expect(rx.received.map((g) => g.path)).toEqual(['/own']);
@@ -152,20 +173,11 @@ describe('guard rails', () => {
 
   it('a limited pass marks at most its limit of target-less events DEAD', async () => {
     app = testApp();
-    const m = testMerchant(app.ctx);
+    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
     for (let i = 0; i < 5; i++) enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) });
+    updateMerchant(app.ctx, m.merchantId, { notifyUrl: '' });
     expect(await deliverDue(app.ctx, { limit: 3 })).toEqual({ delivered: 0, failed: 0, dead: 3 });
     expect(await deliverDue(app.ctx, { limit: 3 })).toEqual({ delivered: 0, failed: 0, dead: 2 });
-  });
-
-  it('PAYGATE_CALLBACK_PRIVATE=deny refuses loopback targets (by address and by name)', async () => {
-    app = testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
-    const m = testMerchant(app.ctx, { notifyUrl: rx.url() });
-    const byIp = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
-    const byName = enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url().replace('127.0.0.1', 'localhost') });
-    expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 2 });
-    expect(rx.received).toHaveLength(0);
-    for (const id of [byIp, byName]) expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/private address/) });
   });
 
   it('a redirect is not followed: it counts as a failed attempt', async () => {

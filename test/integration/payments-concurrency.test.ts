@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { TEST_VAULT_KEY, testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { TEST_VAULT_KEY, CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 
 /**
  * Separate OS processes on one database file: the guarantees must hold across processes, not
@@ -66,7 +66,7 @@ function run(script: string, args: string[]): Promise<{ ok?: Record<string, stri
 describe('across processes (needs the build: npm test runs it first)', () => {
   it('20 processes sending one requestId at once charge exactly once', async () => {
     app = testApp();
-    const m = requireMerchant(app.ctx, testMerchant(app.ctx).merchantId);
+    const m = requireMerchant(app.ctx, testMerchant(app.ctx, { notifyUrl: CLOSED_NOTIFY_URL }).merchantId);
     const script = childScript(app.dir);
     const req = JSON.stringify({
       requestId: 'one', relationId: 'one', paymentType: 'PAY', payAmount: '10.00', currency: 'USD',

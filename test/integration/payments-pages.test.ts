@@ -4,7 +4,7 @@ import { queryTransaction, showTransaction } from '../../src/services/transactio
 import { cancelCheckout, CHANNEL_GRACE_MS, completeThreeDs, expireStalePages, getPage, submitCheckoutCard } from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 
 let app: TestApp;
 afterEach(() => app?.close());
@@ -16,7 +16,7 @@ let seq = 0;
 function setup() {
   app = testApp();
   const ctx = app.ctx;
-  const m = requireMerchant(ctx, testMerchant(ctx, { name: 'Acme Books' }).merchantId);
+  const m = requireMerchant(ctx, testMerchant(ctx, { name: 'Acme Books', notifyUrl: CLOSED_NOTIFY_URL }).merchantId);
   const checkout = async (over: Record<string, unknown> = {}) => {
     seq++;
     const v = await createTransaction(ctx, m, {

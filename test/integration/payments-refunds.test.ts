@@ -4,7 +4,7 @@ import { refundTransaction, resumeStaleRefunds, STALE_REFUND_MS } from '../../sr
 import { runRenewal } from '../../src/services/renew/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 
 let app: TestApp;
 afterEach(() => app?.close());
@@ -15,7 +15,7 @@ let seq = 0;
 function setup() {
   app = testApp();
   const ctx = app.ctx;
-  const m = requireMerchant(ctx, testMerchant(ctx).merchantId);
+  const m = requireMerchant(ctx, testMerchant(ctx, { notifyUrl: CLOSED_NOTIFY_URL }).merchantId);
   const pay = (over: Record<string, unknown> = {}) => {
     seq++;
     return createTransaction(ctx, m, { requestId: `p${seq}`, relationId: `o${seq}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card(), ...over });

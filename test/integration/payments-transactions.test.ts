@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction, queryTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 import type { Channel } from '../../src/channel/channel.js';
 
 let app: TestApp;
@@ -18,7 +18,7 @@ function req(over: Record<string, unknown> = {}): Record<string, unknown> {
 
 function setup(opts: { channel?: Channel } = {}) {
   app = testApp();
-  const m = requireMerchant(app.ctx, testMerchant(app.ctx).merchantId);
+  const m = requireMerchant(app.ctx, testMerchant(app.ctx, { notifyUrl: CLOSED_NOTIFY_URL }).merchantId);
   if (opts.channel) app.ctx.channel = opts.channel;
   return { ctx: app.ctx, m };
 }

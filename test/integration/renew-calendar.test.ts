@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { billingTime, type CycleType } from '../../src/domain/calendar.js';
@@ -25,7 +25,7 @@ describe.each<[CycleType, number]>([
     const start = parseTime(START, ZONE);
     app = testApp({ zone: ZONE, now: start });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx, { cycleType, cycleLength, price: '5.00' });
+    const { merchantId, planId } = merchantWithPlan(ctx, { cycleType, cycleLength, price: '5.00' }, { notifyUrl: CLOSED_NOTIFY_URL });
     const sub = await subscribe(ctx, merchantId, planId);
     const cycle = { cycleType, cycleLength };
     const yearEnd = parseTime('2027-01-31 09:00:00', ZONE);

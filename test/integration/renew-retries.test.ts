@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { formatTime, parseTime } from '../../src/domain/time.js';
@@ -19,7 +19,7 @@ describe('retries', () => {
   it('4000000000000341 ends FAILED after exactly 1 + 3 attempts at +1, +3, +5 days', async () => {
     app = testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = merchantWithPlan(ctx, {}, { notifyUrl: CLOSED_NOTIFY_URL });
     const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000000341' });
     expect(planCount(ctx, planId)).toBe(1);
     const expectTimes = ['2026-02-15 09:00:00', '2026-02-16 09:00:00', '2026-02-19 09:00:00', '2026-02-24 09:00:00'];
@@ -55,7 +55,7 @@ describe('retries', () => {
   it('4000000000000036 recovers on the first retry and keeps the anchor', async () => {
     app = testApp({ now: t('2026-01-31 09:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = merchantWithPlan(ctx, {}, { notifyUrl: CLOSED_NOTIFY_URL });
     const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000000036' });
     clock.set(t('2026-02-28 09:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ failed: 1, retriesScheduled: 1 });
@@ -84,7 +84,7 @@ describe('retries', () => {
   it('a card that expired by the renewal fails expired_card without calling the channel', async () => {
     app = testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = merchantWithPlan(ctx, {}, { notifyUrl: CLOSED_NOTIFY_URL });
     const sub = await subscribe(ctx, merchantId, planId, { month: '01', year: '2026' });
     clock.set(t('2026-02-15 09:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ failed: 1, retriesScheduled: 1 });
@@ -97,7 +97,7 @@ describe('retries', () => {
   it('honours PAYGATE_RETRY_DAYS', async () => {
     app = testApp({ now: t('2026-01-15 09:00:00'), env: { PAYGATE_RETRY_DAYS: '2,4,6' } });
     const { ctx, clock } = app;
-    const { merchantId, planId } = merchantWithPlan(ctx);
+    const { merchantId, planId } = merchantWithPlan(ctx, {}, { notifyUrl: CLOSED_NOTIFY_URL });
     const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000000341' });
     clock.set(t('2026-02-15 09:00:00'));
     await runRenewal(ctx);

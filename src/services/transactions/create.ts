@@ -2,6 +2,7 @@ import type { Ctx } from '../../app.js';
 import type { ChargeResult } from '../../channel/channel.js';
 import { PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId, randomToken } from '../../domain/ids.js';
+import { assertNotifyUrlAllowed } from '../../notify/guard.js';
 import type { MerchantRow } from '../../store/merchants.js';
 import { requestFingerprint } from '../../vault/fingerprint.js';
 import {
@@ -62,6 +63,7 @@ export async function createTransaction(
   }
   const now = ctx.clock.now();
   const data = parseTransactionInput(input, now, ctx.zone, opts.defaultPaymentType);
+  assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   // The request itself (card included) is never stored, nor a plain hash of it (brute-forceable for
   // the card): only this fingerprint keyed under the vault key.
   const hash = requestFingerprint(ctx.vault, input as Record<string, unknown>);

@@ -1,0 +1,66 @@
+import Stripe from 'stripe';
+
+export const DEFAULT_STRIPE_API_URL = 'https://api.stripe.com';
+/** Long enough for a slow issuer, short enough that a PAY request does not hang a shopper. */
+export const DEFAULT_STRIPE_TIMEOUT_MS = 20_000;
+
+export interface StripeEndpoint {
+  host: string;
+  port: number;
+  protocol: 'http' | 'https';
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/**
+ * PAYGATE_STRIPE_API_URL → what the official client needs. Plain http is accepted only on
+ * loopback (a local stand-in): anywhere else it would send the merchant's secret key in clear.
+ */
+export function parseStripeApiUrl(raw: string): StripeEndpoint {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`PAYGATE_STRIPE_API_URL is not a URL: ${raw}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('PAYGATE_STRIPE_API_URL must be an http(s) URL');
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) {
+    throw new Error('PAYGATE_STRIPE_API_URL may use plain http only on 127.0.0.1/localhost');
+  }
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
+    throw new Error('PAYGATE_STRIPE_API_URL must be a bare origin, like https://api.stripe.com');
+  }
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443,
+    protocol,
+  };
+}
+
+export function stripeApiUrlFrom(env: NodeJS.ProcessEnv = process.env): string {
+  const v = env.PAYGATE_STRIPE_API_URL?.trim();
+  return v ? v : DEFAULT_STRIPE_API_URL;
+}
+
+export interface StripeClientOptions {
+  secretKey: string;
+  apiUrl?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * The official client for one merchant's key. maxNetworkRetries is 0: paygate retries itself,
+ * with the same Idempotency-Key, from its own records (the client still re-sends once on a
+ * reset connection, with the same key, which Stripe answers idempotently).
+ */
+export function createStripeClient(opts: StripeClientOptions): Stripe {
+  const endpoint = parseStripeApiUrl(opts.apiUrl ?? DEFAULT_STRIPE_API_URL);
+  return new Stripe(opts.secretKey, {
+    ...endpoint,
+    timeout: opts.timeoutMs ?? DEFAULT_STRIPE_TIMEOUT_MS,
+    maxNetworkRetries: 0,
+    telemetry: false,
+    appInfo: { name: 'paygate' },
+  });
+}

@@ -1,0 +1,12 @@
+/**
+ * The Stripe channel's pure parts: the official client, paygate's idempotency keys, and every
+ * Stripe answer mapped onto paygate's results. No store, no services: callers pass plain values.
+ */
+export { checkKey, keyShapeError, type KeyCheck } from './account.js';
+export { createStripeClient, parseStripeApiUrl, stripeApiUrlFrom, DEFAULT_STRIPE_API_URL, DEFAULT_STRIPE_TIMEOUT_MS } from './client.js';
+export { DECLINE_TABLE, failReasonOf } from './decline-codes.js';
+export { paymentKey, refundKey, renewalKey, stepKey } from './idempotency-keys.js';
+export { chargeOffSession, createAndConfirmPayment, resumePayment, retrieveIntent, type OffSessionInput, type PaymentInput, type ResumeInput } from './payments.js';
+export { refundPayment, retrieveRefund, type RefundInput } from './refunds.js';
+export type * from './results.js';
+export { verifyWebhook, type WebhookInput, type WebhookSettlement, type WebhookVerification } from './webhook.js';

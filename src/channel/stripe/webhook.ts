@@ -1,0 +1,80 @@
+import Stripe from 'stripe';
+import { mapIntent, mapRefund } from './map.js';
+import type { StripeChargeResult, StripeRefundResult } from './results.js';
+
+/** What a verified event settles, in paygate's terms. */
+export type WebhookSettlement =
+  | { kind: 'payment'; intentId: string; result: StripeChargeResult }
+  | { kind: 'refund'; refundId: string; intentId: string | null; result: StripeRefundResult }
+  /**
+   * The charge's refunded total changed. Refunds listed on the charge (older API versions
+   * include them) are mapped; otherwise the refunds are settled by their own refund.updated.
+   */
+  | {
+      kind: 'charge_refunded';
+      chargeId: string;
+      intentId: string | null;
+      amountRefunded: number;
+      refunds: Array<{ refundId: string; result: StripeRefundResult }>;
+    }
+  | { kind: 'ignored' };
+
+export type WebhookVerification =
+  | { ok: true; eventId: string; type: string; createdAt: number; settlement: WebhookSettlement }
+  | { ok: false; reason: string };
+
+export interface WebhookInput {
+  /** The raw request body, byte for byte: a re-serialised JSON object fails verification. */
+  payload: Buffer | string;
+  signatureHeader: string | undefined;
+  /** The merchant's endpoint signing secret (whsec_…). */
+  secret: string;
+  /** paygate's clock, epoch ms: the signature's timestamp must be within the tolerance of it. */
+  now: number;
+  toleranceSeconds?: number;
+}
+
+const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === 'string' ? v : v.id);
+
+function settlementOf(event: Stripe.Event): WebhookSettlement {
+  switch (event.type) {
+    case 'payment_intent.succeeded':
+    case 'payment_intent.payment_failed': {
+      const pi = event.data.object;
+      return { kind: 'payment', intentId: pi.id, result: mapIntent(pi) };
+    }
+    case 'refund.updated': {
+      const r = event.data.object;
+      return { kind: 'refund', refundId: r.id, intentId: idOf(r.payment_intent), result: mapRefund(r) };
+    }
+    case 'charge.refunded': {
+      const ch = event.data.object as Stripe.Charge & { refunds?: { data?: Stripe.Refund[] } | null };
+      return {
+        kind: 'charge_refunded',
+        chargeId: ch.id,
+        intentId: idOf(ch.payment_intent),
+        amountRefunded: ch.amount_refunded,
+        refunds: (ch.refunds?.data ?? []).map((r) => ({ refundId: r.id, result: mapRefund(r) })),
+      };
+    }
+    default:
+      return { kind: 'ignored' };
+  }
+}
+
+/**
+ * Verifies `Stripe-Signature` with the client's own verifier (HMAC-SHA256 over "t.payload",
+ * constant-time compare, timestamp tolerance) and maps the event. A bad signature changes nothing.
+ */
+export function verifyWebhook(input: WebhookInput): WebhookVerification {
+  if (!input.signatureHeader) return { ok: false, reason: 'missing Stripe-Signature header' };
+  let event: Stripe.Event;
+  try {
+    event = Stripe.webhooks.constructEvent(input.payload, input.signatureHeader, input.secret, input.toleranceSeconds ?? 300, undefined, input.now);
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeSignatureVerificationError) return { ok: false, reason: 'signature does not verify' };
+    if (err instanceof SyntaxError) return { ok: false, reason: 'payload is not JSON' };
+    throw err;
+  }
+  return { ok: true, eventId: event.id, type: event.type, createdAt: event.created * 1000, settlement: settlementOf(event) };
+}

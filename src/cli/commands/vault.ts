@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { rotateVaultKey } from '../../services/vault-rotate.js';
+import { newVaultKeyText, parseVaultKey } from '../../vault/crypto.js';
+import { progressBar } from '../progress.js';
+import { action, outputOf, UsageError, withCtx } from '../shell.js';
+
+interface RotateOptions {
+  newKeyFile?: string;
+}
+
+/** The new key: from --new-key-file, else PAYGATE_NEW_VAULT_KEY (never a flag value: it would sit in shell history). */
+function newKeyOf(opts: RotateOptions): { key: Buffer; text: string } {
+  if (opts.newKeyFile) {
+    if (!existsSync(opts.newKeyFile)) throw new UsageError(`--new-key-file: ${opts.newKeyFile} does not exist`);
+    const text = readFileSync(opts.newKeyFile, 'utf8').trim();
+    return { key: parseVaultKey(text, opts.newKeyFile), text };
+  }
+  const env = process.env.PAYGATE_NEW_VAULT_KEY;
+  if (!env) throw new UsageError('give the new key with --new-key-file FILE or PAYGATE_NEW_VAULT_KEY (make one with: paygate vault new-key)');
+  return { key: parseVaultKey(env, 'PAYGATE_NEW_VAULT_KEY'), text: env.trim() };
+}
+
+/** Replace a key file atomically, mode 0600: a crash leaves the old file or the new one, never half. */
+function writeKeyFile(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.new`;
+  writeFileSync(tmp, `${text}\n`, { mode: 0o600, flag: 'wx' });
+  renameSync(tmp, path);
+}
+
+export function registerVaultCommands(program: Command): void {
+  const vault = program.command('vault').description('the vault key that encrypts stored cards and merchant secrets');
+
+  vault
+    .command('new-key')
+    .description('print a new random vault key (base64 of 32 bytes) for PAYGATE_VAULT_KEY')
+    .action(
+      action(async (_opts: object, cmd: Command) => {
+        const key = newVaultKeyText();
+        outputOf(cmd).result({ key }, () => key);
+      }),
+    );
+
+  vault
+    .command('rotate')
+    .description('re-encrypt every stored card and secret under a new vault key (resumable; stop serve and renew first)')
+    .option('--new-key-file <file>', 'file holding the new key (base64); or set PAYGATE_NEW_VAULT_KEY')
+    .action(
+      action(async (opts: RotateOptions, cmd: Command) => {
+        const next = newKeyOf(opts);
+        await withCtx(
+          cmd,
+          (ctx, out) => {
+            const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+            const summary = rotateVaultKey(ctx, next.key, (p) => bar?.update(p.done, p.total));
+            bar?.done();
+            const source = ctx.vaultKeySource;
+            if (source.kind === 'file') writeKeyFile(source.path, next.text);
+            out.result({ ...summary, keyFile: source.kind === 'file' ? source.path : null }, () =>
+              `re-encrypted ${summary.reencrypted} values under the new key${summary.alreadyDone ? ` (${summary.alreadyDone} were already done)` : ''}`,
+            );
+            out.note(
+              source.kind === 'file'
+                ? `${source.path} now holds the new key. Backups made before now still need the old one: keep it with them.`
+                : 'Set PAYGATE_VAULT_KEY to the new key before starting paygate again. Backups made before now still need the old one: keep it with them.',
+            );
+          },
+          { vaultRotation: 'allow' },
+        );
+      }),
+    );
+}

@@ -1,0 +1,41 @@
+import { pgTable, text, integer, index } from 'drizzle-orm/pg-core';
+import { merchants } from './merchants.js';
+import { plans } from './plans.js';
+import { cards } from './cards.js';
+import { instant, money } from './columns.js';
+
+export const subscriptions = pgTable(
+  'subscriptions',
+  {
+    id: text('id').primaryKey(),
+    code: text('code').notNull().unique(),
+    merchantId: text('merchant_id').notNull().references(() => merchants.id),
+    planId: text('plan_id').notNull().references(() => plans.id),
+    userId: text('user_id').notNull(),
+    /** Null once the subscription has ended: its card data is deleted. */
+    cardId: text('card_id').references(() => cards.id, { onDelete: 'set null' }),
+    amount: money('amount').notNull(),
+    currency: text('currency').notNull(),
+    cycleType: text('cycle_type', { enum: ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] }).notNull(),
+    cycleLength: integer('cycle_length').notNull(),
+    status: text('status', { enum: ['INCOMPLETE', 'ACTIVE', 'PAUSED', 'CANCELLED', 'FAILED', 'EXPIRED'] }).notNull(),
+    /** Billing anchor instant: the calendar counts cycles from here (start, or trial end). */
+    anchorTime: instant('anchor_time').notNull(),
+    /** End of the period already paid for (or of the trial); drives endTime on cancel. */
+    paidThrough: instant('paid_through'),
+    startTime: instant('start_time').notNull(),
+    endTime: instant('end_time'),
+    cancelTime: instant('cancel_time'),
+    notifyUrl: text('notify_url'),
+    initialTransactionId: text('initial_transaction_id'),
+    billingCount: integer('billing_count').notNull().default(0),
+    failedCount: integer('failed_count').notNull().default(0),
+    totalPaid: money('total_paid').notNull().default(0),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+  },
+  (t) => [
+    index('subscriptions_merchant_user').on(t.merchantId, t.userId, t.createdAt),
+    index('subscriptions_plan').on(t.planId),
+  ],
+);

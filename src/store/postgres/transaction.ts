@@ -1,0 +1,165 @@
+import { drizzle } from 'drizzle-orm/node-postgres';
+import type pg from 'pg';
+import type { PgDb } from './client.js';
+import {
+  DEADLOCK_DETECTED,
+  isConnectionLost,
+  PgConnectionLostError,
+  SERIALIZATION_FAILURE,
+  sqlState,
+  UNIQUE_VIOLATION,
+} from './errors.js';
+import * as schema from './schema/index.js';
+
+/** One unit of work: a connection of its own, inside BEGIN … COMMIT. */
+export interface PgTx {
+  readonly client: pg.PoolClient;
+  /** drizzle on this transaction's connection (built on first use). */
+  readonly db: PgDb;
+}
+
+export interface TransactionOptions {
+  /** BEGIN READ ONLY; a read whose connection is lost is retried once on a new one. */
+  readOnly?: boolean;
+  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+  /**
+   * Also retry on 23505: for units of work that read before they insert, where a retry finds
+   * the row the concurrent winner inserted. Off by default: elsewhere a duplicate is an answer.
+   */
+  retryOnUniqueViolation?: boolean;
+  /** Attempts in all for retryable conflicts (default 5). */
+  maxAttempts?: number;
+}
+
+const DEFAULT_ATTEMPTS = 5;
+
+/**
+ * Runs fn in one transaction on one pooled connection and commits. fn may run more than once:
+ * on a serialization failure (40001) or a deadlock (40P01), and on a unique violation (23505)
+ * when asked, the transaction is rolled back and fn runs again after a short jittered pause,
+ * so fn must not have effects outside the database. Anything else is rolled back and thrown.
+ *
+ * A lost connection: a read is retried once; a write is never re-run (its effects may be
+ * outside the database, e.g. a charge). If the connection dropped while COMMIT was in flight,
+ * the server is asked on a new connection whether that transaction committed (txid_status): if
+ * it did, the result is returned (the change is saved); otherwise PgConnectionLostError says
+ * nothing was written.
+ */
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  fn: (tx: PgTx) => Promise<T>,
+  opts: TransactionOptions = {},
+): Promise<T> {
+  const maxAttempts = opts.maxAttempts ?? DEFAULT_ATTEMPTS;
+  const begin = `BEGIN ISOLATION LEVEL ${(opts.isolation ?? 'read committed').toUpperCase()}${opts.readOnly ? ' READ ONLY' : ''}`;
+  let reconnects = 0;
+  for (let attempt = 1; ; attempt++) {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (e) {
+      // Nothing has run yet: another connection is safe for reads and writes alike.
+      if (!isConnectionLost(e)) throw e;
+      if (reconnects++ < 1) continue;
+      throw new PgConnectionLostError(false, e);
+    }
+    // The server may end a checked-out connection between statements (restart, termination);
+    // the next statement fails and is handled below, but the event itself must not be unhandled.
+    client.on('error', ignore);
+    const release = (err?: Error): void => {
+      client.removeListener('error', ignore);
+      client.release(err ?? false);
+    };
+    let stage: 'begin' | 'work' | 'commit' = 'begin';
+    let txid: string | undefined;
+    let result: T | undefined;
+    try {
+      if (opts.readOnly) {
+        await client.query(begin);
+      } else {
+        // One round trip: the transaction id lets a lost COMMIT be looked up afterwards.
+        const rs = (await client.query(`${begin}; SELECT txid_current()::text AS txid`)) as unknown as pg.QueryResult[];
+        txid = rs[1]?.rows[0]?.txid as string | undefined;
+      }
+      stage = 'work';
+      let db: PgDb | undefined;
+      const tx: PgTx = {
+        client,
+        get db() {
+          db ??= drizzle(client, { schema });
+          return db;
+        },
+      };
+      result = await fn(tx);
+      stage = 'commit';
+      await client.query('COMMIT');
+      release();
+      return result;
+    } catch (e) {
+      if (isConnectionLost(e)) {
+        release(e as Error);
+        if (stage === 'begin' || opts.readOnly) {
+          if (reconnects++ < 1) continue;
+          throw new PgConnectionLostError(false, e);
+        }
+        if (stage === 'commit' && txid !== undefined) {
+          const status = await committedStatus(pool, txid);
+          if (status === 'committed') return result as T;
+          throw new PgConnectionLostError(status === 'aborted' ? false : 'unknown', e);
+        }
+        // The session ended inside an open transaction: the server rolled all of it back.
+        throw new PgConnectionLostError(false, e);
+      }
+      await rollback(client, release);
+      if (attempt < maxAttempts && retryable(e, opts)) {
+        await pause(attempt);
+        continue;
+      }
+      throw e;
+    }
+  }
+}
+
+function retryable(e: unknown, opts: TransactionOptions): boolean {
+  const code = sqlState(e);
+  return (
+    code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED || (code === UNIQUE_VIOLATION && opts.retryOnUniqueViolation === true)
+  );
+}
+
+async function rollback(client: pg.PoolClient, release: (err?: Error) => void): Promise<void> {
+  try {
+    await client.query('ROLLBACK');
+    release();
+  } catch (e) {
+    // A connection that cannot roll back is dropped, not handed to the next caller.
+    release(e as Error);
+  }
+}
+
+function ignore(): void {}
+
+/** Full jitter over an exponential ceiling (10, 20, 40 … 200 ms): colliding writers spread out. */
+function pause(attempt: number): Promise<void> {
+  const ceiling = Math.min(200, 5 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
+
+/**
+ * Whether the transaction whose COMMIT was cut off committed. A backend that has not yet
+ * noticed its client left reports 'in progress' for a moment; it is asked again for up to ~2 s.
+ */
+async function committedStatus(pool: pg.Pool, txid: string): Promise<'committed' | 'aborted' | 'unknown'> {
+  for (let i = 0; i < 40; i++) {
+    try {
+      const r = await pool.query<{ s: string | null }>('SELECT txid_status($1::bigint) AS s', [txid]);
+      const s = r.rows[0]?.s;
+      if (s === 'committed' || s === 'aborted') return s;
+      if (s === null || s === undefined) return 'unknown';
+    } catch {
+      // The server itself may be restarting; keep asking for a while.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return 'unknown';
+}

@@ -1,0 +1,5 @@
+/** The stand-in's Stripe, without HTTP: operations on one account's state. */
+export * from './engine-ctx.js';
+export * from './ops-cards.js';
+export * from './ops-intents.js';
+export * from './ops-refunds.js';

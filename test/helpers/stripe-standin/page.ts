@@ -1,0 +1,66 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseForm, str } from './form.js';
+import type { AccountState, IntentState } from './state.js';
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The stand-in's 3D Secure test page, like Stripe's test-mode one: Complete or Fail. */
+function threeDsPage(pi: IntentState): string {
+  const amount = `${(pi.amount / 100).toFixed(2)} ${pi.currency.toUpperCase()}`;
+  const form = (outcome: 'pass' | 'fail', label: string) =>
+    `<form method="post" action="/3ds/${esc(pi.id)}"><input type="hidden" name="client_secret" value="${esc(pi.clientSecret)}">` +
+    `<input type="hidden" name="outcome" value="${outcome}"><button type="submit" id="${outcome}">${label}</button></form>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>3D Secure 2 Test Page</title></head>
+<body><h1>3D Secure 2 Test Page</h1>
+<p>Stand-in for Stripe's test-mode authentication of ${esc(amount)}.</p>
+${form('pass', 'Complete')}
+${form('fail', 'Fail')}
+</body></html>`;
+}
+
+export interface ThreeDsDeps {
+  find: (intentId: string) => { acct: AccountState; pi: IntentState } | undefined;
+  complete: (acct: AccountState, intentId: string, passed: boolean) => void;
+}
+
+/**
+ * GET /3ds/{intent}?client_secret=… shows the page; POST /3ds/{intent} (or GET …/complete) with
+ * outcome=pass|fail finishes the intent, then the browser is sent to the intent's return_url
+ * with Stripe's query parameters. A second visit changes nothing and redirects again.
+ */
+export function threeDsRequest(req: IncomingMessage, res: ServerResponse, url: URL, raw: string, deps: ThreeDsDeps): void {
+  const [, , intentId, action] = url.pathname.split('/');
+  const found = intentId ? deps.find(intentId) : undefined;
+  const form = req.method === 'POST' ? parseForm(raw) : parseForm(url.search.slice(1));
+  if (!found || str(form, 'client_secret') !== found.pi.clientSecret) {
+    res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Not found</title><p>This authentication link is not valid.</p>');
+    return;
+  }
+  const { acct, pi } = found;
+  if (req.method !== 'POST' && action !== 'complete') {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; form-action 'self'" });
+    res.end(threeDsPage(pi));
+    return;
+  }
+  const outcome = str(form, 'outcome');
+  if (outcome !== 'pass' && outcome !== 'fail') {
+    res.writeHead(400, { 'content-type': 'text/plain' });
+    res.end('outcome must be pass or fail');
+    return;
+  }
+  if (pi.status === 'requires_action') deps.complete(acct, pi.id, outcome === 'pass');
+  const status = pi.status === 'succeeded' || pi.status === 'processing' ? 'succeeded' : 'failed';
+  if (!pi.returnUrl) {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><title>Authentication ${status}</title><p>Authentication ${status}.</p>`);
+    return;
+  }
+  const back = new URL(pi.returnUrl);
+  back.searchParams.set('payment_intent', pi.id);
+  back.searchParams.set('payment_intent_client_secret', pi.clientSecret);
+  back.searchParams.set('redirect_status', status);
+  res.writeHead(303, { location: back.toString() });
+  res.end();
+}
