@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { BIN, paygate } from './cli.js';
 import { TEST_VAULT_KEY, tempDir } from './ctx.js';
-import { record, recorders } from './traffic.js';
+import { paygateOrigins, record, recorders } from './traffic.js';
 
 export { recordTraffic } from './traffic.js';
 
@@ -57,6 +57,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
       reject(new Error(`serve exited with ${code}:\n${out}`));
     });
   });
+  paygateOrigins.add(new URL(url).origin);
   return {
     url,
     dbPath,

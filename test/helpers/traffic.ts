@@ -21,3 +21,6 @@ export function recordTraffic(fn: (x: RecordedExchange) => void): () => void {
 export function record(x: RecordedExchange): void {
   for (const fn of recorders) fn(x);
 }
+
+/** Origins of the `paygate serve` processes the helpers started: only their traffic is held to paygate's document. */
+export const paygateOrigins = new Set<string>();
