@@ -34,11 +34,11 @@ export function findTransaction(ctx: Ctx, merchantId: string, ref: TransactionRe
   return row;
 }
 
-const querySchema = z.object({ transactionOrderId: optionalString(200), relationId: optionalString(200) });
+export const TRANSACTION_QUERY_REQUEST = z.object({ transactionOrderId: optionalString(200), relationId: optionalString(200) });
 
 /** GET /payment/{apiKey}/transaction/query and `paygate tx show`. */
 export function queryTransaction(ctx: Ctx, merchantId: string, input: unknown): TransactionView {
-  const ref = parseInput(querySchema, input);
+  const ref = parseInput(TRANSACTION_QUERY_REQUEST, input);
   return transactionView(ctx, expireIfStale(ctx, findTransaction(ctx, merchantId, ref)));
 }
 
