@@ -6,7 +6,7 @@ import { invalidParam } from './errors.js';
  */
 
 /** SPEC §3: at most 10 integer digits, at most 2 decimals, no sign, no exponent, no leading zeros. */
-const AMOUNT_RE = /^(0|[1-9]\d{0,9})(\.(\d{1,2}))?$/;
+export const AMOUNT_RE = /^(0|[1-9]\d{0,9})(\.(\d{1,2}))?$/;
 
 /** ICU knows ISO 4217; these are the exponents card networks use where ICU differs. */
 const EXPONENT_OVERRIDES: Record<string, number> = {
@@ -54,7 +54,7 @@ export function parseAmount(text: unknown, currency: string, opts: ParseAmountOp
   const field = opts.field ?? 'amount';
   if (typeof text !== 'string') throw invalidParam(field, 'must be a decimal string such as "9.99"');
   const m = AMOUNT_RE.exec(text);
-  if (!m) throw invalidParam(field, 'must be an amount such as 9.99: digits with at most two decimals, no sign, no exponent');
+  if (!m) throw invalidParam(field, 'must be a decimal string of at most 10 digits and 2 decimals, such as "9.99" (no sign, exponent or leading zero)');
   const exp = currencyExponent(currency);
   const whole = m[1] ?? '0';
   const frac = m[3] ?? '';

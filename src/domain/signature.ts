@@ -141,7 +141,16 @@ export function parseV2Header(header: unknown): ParsedV2Header | undefined {
 
 export const V2_TOLERANCE_SECONDS = 300;
 
-export type V2Result = 'ok' | 'missing' | 'stale' | 'mismatch';
+/**
+ * What a v2 check found, precise enough to tell the developer which step to fix and never the
+ * expected value: no header, a header that is not `t=…,v2=…`, a version other than v2, a
+ * timestamp outside the window (with how far off it is), or a signature that does not match.
+ */
+export type V2Result =
+  | { ok: true }
+  | { ok: false; reason: 'missing' | 'malformed' | 'mismatch' }
+  | { ok: false; reason: 'unknown_version'; versions: string[] }
+  | { ok: false; reason: 'stale'; skewSeconds: number };
 
 export function verifyV2Request(
   header: unknown,
@@ -151,12 +160,18 @@ export function verifyV2Request(
   payload: string,
   secrets: readonly string[],
 ): V2Result {
+  if (header === undefined || header === null || header === '') return { ok: false, reason: 'missing' };
   const parsed = parseV2Header(header);
-  if (!parsed) return 'missing';
-  if (Math.abs(Math.floor(nowMs / 1000) - parsed.t) > V2_TOLERANCE_SECONDS) return 'stale';
+  if (!parsed) {
+    const versions = typeof header === 'string' ? [...header.matchAll(/(?:^|,)\s*(v\d+)=/g)].map((m) => m[1] ?? '') : [];
+    if (versions.length > 0 && !versions.includes('v2')) return { ok: false, reason: 'unknown_version', versions };
+    return { ok: false, reason: 'malformed' };
+  }
+  const skewSeconds = Math.floor(nowMs / 1000) - parsed.t;
+  if (Math.abs(skewSeconds) > V2_TOLERANCE_SECONDS) return { ok: false, reason: 'stale', skewSeconds };
   let ok = false;
   for (const secret of secrets) ok = safeEqualHex(v2RequestHex(secret, parsed.t, method, path, payload), parsed.v2) || ok;
-  return ok ? 'ok' : 'mismatch';
+  return ok ? { ok: true } : { ok: false, reason: 'mismatch' };
 }
 
 /**

@@ -1,19 +1,32 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import type { Ctx } from '../ctx.js';
+import type { ResultCode } from '../domain/errors.js';
 import type { MerchantRow } from '../store/store.js';
 import { authenticate, type Budget } from './auth.js';
 import { parseJsonObject, parseQuery, readGetBody, splitUrl, type Params } from './body.js';
 import { MalformedRequest, success } from './envelope.js';
 import type { RateLimiter } from './rate-limit.js';
 
+/**
+ * The zod schema a route's service validates its request with — the OpenAPI document renders
+ * the request from it — or, for a request whose shape depends on one field, its variants.
+ */
+export type RouteRequest =
+  | { schema: z.ZodType; name?: string }
+  | { variants: Record<string, { name: string; schema: z.ZodType }>; discriminator: string };
+
 /** What the OpenAPI document says about a route (http/openapi.ts renders it). */
 export interface RouteDoc {
+  operationId: string;
+  tag: 'Payments' | 'Plans' | 'Subscriptions';
   summary: string;
-  /** Request fields besides merchantId and sign: name → JSON schema. */
-  fields: Record<string, object>;
-  required: string[];
+  description?: string;
+  request: RouteRequest;
   /** JSON schema of `data` on success. */
-  data: object;
+  data: Record<string, unknown>;
+  /** Result codes of the operation itself, besides those every signed request can get (1000–1004, 9999). */
+  errors: readonly ResultCode[];
 }
 
 export interface ApiRoute extends Budget {

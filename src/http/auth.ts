@@ -1,6 +1,6 @@
 import type { Ctx } from '../ctx.js';
 import { invalidParam, isPaygateError, PaygateError, RESULT_CODES } from '../domain/errors.js';
-import { v1Ambiguity, verifyV1, verifyV2Request } from '../domain/signature.js';
+import { V2_TOLERANCE_SECONDS, v1Ambiguity, verifyV1, verifyV2Request, type V2Result } from '../domain/signature.js';
 import { authenticateMerchant, merchantSecrets } from '../services/merchants.js';
 import type { MerchantRow } from '../store/store.js';
 import type { Vault } from '../vault/crypto.js';
@@ -61,17 +61,39 @@ function cachingVault(vault: Vault): Vault {
 
 const badSignature = (why: string): PaygateError => new PaygateError(RESULT_CODES.BAD_SIGNATURE, `signature ${why}`);
 
+/** Which step of the merchant's signing went wrong, in words; never the expected value. */
+function v2Refusal(result: Exclude<V2Result, { ok: true }>, hasSign: boolean): PaygateError {
+  switch (result.reason) {
+    case 'missing':
+      return badSignature(
+        `missing: this merchant signs with version 2, so the X-Paygate-Signature header (t=<unix seconds>,v2=<hex>) is required${hasSign ? '; a sign field is not used' : ''}`,
+      );
+    case 'malformed':
+      return badSignature('header malformed: X-Paygate-Signature must be t=<unix seconds>,v2=<64 hex digits>');
+    case 'unknown_version':
+      return badSignature(`version unknown: ${result.versions.join(', ')} is not supported; this merchant signs with v2`);
+    case 'stale':
+      return badSignature(
+        `timestamp outside the window: t is ${Math.abs(result.skewSeconds)} s ${result.skewSeconds > 0 ? 'behind' : 'ahead of'} the server clock (allowed ±${V2_TOLERANCE_SECONDS} s)`,
+      );
+    case 'mismatch':
+      return badSignature('mismatch: v2 is not HMAC-SHA256(secret, t.METHOD.PATH.PAYLOAD) for this request (PAYLOAD is the raw body of a POST, the raw query string of a GET)');
+  }
+}
+
 function checkSignature(ctx: Ctx, merchant: MerchantRow, input: AuthInput): void {
   const secrets = merchantSecrets({ ...ctx, vault: cachingVault(ctx.vault) }, merchant);
   if (merchant.signatureVersion === 1) {
-    if (typeof input.params.sign !== 'string' || input.params.sign === '') throw badSignature('missing: sign is required');
-    if (!verifyV1(input.method, input.path, input.params, input.params.sign, secrets)) throw badSignature('wrong');
+    if (typeof input.params.sign !== 'string' || input.params.sign === '') {
+      throw badSignature(`missing: this merchant signs with version 1, so the sign field is required (${input.method === 'GET' ? 'a query parameter' : 'a body field'})`);
+    }
+    if (!verifyV1(input.method, input.path, input.params, input.params.sign, secrets)) {
+      throw badSignature('mismatch: sign is not SHA-256 of "METHOD PATH\\n" + the sorted name=value fields + "&key=" + secret for this request');
+    }
     return;
   }
   const result = verifyV2Request(input.signatureHeader, ctx.clock.now(), input.method, input.path, input.payload, secrets);
-  if (result === 'missing') throw badSignature('missing: X-Paygate-Signature header t=<unix seconds>,v2=<hex> is required');
-  if (result === 'stale') throw badSignature('timestamp outside ±300 s of the server clock');
-  if (result === 'mismatch') throw badSignature('wrong');
+  if (!result.ok) throw v2Refusal(result, typeof input.params.sign === 'string' && input.params.sign !== '');
 }
 
 /**

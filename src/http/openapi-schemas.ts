@@ -1,68 +1,265 @@
-/** JSON schemas of SPEC §5/§6 resources, for the OpenAPI document only (services validate input). */
-const str = { type: 'string' } as const;
-const num = { type: 'number' } as const;
-const int = { type: 'integer' } as const;
-const time = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$', description: 'yyyy-MM-dd HH:mm:ss in the configured zone' } as const;
+import { z } from 'zod';
+import type { FailReason } from '../channel/channel.js';
+import { RESULT_CODES, type ResultCode } from '../domain/errors.js';
+import { blankables, wireForms } from '../domain/fields.js';
+import { SUBSCRIPTION_STATUSES } from '../domain/subscription-state.js';
+import { CYCLE_TYPES } from '../services/plans.js';
+import { RECORD_STATUSES } from '../services/subscriptions/queries.js';
+import { STATUS } from '../services/transactions/view.js';
+import { addressShape, itemShape } from '../services/transactions/input.js';
+import { cardShape } from '../vault/card.js';
+import { MAX_TRACKING_ENTRIES } from '../services/tracking.js';
 
-const obj = (properties: Record<string, object>, required: string[] = []): object => ({ type: 'object', properties, required });
+/**
+ * What the API answers, as zod schemas rendered into the OpenAPI document. Requests are
+ * described by the very schemas the services validate with; these describe the views the
+ * services build (fields without a value are left out, so only always-sent fields are required).
+ */
 
-export const schemas = {
-  string: (maxLength: number): object => ({ type: 'string', maxLength }),
-  amount: { type: 'string', pattern: '^(0|[1-9]\\d{0,9})(\\.\\d{1,2})?$' },
-  integer: { oneOf: [int, { type: 'string', pattern: '^\\d+$' }] },
-  jsonString: (what: string): object => ({ type: 'string', description: `JSON string of ${what}` }),
-  plan: obj(
-    {
-      planId: str, merchantId: str, planName: str, description: str, price: num, currency: str, cycleType: str,
-      cycleLength: int, trialDays: int, maxSubscriptions: int, currentSubscriptions: int, status: str, createTime: time,
+type Json = Record<string, unknown>;
+
+/** A zod schema as JSON Schema 2020-12, with each field's wire form where its validator has one. */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
+  const out = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+    override(ctx) {
+      // A default the service applies (pageNum 1, pageSize 10) is part of the contract.
+      const def = (ctx.zodSchema as unknown as { _zod: { def: { type: string; defaultValue?: unknown } } })._zod.def;
+      if (def.type === 'default' && (ctx.jsonSchema as Json).default === undefined) (ctx.jsonSchema as Json).default = def.defaultValue;
+      const zodSchema = ctx.zodSchema as unknown as z.ZodType;
+      const json = ctx.jsonSchema as Json;
+      const wire = wireForms.get(zodSchema);
+      const blankable = blankables.has(zodSchema);
+      if (!wire && !blankable) return;
+      const keep = json.default;
+      const own: Json = wire ?? { ...json };
+      delete own.default;
+      for (const k of Object.keys(json)) delete json[k];
+      // "" and null mean "not sent" for an optional field: the document says what the validator takes.
+      const extra: Json[] = [];
+      if (zodSchema.safeParse('').success && !takesEmptyString(own)) extra.push({ const: '' });
+      if (zodSchema.safeParse(null).success) extra.push({ type: 'null' });
+      const variants = Array.isArray(own.anyOf) && Object.keys(own).length === 1 ? (own.anyOf as Json[]).filter((v) => v.type !== 'null') : [own];
+      Object.assign(json, extra.length > 0 ? { anyOf: [...variants, ...extra] } : own);
+      if (keep !== undefined) json.default = keep;
     },
-    ['planId', 'merchantId', 'planName', 'price', 'currency', 'cycleType', 'cycleLength', 'status', 'createTime'],
-  ),
-  transaction: obj(
-    {
-      transactionOrderId: str, relationId: str, subscriptionId: str, subscriptionCode: str,
-      status: { type: 'string', enum: ['100000', '100040', '100050', '200000', '300000', '300010', '300020', '400010', '400000'] },
-      payAmount: str, currency: str, txnAmount: str, txnCurrency: str, url: str, createTime: time, txnTime: time,
-      merchantId: str, failReason: str,
-    },
-    ['transactionOrderId', 'relationId', 'status', 'payAmount', 'currency', 'merchantId'],
-  ),
-  refund: obj(
-    { transactionOrderId: str, relationId: str, refundTransactionId: str, status: str, payAmount: str, currency: str, merchantId: str },
-    ['transactionOrderId', 'refundTransactionId', 'status', 'payAmount', 'currency', 'merchantId'],
-  ),
-  tracking: obj(
-    { successCount: int, failedCount: int, failedOrders: { type: 'array', items: str }, sign: str },
-    ['successCount', 'failedCount', 'failedOrders', 'sign'],
-  ),
-  subscription: obj({
-    subscriptionId: str, subscriptionCode: str, userId: str, planId: str, planName: str, planDescription: str,
-    amount: num, currency: str, cycleType: str, cycleLength: int, status: str, nextBillingTime: time, startTime: time,
-    endTime: time, cancelTime: time, billingCount: int, failedCount: int, totalPaid: num, createTime: time,
+  }) as Json;
+  delete out.$schema;
+  return out;
+}
+
+/** Whether a rendered schema already takes "" (a string without pattern, enum, const or minLength). */
+function takesEmptyString(schema: Json): boolean {
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).some(takesEmptyString);
+  const types = ([] as unknown[]).concat(schema.type ?? []);
+  return types.includes('string') && schema.pattern === undefined && schema.enum === undefined && schema.const === undefined && !schema.minLength;
+}
+
+const TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$';
+const time = z.string().regex(new RegExp(TIME_PATTERN)).meta({ description: 'yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with', examples: ['2026-01-31 09:00:00'] });
+const amountText = z.string().meta({ description: 'Amount formatted with the currency’s decimals ("10.00", "100" for JPY)', examples: ['10.00'] });
+const amountNumber = z.number().meta({ description: 'Amount in major units as a JSON number', examples: [9.99] });
+const currency = z.string().regex(/^[A-Z]{3}$/).meta({ description: 'ISO 4217 code', examples: ['USD'] });
+const count = z.number().int().min(0);
+
+export const FAIL_REASONS = [
+  'card_declined',
+  'insufficient_funds',
+  'expired_card',
+  'incorrect_cvc',
+  'processing_error',
+  'authentication_failed',
+  'authentication_expired',
+] as const satisfies readonly FailReason[];
+
+export const TRANSACTION_STATUS_CODES = Object.values(STATUS).map(String) as [string, ...string[]];
+
+const failReason = z.enum(FAIL_REASONS).meta({ description: 'Why a charge failed' });
+
+const plan = z.object({
+  planId: z.string(),
+  merchantId: z.string(),
+  planName: z.string(),
+  description: z.string().optional(),
+  price: amountNumber,
+  currency,
+  cycleType: z.enum(CYCLE_TYPES),
+  cycleLength: z.number().int().min(1).max(365),
+  trialDays: count,
+  maxSubscriptions: count.meta({ description: '0 means no limit' }),
+  currentSubscriptions: count.meta({ description: 'INCOMPLETE, ACTIVE and PAUSED subscriptions of the plan' }),
+  status: z.enum(['ACTIVE', 'INACTIVE']),
+  createTime: time,
+});
+
+const transaction = z.object({
+  transactionOrderId: z.string(),
+  relationId: z.string().optional(),
+  subscriptionId: z.string().optional().meta({ description: 'A SUBSCRIPTION’s subscription, also when its first charge was declined' }),
+  subscriptionCode: z.string().optional(),
+  status: z.enum(TRANSACTION_STATUS_CODES).meta({
+    description:
+      '100000 ACCEPTED, 100040 REQUIRES_3DS, 100050 AWAITING_CHECKOUT, 200000 SUCCEEDED, 300000 FAILED, 300010 EXPIRED, 300020 CANCELLED, 400010 PARTIALLY_REFUNDED, 400000 REFUNDED',
   }),
-  billingRecord: obj({
-    recordId: str, subscriptionCode: str, billingType: { type: 'string', enum: ['INITIAL', 'RENEW', 'RETRY'] }, amount: num,
-    currency: str, scheduledTime: time, actualTime: time, status: str, transactionOrderId: str, failReason: str,
-    retryCount: int, createTime: time,
-  }),
-  boolean: { type: 'boolean' },
+  payAmount: amountText,
+  currency,
+  txnAmount: amountText.optional(),
+  txnCurrency: currency.optional(),
+  failReason: failReason.optional(),
+  refundedAmount: amountText.optional().meta({ description: 'Sum refunded so far, when anything was' }),
+  url: z.string().optional().meta({ description: 'The hosted page to send the customer to (3-D Secure or checkout), while the transaction waits on it' }),
+  createTime: time,
+  txnTime: time.optional(),
+  merchantId: z.string(),
+});
+
+const refund = z.object({
+  transactionOrderId: z.string(),
+  relationId: z.string().optional(),
+  refundTransactionId: z.string(),
+  status: z.enum([String(STATUS.PARTIALLY_REFUNDED), String(STATUS.REFUNDED)]).meta({ description: 'The transaction’s status after this refund: 400010 PARTIALLY_REFUNDED or 400000 REFUNDED' }),
+  payAmount: amountText.meta({ description: 'This refund’s amount' }),
+  currency,
+  merchantId: z.string(),
+});
+
+const tracking = z.object({
+  successCount: count,
+  failedCount: count,
+  failedOrders: z.array(z.string()).meta({ description: 'For each failed entry its orderId, else its relationId, else # and its zero-based position ("#4")' }),
+  sign: z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'SHA-256 of the other fields’ values sorted by name and the secret (docs/api.md, "The tracking response sign")' }),
+});
+
+const subscriptionStatus = z.enum(SUBSCRIPTION_STATUSES);
+
+const subscriptionListItem = z.object({
+  subscriptionId: z.string(),
+  subscriptionCode: z.string(),
+  userId: z.string(),
+  planId: z.string(),
+  planName: z.string(),
+  amount: amountNumber,
+  currency,
+  status: subscriptionStatus,
+  nextBillingTime: time.optional().meta({ description: 'When the pending charge is scheduled; absent when none is' }),
+  startTime: time,
+  endTime: time.optional(),
+  cancelTime: time.optional(),
+  billingCount: count,
+  failedCount: count,
+  createTime: time,
+});
+
+const subscriptionDetail = subscriptionListItem.extend({
+  planDescription: z.string().optional(),
+  cycleType: z.enum(CYCLE_TYPES),
+  cycleLength: z.number().int().min(1).max(365),
+  totalPaid: amountNumber,
+});
+
+const billingRecord = z.object({
+  recordId: z.string(),
+  subscriptionCode: z.string(),
+  billingType: z.enum(['INITIAL', 'RENEW', 'RETRY']),
+  amount: amountNumber,
+  currency,
+  scheduledTime: time,
+  actualTime: time.optional(),
+  status: z.enum(RECORD_STATUSES),
+  transactionOrderId: z.string().optional(),
+  failReason: failReason.optional(),
+  retryCount: z.number().int().min(0).max(3),
+  createTime: time,
+});
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+
+/** Named schemas of components.schemas; responses and requests refer to them by name. */
+export const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'output'; description: string }> = {
+  CardInfo: { schema: cardShape, io: 'input', description: 'A card: checked (Luhn, month 01–12, four-digit year, not expired, CVV 3–4 digits) before any charge; never stored for a PAY, the CVV never at all' },
+  Address: { schema: addressShape, io: 'input', description: 'A billing or shipping address; every value a string' },
+  Item: { schema: itemShape, io: 'input', description: 'An ordered item, shown on the checkout page' },
+  Plan: { schema: plan, io: 'output', description: 'A subscription plan' },
+  Transaction: { schema: transaction, io: 'output', description: 'A transaction as it stands at response time' },
+  Refund: { schema: refund, io: 'output', description: 'The refund just made' },
+  TrackingResult: { schema: tracking, io: 'output', description: 'How the tracking entries fared' },
+  SubscriptionListItem: { schema: subscriptionListItem, io: 'output', description: 'A subscription in a user’s list' },
+  Subscription: { schema: subscriptionDetail, io: 'output', description: 'A subscription with its plan’s cycle and what it has paid' },
+  BillingRecord: { schema: billingRecord, io: 'output', description: 'One charge attempt of a subscription' },
 };
 
-export const transactionFields: Record<string, object> = {
-  requestId: schemas.string(100),
-  relationId: schemas.string(200),
-  paymentType: { type: 'string', enum: ['PAY', 'CHECKOUT', 'SUBSCRIPTION'] },
-  planId: schemas.string(200),
-  userId: schemas.string(200),
-  payAmount: schemas.amount,
-  currency: schemas.string(200),
-  clientIp: schemas.string(100),
-  returnUrl: schemas.string(500),
-  failedUrl: schemas.string(500),
-  cancelUrl: schemas.string(500),
-  notifyUrl: schemas.string(500),
-  billingAddress: schemas.jsonString('an address object'),
-  shippingAddress: schemas.jsonString('an address object'),
-  cardInfo: schemas.jsonString('{holderName, cardNumber, month, year, cvv}'),
-  items: schemas.jsonString('an array of {name, price, num, currency, sku, url, category}'),
+/** TrackingEntry is described by hand: its fields are judged per entry, not by a request schema. */
+export const TRACKING_ENTRY: Json = {
+  type: 'object',
+  description: `One shipment. An entry without orderId and relationId, without trackingNo or trackingChannel (1–100 characters each), with a trackUrl that is not an http(s) URL of at most 500 characters, or naming another merchant's transaction is not refused: it is counted in failedCount and listed in failedOrders. At most ${MAX_TRACKING_ENTRIES} entries.`,
+  properties: {
+    orderId: { type: 'string', description: 'transactionOrderId of the order' },
+    relationId: { type: 'string', description: 'or the merchant’s relationId of it' },
+    trackingNo: { type: 'string', maxLength: 100 },
+    trackingChannel: { type: 'string', maxLength: 100, examples: ['UPS'] },
+    trackUrl: { type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 500 },
+  },
+};
+
+export const data = {
+  plan: ref('Plan'),
+  plans: { type: 'array', items: ref('Plan') },
+  transaction: ref('Transaction'),
+  refund: ref('Refund'),
+  tracking: ref('TrackingResult'),
+  subscription: ref('Subscription'),
+  subscriptions: { type: 'array', items: ref('SubscriptionListItem') },
+  billingPage: {
+    type: 'object',
+    properties: {
+      total: { type: 'integer', minimum: 0 },
+      pageNum: { type: 'integer', minimum: 1 },
+      pageSize: { type: 'integer', minimum: 1, maximum: 100 },
+      records: { type: 'array', items: ref('BillingRecord') },
+    },
+    required: ['total', 'pageNum', 'pageSize', 'records'],
+  },
+  done: { type: 'boolean', const: true, description: 'The subscription changed state' },
+} satisfies Record<string, Json>;
+
+/** Every result code by name, for enums and descriptions. */
+export const RESULT_NAMES: Record<ResultCode, string> = Object.fromEntries(
+  Object.entries(RESULT_CODES).map(([name, code]) => [code, name]),
+) as Record<ResultCode, string>;
+
+/** What a request field means, wherever it appears (the request schemas carry the rules). */
+export const FIELD_TEXT: Record<string, string> = {
+  requestId: 'Your id of this request, unique per merchant: repeating it with the same fields answers the first result again and charges nothing; with other fields it is 1006',
+  relationId: 'Your order number; usable once per merchant, for good (1005 on reuse)',
+  paymentType: 'PAY charges cardInfo now; CHECKOUT sends the customer to a hosted page; SUBSCRIPTION subscribes userId to planId',
+  planId: 'The plan to subscribe to (SUBSCRIPTION)',
+  userId: 'Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions',
+  payAmount: 'Amount in the currency’s major unit as a decimal string, at most 10 digits and 2 decimals, greater than 0; a SUBSCRIPTION’s amount is its plan’s',
+  currency: 'ISO 4217 code, e.g. USD',
+  clientIp: 'The customer’s IP address (defaults to the caller’s)',
+  returnUrl: 'Where the hosted page sends the customer after paying',
+  failedUrl: 'Where the hosted page sends the customer after a failed payment',
+  cancelUrl: 'Where the checkout page sends a customer who cancels',
+  notifyUrl: 'Where callbacks for this transaction go, instead of the merchant’s notifyUrl (kept for a subscription’s renewals)',
+  billingAddress: 'The billing address: an Address, as a JSON string or as the object itself',
+  shippingAddress: 'The shipping address: an Address, as a JSON string or as the object itself',
+  cardInfo: 'The card (required for PAY and SUBSCRIPTION, ignored for CHECKOUT): a CardInfo, as a JSON string or as the object itself',
+  items: 'What is bought (at most 500 Items), shown on the checkout page: as a JSON string or as the array itself',
+  transactionOrderId: 'paygate’s id of the transaction',
+  refundAmount: 'Amount to refund, a decimal string greater than 0; at most what is still refundable',
+  trackingList: '1 to 500 TrackingEntry objects (or that array as a JSON string)',
+  planName: 'Shown to customers',
+  description: 'Free text',
+  price: 'Price per cycle as a decimal string; 0 only with a trial',
+  cycleType: 'Unit of the billing cycle',
+  cycleLength: 'Cycle units per charge (a JSON integer or a string of digits); at most one year in all',
+  trialDays: 'Days before the first charge (the first charge is then a zero-amount card check)',
+  maxSubscriptions: 'Most subscriptions the plan takes at once; 0 = no limit',
+  subscriptionId: 'paygate’s id of the subscription',
+  subscriptionCode: 'The subscription’s code (subscriptionCode of its detail)',
+  status: 'Only those in this status',
+  pageNum: 'Page number, from 1',
+  pageSize: 'Records per page, 1 to 100',
 };

@@ -37,10 +37,28 @@ declare module 'fastify' {
   }
 }
 
-const opsDocs: PlainRouteDoc[] = [
-  { method: 'GET', url: '/healthz', summary: 'Health: {"status":"ok","database":"ok","outboxBacklog":n}; 503 when the database cannot be read', contentType: 'application/json' },
-  { method: 'GET', url: '/readyz', summary: 'Readiness for a load balancer: 200 {"status":"ready"}, 503 while the database cannot be read or the server is closing', contentType: 'application/json' },
-  { method: 'GET', url: '/metrics', summary: 'Prometheus metrics; answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>; 403 otherwise', contentType: 'text/plain' },
+export const opsDocs: PlainRouteDoc[] = [
+  {
+    method: 'GET',
+    url: '/healthz',
+    summary: 'Health: {"status":"ok","database":"ok","outboxBacklog":n}; 503 when the database cannot be read',
+    contentType: 'application/json',
+    errors: [{ status: 503, description: 'The database cannot be read' }],
+  },
+  {
+    method: 'GET',
+    url: '/readyz',
+    summary: 'Readiness for a load balancer: 200 {"status":"ready"}, 503 while the database cannot be read or the server is closing',
+    contentType: 'application/json',
+    errors: [{ status: 503, description: 'Not ready: the database cannot be read, or the server is closing' }],
+  },
+  {
+    method: 'GET',
+    url: '/metrics',
+    summary: 'Prometheus metrics; answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>; 403 otherwise',
+    contentType: 'text/plain',
+    errors: [{ status: 403, description: 'Neither a loopback client nor the metrics token' }],
+  },
   { method: 'GET', url: '/openapi.json', summary: 'This document', contentType: 'application/json' },
 ];
 
@@ -79,6 +97,8 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     // The router refuses a URL it cannot decode, or a path segment over its length limit, before
     // any handler runs: answer those in the envelope too (SPEC §3), as 1000.
     frameworkErrors: (err, req, reply) => {
+      // Before any hook: the request id header the onRequest hook gives every other answer.
+      void (reply as FastifyReply).header('x-request-id', req.id);
       if (isPagePath(req.url)) return void pageMalformed(reply as FastifyReply);
       const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment of the URL is too long' : 'the URL is not validly encoded';
       void (reply as FastifyReply).code(400).send(failure(RESULT_CODES.MALFORMED, `malformed request: ${what}`));

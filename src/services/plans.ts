@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Ctx } from '../ctx.js';
 import { invalidParam, notAllowed, notFound } from '../domain/errors.js';
-import { blankAbsent, integerField, optionalString, parseInput, requiredString } from '../domain/fields.js';
+import { amountString, blankAbsent, integerField, optionalString, parseInput, requiredString, wireForm } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { amountNumber, parseAmount } from '../domain/money.js';
 import { formatTime } from '../domain/time.js';
@@ -13,11 +13,12 @@ export type CycleType = (typeof CYCLE_TYPES)[number];
 /** At most one year in all (SPEC §6). */
 export const MAX_CYCLE_LENGTH: Record<CycleType, number> = { DAILY: 365, WEEKLY: 52, MONTHLY: 12, YEARLY: 1 };
 
-const createSchema = z.object({
+export const PLAN_CREATE_REQUEST = z.object({
   planName: requiredString(200),
   description: optionalString(500),
-  price: z.string({ error: 'is required and must be a decimal string such as "9.99"' }),
-  currency: requiredString(20),
+  price: amountString('is required and must be a decimal string such as "9.99"'),
+  // Any other code is refused with its own message below; the document says what is accepted.
+  currency: wireForm(requiredString(20), { type: 'string', enum: ['USD'] }),
   cycleType: z.enum(CYCLE_TYPES, { error: 'must be one of DAILY, WEEKLY, MONTHLY, YEARLY' }),
   cycleLength: integerField(1, 365),
   trialDays: integerField(0, 3650).optional(),
@@ -60,7 +61,7 @@ export function planView(ctx: Ctx, row: PlanRow): PlanView {
 }
 
 export async function createPlan(ctx: Ctx, merchantId: string, input: unknown): Promise<PlanView> {
-  const data = parseInput(createSchema, input);
+  const data = parseInput(PLAN_CREATE_REQUEST, input);
   if (data.currency !== 'USD') throw invalidParam('currency', 'plans accept USD only');
   const max = MAX_CYCLE_LENGTH[data.cycleType];
   if (data.cycleLength > max) throw invalidParam('cycleLength', `must be at most ${max} for ${data.cycleType} (one year in all)`);
@@ -93,10 +94,10 @@ export async function requirePlan(ctx: Ctx, merchantId: string, planId: string):
   return row;
 }
 
-const listSchema = z.object({ status: blankAbsent(z.enum(['ACTIVE', 'INACTIVE'], { error: 'must be ACTIVE or INACTIVE' })) });
+export const PLAN_LIST_REQUEST = z.object({ status: blankAbsent(z.enum(['ACTIVE', 'INACTIVE'], { error: 'must be ACTIVE or INACTIVE' })) });
 
 export async function listPlans(ctx: Ctx, merchantId: string, input: unknown = {}): Promise<PlanView[]> {
-  const { status } = parseInput(listSchema, input);
+  const { status } = parseInput(PLAN_LIST_REQUEST, input);
   return (await ctx.store.listPlans(merchantId, status)).map((r) => planView(ctx, r));
 }
 

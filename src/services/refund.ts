@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Ctx } from '../ctx.js';
 import type { RefundResult } from '../channel/channel.js';
 import { notAllowed, PaygateError, RESULT_CODES } from '../domain/errors.js';
-import { optionalString, parseInput } from '../domain/fields.js';
+import { amountString, optionalString, parseInput } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { formatAmount, parseAmount } from '../domain/money.js';
 import type { MerchantRow, RefundRow, TransactionRow } from '../store/store.js';
@@ -22,10 +22,10 @@ export interface RefundView {
   merchantId: string;
 }
 
-const schema = z.object({
+export const REFUND_REQUEST = z.object({
   transactionOrderId: optionalString(200),
   relationId: optionalString(200),
-  refundAmount: z.string({ error: 'is required and must be a decimal string such as "5.00"' }),
+  refundAmount: amountString('is required and must be a decimal string such as "5.00"'),
   requestId: optionalString(100),
 });
 
@@ -59,7 +59,7 @@ interface Reserved {
  * does the renewal run's housekeeping (resumeStaleRefunds) after STALE_REFUND_MS.
  */
 export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: unknown): Promise<RefundView> {
-  const data = parseInput(schema, input);
+  const data = parseInput(REFUND_REQUEST, input);
   const hash = requestFingerprint(ctx.vault, input as Record<string, unknown>);
   const found = await findTransaction(ctx, merchant.id, data);
   // Validate the amount against the transaction's currency before anything is written.

@@ -31,12 +31,12 @@ export interface ValidCard {
   last4: string;
 }
 
-const cardShape = z.object({
+export const cardShape = z.object({
   holderName: z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters').optional().nullable(),
-  cardNumber: z.string({ error: 'is required and must be a string' }).min(1, 'is required').max(40, 'is too long'),
-  month: z.string({ error: 'is required and must be a string' }).min(1, 'is required').max(4, 'is too long'),
-  year: z.string({ error: 'is required and must be a string' }).min(1, 'is required').max(8, 'is too long'),
-  cvv: z.string({ error: 'is required and must be a string' }).min(1, 'is required').max(8, 'is too long'),
+  cardNumber: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).min(1, 'is required').max(40, 'must be at most 40 characters'),
+  month: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).min(1, 'is required').max(4, 'must be at most 4 characters'),
+  year: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).min(1, 'is required').max(8, 'must be at most 8 characters'),
+  cvv: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).min(1, 'is required').max(8, 'must be at most 8 characters'),
 });
 
 /** Parse the cardInfo JSON string (or an already-parsed object) into its fields; 1001 on a bad shape. */

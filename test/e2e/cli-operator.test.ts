@@ -4,7 +4,7 @@ import { openApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { FixedClock } from '../../src/domain/clock.js';
 import { paygate } from '../helpers/cli.js';
-import { TEST_VAULT_KEY, tempDir, testMerchant } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, TEST_VAULT_KEY, tempDir, testMerchant } from '../helpers/ctx.js';
 import { paygatePty } from '../helpers/pty.js';
 import { subscribe } from '../helpers/subscriptions.js';
 import { createPlan } from '../../src/services/plans.js';
@@ -116,7 +116,8 @@ describe('paging on every list', () => {
   beforeAll(async () => {
     pagedDb = join(dir, 'paged.db');
     const ctx = await openApp(loadConfig({ db: pagedDb, tz: 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }), { clock: new FixedClock(Date.UTC(2026, 0, 15, 9)) });
-    const m = await testMerchant(ctx);
+    // A URL, so each payment's callback event is written (events with nowhere to go are not).
+    const m = await testMerchant(ctx, { notifyUrl: CLOSED_NOTIFY_URL });
     const p = await createPlan(ctx, m.merchantId, { planName: 'P', price: '1.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, trialDays: 0, maxSubscriptions: 0 });
     for (let i = 0; i < 120; i++) await subscribe(ctx, m.merchantId, p.planId, { userId: `u-${i}` });
     await ctx.close();

@@ -67,7 +67,7 @@ describe('prompts: each value checked as it is typed, Ctrl-C leaves quietly', ()
     const s = paygatePty(['--db', db, '--no-color', 'pay']);
     await s.waitFor('Amount');
     s.type('12.5x\r');
-    await s.waitFor('must be an amount such as 9.99');
+    await s.waitFor('must be a decimal string of at most 10 digits and 2 decimals');
     expect(s.output()).not.toContain('Card number');
     expect(s.output()).not.toContain('(12,2)');
     // Correct it in place: the prompt goes on to the card.
@@ -83,7 +83,7 @@ describe('prompts: each value checked as it is typed, Ctrl-C leaves quietly', ()
   it('a bad --amount flag is refused before any card prompt (1001 naming the field)', async () => {
     const r = await paygatePtyRun(['--db', db, 'pay', '--amount', '12.5x']);
     expect(r.status).toBe(1);
-    expect(r.output).toContain('error 1001: payAmount: must be an amount such as 9.99');
+    expect(r.output).toContain('error 1001: payAmount: must be a decimal string of at most 10 digits and 2 decimals');
     expect(r.output).not.toContain('Card number');
   });
 

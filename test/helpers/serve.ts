@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { BIN, paygate } from './cli.js';
 import { TEST_VAULT_KEY, tempDir } from './ctx.js';
+import { paygateOrigins, record, recorders } from './traffic.js';
+
+export { recordTraffic } from './traffic.js';
 
 /**
  * A real `paygate serve` process on 127.0.0.1 with a temp database, and a client that signs
@@ -54,6 +57,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
       reject(new Error(`serve exited with ${code}:\n${out}`));
     });
   });
+  paygateOrigins.add(new URL(url).origin);
   return {
     url,
     dbPath,
@@ -129,6 +133,12 @@ export interface RawInit {
 export async function raw(url: string, init: RawInit = {}): Promise<Answer> {
   const res = await request(url, { method: (init.method ?? 'GET') as 'GET', headers: init.headers, body: init.body });
   const t = await res.body.text();
+  if (recorders.size > 0) {
+    const responseHeaders: Record<string, string | undefined> = {};
+    for (const [k, v] of Object.entries(res.headers)) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
+    const requestBody = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : init.body.toString('utf8');
+    record({ method: init.method ?? 'GET', url, requestBody, status: res.statusCode, responseHeaders, responseBody: t });
+  }
   let body: unknown;
   try {
     body = JSON.parse(t);

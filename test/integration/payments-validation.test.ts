@@ -52,7 +52,10 @@ const cases: [string, Record<string, unknown>, string, string][] = [
   ['billingAddress a number value', { billingAddress: JSON.stringify({ city: 5 }) }, '1001', 'billingAddress.city'],
   ['billingAddress bad birthDate', { billingAddress: JSON.stringify({ birthDate: '1990-01-01' }) }, '1001', 'billingAddress.birthDate'],
   ['shippingAddress bad country', { shippingAddress: JSON.stringify({ country: 'United States' }) }, '1001', 'shippingAddress.country'],
-  ['shippingAddress an object, not a string', { shippingAddress: { city: 'x' } }, '1001', 'shippingAddress'],
+  ['shippingAddress a number', { shippingAddress: 5 }, '1001', 'shippingAddress'],
+  ['shippingAddress object with a bad country', { shippingAddress: { country: 'United States' } }, '1001', 'shippingAddress.country'],
+  ['items array with a nameless item', { items: [{ name: 'ok' }, { price: '1.00' }] }, '1001', 'items[1].name'],
+  ['cardInfo object without cvv', { cardInfo: { cardNumber: '4242424242424242', month: '12', year: '2030' } }, '1001', 'cardInfo.cvv'],
   ['items not JSON', { items: 'nope' }, '1001', 'items'],
   ['items an object', { items: '{}' }, '1001', 'items'],
   ['item without name', { items: JSON.stringify([{ price: '1.00' }]) }, '1001', 'items[0].name'],
@@ -97,6 +100,23 @@ describe('every bad field: a clear error naming the field, nothing written, no c
 
   it('the base request itself is valid (the cases above differ by one field)', async () => {
     expect((await createTransaction(app.ctx, merchant, base)).status).toBe('200000');
+  });
+});
+
+describe('cardInfo, items and addresses: a JSON string, or the JSON value itself', () => {
+  it('a PAY whose JSON documents are sent as values is accepted and stores them as compact JSON with sorted keys', async () => {
+    const v = await createTransaction(app.ctx, merchant, {
+      ...base,
+      requestId: 'as-values',
+      relationId: 'as-values',
+      cardInfo: { cvv: '123', year: cardYear(TEST_NOW), month: '12', cardNumber: '4242424242424242' },
+      items: [{ price: '10.00', name: 'Mug', num: '1' }],
+      billingAddress: { lastName: 'Doe', firstName: 'Jo', country: 'US' },
+    });
+    expect(v.status).toBe('200000');
+    const row = sqliteOf(app.ctx).prepare('SELECT items, billing_address AS billingAddress FROM transactions WHERE id = ?').get(v.transactionOrderId) as Record<string, string>;
+    expect(row.items).toBe('[{"name":"Mug","num":"1","price":"10.00"}]');
+    expect(row.billingAddress).toBe('{"country":"US","firstName":"Jo","lastName":"Doe"}');
   });
 });
 

@@ -19,7 +19,7 @@ import { contentSecurityPolicy, layout, newNonce } from './html.js';
 import { checkoutPage, messagePage, reasonText, resultPage, threeDsPage } from './views.js';
 
 export const pageDocs: PlainRouteDoc[] = [
-  { method: 'GET', url: '/checkout/:token', summary: 'Hosted checkout page (HTML, SPEC §11)', contentType: 'text/html' },
+  { method: 'GET', url: '/checkout/:token', summary: 'Hosted checkout page (HTML)', contentType: 'text/html' },
   { method: 'POST', url: '/checkout/:token', summary: 'Checkout form: pay with a card or cancel', contentType: 'text/html' },
   { method: 'GET', url: '/3ds/:token', summary: 'Sandbox 3-D Secure challenge page (HTML)', contentType: 'text/html' },
   { method: 'POST', url: '/3ds/:token', summary: '3DS form: Complete or Fail', contentType: 'text/html' },

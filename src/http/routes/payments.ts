@@ -1,7 +1,8 @@
-import { refundTransaction } from '../../services/refund.js';
-import { uploadTracking } from '../../services/tracking.js';
+import { RESULT_CODES } from '../../domain/errors.js';
+import { REFUND_REQUEST, refundTransaction } from '../../services/refund.js';
+import { TRACKING_REQUEST, uploadTracking } from '../../services/tracking.js';
 import type { ApiRoute } from '../api.js';
-import { schemas } from '../openapi-schemas.js';
+import { data } from '../openapi-schemas.js';
 
 export const paymentRoutes: ApiRoute[] = [
   {
@@ -11,15 +12,14 @@ export const paymentRoutes: ApiRoute[] = [
     limit: 30,
     by: 'apiKey',
     doc: {
+      operationId: 'refundTransaction',
+      tag: 'Payments',
       summary: 'Refund a paid transaction, fully or in part',
-      fields: {
-        transactionOrderId: schemas.string(200),
-        relationId: schemas.string(200),
-        refundAmount: schemas.amount,
-        requestId: schemas.string(100),
-      },
-      required: ['refundAmount'],
-      data: schemas.refund,
+      description:
+        'Name the transaction by transactionOrderId or relationId (both: they must agree, else 1001). Refunds may repeat while their sum stays within the paid amount (1010 beyond); only SUCCEEDED and PARTIALLY_REFUNDED transactions can be refunded (1008). Send a requestId: the same requestId with the same fields answers the same refund again instead of refunding twice; with other fields it is 1006.',
+      request: { schema: REFUND_REQUEST },
+      data: data.refund,
+      errors: [RESULT_CODES.REQUEST_CONFLICT, RESULT_CODES.NOT_FOUND, RESULT_CODES.NOT_ALLOWED, RESULT_CODES.REFUND_EXCEEDS],
     },
     handle: (ctx, merchant, params) => refundTransaction(ctx, merchant, params),
   },
@@ -30,26 +30,14 @@ export const paymentRoutes: ApiRoute[] = [
     limit: 60,
     by: 'apiKey',
     doc: {
+      operationId: 'uploadTracking',
+      tag: 'Payments',
       summary: 'Upload shipment tracking (1 to 500 entries, each judged alone)',
-      fields: {
-        trackingList: {
-          type: 'array',
-          minItems: 1,
-          maxItems: 500,
-          items: {
-            type: 'object',
-            properties: {
-              orderId: schemas.string(200),
-              relationId: schemas.string(200),
-              trackingNo: schemas.string(100),
-              trackingChannel: schemas.string(100),
-              trackUrl: schemas.string(500),
-            },
-          },
-        },
-      },
-      required: ['trackingList'],
-      data: schemas.tracking,
+      description:
+        'Entries for one order accumulate (split shipments); the same order and trackingNo again updates that entry. A bad entry does not fail the request: it is counted in failedCount and named in failedOrders.',
+      request: { schema: TRACKING_REQUEST },
+      data: data.tracking,
+      errors: [],
     },
     handle: (ctx, merchant, params) => uploadTracking(ctx, merchant, params),
   },

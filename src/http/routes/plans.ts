@@ -1,6 +1,6 @@
-import { createPlan, listPlans } from '../../services/plans.js';
+import { createPlan, listPlans, PLAN_CREATE_REQUEST, PLAN_LIST_REQUEST } from '../../services/plans.js';
 import type { ApiRoute } from '../api.js';
-import { schemas } from '../openapi-schemas.js';
+import { data } from '../openapi-schemas.js';
 
 export const planRoutes: ApiRoute[] = [
   {
@@ -10,19 +10,14 @@ export const planRoutes: ApiRoute[] = [
     limit: 300,
     by: 'merchantId',
     doc: {
+      operationId: 'createPlan',
+      tag: 'Plans',
       summary: 'Create a subscription plan',
-      fields: {
-        planName: schemas.string(200),
-        description: schemas.string(500),
-        price: schemas.amount,
-        currency: { type: 'string', enum: ['USD'] },
-        cycleType: { type: 'string', enum: ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] },
-        cycleLength: schemas.integer,
-        trialDays: schemas.integer,
-        maxSubscriptions: schemas.integer,
-      },
-      required: ['planName', 'price', 'currency', 'cycleType', 'cycleLength'],
-      data: schemas.plan,
+      description:
+        'A plan charges price every cycleLength × cycleType, at most one year in all (DAILY ≤ 365, WEEKLY ≤ 52, MONTHLY ≤ 12, YEARLY = 1). Plans are USD only. price may be 0 only with trialDays > 0. maxSubscriptions 0 (the default) means no limit. A plan cannot be changed once created.',
+      request: { schema: PLAN_CREATE_REQUEST },
+      data: data.plan,
+      errors: [],
     },
     handle: (ctx, merchant, params) => createPlan(ctx, merchant.id, params),
   },
@@ -33,10 +28,12 @@ export const planRoutes: ApiRoute[] = [
     limit: 300,
     by: 'merchantId',
     doc: {
+      operationId: 'listPlans',
+      tag: 'Plans',
       summary: 'List plans, newest first',
-      fields: { status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] } },
-      required: [],
-      data: { type: 'array', items: schemas.plan },
+      request: { schema: PLAN_LIST_REQUEST },
+      data: data.plans,
+      errors: [],
     },
     handle: (ctx, merchant, params) => listPlans(ctx, merchant.id, params),
   },

@@ -1,31 +1,43 @@
+import { RESULT_CODES } from '../../domain/errors.js';
 import {
+  BILLING_LIST_REQUEST,
   cancelSubscription,
   listBillingRecords,
   listUserSubscriptions,
   pauseSubscription,
   resumeSubscription,
+  SUBSCRIPTION_ID_REQUEST,
   subscriptionDetail,
+  USER_LIST_REQUEST,
 } from '../../services/subscriptions/index.js';
 import type { ApiRoute } from '../api.js';
-import { schemas } from '../openapi-schemas.js';
+import { data } from '../openapi-schemas.js';
 
 const byMerchant = { limit: 300, by: 'merchantId' } as const;
-const subscriptionStatus = { type: 'string', enum: ['INCOMPLETE', 'ACTIVE', 'PAUSED', 'CANCELLED', 'FAILED', 'EXPIRED'] };
+const { NOT_FOUND, NOT_ALLOWED } = RESULT_CODES;
 
 /** Pause / resume / cancel answer data:true, or data:false with 1008 / 1007 (SPEC §5). */
 const transitions: ApiRoute[] = (
   [
-    ['cancel', 'Cancel a subscription', cancelSubscription],
-    ['pause', 'Pause a subscription', pauseSubscription],
-    ['resume', 'Resume a paused subscription', resumeSubscription],
+    ['cancel', 'cancelSubscription', 'Cancel a subscription', 'From ACTIVE, PAUSED or INCOMPLETE. The pending charge is cancelled; endTime is the end of the period already paid (or of the trial) if it is still running, else now.', cancelSubscription],
+    ['pause', 'pauseSubscription', 'Pause a subscription', 'From ACTIVE. The pending charge is cancelled; nothing is charged while PAUSED.', pauseSubscription],
+    ['resume', 'resumeSubscription', 'Resume a paused subscription', 'From PAUSED. The next charge is at the old nextBillingTime, or now if that has passed (the billing anchor then moves to now).', resumeSubscription],
   ] as const
-).map(([verb, summary, fn]) => ({
+).map(([verb, operationId, summary, description, fn]) => ({
   method: 'POST',
   url: `/subscription/${verb}`,
   bucket: `subscription-${verb}`,
   ...byMerchant,
   failData: false,
-  doc: { summary, fields: { subscriptionId: schemas.string(200) }, required: ['subscriptionId'], data: schemas.boolean },
+  doc: {
+    operationId,
+    tag: 'Subscriptions',
+    summary,
+    description: `${description} Any other state, including the one asked for, is 1008 with data false.`,
+    request: { schema: SUBSCRIPTION_ID_REQUEST, name: 'SubscriptionIdRequest' },
+    data: data.done,
+    errors: [NOT_FOUND, NOT_ALLOWED],
+  },
   handle: (ctx, merchant, params) => fn(ctx, merchant.id, params),
 }));
 
@@ -36,10 +48,12 @@ export const subscriptionRoutes: ApiRoute[] = [
     bucket: 'subscription-user-list',
     ...byMerchant,
     doc: {
+      operationId: 'listUserSubscriptions',
+      tag: 'Subscriptions',
       summary: "A user's subscriptions, newest first",
-      fields: { userId: schemas.string(200), status: subscriptionStatus },
-      required: ['userId'],
-      data: { type: 'array', items: schemas.subscription },
+      request: { schema: USER_LIST_REQUEST },
+      data: data.subscriptions,
+      errors: [],
     },
     handle: (ctx, merchant, params) => listUserSubscriptions(ctx, merchant.id, params),
   },
@@ -48,7 +62,14 @@ export const subscriptionRoutes: ApiRoute[] = [
     url: '/subscription/detail',
     bucket: 'subscription-detail',
     ...byMerchant,
-    doc: { summary: 'One subscription', fields: { subscriptionId: schemas.string(200) }, required: ['subscriptionId'], data: schemas.subscription },
+    doc: {
+      operationId: 'getSubscription',
+      tag: 'Subscriptions',
+      summary: 'One subscription',
+      request: { schema: SUBSCRIPTION_ID_REQUEST, name: 'SubscriptionIdRequest' },
+      data: data.subscription,
+      errors: [NOT_FOUND],
+    },
     handle: (ctx, merchant, params) => subscriptionDetail(ctx, merchant.id, params),
   },
   {
@@ -57,18 +78,12 @@ export const subscriptionRoutes: ApiRoute[] = [
     bucket: 'subscription-billing-list',
     ...byMerchant,
     doc: {
-      summary: "A subscription's billing records, newest first, paginated",
-      fields: {
-        subscriptionCode: schemas.string(200),
-        status: { type: 'string', enum: ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED'] },
-        pageNum: schemas.integer,
-        pageSize: schemas.integer,
-      },
-      required: ['subscriptionCode'],
-      data: {
-        type: 'object',
-        properties: { total: { type: 'integer' }, pageNum: { type: 'integer' }, pageSize: { type: 'integer' }, records: { type: 'array', items: schemas.billingRecord } },
-      },
+      operationId: 'listBillingRecords',
+      tag: 'Subscriptions',
+      summary: "A subscription's billing records, newest first, a page at a time",
+      request: { schema: BILLING_LIST_REQUEST },
+      data: data.billingPage,
+      errors: [NOT_FOUND],
     },
     handle: (ctx, merchant, params) => listBillingRecords(ctx, merchant.id, params),
   },

@@ -8,6 +8,9 @@ export {
   listSubscriptions,
   listBillingRecords,
   requireSubscription,
+  BILLING_LIST_REQUEST,
+  SUBSCRIPTION_ID_REQUEST,
+  USER_LIST_REQUEST,
   type BillingPage,
 } from './queries.js';
 export type { SubscriptionDetail, SubscriptionListItem, BillingRecordView } from './views.js';

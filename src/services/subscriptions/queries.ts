@@ -9,12 +9,15 @@ import { billingRecordView, subscriptionDetailView, subscriptionListItem, type B
 /** An optional field sent empty (a GET query `status=`) counts as absent. */
 
 const statusField = blankAbsent(z.enum(SUBSCRIPTION_STATUSES, { error: `must be one of ${SUBSCRIPTION_STATUSES.join(', ')}` }));
-const RECORD_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED'] as const;
+export const RECORD_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED'] as const;
+
+/** Detail, pause, resume and cancel name one subscription. */
+export const SUBSCRIPTION_ID_REQUEST = z.object({ subscriptionId: requiredString(200) });
 
 /** `input` is the raw request object ({subscriptionId, …}) or just the id. */
 export function subscriptionIdOf(input: unknown): string {
   const obj = typeof input === 'string' ? { subscriptionId: input } : input;
-  return parseInput(z.object({ subscriptionId: requiredString(200) }), obj).subscriptionId;
+  return parseInput(SUBSCRIPTION_ID_REQUEST, obj).subscriptionId;
 }
 
 /** This merchant's subscription or 1007 (unknown and foreign ids answer alike, SPEC §2). */
@@ -30,11 +33,11 @@ export async function subscriptionDetail(ctx: Ctx, merchantId: string, input: un
   return subscriptionDetailView(ctx, s, plan, await ctx.store.nextBillingTime(s.id));
 }
 
-const userListSchema = z.object({ userId: requiredString(200), status: statusField });
+export const USER_LIST_REQUEST = z.object({ userId: requiredString(200), status: statusField });
 
 /** GET /subscription/user/list: a user's subscriptions, newest first. */
 export async function listUserSubscriptions(ctx: Ctx, merchantId: string, input: unknown): Promise<SubscriptionListItem[]> {
-  const data = parseInput(userListSchema, input);
+  const data = parseInput(USER_LIST_REQUEST, input);
   return listSubscriptions(ctx, merchantId, data);
 }
 
@@ -55,11 +58,11 @@ export async function listSubscriptions(ctx: Ctx, merchantId: string, input: unk
   return rows.map((r) => subscriptionListItem(ctx, r, r.planName, r.nextBillingTime));
 }
 
-const billingListSchema = z.object({
+export const BILLING_LIST_REQUEST = z.object({
   subscriptionCode: requiredString(200),
   status: blankAbsent(z.enum(RECORD_STATUSES, { error: `must be one of ${RECORD_STATUSES.join(', ')}` })),
-  pageNum: blankAbsent(integerField(1, 1_000_000_000)),
-  pageSize: blankAbsent(integerField(1, 100)),
+  pageNum: blankAbsent(integerField(1, 1_000_000_000)).default(1),
+  pageSize: blankAbsent(integerField(1, 100)).default(10),
 });
 
 export interface BillingPage {
@@ -71,11 +74,10 @@ export interface BillingPage {
 
 /** GET /subscription/billing/list: records newest first, paginated (SPEC §5). */
 export async function listBillingRecords(ctx: Ctx, merchantId: string, input: unknown): Promise<BillingPage> {
-  const data = parseInput(billingListSchema, input);
+  const data = parseInput(BILLING_LIST_REQUEST, input);
   const s = await ctx.store.getSubscriptionByCode(merchantId, data.subscriptionCode);
   if (!s) throw notFound('subscription');
-  const pageNum = data.pageNum ?? 1;
-  const pageSize = data.pageSize ?? 10;
+  const { pageNum, pageSize } = data;
   const total = await ctx.store.countRecords(s.id, data.status);
   const rows = await ctx.store.pageRecords(s.id, data.status, pageSize, (pageNum - 1) * pageSize);
   return { total, pageNum, pageSize, records: rows.map((r) => billingRecordView(ctx, r, s.code)) };

@@ -1,7 +1,19 @@
 import { z } from 'zod';
-import { invalidParam } from '../../domain/errors.js';
-import { isHttpUrl, optionalRedirectUrl, optionalString, optionalText, optionalUrl, parseInput, requiredString } from '../../domain/fields.js';
-import { isCurrency, parseAmount } from '../../domain/money.js';
+import { invalidParam, PaygateError, RESULT_CODES } from '../../domain/errors.js';
+import {
+  amountString,
+  blankAbsent,
+  isHttpUrl,
+  jsonDocument,
+  optionalAmount,
+  optionalRedirectUrl,
+  optionalString,
+  optionalUrl,
+  parseInput,
+  requiredString,
+  wireForm,
+} from '../../domain/fields.js';
+import { AMOUNT_RE, isCurrency, parseAmount } from '../../domain/money.js';
 import { parseCardInfo, validateCard, type ValidCard } from '../../vault/card.js';
 
 /**
@@ -11,23 +23,114 @@ import { parseCardInfo, validateCard, type ValidCard } from '../../vault/card.js
 export const PAYMENT_TYPES = ['PAY', 'CHECKOUT', 'SUBSCRIPTION'] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
 
-const schema = z.object({
+/** Where the OpenAPI document finds the shapes of the JSON documents (http/openapi.ts registers them). */
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const addressDoc = () => jsonDocument('object of an address', ref('Address'));
+const optionalCard = () => jsonDocument('object of a card', ref('CardInfo'));
+const requiredCard = () => jsonDocument('object of a card', ref('CardInfo'), true);
+
+/** Every field of a transaction request; each payment type then says which of them it needs. */
+const fields = {
   requestId: requiredString(100),
   relationId: requiredString(200),
-  paymentType: optionalString(200),
   planId: optionalString(200),
   userId: optionalString(200),
-  payAmount: optionalString(32),
+  payAmount: optionalAmount,
   currency: optionalString(200),
   clientIp: optionalString(100),
   returnUrl: optionalRedirectUrl,
   failedUrl: optionalRedirectUrl,
   cancelUrl: optionalRedirectUrl,
   notifyUrl: optionalUrl,
-  billingAddress: optionalText,
-  shippingAddress: optionalText,
-  cardInfo: optionalText,
-  items: optionalText,
+  billingAddress: addressDoc(),
+  shippingAddress: addressDoc(),
+  cardInfo: optionalCard(),
+  items: jsonDocument('array of item objects', { type: 'array', maxItems: 500, items: ref('Item') }),
+};
+
+const payAmount = amountString('is required and must be a decimal string such as "10.00"');
+const currency = requiredString(200);
+
+/**
+ * The request of each payment type. These schemas validate the request AND are what the OpenAPI
+ * document publishes (one source): PAY and CHECKOUT need an amount and currency, PAY and
+ * SUBSCRIPTION a card, SUBSCRIPTION a plan and a user (its amount comes from the plan).
+ */
+export const TRANSACTION_REQUESTS = {
+  PAY: z.object({ ...fields, paymentType: z.literal('PAY'), payAmount, currency, cardInfo: requiredCard() }),
+  CHECKOUT: z.object({ ...fields, paymentType: z.literal('CHECKOUT'), payAmount, currency }),
+  SUBSCRIPTION: z.object({
+    ...fields,
+    paymentType: z.literal('SUBSCRIPTION'),
+    planId: requiredString(200),
+    userId: requiredString(200),
+    cardInfo: requiredCard(),
+  }),
+} as const;
+
+/** POST /subscription/create: a SUBSCRIPTION whose paymentType may be left out. */
+export const SUBSCRIBE_REQUEST = TRANSACTION_REQUESTS.SUBSCRIPTION.extend({
+  paymentType: wireForm(blankAbsent(z.literal('SUBSCRIPTION', { error: 'must be SUBSCRIPTION (or left out) on /subscription/create' })), {
+    type: 'string',
+    enum: ['SUBSCRIPTION'],
+  }),
+});
+
+const addressText = z.string({ error: 'must be a string' }).max(500, 'must be at most 500 characters').nullable().optional();
+const blankOr = (re: RegExp, rule: string) => addressText.refine((v) => !v || re.test(v), rule);
+
+/** An address document: every value a string (null allowed as "absent"); known fields checked for format. */
+export const addressShape = z
+  .object({
+    firstName: addressText,
+    lastName: addressText,
+    country: blankOr(/^[A-Za-z]{2,3}$/, 'must be an ISO country code'),
+    state: addressText,
+    province: addressText,
+    city: addressText,
+    street: addressText,
+    address: addressText,
+    postalCode: addressText,
+    phone: addressText,
+    email: blankOr(/^[^\s@]+@[^\s@]+$/, 'must be an email address'),
+    countryName: addressText,
+    provinceName: addressText,
+    number: addressText,
+    areaCode: addressText,
+    birthDate: blankOr(/^\d{4}\/\d{2}\/\d{2}$/, 'must be yyyy/MM/dd'),
+    identityNumber: addressText,
+  })
+  .catchall(addressText);
+
+/** Emoji, CJK ideographs, kana, hangul, control characters — SERVICE.md forbids them in item names. */
+const FORBIDDEN_NAME = /[\p{Extended_Pictographic}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Cc}\u{FE0F}\u{200D}]/u;
+const itemText = z.string({ error: 'must be a string' }).max(500, 'must be at most 500 characters');
+const optionalItemText = itemText.nullable().optional().transform((v) => (v === '' || v === null ? undefined : v));
+
+/** One entry of `items`: a name, and optionally a (12,2) price, a count, and descriptive fields. */
+export const itemShape = z.object({
+  name: itemText
+    .refine((v) => v.trim() !== '', 'is required')
+    .refine((v) => !FORBIDDEN_NAME.test(v), 'must not contain emoji, CJK or control characters'),
+  price: wireForm(
+    optionalItemText.refine((v) => v === undefined || AMOUNT_RE.test(v), 'must be a decimal string such as "9.99" (at most 10 digits and 2 decimals)'),
+    { type: 'string', pattern: AMOUNT_RE.source },
+  ),
+  num: wireForm(
+    optionalItemText.refine((v) => v === undefined || /^[1-9]\d{0,8}$/.test(v), 'must be a whole number of at least 1, as a string'),
+    { type: 'string', pattern: '^[1-9]\\d{0,8}$' },
+  ),
+  currency: wireForm(
+    optionalItemText.refine((v) => v === undefined || isCurrency(v), 'must be an ISO 4217 currency code such as "USD"'),
+    { type: 'string', pattern: '^[A-Z]{3}$' },
+  ),
+  sku: optionalItemText,
+  url: wireForm(
+    optionalItemText.refine((v) => v === undefined || isHttpUrl(v), 'must be an http or https URL'),
+    { type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 500 },
+  ),
+  category: optionalItemText,
 });
 
 export interface TransactionInput {
@@ -51,36 +154,19 @@ export interface TransactionInput {
   card?: ValidCard;
 }
 
-const ADDRESS_FIELDS = [
-  'firstName', 'lastName', 'country', 'state', 'province', 'city', 'street', 'address', 'postalCode', 'phone', 'email',
-  'countryName', 'provinceName', 'number', 'areaCode', 'birthDate', 'identityNumber',
-] as const;
-
 function parseJson(field: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw invalidParam(field, 'must be a valid JSON string');
+    throw invalidParam(field, 'must be valid JSON (a JSON string of the document, or the document itself)');
   }
 }
 
-/** Address objects: every value a string (null allowed as "absent"); known fields checked for format. */
 function checkAddress(field: string, text: string): void {
   const obj = parseJson(field, text);
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw invalidParam(field, 'must be a JSON object of an address');
-  for (const [k, v] of Object.entries(obj)) {
-    if (v !== null && typeof v !== 'string') throw invalidParam(`${field}.${k}`, 'must be a string');
-    if (typeof v === 'string' && v.length > 500) throw invalidParam(`${field}.${k}`, 'must be at most 500 characters');
-  }
-  const o = obj as Partial<Record<(typeof ADDRESS_FIELDS)[number], string | null>>;
-  if (o.country && !/^[A-Za-z]{2,3}$/.test(o.country)) throw invalidParam(`${field}.country`, 'must be an ISO country code');
-  if (o.birthDate && !/^\d{4}\/\d{2}\/\d{2}$/.test(o.birthDate)) throw invalidParam(`${field}.birthDate`, 'must be yyyy/MM/dd');
-  if (o.email && !/^[^\s@]+@[^\s@]+$/.test(o.email)) throw invalidParam(`${field}.email`, 'must be an email address');
+  parseInput(addressShape, obj, field);
 }
-
-/** Emoji, CJK ideographs, kana, hangul, control characters — SERVICE.md forbids them in item names. */
-const FORBIDDEN_NAME = /[\p{Extended_Pictographic}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Cc}\u{FE0F}\u{200D}]/u;
-const ITEM_FIELDS = ['name', 'price', 'num', 'currency', 'sku', 'url', 'category'] as const;
 
 export interface Item {
   name: string;
@@ -95,21 +181,7 @@ function checkItems(text: string): Item[] {
   return arr.map((item: unknown, i) => {
     const at = `items[${i}]`;
     if (item === null || typeof item !== 'object' || Array.isArray(item)) throw invalidParam(at, 'must be an item object');
-    const o = item as Record<string, unknown>;
-    for (const k of ITEM_FIELDS) {
-      const v = o[k];
-      if (v !== undefined && v !== null && typeof v !== 'string') throw invalidParam(`${at}.${k}`, 'must be a string');
-      if (typeof v === 'string' && v.length > 500) throw invalidParam(`${at}.${k}`, 'must be at most 500 characters');
-    }
-    const name = o.name;
-    if (typeof name !== 'string' || name.trim() === '') throw invalidParam(`${at}.name`, 'is required');
-    if (FORBIDDEN_NAME.test(name)) throw invalidParam(`${at}.name`, 'must not contain emoji, CJK or control characters');
-    const price = typeof o.price === 'string' && o.price !== '' ? o.price : undefined;
-    const num = typeof o.num === 'string' && o.num !== '' ? o.num : undefined;
-    if (price !== undefined && !/^(0|[1-9]\d{0,9})(\.\d{1,2})?$/.test(price)) throw invalidParam(`${at}.price`, 'must be an amount such as 9.99: digits with at most two decimals, no sign, no exponent');
-    if (num !== undefined && !/^[1-9]\d{0,8}$/.test(num)) throw invalidParam(`${at}.num`, 'must be a whole number ≥ 1');
-    if (typeof o.currency === 'string' && o.currency !== '' && !isCurrency(o.currency)) throw invalidParam(`${at}.currency`, 'must be an ISO 4217 code');
-    if (typeof o.url === 'string' && o.url !== '' && !isHttpUrl(o.url)) throw invalidParam(`${at}.url`, 'must be an http or https URL');
+    const { name, price, num } = parseInput(itemShape, item, at);
     return { name, ...(price ? { price } : {}), ...(num ? { num } : {}) };
   });
 }
@@ -130,16 +202,17 @@ export function parseTransactionInput(
   zone: string,
   defaultPaymentType?: PaymentType,
 ): TransactionInput {
-  const d = parseInput(schema, raw);
-  const paymentType = d.paymentType ?? defaultPaymentType;
-  if (paymentType === undefined) throw invalidParam('paymentType', 'is required');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PaygateError(RESULT_CODES.MALFORMED, 'request body must be a JSON object');
+  // POST /subscription/create (the one caller with a default) takes only SUBSCRIPTION, by its own schema.
+  const subscribeOnly = defaultPaymentType === 'SUBSCRIPTION';
+  const given = (raw as Record<string, unknown>).paymentType;
+  if (!subscribeOnly && given !== undefined && given !== null && typeof given !== 'string') throw invalidParam('paymentType', 'must be a string: PAY, CHECKOUT or SUBSCRIPTION');
+  const paymentType = subscribeOnly ? 'SUBSCRIPTION' : typeof given === 'string' ? given : undefined;
+  if (!paymentType) throw invalidParam('paymentType', 'is required: PAY, CHECKOUT or SUBSCRIPTION');
   if (!(PAYMENT_TYPES as readonly string[]).includes(paymentType)) throw invalidParam('paymentType', 'must be PAY, CHECKOUT or SUBSCRIPTION');
   const pt = paymentType as PaymentType;
+  const d = parseInput(subscribeOnly ? SUBSCRIBE_REQUEST : TRANSACTION_REQUESTS[pt], raw);
   const sub = pt === 'SUBSCRIPTION';
-  if (sub && !d.planId) throw invalidParam('planId', 'is required for SUBSCRIPTION');
-  if (sub && !d.userId) throw invalidParam('userId', 'is required for SUBSCRIPTION');
-  if (!sub && d.payAmount === undefined) throw invalidParam('payAmount', 'is required');
-  if (!sub && d.currency === undefined) throw invalidParam('currency', 'is required');
   if (d.currency !== undefined && !isCurrency(d.currency)) throw invalidParam('currency', `${d.currency} is not an ISO 4217 currency`);
   // A subscription's amount comes from the plan; a payAmount sent anyway must still be well-formed.
   const currency = d.currency ?? 'USD';
@@ -148,10 +221,7 @@ export function parseTransactionInput(
   if (d.shippingAddress) checkAddress('shippingAddress', d.shippingAddress);
   if (d.items) checkItems(d.items);
   let card: ValidCard | undefined;
-  if (pt !== 'CHECKOUT') {
-    if (!d.cardInfo) throw invalidParam('cardInfo', `is required for ${pt}`);
-    card = validateCard(parseCardInfo(d.cardInfo), now, zone);
-  }
+  if (pt !== 'CHECKOUT' && d.cardInfo !== undefined) card = validateCard(parseCardInfo(d.cardInfo), now, zone);
   const out: TransactionInput = { requestId: d.requestId, relationId: d.relationId, paymentType: pt, amount, currency };
   const optional = ['planId', 'userId', 'clientIp', 'returnUrl', 'failedUrl', 'cancelUrl', 'notifyUrl', 'billingAddress', 'shippingAddress', 'items'] as const;
   for (const k of optional) if (d[k] !== undefined) out[k] = d[k];

@@ -28,11 +28,11 @@ export async function findTransaction(ctx: Ctx, merchantId: string, ref: Transac
   return row;
 }
 
-const querySchema = z.object({ transactionOrderId: optionalString(200), relationId: optionalString(200) });
+export const TRANSACTION_QUERY_REQUEST = z.object({ transactionOrderId: optionalString(200), relationId: optionalString(200) });
 
 /** GET /payment/{apiKey}/transaction/query and `paygate tx show`. */
 export async function queryTransaction(ctx: Ctx, merchantId: string, input: unknown): Promise<TransactionView> {
-  const ref = parseInput(querySchema, input);
+  const ref = parseInput(TRANSACTION_QUERY_REQUEST, input);
   return transactionView(ctx, await expireIfStale(ctx, await findTransaction(ctx, merchantId, ref)));
 }
 
