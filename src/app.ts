@@ -5,6 +5,7 @@ import type { Vault, VaultKeySource } from './vault/crypto.js';
 import { openVault } from './vault/open.js';
 import type { Channel, ChannelDeps } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
+import { createChannelRegistry } from './channel/registry.js';
 import { openStore } from './store/open.js';
 import { StoreOpenError, type Store } from './store/store.js';
 import { fingerprinter } from './vault/fingerprint.js';
@@ -28,7 +29,8 @@ export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Pro
     const { vault, loaded } = await openVault(store, config.dbPath, config.vaultKey, opts.vaultRotation ? { rotation: opts.vaultRotation } : {});
     await keyFingerprints(store, vault);
     const channel = (opts.channel ?? createSandboxChannel)({ store, clock });
-    return { store, clock, zone, vault, vaultKeySource: loaded.source, channel, config, close: () => store.close() };
+    const channels = createChannelRegistry({ sandbox: channel, vault, config });
+    return { store, clock, zone, vault, vaultKeySource: loaded.source, channel, channels, config, close: () => store.close() };
   } catch (e) {
     await store.close();
     throw e;

@@ -21,6 +21,8 @@ export interface PlainRouteDoc {
   contentType: string;
   /** Answers besides 200 and a malformed URL's 400 (health checks' 503, /metrics' 403). */
   errors?: { status: number; description: string }[];
+  /** An HTML GET that may answer 303 (the Stripe 3-D Secure hand-over and return). */
+  redirects?: string;
 }
 
 /** fastify `:param` → OpenAPI `{param}`. */
@@ -224,6 +226,7 @@ const TAGS: Record<string, string> = {
   '/openapi.json': 'Operations',
   '/checkout/:token': 'Hosted pages',
   '/3ds/:token': 'Hosted pages',
+  '/3ds/return/:transactionOrderId': 'Hosted pages',
 };
 
 function plainOperationId(doc: PlainRouteDoc): string {
@@ -254,6 +257,7 @@ function plainOperation(doc: PlainRouteDoc): Json {
       ...(html
         ? {
             ...(doc.method === 'POST' ? { '303': { description: 'Done: on to the merchant’s return, failed or cancel URL (or back to the page)', headers: { 'x-request-id': REQUEST_ID_HEADER } } } : {}),
+            ...(doc.method === 'GET' && doc.redirects ? { '303': { description: doc.redirects, headers: { 'x-request-id': REQUEST_ID_HEADER } } } : {}),
             '4XX': {
               description: 'Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope)',
               headers: { 'x-request-id': REQUEST_ID_HEADER },
@@ -274,6 +278,9 @@ function plainOperation(doc: PlainRouteDoc): Json {
   };
   if (doc.url.includes(':token')) {
     op.parameters = [{ name: 'token', in: 'path', required: true, description: 'The session token from data.url', schema: { type: 'string' } }];
+  }
+  if (doc.url.includes(':transactionOrderId')) {
+    op.parameters = [{ name: 'transactionOrderId', in: 'path', required: true, description: 'The transaction that waited on 3-D Secure', schema: { type: 'string' } }];
   }
   if (doc.method === 'POST') {
     op.requestBody = {

@@ -36,7 +36,8 @@ export interface PageView {
 }
 
 export interface PageOutcome {
-  result: 'succeeded' | 'failed' | 'cancelled' | 'declined_retry' | 'three_ds';
+  /** processing: the channel has not said how the payment ended yet (settled by its webhook or the renewal run). */
+  result: 'succeeded' | 'failed' | 'cancelled' | 'declined_retry' | 'three_ds' | 'processing';
   redirectUrl?: string;
   failReason?: string;
   view: PageView;
@@ -168,6 +169,8 @@ async function outcome(ctx: Ctx, kind: PageKind, row: TransactionRow, declinedRe
       return { result: 'cancelled', ...url(row.cancelUrl), view };
     case STATUS.REQUIRES_3DS:
       return { result: 'three_ds', redirectUrl: `/3ds/${row.pageToken ?? ''}`, view };
+    case STATUS.ACCEPTED:
+      return { result: 'processing', view };
     case STATUS.AWAITING_CHECKOUT:
       return { result: 'declined_retry', ...(declinedReason ? { failReason: declinedReason } : {}), view };
     default:
@@ -195,13 +198,21 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
   }
   await holdForChannel(ctx, 'checkout', token, row);
   const attempt = row.checkoutDeclines + 1;
-  const result: ChargeResult = await ctx.channel.charge({
+  const merchant = await ctx.store.getMerchant(row.merchantId);
+  if (!merchant) throw notFound('page');
+  // The channel the transaction was created on (CHECKOUT is created on the sandbox only for now).
+  const channel = ctx.channels.forMerchant(merchant, row.channel === 'stripe' ? 'stripe' : 'sandbox');
+  const result: ChargeResult = await channel.charge({
     idempotencyKey: `${row.id}:${attempt}`,
     amount: row.amount,
     currency: row.currency,
     card: channelCard(card, true),
     customerPresent: true,
+    transactionId: row.id,
   });
+  if (result.outcome === 'in_flight' || result.outcome === 'refused') {
+    throw new Error(`checkout: the ${channel.name} channel answered ${result.outcome}, which the hosted checkout does not handle yet`);
+  }
   const after = await ctx.store.transaction(async (tx) => {
     const now = ctx.clock.now();
     const cur = await tx.lockTransaction(row.id);
@@ -253,6 +264,57 @@ export async function completeThreeDs(ctx: Ctx, token: string, passed: boolean):
     return (await tx.getTransaction(row.id)) ?? row;
   });
   return outcome(ctx, '3ds', after);
+}
+
+/**
+ * A channel that runs 3-D Secure itself (Stripe): paygate's 3DS page hands the shopper over to
+ * the channel's own challenge URL, read from the channel each time (it is never stored). When the
+ * channel no longer asks for the challenge (finished meanwhile), the transaction is settled from
+ * its answer instead. undefined: the transaction's channel runs paygate's own challenge page.
+ */
+export async function threeDsHandOver(ctx: Ctx, token: string): Promise<{ redirectUrl: string } | { outcome: PageOutcome } | undefined> {
+  const row = await openRow(ctx, '3ds', token);
+  if (row.channel !== 'stripe') return undefined;
+  const r = await retrieveCharge(ctx, row);
+  if (r.outcome === 'requires_action' && r.redirectUrl) return { redirectUrl: r.redirectUrl };
+  return { outcome: await settleThreeDs(ctx, row, r) };
+}
+
+async function retrieveCharge(ctx: Ctx, row: TransactionRow): Promise<ChargeResult> {
+  const merchant = await ctx.store.getMerchant(row.merchantId);
+  if (!merchant || !row.channelRef) throw notFound('page');
+  const channel = ctx.channels.forMerchant(merchant, 'stripe');
+  if (!channel.retrieve) throw notFound('page');
+  return channel.retrieve(row.channelRef);
+}
+
+/** Record what the channel says of a transaction waiting on its 3DS; the page outcome after. */
+async function settleThreeDs(ctx: Ctx, row: TransactionRow, r: ChargeResult): Promise<PageOutcome> {
+  const after = await ctx.store.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    if (r.outcome === 'approved') await finishSucceeded(ctx, tx, row, STATUS.REQUIRES_3DS, r.ref, now);
+    else if (r.outcome === 'declined') await finishUnpaid(ctx, tx, row, STATUS.REQUIRES_3DS, STATUS.FAILED, r.reason, now, { notifySubscription: true });
+    // Authenticated, still processing: in progress until the webhook or the renewal run settles it.
+    else if (r.outcome === 'in_flight' && r.cause === 'processing') await tx.updateTransactionIf(row.id, STATUS.REQUIRES_3DS, { status: STATUS.ACCEPTED, updatedAt: now });
+    return (await tx.getTransaction(row.id)) ?? row;
+  });
+  // Still waiting on the challenge, but the channel cannot be asked right now: say so, do not loop.
+  if (after.status === STATUS.REQUIRES_3DS && r.outcome !== 'requires_action') return { result: 'processing', view: await pageView(ctx, '3ds', after) };
+  return outcome(ctx, '3ds', after);
+}
+
+/**
+ * The shopper back from the channel's 3DS challenge (`/3ds/return/{transactionOrderId}`): the
+ * query Stripe adds is not trusted, the intent is read from Stripe and the transaction finished
+ * from that. A transaction already final (a second return, a webhook first) just shows its result.
+ */
+export async function returnFromThreeDs(ctx: Ctx, transactionId: string): Promise<PageOutcome> {
+  const row = await ctx.store.getTransaction(transactionId);
+  if (!row || row.channel !== 'stripe' || !row.channelRef) throw notFound('page');
+  if (!(await merchantActive(ctx.store, row.merchantId))) throw notFound('page');
+  if (row.status !== STATUS.REQUIRES_3DS) return outcome(ctx, '3ds', row);
+  if (row.pageToken) await holdForChannel(ctx, '3ds', row.pageToken, row);
+  return settleThreeDs(ctx, row, await retrieveCharge(ctx, row));
 }
 
 /**

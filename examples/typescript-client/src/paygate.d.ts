@@ -415,11 +415,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sandbox 3-D Secure challenge page (HTML) */
+        /** 3-D Secure page (HTML): the sandbox challenge, or for a Stripe merchant the hand-over to Stripe */
         get: operations["get3dsPage"];
         put?: never;
         /** 3DS form: Complete or Fail */
         post: operations["post3dsPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/3ds/return/{transactionOrderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Return from the Stripe channel's 3-D Secure challenge: reads the payment from Stripe and finishes it (redirect or HTML) */
+        get: operations["get3dsReturnTransactionOrderIdPage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4319,7 +4336,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Sandbox 3-D Secure challenge page (HTML) */
+            /** @description 3-D Secure page (HTML): the sandbox challenge, or for a Stripe merchant the hand-over to Stripe */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4328,6 +4345,14 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description A Stripe merchant's payment: on to Stripe's challenge page (or to the result, once Stripe has settled it) */
+            303: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
             503: {
@@ -4385,6 +4410,63 @@ export interface operations {
                 };
             };
             /** @description Done: on to the merchant’s return, failed or cancel URL (or back to the page) */
+            303: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    get3dsReturnTransactionOrderIdPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transaction that waited on 3-D Secure */
+                transactionOrderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Return from the Stripe channel's 3-D Secure challenge: reads the payment from Stripe and finishes it (redirect or HTML) */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the merchant’s return or failed URL */
             303: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

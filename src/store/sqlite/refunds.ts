@@ -66,3 +66,8 @@ export function stalePendingRefundIds(sqlite: Sqlite, before: number, limit: num
     ).all(before, limit) as { id: string }[]
   ).map((r) => r.id);
 }
+
+/** The channel's refund id of a refund still PENDING (it settles later); updated_at is left alone. */
+export function noteRefundRef(sqlite: Sqlite, id: string, channelRef: string): void {
+  prepared(sqlite, "UPDATE refunds SET channel_ref = ? WHERE id = ? AND status = 'PENDING'").run(channelRef, id);
+}
