@@ -22,4 +22,5 @@ ALTER TABLE `__new_cards` RENAME TO `cards`;--> statement-breakpoint
 PRAGMA foreign_keys=ON;--> statement-breakpoint
 ALTER TABLE `merchants` ADD `channel` text DEFAULT 'sandbox' NOT NULL;--> statement-breakpoint
 ALTER TABLE `merchants` ADD `stripe_secret_key_enc` text;--> statement-breakpoint
-ALTER TABLE `merchants` ADD `stripe_webhook_secret_enc` text;
+ALTER TABLE `merchants` ADD `stripe_webhook_secret_enc` text;--> statement-breakpoint
+CREATE INDEX `transactions_in_flight` ON `transactions` (`updated_at`) WHERE status = 100000 and channel_ref is not null;

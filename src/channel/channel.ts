@@ -99,6 +99,12 @@ export interface Channel {
   refund(req: RefundRequest): Promise<RefundResult>;
   /** Where a charge stands now, read from the processor (3DS return, webhooks, housekeeping); absent on the sandbox. */
   retrieve?(ref: string): Promise<ChargeResult>;
+  /**
+   * Settle a charge left in flight: read it and, only if its confirmation never ran, confirm it with
+   * the original key (never a second charge). transactionId: a customer-present charge's 3DS return;
+   * absent: off-session (a renewal).
+   */
+  resume?(req: { ref: string; idempotencyKey: string; transactionId?: string }): Promise<ChargeResult>;
   /** Where a refund the processor answered `pending` stands now; absent on the sandbox (it never answers pending). */
   retrieveRefund?(ref: string): Promise<RefundResult>;
 }

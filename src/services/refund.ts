@@ -18,6 +18,8 @@ export interface RefundView {
   relationId?: string;
   refundTransactionId: string;
   status: string;
+  /** Only while the processor has not settled the refund (Stripe pending). */
+  refundStatus?: 'PENDING';
   payAmount: string;
   currency: string;
   merchantId: string;
@@ -38,6 +40,7 @@ function view(txn: TransactionRow, refund: RefundRow): RefundView {
     ...(txn.relationId ? { relationId: txn.relationId } : {}),
     refundTransactionId: refund.id,
     status: String(txn.status),
+    ...(refund.status === 'PENDING' ? { refundStatus: 'PENDING' as const } : {}),
     payAmount: formatAmount(refund.amount, refund.currency),
     currency: refund.currency,
     merchantId: txn.merchantId,

@@ -97,6 +97,12 @@ export interface Reads {
   listTransactions(f: TransactionFilter): Promise<TransactionRow[]>;
   /** Open 3DS / checkout sessions whose page expired at `now`, oldest expiry first. */
   stalePageIds(now: number, limit: number): Promise<string[]>;
+  /** Customer-present charges a processor left in flight (ACCEPTED with a channel ref, not renewals), oldest first. */
+  inFlightChargeIds(before: number, limit: number): Promise<string[]>;
+  /** The transaction of a processor's charge (a Stripe PaymentIntent id), for its webhook. */
+  getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined>;
+  /** The refund of a processor's refund id (a Stripe Refund), for its webhook. */
+  getRefundByChannelRef(merchantId: string, channelRef: string): Promise<RefundRow | undefined>;
   getIdempotency(merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined>;
 
   getRefund(id: string): Promise<RefundRow | undefined>;

@@ -581,10 +581,15 @@ export interface components {
             relationId?: string;
             refundTransactionId: string;
             /**
-             * @description The transaction’s status after this refund: 400010 PARTIALLY_REFUNDED or 400000 REFUNDED
+             * @description The transaction’s status after this refund: 400010 PARTIALLY_REFUNDED or 400000 REFUNDED; while the refund is still pending at the processor (refundStatus PENDING, Stripe merchants) the status it had before
              * @enum {string}
              */
-            status: "400000" | "400010";
+            status: "200000" | "400000" | "400010";
+            /**
+             * @description Present while the processor has not settled the refund yet (Stripe answers some refunds pending); its amount stays reserved
+             * @constant
+             */
+            refundStatus?: "PENDING";
             /**
              * @description This refund’s amount
              * @example 10.00

@@ -2,7 +2,7 @@ import type Stripe from 'stripe';
 import type { Channel, ChargeRequest, ChargeResult, KeptCard, RefundResult } from '../channel.js';
 import { createStripeClient } from './client.js';
 import { paymentKey, refundKey } from './idempotency-keys.js';
-import { chargeOffSession, createAndConfirmPayment, retrieveIntent } from './payments.js';
+import { chargeOffSession, createAndConfirmPayment, resumePayment, retrieveIntent } from './payments.js';
 import { refundPayment, retrieveRefund } from './refunds.js';
 import type { StripeCardOnFile, StripeChargeResult, StripeRefundResult } from './results.js';
 
@@ -102,6 +102,15 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
     },
     async retrieveRefund(ref) {
       return toRefundResult(await retrieveRefund(client, ref));
+    },
+    async resume(r) {
+      return toChargeResult(
+        await resumePayment(client, {
+          idempotencyKey: stripeBaseKey(r.idempotencyKey),
+          intentId: r.ref,
+          mode: r.transactionId ? { returnUrl: threeDsReturnUrl(opts.publicUrl, r.transactionId) } : { offSession: true },
+        }),
+      );
     },
     async retrieve(ref) {
       return toChargeResult(await retrieveIntent(client, ref));

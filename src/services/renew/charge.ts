@@ -54,14 +54,25 @@ async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number): Promis
   }
   if (cardExpired(rec.expMonth, rec.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
   const channel = await channelOf(ctx, rec.merchantId, 'stripe');
-  return outcomeOf(
-    await channel.charge({
-      idempotencyKey: `${rec.id}:${rec.retryCount}`,
-      amount: rec.amount,
-      currency: rec.currency,
-      customerPresent: false,
-      retryCount: rec.retryCount,
-      stored: { customerId: rec.stripeCustomerId, paymentMethodId: rec.stripePaymentMethodId },
-    }),
-  );
+  const idempotencyKey = `${rec.id}:${rec.retryCount}`;
+  // Taken over after a run left it in flight: settle that charge, never make a second one (its
+  // keys may be forgotten by now).
+  const earlier = rec.transactionId ? (await ctx.store.getTransaction(rec.transactionId))?.channelRef : null;
+  const result =
+    earlier && channel.resume
+      ? await channel.resume({ ref: earlier, idempotencyKey })
+      : await channel.charge({
+          idempotencyKey,
+          amount: rec.amount,
+          currency: rec.currency,
+          customerPresent: false,
+          retryCount: rec.retryCount,
+          stored: { customerId: rec.stripeCustomerId, paymentMethodId: rec.stripePaymentMethodId },
+        });
+  if (result.outcome === 'in_flight' && result.ref && rec.transactionId && result.ref !== earlier) {
+    const txnId = rec.transactionId;
+    const ref = result.ref;
+    await ctx.store.transaction((tx) => tx.updateTransactionIf(txnId, 100000, { channelRef: ref, updatedAt: ctx.clock.now() }));
+  }
+  return outcomeOf(result);
 }

@@ -103,6 +103,15 @@ class SqliteReads implements Reads {
   async listTransactions(f: TransactionFilter): Promise<TransactionRow[]> {
     return txns.listTransactionRows(this.db, f);
   }
+  async inFlightChargeIds(before: number, limit: number): Promise<string[]> {
+    return txns.inFlightChargeIds(this.db, before, limit);
+  }
+  async getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
+    return txns.getByChannelRef(this.db, merchantId, channelRef);
+  }
+  async getRefundByChannelRef(merchantId: string, channelRef: string): Promise<RefundRow | undefined> {
+    return refunds.getRefundByChannelRef(this.db, merchantId, channelRef);
+  }
   async stalePageIds(now: number, limit: number): Promise<string[]> {
     return txns.stalePageIds(this.db, now, limit);
   }
