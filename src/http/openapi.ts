@@ -23,6 +23,8 @@ export interface PlainRouteDoc {
   errors?: { status: number; description: string }[];
   /** An HTML GET that may answer 303 (the Stripe 3-D Secure hand-over and return). */
   redirects?: string;
+  /** A POST whose body is JSON (described so), not a page's form. */
+  requestJson?: string;
 }
 
 /** fastify `:param` → OpenAPI `{param}`. */
@@ -227,6 +229,7 @@ const TAGS: Record<string, string> = {
   '/checkout/:token': 'Hosted pages',
   '/3ds/:token': 'Hosted pages',
   '/3ds/return/:transactionOrderId': 'Hosted pages',
+  '/channel/stripe/:merchantId/webhook': 'Channels',
 };
 
 function plainOperationId(doc: PlainRouteDoc): string {
@@ -282,7 +285,12 @@ function plainOperation(doc: PlainRouteDoc): Json {
   if (doc.url.includes(':transactionOrderId')) {
     op.parameters = [{ name: 'transactionOrderId', in: 'path', required: true, description: 'The transaction that waited on 3-D Secure', schema: { type: 'string' } }];
   }
-  if (doc.method === 'POST') {
+  if (doc.url.includes(':merchantId')) {
+    op.parameters = [{ name: 'merchantId', in: 'path', required: true, description: 'The merchant the endpoint belongs to', schema: { type: 'string' } }];
+  }
+  if (doc.method === 'POST' && doc.requestJson) {
+    op.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object', description: doc.requestJson } } } };
+  } else if (doc.method === 'POST') {
     op.requestBody = {
       required: true,
       content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', description: 'The page’s own form, with its anti-forgery token', additionalProperties: { type: 'string' } } } },
@@ -347,5 +355,6 @@ const TAG_TEXT: Record<string, string> = {
   Plans: 'Subscription plans',
   Subscriptions: 'Subscribing, and a subscription’s life: detail, billing records, pause, resume, cancel',
   Operations: 'Health, readiness, metrics and this document',
-  'Hosted pages': 'The HTML pages paygate serves to the customer: checkout and the sandbox 3-D Secure challenge',
+  'Hosted pages': 'The HTML pages paygate serves to the customer: checkout, the sandbox 3-D Secure challenge and the hand-over to Stripe’s',
+  Channels: 'Endpoints the payment processors call: Stripe’s webhook',
 };

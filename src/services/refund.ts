@@ -6,7 +6,7 @@ import { notAllowed, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { amountString, optionalString, parseInput } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { formatAmount, parseAmount } from '../domain/money.js';
-import type { MerchantRow, RefundRow, TransactionRow } from '../store/store.js';
+import type { MerchantRow, RefundRow, TransactionRow, Tx } from '../store/store.js';
 import { requestFingerprint } from '../vault/fingerprint.js';
 import { findTransaction } from './transactions/query.js';
 import { refundEvent } from './transactions/outcome.js';
@@ -121,21 +121,29 @@ async function driveRefund(ctx: Ctx, txn: TransactionRow, refund: RefundRow): Pr
       ? await channel.retrieveRefund(refund.channelRef)
       : await channel.refund({ idempotencyKey: refund.id, chargeRef: txn.channelRef, amount: refund.amount, currency: refund.currency });
   return ctx.store.transaction(async (tx) => {
-    const at = ctx.clock.now();
-    if (result.outcome === 'pending') {
-      // Stays PENDING with its amount reserved until the channel settles it (webhook or housekeeping).
-      if (result.ref) await tx.noteRefundRef(refund.id, result.ref);
-    } else {
-      const ok = result.outcome === 'refunded';
-      const failReason = result.outcome === 'failed' ? result.reason : result.outcome === 'refused' ? REFUSED : null;
-      // Settling is conditional on PENDING: a concurrent replay settles the reservation once.
-      if (await tx.settleRefund(refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : refund.channelRef, failReason, now: at })) {
-        await tx.settleReservation(txn.id, refund.amount, ok, at);
-        if (ok) await refundEvent(ctx, tx, txn.id, at);
-      }
-    }
+    await recordRefundResult(ctx, tx, txn.id, refund, result);
     return { txn: (await tx.getTransaction(txn.id)) ?? txn, refund: (await tx.getRefund(refund.id)) ?? refund };
   });
+}
+
+/**
+ * Record what the channel says of a PENDING refund, inside a unit of work: settled (SUCCEEDED, with
+ * the PAYMENT callback) or failed (its reservation released), once however many callers race
+ * (the API answer, a webhook, the renewal run); pending leaves it as it is, noting the channel's id.
+ */
+export async function recordRefundResult(ctx: Ctx, tx: Tx, txnId: string, refund: RefundRow, result: RefundResult): Promise<void> {
+  const at = ctx.clock.now();
+  if (result.outcome === 'pending') {
+    if (result.ref) await tx.noteRefundRef(refund.id, result.ref);
+    return;
+  }
+  const ok = result.outcome === 'refunded';
+  const failReason = result.outcome === 'failed' ? result.reason : result.outcome === 'refused' ? REFUSED : null;
+  // Settling is conditional on PENDING: a concurrent replay settles the reservation once.
+  if (await tx.settleRefund(refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : refund.channelRef, failReason, now: at })) {
+    await tx.settleReservation(txnId, refund.amount, ok, at);
+    if (ok) await refundEvent(ctx, tx, txnId, at);
+  }
 }
 
 /** failReason of a refund the channel would not run at all (a revoked key): nothing was refunded. */
