@@ -8,6 +8,7 @@ import { itemsOf } from './transactions/input.js';
 import { awaitThreeDs, finishSucceeded, finishUnpaid } from './transactions/outcome.js';
 import { STATUS } from './transactions/view.js';
 import { subscriptionStatusOf } from './subscribe.js';
+import { channelOf } from './channel-of.js';
 
 /**
  * The logic of the hosted checkout and 3DS pages (SPEC §11); the HTTP layer renders them. A
@@ -198,10 +199,8 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
   }
   await holdForChannel(ctx, 'checkout', token, row);
   const attempt = row.checkoutDeclines + 1;
-  const merchant = await ctx.store.getMerchant(row.merchantId);
-  if (!merchant) throw notFound('page');
   // The channel the transaction was created on (CHECKOUT is created on the sandbox only for now).
-  const channel = ctx.channels.forMerchant(merchant, row.channel === 'stripe' ? 'stripe' : 'sandbox');
+  const channel = await channelOf(ctx, row.merchantId, row.channel);
   const result: ChargeResult = await channel.charge({
     idempotencyKey: `${row.id}:${attempt}`,
     amount: row.amount,
@@ -281,9 +280,8 @@ export async function threeDsHandOver(ctx: Ctx, token: string): Promise<{ redire
 }
 
 async function retrieveCharge(ctx: Ctx, row: TransactionRow): Promise<ChargeResult> {
-  const merchant = await ctx.store.getMerchant(row.merchantId);
-  if (!merchant || !row.channelRef) throw notFound('page');
-  const channel = ctx.channels.forMerchant(merchant, 'stripe');
+  if (!row.channelRef) throw notFound('page');
+  const channel = await channelOf(ctx, row.merchantId, row.channel);
   if (!channel.retrieve) throw notFound('page');
   return channel.retrieve(row.channelRef);
 }

@@ -162,7 +162,8 @@ function newRow(
 async function chargeAccepted(ctx: Ctx, merchant: MerchantRow, row: TransactionRow, card: ValidCard): Promise<TransactionRow> {
   let result: ChargeResult;
   try {
-    result = await ctx.channels.forMerchant(merchant).charge({
+    const channel = merchant.channel === 'stripe' ? ctx.channels.forMerchant(merchant) : ctx.channel;
+    result = await channel.charge({
       idempotencyKey: row.id,
       amount: row.amount,
       currency: row.currency,
