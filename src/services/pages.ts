@@ -9,6 +9,7 @@ import { awaitThreeDs, finishSucceeded, finishUnpaid } from './transactions/outc
 import { STATUS } from './transactions/view.js';
 import { subscriptionStatusOf } from './subscribe.js';
 import { channelOf } from './channel-of.js';
+import { stripeApiUrlFrom } from '../channel/stripe/client.js';
 
 /**
  * The logic of the hosted checkout and 3DS pages (SPEC §11); the HTTP layer renders them. A
@@ -32,6 +33,11 @@ export interface PageView {
   declines: number;
   /** Where the page may send the user; the HTTP layer narrows its CSP form-action to these. */
   returnUrl?: string;
+  /**
+   * Origins a Stripe payment's 3-D Secure hand-over may lead to from this page's form (the
+   * redirect chain of a submit is held to form-action): Stripe's challenge pages.
+   */
+  handOverOrigins?: string[];
   failedUrl?: string;
   cancelUrl?: string;
 }
@@ -79,7 +85,13 @@ async function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): Promise<
     ...(row.returnUrl ? { returnUrl: row.returnUrl } : {}),
     ...(row.failedUrl ? { failedUrl: row.failedUrl } : {}),
     ...(row.cancelUrl ? { cancelUrl: row.cancelUrl } : {}),
+    ...(row.channel === 'stripe' ? { handOverOrigins: stripeChallengeOrigins() } : {}),
   };
+}
+
+/** Stripe serves its challenge pages from hooks.stripe.com; a local stand-in from its API origin. */
+function stripeChallengeOrigins(): string[] {
+  return [...new Set(['https://hooks.stripe.com', new URL(stripeApiUrlFrom()).origin])];
 }
 
 /**
@@ -209,9 +221,6 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
     customerPresent: true,
     transactionId: row.id,
   });
-  if (result.outcome === 'in_flight' || result.outcome === 'refused') {
-    throw new Error(`checkout: the ${channel.name} channel answered ${result.outcome}, which the hosted checkout does not handle yet`);
-  }
   const after = await ctx.store.transaction(async (tx) => {
     const now = ctx.clock.now();
     const cur = await tx.lockTransaction(row.id);
@@ -222,12 +231,22 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
     const fresh = { ...cur, ...display };
     if (result.outcome === 'approved') await finishSucceeded(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now);
     else if (result.outcome === 'requires_action') await awaitThreeDs(tx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now, true);
-    else if (attempt >= MAX_CHECKOUT_DECLINES) {
-      await finishUnpaid(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, result.reason, now, { channelRef: result.ref, checkoutDeclines: attempt });
-    } else await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { checkoutDeclines: attempt, updatedAt: now });
+    else if (result.outcome === 'in_flight' && result.ref) {
+      // The processor may still charge it: in progress (100000) until its webhook or the renewal run settles it.
+      await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { status: STATUS.ACCEPTED, channelRef: result.ref, checkoutDeclines: attempt - 1, updatedAt: now });
+    } else if (result.outcome === 'refused') {
+      // The merchant's processor set-up is broken (a revoked key): no card can succeed; nothing was charged.
+      await finishUnpaid(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, 'processing_error', now);
+    } else {
+      // A decline, or a fault before any charge existed (nothing moved): one of the three attempts.
+      const reason = result.outcome === 'declined' ? result.reason : 'processing_error';
+      if (attempt >= MAX_CHECKOUT_DECLINES) {
+        await finishUnpaid(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, reason, now, { channelRef: result.ref, checkoutDeclines: attempt });
+      } else await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { checkoutDeclines: attempt, updatedAt: now });
+    }
     return (await tx.getTransaction(row.id)) ?? cur;
   });
-  return outcome(ctx, 'checkout', after, result.outcome === 'declined' ? result.reason : undefined);
+  return outcome(ctx, 'checkout', after, result.outcome === 'declined' ? result.reason : result.outcome === 'in_flight' ? 'processing_error' : undefined);
 }
 
 /** The user cancelled on the checkout page: CANCELLED (300020) → cancelUrl. */

@@ -52,7 +52,7 @@ const field = (form: Form, name: string): string => {
 
 /** Origins the page's forms may end up at (the transaction's redirect URLs), for CSP form-action. */
 function formTargets(view: PageView | undefined): string[] {
-  const origins: string[] = [];
+  const origins: string[] = [...(view?.handOverOrigins ?? [])];
   for (const u of [view?.returnUrl, view?.failedUrl, view?.cancelUrl]) {
     if (!u) continue;
     try {

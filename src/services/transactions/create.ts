@@ -53,9 +53,6 @@ export async function createTransaction(
   }
   const now = ctx.clock.now();
   const data = parseTransactionInput(input, now, ctx.zone, opts.defaultPaymentType);
-  if (merchant.channel === 'stripe' && data.paymentType === 'CHECKOUT') {
-    throw new PaygateError(RESULT_CODES.NOT_ALLOWED, 'CHECKOUT is not available yet for a merchant on the stripe channel; use PAY or SUBSCRIPTION');
-  }
   assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   // The request itself (card included) is never stored, nor a plain hash of it (brute-forceable for
   // the card): only this fingerprint keyed under the vault key.
