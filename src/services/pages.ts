@@ -112,8 +112,26 @@ function expireRow(ctx: Ctx, tx: Tx, row: TransactionRow, now: number): Promise<
   return finishUnpaid(ctx, tx, row, row.status, STATUS.EXPIRED, reason, now, { notifySubscription: true });
 }
 
-/** Expire it in its own unit of work; the row as it is afterwards. */
+/** A Stripe payment waiting on its 3-D Secure: Stripe may have charged it meanwhile. */
+const askStripeFirst = (row: TransactionRow): boolean => row.channel === 'stripe' && row.status === STATUS.REQUIRES_3DS && row.channelRef !== null;
+
+/** Expire it in its own unit of work (a Stripe 3DS payment only once Stripe says it was not paid); the row as it is afterwards. */
 async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<TransactionRow | undefined> {
+  if (askStripeFirst(row)) {
+    // The shopper may have passed Stripe's challenge and never come back: Stripe says how it ended.
+    let r: ChargeResult;
+    try {
+      r = await retrieveCharge(ctx, row);
+    } catch {
+      return row;
+    }
+    if (r.outcome === 'approved' || r.outcome === 'declined') {
+      await settleThreeDs(ctx, row, r);
+      return ctx.store.getTransaction(row.id);
+    }
+    // Still in flight, or Stripe could not be asked: not expired on a guess (the next sweep asks again).
+    if (r.outcome !== 'requires_action') return row;
+  }
   return ctx.store.transaction(async (tx) => {
     await expireRow(ctx, tx, row, now);
     return tx.getTransaction(row.id);
@@ -335,7 +353,8 @@ export async function returnFromThreeDs(ctx: Ctx, transactionId: string): Promis
 }
 
 /**
- * Expire every 3DS / checkout session past its 30 minutes (the renewal run calls this). Reads
+ * Expire every 3DS / checkout session past its 30 minutes (the renewal run calls this); a Stripe
+ * payment's only once Stripe says it was not paid (one it charged is recorded SUCCEEDED instead). Reads
  * only the partial index transactions_open_pages. Returns how many were expired.
  */
 export async function expireStalePages(ctx: Ctx): Promise<number> {
@@ -344,15 +363,26 @@ export async function expireStalePages(ctx: Ctx): Promise<number> {
   for (;;) {
     const ids = await ctx.store.stalePageIds(now, 500);
     if (ids.length === 0) return count;
+    let stripeEnded = 0;
+    for (const id of ids) {
+      const row = await ctx.store.getTransaction(id);
+      if (row && askStripeFirst(row)) {
+        const after = await expireNow(ctx, row, now);
+        if (after && after.status !== STATUS.REQUIRES_3DS) stripeEnded++;
+        if (after?.status === STATUS.EXPIRED) count++;
+      }
+    }
     const expired = await ctx.store.transaction(async (tx) => {
       let n = 0;
       for (const id of ids) {
         const row = await tx.getTransaction(id);
-        if (row && (row.status === STATUS.REQUIRES_3DS || row.status === STATUS.AWAITING_CHECKOUT) && (await expireRow(ctx, tx, row, now))) n++;
+        if (!row || askStripeFirst(row)) continue;
+        if ((row.status === STATUS.REQUIRES_3DS || row.status === STATUS.AWAITING_CHECKOUT) && (await expireRow(ctx, tx, row, now))) n++;
       }
       return n;
     });
     count += expired;
-    if (ids.length < 500) return count;
+    // A full batch that changed nothing holds only Stripe payments that cannot be settled yet.
+    if (ids.length < 500 || expired + stripeEnded === 0) return count;
   }
 }

@@ -175,6 +175,25 @@ describe('payments left in flight', () => {
   });
 });
 
+describe('3-D Secure sessions that run out', () => {
+  it('passed on Stripe but never returned: the expiry sweep asks Stripe and records 200000, not EXPIRED; one never passed expires', async () => {
+    n++;
+    const three = (rel: string) =>
+      c().post(`/payment/${m.apiKey}/transaction`, { requestId: rel, relationId: rel, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card('4000002500003155') });
+    const paid = (await three(`x-${n}-a`)).body.data as { transactionOrderId: string; status: string };
+    const left = (await three(`x-${n}-b`)).body.data as { transactionOrderId: string; status: string };
+    expect([paid.status, left.status]).toEqual(['100040', '100040']);
+    const ref = rows<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', paid.transactionOrderId)[0]?.channel_ref ?? '';
+    const intent = acct.state.intents.get(ref);
+    await fetch(`${stripe.url}/3ds/${ref}/complete?client_secret=${intent?.clientSecret}&outcome=pass`, { redirect: 'manual' });
+    const r = await cli(['--json', 'renew', '--at', DateTime.utc().plus({ minutes: 31 }).toFormat('yyyy-MM-dd HH:mm:ss')]);
+    expect(r.status, r.stderr).toBe(0);
+    const status = (id: string) => rows<{ status: number; fail_reason: string | null }>('SELECT status, fail_reason FROM transactions WHERE id = ?', id)[0];
+    expect(status(paid.transactionOrderId)).toEqual({ status: 200000, fail_reason: null });
+    expect(status(left.transactionOrderId)).toEqual({ status: 300010, fail_reason: 'authentication_expired' });
+  });
+});
+
 describe('no card number in the database', () => {
   it('after Stripe payments, subscriptions and renewals, neither the database file nor its WAL holds a card number used', () => {
     const numbers = ['4242424242424242', '4000002760003184', '4000002500003155'];
