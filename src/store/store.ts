@@ -60,6 +60,11 @@ export interface Store extends Reads {
   keyPlainFingerprints(opts: RekeyOptions): Promise<number>;
   /** Figures for /metrics, read from the database so other processes' work counts too. */
   operationalCounts(): Promise<OperationalCounts>;
+  /**
+   * The revenue report's raw figures, one entry per month window (in order), aggregated in the
+   * database: it stays fast on millions of billing records and holds nothing per record in memory.
+   */
+  revenueFigures(q: RevenueQuery): Promise<RevenueMonthFigures[]>;
   /** PENDING callback events (due or waiting for a retry). Rejects when the database cannot be read. */
   outboxBacklog(): Promise<number>;
   /** Whether the database holds anything a vault key sealed (or a recorded key check value). */
@@ -521,4 +526,34 @@ export interface SandboxChargeRow {
   declineCode: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** A month of the revenue report: [start, end) in epoch ms, already resolved in the zone. */
+export interface MonthWindow {
+  start: number;
+  end: number;
+}
+
+export interface RevenueQuery {
+  merchantId?: string;
+  months: readonly MonthWindow[];
+}
+
+/** Active subscriptions at a month's end, grouped by cycle, for the MRR (domain/mrr.ts). */
+export interface ActiveCycleGroup {
+  cycleType: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY';
+  cycleLength: number;
+  count: number;
+  /** Sum of their prices, minor units. */
+  priceSum: number;
+}
+
+export interface RevenueMonthFigures {
+  newSubscriptions: number;
+  churned: number;
+  active: ActiveCycleGroup[];
+  charged: number;
+  refunded: number;
+  failedAttempts: number;
+  recovered: number;
 }

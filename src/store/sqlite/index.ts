@@ -27,6 +27,8 @@ import type {
   RefundOutcome,
   RefundRow,
   RekeyOptions,
+  RevenueMonthFigures,
+  RevenueQuery,
   SandboxChargeRow,
   Store,
   SubscriptionFilter,
@@ -44,6 +46,7 @@ import * as delivery from './delivery.js';
 import { createPrivateFile } from './files.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import * as operations from './operations.js';
+import { revenueFigures } from './report.js';
 import * as lookup from './lookup.js';
 import * as merchants from './merchants.js';
 import * as outbox from './outbox.js';
@@ -385,6 +388,10 @@ export class SqliteStore extends SqliteReads implements Store {
 
   async outboxBacklog(): Promise<number> {
     return operations.outboxBacklog(this.db);
+  }
+
+  async revenueFigures(q: RevenueQuery): Promise<RevenueMonthFigures[]> {
+    return revenueFigures(this.db, q);
   }
 
   async holdsSealedData(): Promise<boolean> {
