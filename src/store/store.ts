@@ -238,6 +238,12 @@ export interface Tx extends Reads {
    * each claimed record that has none yet. Returns what the charges need, in `ids` order.
    */
   claimDueRecords(ids: readonly string[], c: { owner: string; now: number; leaseUntil: number; channel: string }): Promise<ClaimedRecord[]>;
+  /**
+   * Give back the leases a renewal run holds on records still PENDING (the run failed part-way):
+   * the next run takes them at once instead of after the lease. Safe because every charge carries
+   * its record's id as idempotency key. Returns how many were released.
+   */
+  releaseClaims(owner: string): Promise<number>;
   /** Record a PENDING record's outcome and release its lease; false when another run recorded it first. */
   settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean>;
   /** The final result of a renewal charge on its transaction. */

@@ -290,6 +290,9 @@ class SqliteTx extends SqliteReads implements Tx {
   async claimDueRecords(ids: readonly string[], c: { owner: string; now: number; leaseUntil: number; channel: string }): Promise<ClaimedRecord[]> {
     return renewals.claimDueRecords(this.db, ids, c);
   }
+  async releaseClaims(owner: string): Promise<number> {
+    return renewals.releaseClaims(this.db, owner);
+  }
   async settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
     return renewals.settleRecord(this.db, id, status, failReason, now);
   }

@@ -181,3 +181,10 @@ export function addChargeToSubscription(
      WHERE id = @id`,
   ).run({ id, ok: c.approved ? 1 : 0, amount: c.amount, paidThrough: c.paidThrough, now: c.now });
 }
+
+/** See Tx.releaseClaims. Runs only when a run failed: a scan of PENDING records by owner is fine. */
+export function releaseClaims(sqlite: Sqlite, owner: string): number {
+  return sqlite
+    .prepare("UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = ?")
+    .run(owner).changes;
+}
