@@ -10,6 +10,7 @@ import { StoreOpenError, type Store } from './store/store.js';
 import { fingerprinter } from './vault/fingerprint.js';
 
 export type { Ctx } from './ctx.js';
+export { migrationStatus, type MigrationStatus } from './store/open.js';
 
 export interface OpenAppOptions {
   clock?: Clock;
