@@ -154,6 +154,8 @@ export interface Reads {
   pageSubscriptionIds(f: { merchantId?: string | undefined; userId?: string | undefined; status?: string | undefined } & PageWindow): Promise<OwnedId[]>;
   pageTransactionIds(f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow): Promise<OwnedId[]>;
   pageEventIds(f: { merchantId?: string | undefined; status?: string | undefined; subscriptionId?: string | undefined } & PageWindow): Promise<OwnedId[]>;
+  /** Uploaded tracking entries, newest first: every merchant's, one merchant's, or one transaction's. */
+  listTracking(f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): Promise<TrackingRow[]>;
 }
 
 export interface PageWindow {
@@ -506,6 +508,18 @@ export interface AttemptOutcome {
   httpStatus: number | null;
   error: string | null;
   now: number;
+}
+
+export interface TrackingRow {
+  transactionId: string;
+  /** The transaction's relationId (the shop's order reference). */
+  relationId: string | null;
+  merchantId: string;
+  trackingNo: string;
+  trackingChannel: string;
+  trackUrl: string | null;
+  createdAt: number;
+  updatedAt: number;
 }
 
 export interface TrackingUpsert {

@@ -35,6 +35,7 @@ import type {
   SubscriptionListRow,
   SubscriptionRow,
   SubscriptionStatusPatch,
+  TrackingRow,
   TrackingUpsert,
   TransactionFilter,
   TransactionRow,
@@ -192,6 +193,9 @@ class SqliteReads implements Reads {
     f: { merchantId?: string | undefined; status?: string | undefined; subscriptionId?: string | undefined } & PageWindow,
   ): Promise<OwnedId[]> {
     return lookup.pageEventIds(this.db, f);
+  }
+  async listTracking(f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): Promise<TrackingRow[]> {
+    return tracking.listTracking(this.db, f);
   }
 }
 
