@@ -83,6 +83,7 @@ export interface Store extends Reads {
 /** Reads, on both sides of the boundary: on `Store` the committed state, on `Tx` the unit of work's view. */
 export interface Reads {
   getMerchant(id: string): Promise<MerchantRow | undefined>;
+  /** By its apiKey, or by its previous one (the caller checks prevApiKeyUntil). */
   getMerchantByApiKey(apiKey: string): Promise<MerchantRow | undefined>;
   /** Oldest first. */
   listMerchants(): Promise<MerchantRow[]>;
