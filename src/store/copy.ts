@@ -120,11 +120,16 @@ export function describeTarget(target: string): string {
  * postgres:// URL), created and migrated by this build if needed. Each engine's Store.copyTo
  * is this call with its own source.
  */
-export function copyInto(source: CopySource, target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary> {
+export function copyInto(
+  source: CopySource,
+  target: string,
+  onProgress?: (p: CopyProgress) => void,
+  opts: { batch?: number } = {},
+): Promise<CopySummary> {
   const what = describeTarget(target);
   const open = (): Promise<CopyTarget> =>
     isPostgresUrl(target) ? openPgCopyTarget(target, COPY_TABLES) : openSqliteCopyTarget(target, COPY_TABLES);
-  return copyDatabase(source, open, what, onProgress);
+  return copyDatabase(source, open, what, onProgress, opts.batch);
 }
 
 export async function copyDatabase(
@@ -132,6 +137,7 @@ export async function copyDatabase(
   openTarget: () => Promise<CopyTarget>,
   what: string,
   onProgress: (p: CopyProgress) => void = () => {},
+  batch = COPY_BATCH,
 ): Promise<CopySummary> {
   try {
     const counts = new Map<string, number>();
@@ -148,14 +154,14 @@ export async function copyDatabase(
           const last = table.key.map((k) => table.columns.findIndex((c) => c.name === k));
           let after: CopyValue[] | null = null;
           for (;;) {
-            const rows = await source.readBatch(table, after, COPY_BATCH);
+            const rows = await source.readBatch(table, after, batch);
             if (rows.length === 0) break;
             await target.insertBatch(table, rows);
             written += rows.length;
             onProgress({ table: table.name, copied: written, total });
             const end = rows[rows.length - 1] as CopyRow;
             after = last.map((i) => end[i] ?? null);
-            if (rows.length < COPY_BATCH) break;
+            if (rows.length < batch) break;
           }
         }
         await target.finish();

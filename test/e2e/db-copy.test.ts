@@ -70,6 +70,21 @@ describe('paygate db copy --to FILE (SQLite → SQLite)', () => {
     expect(r.stderr).toMatch(/vault key/);
   });
 
+  it('a database whose key is its <db>.key file: the key file is copied beside the copy (0600), which opens with it', () => {
+    const noEnv = { env: { PAYGATE_VAULT_KEY: '' } };
+    const own = join(dir, 'own.db');
+    expect(paygate(['--db', own, 'merchant', 'create', '--name', 'Keyed', '--json'], noEnv).status).toBe(0);
+    expect(existsSync(`${own}.key`)).toBe(true);
+    const target = join(dir, 'own-copy.db');
+    const r = paygate(['--db', own, 'db', 'copy', '--to', target], noEnv);
+    expect(r.status).toBe(0);
+    expect(readFileSync(`${target}.key`, 'utf8')).toBe(readFileSync(`${own}.key`, 'utf8'));
+    expect(statSync(`${target}.key`).mode & 0o777).toBe(0o600);
+    const list = paygate(['--db', target, 'merchant', 'list', '--json'], noEnv);
+    expect(list.status).toBe(0);
+    expect(list.json()).toEqual(paygate(['--db', own, 'merchant', 'list', '--json'], noEnv).json());
+  });
+
   it('a non-empty target is refused with 1001 and left exactly as it was', () => {
     const hash = sha(copy);
     const r = paygate(['--db', source, 'db', 'copy', '--to', copy]);
