@@ -6,8 +6,8 @@ import { COPY_TABLES } from '../../src/store/copy.js';
 import * as pgSchema from '../../src/store/postgres/schema/index.js';
 import * as schema from '../../src/store/schema/index.js';
 
-const sqliteTables = Object.values(schema).filter((v): v is SQLiteTable => is(v, SQLiteTable));
-const pgTables = Object.values(pgSchema).filter((v): v is PgTable => is(v, PgTable));
+const sqliteTables = (Object.values(schema) as unknown[]).filter((v): v is SQLiteTable => is(v, SQLiteTable));
+const pgTables = (Object.values(pgSchema) as unknown[]).filter((v): v is PgTable => is(v, PgTable));
 const copied = COPY_TABLES.map((t) => t.name);
 
 describe('db copy covers the whole schema', () => {
