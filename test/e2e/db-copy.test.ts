@@ -32,6 +32,8 @@ describe('paygate db copy --to FILE (SQLite → SQLite)', () => {
   it('copies every table row by row and prints rows per table, each checked against the source', () => {
     const before = sqliteTables(source);
     for (const [table, rows] of Object.entries(before)) expect(rows.length, `${table} is populated`).toBeGreaterThan(0);
+    // meta carries the time zone and the vault key check value: both travel with the rows.
+    expect((before.meta as Array<{ key: string }>).map((r) => r.key)).toEqual(expect.arrayContaining(['tz', 'vault_kcv']));
 
     const r = paygate(['--db', source, 'db', 'copy', '--to', copy, '--json']);
     expect(r.stderr).not.toMatch(/error/);
@@ -107,6 +109,12 @@ describe('paygate db copy --to FILE (SQLite → SQLite)', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(`error 1001: to: directory does not exist: ${join(dir, 'missing')}\n`);
     expect(existsSync(join(dir, 'missing'))).toBe(false);
+  });
+
+  it('a URL of another kind is error 1001 naming what is accepted', () => {
+    const r = paygate(['--db', source, 'db', 'copy', '--to', 'mysql://shop@127.0.0.1/paygate']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe('error 1001: to: a URL must be postgres://… or postgresql://…; a SQLite target is a file path\n');
   });
 
   it('an unreachable PostgreSQL URL is a one-line startup error (exit 2) without the password', () => {

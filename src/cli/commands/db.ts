@@ -33,6 +33,9 @@ export function registerDbCommands(program: Command): void {
       action(async (opts: { to: string }, cmd: Command) => {
         const to = opts.to.trim();
         if (to === '') throw invalidParam('to', 'name a SQLite file or a postgres:// URL');
+        if (isUrl(to) && !/^postgres(ql)?:\/\//i.test(to)) {
+          throw invalidParam('to', 'a URL must be postgres://… or postgresql://…; a SQLite target is a file path');
+        }
         const target = isUrl(to) ? to : resolve(to);
         if (!isUrl(to) && !existsSync(dirname(target))) throw invalidParam('to', `directory does not exist: ${dirname(target)}`);
         await withCtx(cmd, async (ctx, out) => {
