@@ -58,6 +58,14 @@ export interface Store extends Reads {
    * records it), all rows or none. Returns how many rows were rewritten.
    */
   keyPlainFingerprints(opts: RekeyOptions): Promise<number>;
+  /**
+   * Copy the whole database (every table, `meta` with the time zone and the vault key check value)
+   * from one snapshot into the EMPTY database `target` — a SQLite file or a postgres:// URL,
+   * created and migrated if needed — in batches, verified by row counts per table. Sealed
+   * values are copied as they are (same vault key). A target holding rows is refused (1001)
+   * before anything is written; a failed copy removes what it wrote. See store/copy.ts.
+   */
+  copyTo(target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary>;
   /** Figures for /metrics, read from the database so other processes' work counts too. */
   operationalCounts(): Promise<OperationalCounts>;
   /**
@@ -315,6 +323,18 @@ export interface RekeyOptions {
    * any): rekeying under a wrong key cannot be undone.
    */
   assertKey: (sealed: string | undefined) => void;
+}
+
+/** Rows copied so far, of `total` (all tables); `table` is the one being copied. */
+export interface CopyProgress {
+  table: string;
+  copied: number;
+  total: number;
+}
+
+/** Rows per table in the copy, each checked equal to the source's. */
+export interface CopySummary {
+  tables: Record<string, number>;
 }
 
 export interface CountRow {

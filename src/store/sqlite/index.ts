@@ -5,6 +5,8 @@ import type {
   CardRow,
   ClaimedEvent,
   ClaimedRecord,
+  CopyProgress,
+  CopySummary,
   DueCursor,
   DuePage,
   EventClaim,
@@ -42,6 +44,8 @@ import type {
   Tx,
 } from '../store.js';
 import * as cards from './cards.js';
+import { copyInto } from '../copy.js';
+import { sqliteCopySource } from './copy.js';
 import { openSqlite, settleZone, type Sqlite } from './client.js';
 import * as delivery from './delivery.js';
 import { createPrivateFile } from './files.js';
@@ -383,6 +387,11 @@ export class SqliteStore extends SqliteReads implements Store {
       rmSync(file, { force: true });
       throw e;
     }
+  }
+
+  async copyTo(target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary> {
+    // The read-only connection holds the snapshot (the writer, for ':memory:', which has one).
+    return copyInto(sqliteCopySource(this.db), target, onProgress);
   }
 
   async keyPlainFingerprints(opts: RekeyOptions): Promise<number> {
