@@ -70,6 +70,8 @@ export async function createFirstCharge(
     billingCount: 0,
     failedCount: 0,
     totalPaid: 0,
+    credit: 0,
+    pendingPlanId: null,
     createdAt: now,
     updatedAt: now,
   });
@@ -91,6 +93,8 @@ export async function createFirstCharge(
     cycleIndex: 0,
     leaseOwner: null,
     leaseUntil: null,
+    creditApplied: 0,
+    planId: plan.id,
     createdAt: now,
   });
   return { subscriptionId, code, recordId, amount };

@@ -30,6 +30,10 @@ export const subscriptions = sqliteTable(
     billingCount: integer('billing_count').notNull().default(0),
     failedCount: integer('failed_count').notNull().default(0),
     totalPaid: integer('total_paid').notNull().default(0),
+    /** Credit left over from a plan change, spent by the next charges (minor units). */
+    credit: integer('credit').notNull().default(0),
+    /** A plan change asked for at period end: the next renewal charges this plan and anchors on it. */
+    pendingPlanId: text('pending_plan_id').references(() => plans.id),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

@@ -16,6 +16,8 @@ import type {
   NewEvent,
   NewIdempotency,
   NewRecord,
+  PlanSwitch,
+  RecordPrice,
   OperationalCounts,
   OwnedId,
   PageWindow,
@@ -141,6 +143,10 @@ class SqliteReads implements Reads {
   async latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined> {
     return subs.latestRecord(this.db, subscriptionId);
   }
+  async getCard(id: string): Promise<CardRow | undefined> {
+    return cards.getCard(this.db, id);
+  }
+
   async getRecord(id: string): Promise<BillingRecordRow | undefined> {
     return subs.getRecord(this.db, id);
   }
@@ -275,6 +281,22 @@ class SqliteTx extends SqliteReads implements Tx {
   async insertBillingRecord(row: BillingRecordRow): Promise<void> {
     subs.insertBillingRecord(this.db, row);
   }
+  async applyPlanChange(id: string, c: PlanSwitch): Promise<void> {
+    subs.applyPlanChange(this.db, id, c);
+  }
+
+  async setPendingPlan(id: string, planId: string | null, now: number): Promise<void> {
+    subs.setPendingPlan(this.db, id, planId, now);
+  }
+
+  async spendCredit(id: string, amount: number, now: number): Promise<void> {
+    subs.spendCredit(this.db, id, amount, now);
+  }
+
+  async repriceRecord(id: string, p: RecordPrice): Promise<boolean> {
+    return subs.repriceRecord(this.db, id, p);
+  }
+
   async insertPendingRecord(r: NewRecord): Promise<string> {
     return subs.insertPendingRecord(this.db, r);
   }

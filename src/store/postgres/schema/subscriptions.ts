@@ -31,6 +31,10 @@ export const subscriptions = pgTable(
     billingCount: integer('billing_count').notNull().default(0),
     failedCount: integer('failed_count').notNull().default(0),
     totalPaid: money('total_paid').notNull().default(0),
+    /** Credit left over from a plan change, spent by the next charges (minor units). */
+    credit: money('credit').notNull().default(0),
+    /** A plan change asked for at period end: the next renewal charges this plan and anchors on it. */
+    pendingPlanId: text('pending_plan_id').references(() => plans.id),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },

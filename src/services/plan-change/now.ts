@@ -1,0 +1,236 @@
+import type { Ctx } from '../../ctx.js';
+import { billingTime } from '../../domain/calendar.js';
+import { notAllowed } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { applyCredit, unusedCredit } from '../../domain/proration.js';
+import { isCounted, isEnded } from '../../domain/subscription-state.js';
+import { subscriptionCallbackBody } from '../../notify/payloads.js';
+import type { BillingRecordRow, CardRow, PlanRow, SubscriptionRow, Tx } from '../../store/store.js';
+import { cardExpired } from '../../vault/card.js';
+import type { ChargeOutcome } from '../renew/charge.js';
+import { renewalPrice } from './price.js';
+import type { ChangePlanInput } from './request.js';
+import { lockForChange, reserveTarget } from './rules.js';
+import { changeResult, type ChangeResult } from './view.js';
+
+/** The renewal transaction status codes (SPEC §5) a CHANGE charge's transaction goes through. */
+const ACCEPTED = 100000;
+
+interface Intent {
+  s: SubscriptionRow;
+  plan: PlanRow;
+  card: CardRow;
+  recordId: string;
+  credit: number;
+  charge: number;
+  creditLeft: number;
+}
+
+/**
+ * A change that takes effect now (SPEC: the unused part of the paid period is credited by time,
+ * rounded down; the new price less that credit and any carried credit is charged at once as a
+ * CHANGE record; a credit larger than the price is carried; the new calendar starts now).
+ *
+ * Three steps, the channel between two units of work: (1) the intent — checks, the new plan's
+ * place, the PENDING CHANGE record and its ACCEPTED transaction; (2) the charge, the record id as
+ * idempotency key; (3) the outcome — approved: the plan switches; declined: the old plan stays,
+ * the place is given back.
+ */
+export async function changeNow(ctx: Ctx, merchantId: string, req: ChangePlanInput): Promise<ChangeResult> {
+  const intent = await ctx.store.transaction((tx) => writeIntent(ctx, tx, merchantId, req));
+  const out = await charge(ctx, intent);
+  return ctx.store.transaction((tx) => recordChange(ctx, tx, merchantId, intent, out));
+}
+
+async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlanInput): Promise<Intent> {
+  const { s, plan } = await lockForChange(tx, merchantId, req.subscriptionId, req.planId);
+  const now = ctx.clock.now();
+  if (plan.id === s.planId) throw notAllowed('the subscription is already on this plan');
+  // A renewal due or being charged pays the old plan's period: the change comes after it.
+  if ((await tx.pendingRecords(s.id)).some((r) => r.transactionId !== null || r.scheduledTime <= now)) {
+    throw notAllowed('a renewal of this subscription is due or being charged; change the plan after it');
+  }
+  const card = s.cardId !== null ? await tx.getCard(s.cardId) : undefined;
+  if (!card) throw notAllowed('the subscription has no card on file');
+  // A change at period end already holds the place on this plan.
+  if (plan.id !== s.pendingPlanId) await reserveTarget(tx, plan);
+
+  const credit = await unusedPeriodCredit(tx, s, now);
+  const { charge, creditLeft } = applyCredit(plan.price, credit + s.credit);
+  const recordId = newId('rec', now);
+  const txnId = newId('txn', now);
+  await tx.insertTransaction({
+    id: txnId,
+    merchantId,
+    relationId: null,
+    requestId: null,
+    paymentType: 'RENEWAL',
+    status: ACCEPTED,
+    amount: charge,
+    currency: plan.currency,
+    txnAmount: null,
+    txnCurrency: null,
+    refundedAmount: 0,
+    refundReserved: 0,
+    failReason: null,
+    subscriptionId: s.id,
+    billingRecordId: recordId,
+    planId: plan.id,
+    userId: s.userId,
+    cardBin: card.bin,
+    cardLast4: card.last4,
+    cardBrand: card.brand,
+    clientIp: null,
+    returnUrl: null,
+    failedUrl: null,
+    cancelUrl: null,
+    notifyUrl: s.notifyUrl,
+    billingAddress: null,
+    shippingAddress: null,
+    items: null,
+    channel: ctx.channel.name,
+    channelRef: null,
+    pageToken: null,
+    pageExpiresAt: null,
+    checkoutDeclines: 0,
+    txnTime: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await tx.insertBillingRecord({
+    id: recordId,
+    subscriptionId: s.id,
+    merchantId,
+    billingType: 'CHANGE',
+    amount: charge,
+    currency: plan.currency,
+    scheduledTime: now,
+    actualTime: null,
+    status: 'PENDING',
+    transactionId: txnId,
+    failReason: null,
+    retryCount: 0,
+    cycleIndex: 0,
+    leaseOwner: null,
+    leaseUntil: null,
+    creditApplied: plan.price - charge,
+    planId: plan.id,
+    createdAt: now,
+  });
+  return { s, plan, card, recordId, credit, charge, creditLeft };
+}
+
+/**
+ * The credit for the unused part of the period paid last: that charge's value (its amount and the
+ * carried credit it spent) over [its time, paidThrough). A period not paid (a renewal being
+ * retried) or a trial (paid 0) credits nothing.
+ */
+async function unusedPeriodCredit(tx: Tx, s: SubscriptionRow, now: number): Promise<number> {
+  const [last] = await tx.pageRecords(s.id, 'SUCCESS', 1, 0);
+  if (!last || s.paidThrough === null) return 0;
+  return unusedCredit(last.amount + last.creditApplied, last.actualTime ?? last.scheduledTime, s.paidThrough, now);
+}
+
+/** Merchant-initiated like a renewal (the subscriber is not on a page): a channel asking for 3DS is a decline. */
+async function charge(ctx: Ctx, i: Intent): Promise<ChargeOutcome> {
+  const now = ctx.clock.now();
+  if (cardExpired(i.card.expMonth, i.card.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
+  const result = await ctx.channel.charge({
+    idempotencyKey: i.recordId,
+    amount: i.charge,
+    currency: i.plan.currency,
+    card: { number: ctx.vault.decrypt(i.card.panEnc), expMonth: i.card.expMonth, expYear: i.card.expYear },
+    customerPresent: false,
+  });
+  if (result.outcome === 'approved') return { approved: true, ref: result.ref };
+  if (result.outcome === 'declined') return { approved: false, reason: result.reason, ref: result.ref };
+  return { approved: false, reason: 'authentication_failed', ref: result.ref };
+}
+
+async function recordChange(ctx: Ctx, tx: Tx, merchantId: string, i: Intent, out: ChargeOutcome): Promise<ChangeResult> {
+  const now = ctx.clock.now();
+  const failReason = out.approved ? null : out.reason;
+  const settled = await tx.settleFirstRecord(i.recordId, out.approved ? 'SUCCESS' : 'FAILED', failReason, now);
+  const record = await tx.getRecord(i.recordId);
+  const s = await tx.lockSubscription(merchantId, i.s.id);
+  if (!s || !record) throw notAllowed('subscription disappeared');
+  if (!settled) return changeResult(ctx, s, { when: 'NOW', result: record.status === 'SUCCESS' ? 'CHANGED' : 'DECLINED', credit: i.credit, next: await tx.nextBillingTime(s.id), record });
+  if (record.transactionId) await tx.finishRenewalTransaction(record.transactionId, { approved: out.approved, failReason, channelRef: out.ref, now });
+  await tx.addChargeToSubscription(s.id, { approved: out.approved, amount: i.charge, paidThrough: null, now });
+  // The place taken on the new plan, unless a change at period end already held it.
+  const releaseTarget = async () => {
+    if (i.plan.id !== s.pendingPlanId) await tx.releasePlanSlot(i.plan.id);
+  };
+
+  if (!out.approved || !isCounted(s.status)) {
+    // Declined: the old plan stays. Approved but cancelled meanwhile: the money counts, the plan does not move.
+    await releaseTarget();
+    if (isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0) await tx.deleteCard(s.cardId);
+    const result = out.approved ? 'CHANGED' : 'DECLINED';
+    return changeResult(ctx, s, { when: 'NOW', result, credit: i.credit, next: await tx.nextBillingTime(s.id), record });
+  }
+
+  const cycle = { cycleType: i.plan.cycleType, cycleLength: i.plan.cycleLength };
+  const paidThrough = billingTime(now, cycle, 1, ctx.zone);
+  await tx.cancelUnclaimedRecords(s.id);
+  const after: SubscriptionRow = {
+    ...s,
+    planId: i.plan.id,
+    amount: i.plan.price,
+    ...cycle,
+    anchorTime: now,
+    paidThrough,
+    credit: i.creditLeft,
+    pendingPlanId: null,
+  };
+  await tx.applyPlanChange(s.id, { ...after, now });
+  await tx.releasePlanSlot(s.planId);
+  if (s.pendingPlanId !== null && s.pendingPlanId !== i.plan.id) await tx.releasePlanSlot(s.pendingPlanId);
+  let next: number | null = null;
+  if (s.status === 'ACTIVE') {
+    next = paidThrough;
+    await tx.insertPendingRecord({
+      subscriptionId: s.id,
+      merchantId,
+      billingType: 'RENEW',
+      ...(await renewalPrice(tx, after)),
+      currency: s.currency,
+      scheduledTime: paidThrough,
+      retryCount: 0,
+      cycleIndex: 1,
+      now,
+    });
+  }
+  const view = { ...after, billingCount: s.billingCount + 1, totalPaid: s.totalPaid + i.charge };
+  await notifyChanged(ctx, tx, view, record, next, { previousPlanId: s.planId, credit: i.credit }, now);
+  return changeResult(ctx, after, { when: 'NOW', result: 'CHANGED', credit: i.credit, next, record });
+}
+
+async function notifyChanged(
+  ctx: Ctx,
+  tx: Tx,
+  s: SubscriptionRow,
+  record: BillingRecordRow,
+  next: number | null,
+  c: { previousPlanId: string; credit: number },
+  now: number,
+): Promise<void> {
+  await tx.enqueueEvent({
+    merchantId: s.merchantId,
+    kind: 'SUBSCRIPTION',
+    eventType: 'PLAN_CHANGED',
+    transactionId: record.transactionId,
+    subscriptionId: s.id,
+    notifyUrl: s.notifyUrl,
+    body: subscriptionCallbackBody({
+      eventType: 'PLAN_CHANGED',
+      subscription: s,
+      record,
+      nextBillingTime: next,
+      eventTime: now,
+      zone: ctx.zone,
+      change: { ...c, when: 'NOW' },
+    }),
+    now,
+  });
+}
