@@ -162,7 +162,7 @@ const subscriptionDetail = subscriptionListItem.extend({
 const billingRecord = z.object({
   recordId: z.string(),
   subscriptionCode: z.string(),
-  billingType: z.enum(['INITIAL', 'RENEW', 'RETRY']),
+  billingType: z.enum(['INITIAL', 'RENEW', 'RETRY', 'CHANGE']).meta({ description: 'INITIAL first charge, RENEW renewal, RETRY retry of a failed renewal, CHANGE a plan change charged at once' }),
   amount: amountNumber,
   currency,
   scheduledTime: time,
@@ -172,6 +172,23 @@ const billingRecord = z.object({
   failReason: failReason.optional(),
   retryCount: z.number().int().min(0).max(3),
   createTime: time,
+});
+
+const planChange = z.object({
+  subscriptionId: z.string(),
+  subscriptionCode: z.string(),
+  when: z.enum(['NOW', 'PERIOD_END']),
+  result: z.enum(['CHANGED', 'SCHEDULED', 'UNSCHEDULED', 'DECLINED']).meta({
+    description: 'CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays',
+  }),
+  planId: z.string().meta({ description: 'The plan in force after the request' }),
+  pendingPlanId: z.string().optional().meta({ description: 'The plan the next renewal moves to, while a change at period end waits' }),
+  credit: amountNumber.meta({ description: 'Credit granted for the unused part of the paid period (NOW)' }),
+  creditBalance: amountNumber.meta({ description: 'Credit the subscription carries into its next charges' }),
+  currency,
+  nextBillingTime: time.optional(),
+  record: billingRecord.optional().meta({ description: 'The CHANGE billing record (NOW)' }),
+  failReason: failReason.optional(),
 });
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -188,6 +205,7 @@ export const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'outp
   SubscriptionListItem: { schema: subscriptionListItem, io: 'output', description: 'A subscription in a user’s list' },
   Subscription: { schema: subscriptionDetail, io: 'output', description: 'A subscription with its plan’s cycle and what it has paid' },
   BillingRecord: { schema: billingRecord, io: 'output', description: 'One charge attempt of a subscription' },
+  PlanChange: { schema: planChange, io: 'output', description: 'What a plan change did' },
 };
 
 /** TrackingEntry is described by hand: its fields are judged per entry, not by a request schema. */
@@ -221,6 +239,7 @@ export const data = {
     },
     required: ['total', 'pageNum', 'pageSize', 'records'],
   },
+  planChange: ref('PlanChange'),
   done: { type: 'boolean', const: true, description: 'The subscription changed state' },
 } satisfies Record<string, Json>;
 
@@ -261,5 +280,6 @@ export const FIELD_TEXT: Record<string, string> = {
   subscriptionCode: 'The subscription’s code (subscriptionCode of its detail)',
   status: 'Only those in this status',
   pageNum: 'Page number, from 1',
+  when: 'NOW: change at once, crediting the unused part of the paid period and charging the difference; PERIOD_END (default): the next renewal charges the new plan',
   pageSize: 'Records per page, 1 to 100',
 };

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { pageSubscriptions, subscriptionRef } from '../../services/operator.js';
 import { requireMerchant } from '../../services/merchants.js';
+import { changePlan } from '../../services/plan-change/index.js';
 import { cancelSubscription, pauseSubscription, resumeSubscription, subscriptionDetail } from '../../services/subscriptions/index.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
@@ -52,6 +53,24 @@ export function registerSubCommands(program: Command): void {
           const ref = await subscriptionRef(ctx, id, opts.merchant);
           const d = await subscriptionDetail(ctx, ref.merchantId, { subscriptionId: ref.id });
           out.result(d, () => record(d));
+        });
+      }),
+    );
+
+  sub
+    .command('change')
+    .argument('<id>', 'subscription id or code')
+    .requiredOption('--plan <id>', 'the plan to move to (same merchant and currency)')
+    .option('--now', 'change at once: credit the unused period, charge the difference (default: at the next renewal)')
+    .option('--merchant <id>', 'only if it belongs to this merchant')
+    .description('move an ACTIVE subscription to another plan, at period end or --now')
+    .action(
+      action(async (id: string, opts: { plan: string; now?: boolean; merchant?: string }, cmd: Command) => {
+        await withCtx(cmd, async (ctx, out) => {
+          const ref = await subscriptionRef(ctx, id, opts.merchant);
+          const r = await changePlan(ctx, ref.merchantId, { subscriptionId: ref.id, planId: opts.plan, when: opts.now ? 'NOW' : 'PERIOD_END' });
+          const { record: rec, ...summary } = r;
+          out.result(r, () => record({ ...summary, ...(rec ? { charged: rec.amount, recordId: rec.recordId, recordStatus: rec.status } : {}) }));
         });
       }),
     );

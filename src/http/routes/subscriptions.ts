@@ -10,11 +10,12 @@ import {
   subscriptionDetail,
   USER_LIST_REQUEST,
 } from '../../services/subscriptions/index.js';
+import { CHANGE_PLAN_REQUEST, changePlan } from '../../services/plan-change/index.js';
 import type { ApiRoute } from '../api.js';
 import { data } from '../openapi-schemas.js';
 
 const byMerchant = { limit: 300, by: 'merchantId' } as const;
-const { NOT_FOUND, NOT_ALLOWED } = RESULT_CODES;
+const { NOT_FOUND, NOT_ALLOWED, PLAN_UNAVAILABLE } = RESULT_CODES;
 
 /** Pause / resume / cancel answer data:true, or data:false with 1008 / 1007 (SPEC §5). */
 const transitions: ApiRoute[] = (
@@ -88,4 +89,21 @@ export const subscriptionRoutes: ApiRoute[] = [
     handle: (ctx, merchant, params) => listBillingRecords(ctx, merchant.id, params),
   },
   ...transitions,
+  {
+    method: 'POST',
+    url: '/subscription/change',
+    bucket: 'subscription-change',
+    ...byMerchant,
+    doc: {
+      operationId: 'changeSubscriptionPlan',
+      tag: 'Subscriptions',
+      summary: 'Move a subscription to another plan',
+      description:
+        'An ACTIVE subscription (else 1008) moves to another ACTIVE plan of the same merchant and currency (1009 when the plan is inactive or full). PERIOD_END: the next renewal charges the new plan and its calendar starts there. NOW: the unused part of the paid period is credited by time (rounded down to the minor unit), the new price less that credit and any carried credit is charged at once as a CHANGE record, a credit larger than the price is carried to the next charges, and the new calendar starts now; a declined charge leaves the old plan (result DECLINED). A PLAN_CHANGED callback reports a change that took effect.',
+      request: { schema: CHANGE_PLAN_REQUEST, name: 'ChangePlanRequest' },
+      data: data.planChange,
+      errors: [NOT_FOUND, NOT_ALLOWED, PLAN_UNAVAILABLE],
+    },
+    handle: (ctx, merchant, params) => changePlan(ctx, merchant.id, params),
+  },
 ];
