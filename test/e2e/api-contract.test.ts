@@ -126,6 +126,11 @@ async function exerciseMerchant(m: TestMerchant): Promise<void> {
   expect((await c.get('/subscription/billing/list', { subscriptionCode, pageNum: '1', pageSize: '1', status: 'SUCCESS' })).status).toBe(200);
   expect((await c.get('/subscription/billing/list', { subscriptionCode, pageSize: '101' })).status).toBe(400);
   expect((await c.get('/subscription/billing/list', { subscriptionCode: 'nope' })).status).toBe(404);
+  const premium = (await c.post('/subscription/plan/create', { planName: 'Premium', price: '19.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 })).body.data.planId as string;
+  expect((await c.post('/subscription/change', { subscriptionId, planId: premium })).body.data.result).toBe('SCHEDULED');
+  expect((await c.post('/subscription/change', { subscriptionId, planId: premium, when: 'NOW' })).body.data.result).toBe('CHANGED');
+  expect((await c.post('/subscription/change', { subscriptionId, planId: premium, when: 'NOW' })).status).toBe(409);
+  expect((await c.post('/subscription/change', { subscriptionId, planId: trial.body.data.planId, when: 'NOW' })).status).toBe(422);
   expect((await c.post('/subscription/pause', { subscriptionId })).body.data).toBe(true);
   expect((await c.post('/subscription/pause', { subscriptionId })).status).toBe(409);
   expect((await c.post('/subscription/resume', { subscriptionId })).body.data).toBe(true);
