@@ -191,6 +191,19 @@ const planChange = z.object({
   failReason: failReason.optional(),
 });
 
+const cardUpdate = z.object({
+  subscriptionId: z.string(),
+  subscriptionCode: z.string(),
+  transactionOrderId: z.string().meta({ description: 'The zero-amount card check (a CARD_CHECK transaction)' }),
+  status: z.enum([String(STATUS.SUCCEEDED), String(STATUS.REQUIRES_3DS), String(STATUS.FAILED)]).meta({
+    description: '200000: the new card replaced the old one; 100040: send the subscriber to url (3-D Secure) first; 300000: declined, the old card stays',
+  }),
+  url: z.string().optional().meta({ description: 'The 3-D Secure page, while the check waits on it' }),
+  failReason: failReason.optional(),
+  card: z.string().optional().meta({ description: 'The card on file after the request, masked (424242******4242)' }),
+  nextBillingTime: time.optional().meta({ description: 'When the next charge is scheduled: now, for a retry the new card made due' }),
+});
+
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 
 /** Named schemas of components.schemas; responses and requests refer to them by name. */
@@ -206,6 +219,7 @@ export const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'outp
   Subscription: { schema: subscriptionDetail, io: 'output', description: 'A subscription with its plan’s cycle and what it has paid' },
   BillingRecord: { schema: billingRecord, io: 'output', description: 'One charge attempt of a subscription' },
   PlanChange: { schema: planChange, io: 'output', description: 'What a plan change did' },
+  CardUpdate: { schema: cardUpdate, io: 'output', description: 'What a card update did' },
 };
 
 /** TrackingEntry is described by hand: its fields are judged per entry, not by a request schema. */
@@ -240,6 +254,7 @@ export const data = {
     required: ['total', 'pageNum', 'pageSize', 'records'],
   },
   planChange: ref('PlanChange'),
+  cardUpdate: ref('CardUpdate'),
   done: { type: 'boolean', const: true, description: 'The subscription changed state' },
 } satisfies Record<string, Json>;
 

@@ -58,6 +58,8 @@ export function subscriptionCallbackBody(args: {
   eventTime: number;
   zone: string;
   change?: PlanChangeFields;
+  /** RENEW_FAILED while retries are left: the hosted page where the subscriber enters a new card. */
+  updateCardUrl?: string;
 }): Record<string, string> {
   const { subscription: s, record: r, zone } = args;
   return compact({
@@ -79,6 +81,7 @@ export function subscriptionCallbackBody(args: {
     transactionOrderId: r.transactionId,
     nextBillingTime: args.nextBillingTime !== null ? formatTime(args.nextBillingTime, zone) : undefined,
     eventTime: formatTime(args.eventTime, zone),
+    updateCardUrl: args.updateCardUrl,
     ...(args.change
       ? {
           previousPlanId: args.change.previousPlanId,

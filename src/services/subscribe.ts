@@ -72,6 +72,8 @@ export async function createFirstCharge(
     totalPaid: 0,
     credit: 0,
     pendingPlanId: null,
+    cardUpdateToken: null,
+    cardUpdateExpiresAt: null,
     createdAt: now,
     updatedAt: now,
   });

@@ -120,6 +120,8 @@ export interface Reads {
   /** The latest record of a subscription (by creation), whatever its status. */
   latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined>;
   getRecord(id: string): Promise<BillingRecordRow | undefined>;
+  /** The subscription a card-update page token (updateCardUrl) belongs to, whatever its state. */
+  getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined>;
   /** A vaulted card, its number still sealed (a plan change charges the card on file). */
   getCard(id: string): Promise<CardRow | undefined>;
   countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number>;
@@ -217,6 +219,12 @@ export interface Tx extends Reads {
   /** Count one charge on a subscription: its amount if approved, a failure if not, paid_through moved forward. */
   addChargeToSubscription(id: string, c: { approved: boolean; amount: number; paidThrough: number | null; now: number }): Promise<void>;
 
+  /** The card renewals charge from now on. */
+  setSubscriptionCard(id: string, cardId: string, now: number): Promise<void>;
+  /** The hosted card-update page's token and its end (null, null: no page). */
+  setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void>;
+  /** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or no longer PENDING. */
+  rescheduleRecord(id: string, scheduledTime: number): Promise<boolean>;
   /** Move a subscription to another plan: price, cycle, anchor, paid period and carried credit; clears a pending change. */
   applyPlanChange(id: string, c: PlanSwitch): Promise<void>;
   /** The plan a change at period end moves to (null: none). */

@@ -92,6 +92,7 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
     channelRef: null,
     pageToken: null,
     pageExpiresAt: null,
+    cardId: null,
     checkoutDeclines: 0,
     txnTime: null,
     createdAt: now,

@@ -3,6 +3,7 @@ import { firstBillingAfter, trialEnd } from '../../domain/calendar.js';
 import { isCounted, isEnded } from '../../domain/subscription-state.js';
 import { subscriptionCallbackBody, type SubscriptionEventType } from '../../notify/payloads.js';
 import type { BillingRecordRow, ClaimedRecord, SubscriptionRow, Tx } from '../../store/store.js';
+import { cardUpdateUrl } from '../card-update/link.js';
 import { renewalPrice } from '../plan-change/price.js';
 import { endSubscription } from '../subscriptions/end.js';
 import type { ChargeOutcome } from './charge.js';
@@ -30,6 +31,7 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
   let result: RecordedAs;
   let after: SubscriptionRow = s;
   let switchedFrom: string | undefined;
+  let updateCardUrl: string | undefined;
 
   if (out.approved) {
     // A record priced for another plan is the renewal a change at period end waited for.
@@ -91,6 +93,7 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
       });
       eventType = 'RENEW_FAILED';
       result = 'retry_scheduled';
+      updateCardUrl = await cardUpdateUrl(ctx, tx, s, now);
     } else if (active) {
       await endSubscription(tx, s, 'FAILED', { now, endTime: now });
       eventType = 'SUBSCRIPTION_FAILED';
@@ -132,7 +135,15 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
     transactionId: rec.transactionId,
     subscriptionId: s.id,
     notifyUrl: s.notifyUrl,
-    body: subscriptionCallbackBody({ eventType, subscription: after, record, nextBillingTime: next, eventTime: now, zone: ctx.zone }),
+    body: subscriptionCallbackBody({
+      eventType,
+      subscription: after,
+      record,
+      nextBillingTime: next,
+      eventTime: now,
+      zone: ctx.zone,
+      ...(updateCardUrl !== undefined ? { updateCardUrl } : {}),
+    }),
     now,
   });
   if (switchedFrom !== undefined) {

@@ -143,6 +143,10 @@ class SqliteReads implements Reads {
   async latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined> {
     return subs.latestRecord(this.db, subscriptionId);
   }
+  async getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined> {
+    return subs.getSubscriptionByCardToken(this.db, token);
+  }
+
   async getCard(id: string): Promise<CardRow | undefined> {
     return cards.getCard(this.db, id);
   }
@@ -281,6 +285,18 @@ class SqliteTx extends SqliteReads implements Tx {
   async insertBillingRecord(row: BillingRecordRow): Promise<void> {
     subs.insertBillingRecord(this.db, row);
   }
+  async setSubscriptionCard(id: string, cardId: string, now: number): Promise<void> {
+    subs.setSubscriptionCard(this.db, id, cardId, now);
+  }
+
+  async setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void> {
+    subs.setCardUpdateToken(this.db, id, token, expiresAt);
+  }
+
+  async rescheduleRecord(id: string, scheduledTime: number): Promise<boolean> {
+    return subs.rescheduleRecord(this.db, id, scheduledTime);
+  }
+
   async applyPlanChange(id: string, c: PlanSwitch): Promise<void> {
     subs.applyPlanChange(this.db, id, c);
   }

@@ -23,7 +23,8 @@ export const SUBSCRIPTION_COLUMNS = `s.id, s.code, s.merchant_id AS merchantId, 
   s.anchor_time AS anchorTime, s.paid_through AS paidThrough, s.start_time AS startTime, s.end_time AS endTime,
   s.cancel_time AS cancelTime, s.notify_url AS notifyUrl, s.initial_transaction_id AS initialTransactionId,
   s.billing_count AS billingCount, s.failed_count AS failedCount, s.total_paid AS totalPaid,
-  s.credit, s.pending_plan_id AS pendingPlanId, s.created_at AS createdAt, s.updated_at AS updatedAt`;
+  s.credit, s.pending_plan_id AS pendingPlanId,
+  s.card_update_token AS cardUpdateToken, s.card_update_expires_at AS cardUpdateExpiresAt, s.created_at AS createdAt, s.updated_at AS updatedAt`;
 
 export const RECORD_COLUMNS = `r.id, r.subscription_id AS subscriptionId, r.merchant_id AS merchantId,
   r.billing_type AS billingType, r.amount, r.currency, r.scheduled_time AS scheduledTime, r.actual_time AS actualTime,
@@ -96,6 +97,8 @@ const SUBSCRIPTION_KEYS: Record<keyof SubscriptionRow, string> = {
   totalPaid: 'total_paid',
   credit: 'credit',
   pendingPlanId: 'pending_plan_id',
+  cardUpdateToken: 'card_update_token',
+  cardUpdateExpiresAt: 'card_update_expires_at',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };
@@ -284,5 +287,26 @@ export function repriceRecord(sqlite: Sqlite, id: string, p: RecordPrice): boole
       `UPDATE billing_records SET plan_id = @planId, amount = @amount, credit_applied = @creditApplied
        WHERE id = @id AND status = 'PENDING' AND transaction_id IS NULL`,
     ).run({ id, ...p }).changes === 1
+  );
+}
+
+/** The subscription a card-update page token belongs to. */
+export function getSubscriptionByCardToken(sqlite: Sqlite, token: string): SubscriptionRow | undefined {
+  return prepared(sqlite, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.card_update_token = ?`).get(token) as SubscriptionRow | undefined;
+}
+
+export function setSubscriptionCard(sqlite: Sqlite, id: string, cardId: string, now: number): void {
+  prepared(sqlite, 'UPDATE subscriptions SET card_id = ?, updated_at = ? WHERE id = ?').run(cardId, now, id);
+}
+
+export function setCardUpdateToken(sqlite: Sqlite, id: string, token: string | null, expiresAt: number | null): void {
+  prepared(sqlite, 'UPDATE subscriptions SET card_update_token = ?, card_update_expires_at = ? WHERE id = ?').run(token, expiresAt, id);
+}
+
+/** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or settled. */
+export function rescheduleRecord(sqlite: Sqlite, id: string, scheduledTime: number): boolean {
+  return (
+    prepared(sqlite, "UPDATE billing_records SET scheduled_time = ? WHERE id = ? AND status = 'PENDING' AND transaction_id IS NULL").run(scheduledTime, id)
+      .changes === 1
   );
 }
