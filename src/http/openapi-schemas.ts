@@ -157,6 +157,8 @@ const subscriptionDetail = subscriptionListItem.extend({
   cycleType: z.enum(CYCLE_TYPES),
   cycleLength: z.number().int().min(1).max(365),
   totalPaid: amountNumber,
+  creditBalance: amountNumber.optional().meta({ description: 'Credit left over from a plan change, spent by the next charges; absent when none' }),
+  pendingPlanId: z.string().optional().meta({ description: 'The plan the next renewal moves to, while a plan change at period end waits' }),
 });
 
 const billingRecord = z.object({

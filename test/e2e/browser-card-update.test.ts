@@ -82,7 +82,7 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
     expect(await page.textContent('body')).toContain('Tea & Co <Shop>');
     expect(await page.textContent('body')).toContain('4.99');
     expect(await page.locator('script').count()).toBe(0);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     for (const [id, token] of [['#cc-name', 'cc-name'], ['#cc-number', 'cc-number'], ['#cc-exp-month', 'cc-exp-month'], ['#cc-exp-year', 'cc-exp-year'], ['#cc-csc', 'cc-csc']]) {
       expect(await page.getAttribute(id as string, 'autocomplete')).toBe(token);
     }

@@ -75,6 +75,7 @@ describe('plan change now', () => {
     clock.set(t('2026-01-01 00:00:00') + 31 * 86_400_000 * 0.1); // 10% of January used
     const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: cheap, when: 'NOW' });
     expect(r).toMatchObject({ result: 'CHANGED', credit: 90, creditBalance: 60 });
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ planId: cheap, creditBalance: 60 });
     expect(r.record).toMatchObject({ amount: 0 });
     // The first renewal spends 30.00 of the credit, the second the last 30.00, the third charges in full.
     for (let i = 0; i < 3; i++) {
@@ -199,6 +200,7 @@ describe('plan change at period end', () => {
     const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: weekly });
     expect(r).toMatchObject({ when: 'PERIOD_END', result: 'SCHEDULED', planId, pendingPlanId: weekly, credit: 0, nextBillingTime: '2026-02-15 09:00:00' });
     expect([planCount(ctx, planId), planCount(ctx, weekly)]).toEqual([1, 1]);
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ planId, pendingPlanId: weekly });
     expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: planId, amount: 999 });
     clock.set(t('2026-02-15 09:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });

@@ -753,6 +753,13 @@ export interface components {
              * @example 9.99
              */
             totalPaid: number;
+            /**
+             * @description Credit left over from a plan change, spent by the next charges; absent when none
+             * @example 9.99
+             */
+            creditBalance?: number;
+            /** @description The plan the next renewal moves to, while a plan change at period end waits */
+            pendingPlanId?: string;
         };
         /** @description One charge attempt of a subscription */
         BillingRecord: {
