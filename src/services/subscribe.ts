@@ -96,6 +96,7 @@ export async function createFirstCharge(
     leaseOwner: null,
     leaseUntil: null,
     creditApplied: 0,
+    creditGranted: 0,
     planId: plan.id,
     createdAt: now,
   });

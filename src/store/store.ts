@@ -120,6 +120,8 @@ export interface Reads {
   /** The latest record of a subscription (by creation), whatever its status. */
   latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined>;
   getRecord(id: string): Promise<BillingRecordRow | undefined>;
+  /** PENDING CHANGE records created before `before` (a plan change whose request died mid-way), oldest first. */
+  stalePendingChanges(before: number, limit: number): Promise<string[]>;
   /** The subscription a card-update page token (updateCardUrl) belongs to, whatever its state. */
   getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined>;
   /** A vaulted card, its number still sealed (a plan change charges the card on file). */

@@ -8,6 +8,7 @@ import { subscriptionDetail } from '../../src/services/subscriptions/index.js';
 import { isPaygateError } from '../../src/domain/errors.js';
 import { parseTime } from '../../src/domain/time.js';
 import type { Ctx } from '../../src/ctx.js';
+import type { Channel } from '../../src/channel/channel.js';
 
 let app: TestApp;
 afterEach(async () => app?.close());
@@ -147,6 +148,43 @@ describe('plan change now', () => {
     expect(await change(planId, 'SOON')).toBe('1001');
     sqliteOf(ctx).prepare("UPDATE subscriptions SET status = 'PAUSED' WHERE id = ?").run(sub.subscriptionId);
     expect(await change(await plan(ctx, merchantId, '7.00'))).toBe('1008');
+  });
+});
+
+describe('plan change interrupted', () => {
+  it('a change whose request died after the channel charged is finished by the renewal run once its lease ran out, charged once', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' }, { notifyUrl: CLOSED_NOTIFY_URL });
+    const pro = await plan(ctx, merchantId, '30.00');
+    const other = await plan(ctx, merchantId, '50.00');
+    const sub = await subscribe(ctx, merchantId, planId);
+    const real = ctx.channel;
+    // The channel charges, then the process "dies" before the outcome is recorded.
+    (ctx as { channel: Channel }).channel = {
+      name: real.name,
+      charge: async (req) => {
+        await real.charge(req);
+        throw new Error('connection reset');
+      },
+      completeAction: (ref, passed) => real.completeAction(ref, passed),
+      refund: (req) => real.refund(req),
+    };
+    clock.set(t('2026-01-16 00:00:00'));
+    await expect(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' })).rejects.toThrow('connection reset');
+    (ctx as { channel: Channel }).channel = real;
+    expect(records(ctx, sub.subscriptionId).find((r) => r.billing_type === 'CHANGE')?.status).toBe('PENDING');
+    expect(await codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: other, when: 'NOW' }))).toBe('1008');
+    clock.set(t('2026-01-16 00:09:00'));
+    await runRenewal(ctx);
+    expect(records(ctx, sub.subscriptionId).find((r) => r.billing_type === 'CHANGE')?.status).toBe('PENDING');
+    clock.set(t('2026-01-16 00:10:01'));
+    await runRenewal(ctx);
+    expect(records(ctx, sub.subscriptionId).find((r) => r.billing_type === 'CHANGE')).toMatchObject({ status: 'SUCCESS', amount: 2484 });
+    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: pro, total_paid: 1000 + 2484 });
+    const ledger = sqliteOf(ctx).prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND amount = 2484").get();
+    expect(ledger).toEqual({ n: 1 });
+    expect(events(app, sub.subscriptionId).map((e) => e.eventType)).toContain('PLAN_CHANGED');
   });
 });
 

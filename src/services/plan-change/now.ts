@@ -1,11 +1,11 @@
 import type { Ctx } from '../../ctx.js';
 import { billingTime } from '../../domain/calendar.js';
-import { notAllowed } from '../../domain/errors.js';
+import { notAllowed, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { applyCredit, unusedCredit } from '../../domain/proration.js';
 import { isCounted, isEnded } from '../../domain/subscription-state.js';
 import { subscriptionCallbackBody } from '../../notify/payloads.js';
-import type { BillingRecordRow, CardRow, PlanRow, SubscriptionRow, Tx } from '../../store/store.js';
+import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
 import type { ChargeOutcome } from '../renew/charge.js';
 import { renewalPrice } from './price.js';
@@ -16,15 +16,8 @@ import { changeResult, type ChangeResult } from './view.js';
 /** The renewal transaction status codes (SPEC §5) a CHANGE charge's transaction goes through. */
 const ACCEPTED = 100000;
 
-interface Intent {
-  s: SubscriptionRow;
-  plan: PlanRow;
-  card: CardRow;
-  recordId: string;
-  credit: number;
-  charge: number;
-  creditLeft: number;
-}
+/** How long a CHANGE record may wait for its request before the renewal run finishes it (as a renewal claim's lease). */
+export const CHANGE_LEASE_MS = 10 * 60_000;
 
 /**
  * A change that takes effect now (SPEC: the unused part of the paid period is credited by time,
@@ -37,12 +30,29 @@ interface Intent {
  * the place is given back.
  */
 export async function changeNow(ctx: Ctx, merchantId: string, req: ChangePlanInput): Promise<ChangeResult> {
-  const intent = await ctx.store.transaction((tx) => writeIntent(ctx, tx, merchantId, req));
-  const out = await charge(ctx, intent);
-  return ctx.store.transaction((tx) => recordChange(ctx, tx, merchantId, intent, out));
+  const recordId = await ctx.store.transaction((tx) => writeIntent(ctx, tx, merchantId, req));
+  const out = await chargeChange(ctx, recordId);
+  return ctx.store.transaction((tx) => recordChange(ctx, tx, recordId, out));
 }
 
-async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlanInput): Promise<Intent> {
+/**
+ * A plan change whose request died between its intent and its outcome (a crash, a channel fault)
+ * leaves its CHANGE record PENDING, the subscription refusing other changes. The renewal run
+ * finishes such records once they are older than the lease: the charge is repeated with the same
+ * idempotency key (the channel answers its first result, or charges now if it never got the
+ * call), and the outcome recorded as the request would have. Returns how many it finished.
+ */
+export async function resumeStaleChanges(ctx: Ctx): Promise<number> {
+  let done = 0;
+  for (const id of await ctx.store.stalePendingChanges(ctx.clock.now() - CHANGE_LEASE_MS, 100)) {
+    const out = await chargeChange(ctx, id);
+    await ctx.store.transaction((tx) => recordChange(ctx, tx, id, out));
+    done++;
+  }
+  return done;
+}
+
+async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlanInput): Promise<string> {
   const { s, plan } = await lockForChange(tx, merchantId, req.subscriptionId, req.planId);
   const now = ctx.clock.now();
   if (plan.id === s.planId) throw notAllowed('the subscription is already on this plan');
@@ -56,7 +66,7 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
   if (plan.id !== s.pendingPlanId) await reserveTarget(tx, plan);
 
   const credit = await unusedPeriodCredit(tx, s, now);
-  const { charge, creditLeft } = applyCredit(plan.price, credit + s.credit);
+  const { charge } = applyCredit(plan.price, credit + s.credit);
   const recordId = newId('rec', now);
   const txnId = newId('txn', now);
   await tx.insertTransaction({
@@ -115,10 +125,11 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
     leaseOwner: null,
     leaseUntil: null,
     creditApplied: plan.price - charge,
+    creditGranted: credit,
     planId: plan.id,
     createdAt: now,
   });
-  return { s, plan, card, recordId, credit, charge, creditLeft };
+  return recordId;
 }
 
 /**
@@ -133,14 +144,19 @@ async function unusedPeriodCredit(tx: Tx, s: SubscriptionRow, now: number): Prom
 }
 
 /** Merchant-initiated like a renewal (the subscriber is not on a page): a channel asking for 3DS is a decline. */
-async function charge(ctx: Ctx, i: Intent): Promise<ChargeOutcome> {
+async function chargeChange(ctx: Ctx, recordId: string): Promise<ChargeOutcome> {
   const now = ctx.clock.now();
-  if (cardExpired(i.card.expMonth, i.card.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
+  const record = await ctx.store.getRecord(recordId);
+  const s = record ? await ctx.store.getSubscriptionById(record.subscriptionId) : undefined;
+  const card = s?.cardId ? await ctx.store.getCard(s.cardId) : undefined;
+  // Ended meanwhile (its card deleted): nothing to charge.
+  if (!record || !card) return { approved: false, reason: 'processing_error', ref: null };
+  if (cardExpired(card.expMonth, card.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
   const result = await ctx.channel.charge({
-    idempotencyKey: i.recordId,
-    amount: i.charge,
-    currency: i.plan.currency,
-    card: { number: ctx.vault.decrypt(i.card.panEnc), expMonth: i.card.expMonth, expYear: i.card.expYear },
+    idempotencyKey: record.id,
+    amount: record.amount,
+    currency: record.currency,
+    card: { number: ctx.vault.decrypt(card.panEnc), expMonth: card.expMonth, expYear: card.expYear },
     customerPresent: false,
   });
   if (result.outcome === 'approved') return { approved: true, ref: result.ref };
@@ -148,13 +164,16 @@ async function charge(ctx: Ctx, i: Intent): Promise<ChargeOutcome> {
   return { approved: false, reason: 'authentication_failed', ref: result.ref };
 }
 
-async function recordChange(ctx: Ctx, tx: Tx, merchantId: string, i: Intent, out: ChargeOutcome): Promise<ChangeResult> {
+async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: ChargeOutcome): Promise<ChangeResult> {
   const now = ctx.clock.now();
   const failReason = out.approved ? null : out.reason;
-  const settled = await tx.settleFirstRecord(i.recordId, out.approved ? 'SUCCESS' : 'FAILED', failReason, now);
-  const record = await tx.getRecord(i.recordId);
-  const s = await tx.lockSubscription(merchantId, i.s.id);
-  if (!s || !record) throw notAllowed('subscription disappeared');
+  const settled = await tx.settleFirstRecord(recordId, out.approved ? 'SUCCESS' : 'FAILED', failReason, now);
+  const record = await tx.getRecord(recordId);
+  const s = record ? await tx.lockSubscription(record.merchantId, record.subscriptionId) : undefined;
+  const plan = record?.planId && s ? await tx.getPlan(s.merchantId, record.planId) : undefined;
+  if (!record || !s || !plan) throw notFound('subscription');
+  const merchantId = s.merchantId;
+  const i = { plan, credit: record.creditGranted, charge: record.amount };
   if (!settled) return changeResult(ctx, s, { when: 'NOW', result: record.status === 'SUCCESS' ? 'CHANGED' : 'DECLINED', credit: i.credit, next: await tx.nextBillingTime(s.id), record });
   if (record.transactionId) await tx.finishRenewalTransaction(record.transactionId, { approved: out.approved, failReason, channelRef: out.ref, now });
   await tx.addChargeToSubscription(s.id, { approved: out.approved, amount: i.charge, paidThrough: null, now });
@@ -181,7 +200,8 @@ async function recordChange(ctx: Ctx, tx: Tx, merchantId: string, i: Intent, out
     ...cycle,
     anchorTime: now,
     paidThrough,
-    credit: i.creditLeft,
+    // What the fresh credit and the carried credit leave once this charge spent its part.
+    credit: Math.max(0, i.credit + s.credit - record.creditApplied),
     pendingPlanId: null,
   };
   await tx.applyPlanChange(s.id, { ...after, now });

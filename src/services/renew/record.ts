@@ -125,6 +125,7 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
     leaseOwner: null,
     leaseUntil: null,
     creditApplied: rec.creditApplied,
+    creditGranted: 0,
     planId: rec.recordPlanId,
     createdAt: now,
   };

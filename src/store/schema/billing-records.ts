@@ -24,6 +24,8 @@ export const billingRecords = sqliteTable(
     leaseUntil: integer('lease_until'),
     /** Carried credit (from a plan change) this charge spends besides its amount: amount + creditApplied = the plan's price. */
     creditApplied: integer('credit_applied').notNull().default(0),
+    /** CHANGE: the credit granted for the unused part of the old plan's period (minor units). */
+    creditGranted: integer('credit_granted').notNull().default(0),
     /** The plan this charge pays for; null on records written before plan changes existed (the subscription's plan). */
     planId: text('plan_id'),
     createdAt: integer('created_at').notNull(),

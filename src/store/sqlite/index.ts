@@ -147,6 +147,10 @@ class SqliteReads implements Reads {
     return subs.getSubscriptionByCardToken(this.db, token);
   }
 
+  async stalePendingChanges(before: number, limit: number): Promise<string[]> {
+    return subs.stalePendingChanges(this.db, before, limit);
+  }
+
   async getCard(id: string): Promise<CardRow | undefined> {
     return cards.getCard(this.db, id);
   }

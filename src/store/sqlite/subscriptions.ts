@@ -30,7 +30,7 @@ export const RECORD_COLUMNS = `r.id, r.subscription_id AS subscriptionId, r.merc
   r.billing_type AS billingType, r.amount, r.currency, r.scheduled_time AS scheduledTime, r.actual_time AS actualTime,
   r.status, r.transaction_id AS transactionId, r.fail_reason AS failReason, r.retry_count AS retryCount,
   r.cycle_index AS cycleIndex, r.lease_owner AS leaseOwner, r.lease_until AS leaseUntil,
-  r.credit_applied AS creditApplied, r.plan_id AS planId, r.created_at AS createdAt`;
+  r.credit_applied AS creditApplied, r.credit_granted AS creditGranted, r.plan_id AS planId, r.created_at AS createdAt`;
 
 /** A subscription of this merchant; another merchant's reads as absent (SPEC §2). */
 export function getSubscription(sqlite: Sqlite, merchantId: string, id: string): SubscriptionRow | undefined {
@@ -243,9 +243,9 @@ export function insertBillingRecord(sqlite: Sqlite, r: BillingRecordRow): void {
   prepared(
     sqlite,
     `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, actual_time, status,
-       transaction_id, fail_reason, retry_count, cycle_index, lease_owner, lease_until, credit_applied, plan_id, created_at)
+       transaction_id, fail_reason, retry_count, cycle_index, lease_owner, lease_until, credit_applied, credit_granted, plan_id, created_at)
      VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, @actualTime, @status,
-       @transactionId, @failReason, @retryCount, @cycleIndex, @leaseOwner, @leaseUntil, @creditApplied, @planId, @createdAt)`,
+       @transactionId, @failReason, @retryCount, @cycleIndex, @leaseOwner, @leaseUntil, @creditApplied, @creditGranted, @planId, @createdAt)`,
   ).run(r);
 }
 
@@ -309,4 +309,14 @@ export function rescheduleRecord(sqlite: Sqlite, id: string, scheduledTime: numb
     prepared(sqlite, "UPDATE billing_records SET scheduled_time = ? WHERE id = ? AND status = 'PENDING' AND transaction_id IS NULL").run(scheduledTime, id)
       .changes === 1
   );
+}
+
+/** CHANGE records still PENDING created before `before`: a plan change whose request died between its charge and its record. */
+export function stalePendingChanges(sqlite: Sqlite, before: number, limit: number): string[] {
+  return (
+    prepared(
+      sqlite,
+      "SELECT id FROM billing_records INDEXED BY billing_records_due WHERE status = 'PENDING' AND billing_type = 'CHANGE' AND created_at < ? ORDER BY scheduled_time LIMIT ?",
+    ).all(before, limit) as { id: string }[]
+  ).map((r) => r.id);
 }

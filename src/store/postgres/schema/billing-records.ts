@@ -25,6 +25,8 @@ export const billingRecords = pgTable(
     leaseUntil: instant('lease_until'),
     /** Carried credit (from a plan change) this charge spends besides its amount: amount + creditApplied = the plan's price. */
     creditApplied: money('credit_applied').notNull().default(0),
+    /** CHANGE: the credit granted for the unused part of the old plan's period (minor units). */
+    creditGranted: money('credit_granted').notNull().default(0),
     /** The plan this charge pays for; null on records written before plan changes existed (the subscription's plan). */
     planId: text('plan_id'),
     createdAt: instant('created_at').notNull(),

@@ -1,4 +1,0 @@
-ALTER TABLE `subscriptions` ADD `card_update_token` text;--> statement-breakpoint
-ALTER TABLE `subscriptions` ADD `card_update_expires_at` integer;--> statement-breakpoint
-CREATE UNIQUE INDEX `subscriptions_card_update_token` ON `subscriptions` (`card_update_token`) WHERE card_update_token IS NOT NULL;--> statement-breakpoint
-ALTER TABLE `transactions` ADD `card_id` text;
