@@ -6,7 +6,7 @@ import { paygate } from '../helpers/cli.js';
 import { paygateAsync } from '../helpers/cli-async.js';
 import { tempDir } from '../helpers/ctx.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
@@ -111,4 +111,32 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
     const kinds = bills.body.data.records.map((r: { billingType: string; status: string }) => `${r.billingType}:${r.status}`).sort();
     expect(kinds).toEqual(['INITIAL:SUCCESS', 'RENEW:FAILED', 'RENEW:PENDING', 'RETRY:SUCCESS']);
   }, 90_000);
+
+  it('the card page is hardened like checkout: CSP, no script, CSRF on the form, an unknown token is the HTML unavailable page', async () => {
+    const c = client(srv.url, m);
+    const plan = await c.post('/subscription/plan/create', { planName: 'Weekly tea', price: '2.50', currency: 'USD', cycleType: 'WEEKLY', cycleLength: 1 });
+    const year = String(new Date().getUTCFullYear() + 3);
+    const created = await c.post('/subscription/create', {
+      requestId: 'dunning-2',
+      relationId: 'dunning-2',
+      planId: plan.body.data.planId,
+      userId: 'grace',
+      cardInfo: { holderName: 'Grace', cardNumber: '4000000000000341', month: '12', year, cvv: '123' },
+    });
+    const subscriptionId = created.body.data.subscriptionId as string;
+    const next = (await c.get('/subscription/detail', { subscriptionId })).body.data.nextBillingTime as string;
+    await renewAt(next);
+    const link = rx.received.find((r) => r.body.eventType === 'RENEW_FAILED' && r.body.subscriptionId === subscriptionId)?.body.updateCardUrl ?? '';
+    const page = await raw(link);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.text).not.toContain('<script');
+    const forged = await raw(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'cardNumber=4242424242424242&month=12&year=2030&cvv=123' });
+    expect(forged.status).toBe(403);
+    const unknown = await raw(`${srv.url}/card/not-a-token`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toContain('text/html');
+    expect(unknown.text).toContain('no longer available');
+  }, 60_000);
 });
