@@ -180,8 +180,8 @@ const planChange = z.object({
   subscriptionId: z.string(),
   subscriptionCode: z.string(),
   when: z.enum(['NOW', 'PERIOD_END']),
-  result: z.enum(['CHANGED', 'SCHEDULED', 'UNSCHEDULED', 'DECLINED']).meta({
-    description: 'CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays',
+  result: z.enum(['CHANGED', 'SCHEDULED', 'UNSCHEDULED', 'DECLINED', 'ENDED']).meta({
+    description: 'CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays; ENDED: the subscription was cancelled while the charge ran (the charge counts, the plan did not move)',
   }),
   planId: z.string().meta({ description: 'The plan in force after the request' }),
   pendingPlanId: z.string().optional().meta({ description: 'The plan the next renewal moves to, while a change at period end waits' }),

@@ -4,7 +4,7 @@ import { merchantWithPlan, planCount, records, subRow, subscribe } from '../help
 import { createPlan } from '../../src/services/plans.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
 import { runRenewal } from '../../src/services/renew/index.js';
-import { subscriptionDetail } from '../../src/services/subscriptions/index.js';
+import { cancelSubscription, subscriptionDetail } from '../../src/services/subscriptions/index.js';
 import { isPaygateError } from '../../src/domain/errors.js';
 import { parseTime } from '../../src/domain/time.js';
 import type { Ctx } from '../../src/ctx.js';
@@ -185,6 +185,35 @@ describe('plan change interrupted', () => {
     const ledger = sqliteOf(ctx).prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND amount = 2484").get();
     expect(ledger).toEqual({ n: 1 });
     expect(events(app, sub.subscriptionId).map((e) => e.eventType)).toContain('PLAN_CHANGED');
+  });
+});
+
+describe('plan change and cancel', () => {
+  it('a subscription cancelled while its CHANGE charge runs: the charge counts, the plan does not move, places and card are released', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' });
+    const pro = await plan(ctx, merchantId, '30.00');
+    const sub = await subscribe(ctx, merchantId, planId);
+    const real = ctx.channel;
+    (ctx as { channel: Channel }).channel = {
+      name: real.name,
+      charge: async (req) => {
+        const r = await real.charge(req);
+        await cancelSubscription(ctx, merchantId, sub.subscriptionId);
+        return r;
+      },
+      completeAction: (ref, passed) => real.completeAction(ref, passed),
+      refund: (req) => real.refund(req),
+    };
+    clock.set(t('2026-01-16 00:00:00'));
+    const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
+    (ctx as { channel: Channel }).channel = real;
+    expect(r).toMatchObject({ result: 'ENDED', planId });
+    expect(r.record).toMatchObject({ billingType: 'CHANGE', status: 'SUCCESS' });
+    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'CANCELLED', plan_id: planId, card_id: null, total_paid: 1000 + 2484 });
+    expect([planCount(ctx, planId), planCount(ctx, pro)]).toEqual([0, 0]);
+    expect(sqliteOf(ctx).prepare('SELECT count(*) AS n FROM cards').get()).toEqual({ n: 0 });
   });
 });
 

@@ -812,10 +812,10 @@ export interface components {
             /** @enum {string} */
             when: "NOW" | "PERIOD_END";
             /**
-             * @description CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays
+             * @description CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays; ENDED: the subscription was cancelled while the charge ran (the charge counts, the plan did not move)
              * @enum {string}
              */
-            result: "CHANGED" | "SCHEDULED" | "UNSCHEDULED" | "DECLINED";
+            result: "CHANGED" | "SCHEDULED" | "UNSCHEDULED" | "DECLINED" | "ENDED";
             /** @description The plan in force after the request */
             planId: string;
             /** @description The plan the next renewal moves to, while a change at period end waits */

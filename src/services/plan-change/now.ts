@@ -174,7 +174,11 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: ChargeOutco
   if (!record || !s || !plan) throw notFound('subscription');
   const merchantId = s.merchantId;
   const i = { plan, credit: record.creditGranted, charge: record.amount };
-  if (!settled) return changeResult(ctx, s, { when: 'NOW', result: record.status === 'SUCCESS' ? 'CHANGED' : 'DECLINED', credit: i.credit, next: await tx.nextBillingTime(s.id), record });
+  if (!settled) {
+    // Another caller (the renewal run finishing a stale change) recorded it first: report what is there.
+    const result = record.status !== 'SUCCESS' ? 'DECLINED' : s.planId === plan.id ? 'CHANGED' : 'ENDED';
+    return changeResult(ctx, s, { when: 'NOW', result, credit: i.credit, next: await tx.nextBillingTime(s.id), record });
+  }
   if (record.transactionId) await tx.finishRenewalTransaction(record.transactionId, { approved: out.approved, failReason, channelRef: out.ref, now });
   await tx.addChargeToSubscription(s.id, { approved: out.approved, amount: i.charge, paidThrough: null, now });
   // The place taken on the new plan, unless a change at period end already held it.
@@ -186,7 +190,7 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: ChargeOutco
     // Declined: the old plan stays. Approved but cancelled meanwhile: the money counts, the plan does not move.
     await releaseTarget();
     if (isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0) await tx.deleteCard(s.cardId);
-    const result = out.approved ? 'CHANGED' : 'DECLINED';
+    const result = out.approved ? 'ENDED' : 'DECLINED';
     return changeResult(ctx, s, { when: 'NOW', result, credit: i.credit, next: await tx.nextBillingTime(s.id), record });
   }
 

@@ -8,13 +8,14 @@ import type { ChangeWhen } from './request.js';
 /**
  * What a plan change answers. `result`: CHANGED (the new plan is in force), SCHEDULED (it takes
  * over at the next renewal), UNSCHEDULED (a pending change was withdrawn by asking for the
- * current plan), DECLINED (the CHANGE charge was declined: the old plan stays).
+ * current plan), DECLINED (the CHANGE charge was declined: the old plan stays), ENDED (the
+ * subscription was cancelled while the charge ran: the charge counts, the plan did not move).
  */
 export interface ChangeResult {
   subscriptionId: string;
   subscriptionCode: string;
   when: ChangeWhen;
-  result: 'CHANGED' | 'SCHEDULED' | 'UNSCHEDULED' | 'DECLINED';
+  result: 'CHANGED' | 'SCHEDULED' | 'UNSCHEDULED' | 'DECLINED' | 'ENDED';
   /** The plan in force after the request. */
   planId: string;
   /** The plan the next renewal moves to, while a change at period end waits. */
