@@ -134,6 +134,12 @@ export interface Reads {
   /** The latest record of a subscription (by creation), whatever its status. */
   latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined>;
   getRecord(id: string): Promise<BillingRecordRow | undefined>;
+  /** PENDING CHANGE records created before `before` (a plan change whose request died mid-way), oldest first. */
+  stalePendingChanges(before: number, limit: number): Promise<string[]>;
+  /** The subscription a card-update page token (updateCardUrl) belongs to, whatever its state. */
+  getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined>;
+  /** A vaulted card, its number still sealed (a plan change charges the card on file). */
+  getCard(id: string): Promise<CardRow | undefined>;
   countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number>;
   /** Newest first (creation order), one page. */
   pageRecords(subscriptionId: string, status: RecordStatus | undefined, limit: number, offset: number): Promise<BillingRecordRow[]>;
@@ -231,7 +237,22 @@ export interface Tx extends Reads {
   /** Count one charge on a subscription: its amount if approved, a failure if not, paid_through moved forward. */
   addChargeToSubscription(id: string, c: { approved: boolean; amount: number; paidThrough: number | null; now: number }): Promise<void>;
 
-  /** A full record row (a first charge's INITIAL, with its transaction). */
+  /** The card renewals charge from now on. */
+  setSubscriptionCard(id: string, cardId: string, now: number): Promise<void>;
+  /** The hosted card-update page's token and its end (null, null: no page). */
+  setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void>;
+  /** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or no longer PENDING. */
+  rescheduleRecord(id: string, scheduledTime: number): Promise<boolean>;
+  /** Move a subscription to another plan: price, cycle, anchor, paid period and carried credit; clears a pending change. */
+  applyPlanChange(id: string, c: PlanSwitch): Promise<void>;
+  /** The plan a change at period end moves to (null: none). */
+  setPendingPlan(id: string, planId: string | null, now: number): Promise<void>;
+  /** Spend `amount` of the subscription's carried credit (never below zero). */
+  spendCredit(id: string, amount: number, now: number): Promise<void>;
+  /** Re-price a PENDING record no run has claimed; false when it is claimed or no longer PENDING. */
+  repriceRecord(id: string, p: RecordPrice): Promise<boolean>;
+
+  /** A full record row (a first charge's INITIAL or a plan change's CHANGE, with its transaction). */
   insertBillingRecord(row: BillingRecordRow): Promise<void>;
   /** A PENDING record; returns its id. */
   insertPendingRecord(r: NewRecord): Promise<string>;
@@ -417,6 +438,24 @@ export interface SubscriptionStatusPatch {
   anchorTime?: number;
 }
 
+export interface PlanSwitch {
+  planId: string;
+  amount: number;
+  cycleType: SubscriptionRow['cycleType'];
+  cycleLength: number;
+  anchorTime: number;
+  paidThrough: number | null;
+  credit: number;
+  now: number;
+}
+
+/** What a record charges: for which plan, the amount, and the carried credit it spends beside it. */
+export interface RecordPrice {
+  planId: string;
+  amount: number;
+  creditApplied: number;
+}
+
 export interface NewRecord {
   subscriptionId: string;
   merchantId: string;
@@ -426,6 +465,10 @@ export interface NewRecord {
   scheduledTime: number;
   retryCount: number;
   cycleIndex: number;
+  /** Carried credit this charge spends (default 0): amount + creditApplied = the plan's price. */
+  creditApplied?: number;
+  /** The plan this charge pays for (default: the subscription's plan). */
+  planId?: string | null;
   now: number;
 }
 
@@ -450,6 +493,9 @@ export interface ClaimedRecord {
   scheduledTime: number;
   retryCount: number;
   cycleIndex: number;
+  creditApplied: number;
+  /** The plan the record charges for (null: the subscription's). */
+  recordPlanId: string | null;
   transactionId: string | null;
   subscriptionStatus: string;
   planId: string;

@@ -1,6 +1,7 @@
 import type { Ctx } from '../../ctx.js';
 import { deliverDue } from '../../notify/deliver.js';
 import { expireStalePages } from '../pages.js';
+import { resumeStaleChanges } from '../plan-change/now.js';
 import { resumeStaleRefunds } from '../refund.js';
 
 /** The payments side's page expiry (SPEC §7: a run expires abandoned 3DS/checkout sessions). */
@@ -16,4 +17,9 @@ export async function deliverCallbacks(ctx: Ctx): Promise<number> {
 /** Refunds a thrown channel call left PENDING are driven again (docs/payments.md). */
 export async function resumeRefunds(ctx: Ctx): Promise<void> {
   await resumeStaleRefunds(ctx);
+}
+
+/** Plan changes whose request died between charge and record are finished (docs/renewals.md). */
+export async function resumeChanges(ctx: Ctx): Promise<void> {
+  await resumeStaleChanges(ctx);
 }

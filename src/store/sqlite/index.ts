@@ -18,6 +18,8 @@ import type {
   NewEvent,
   NewIdempotency,
   NewRecord,
+  PlanSwitch,
+  RecordPrice,
   OperationalCounts,
   OwnedId,
   PageWindow,
@@ -149,6 +151,18 @@ class SqliteReads implements Reads {
   async latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined> {
     return subs.latestRecord(this.db, subscriptionId);
   }
+  async getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined> {
+    return subs.getSubscriptionByCardToken(this.db, token);
+  }
+
+  async stalePendingChanges(before: number, limit: number): Promise<string[]> {
+    return subs.stalePendingChanges(this.db, before, limit);
+  }
+
+  async getCard(id: string): Promise<CardRow | undefined> {
+    return cards.getCard(this.db, id);
+  }
+
   async getRecord(id: string): Promise<BillingRecordRow | undefined> {
     return subs.getRecord(this.db, id);
   }
@@ -286,6 +300,34 @@ class SqliteTx extends SqliteReads implements Tx {
   async insertBillingRecord(row: BillingRecordRow): Promise<void> {
     subs.insertBillingRecord(this.db, row);
   }
+  async setSubscriptionCard(id: string, cardId: string, now: number): Promise<void> {
+    subs.setSubscriptionCard(this.db, id, cardId, now);
+  }
+
+  async setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void> {
+    subs.setCardUpdateToken(this.db, id, token, expiresAt);
+  }
+
+  async rescheduleRecord(id: string, scheduledTime: number): Promise<boolean> {
+    return subs.rescheduleRecord(this.db, id, scheduledTime);
+  }
+
+  async applyPlanChange(id: string, c: PlanSwitch): Promise<void> {
+    subs.applyPlanChange(this.db, id, c);
+  }
+
+  async setPendingPlan(id: string, planId: string | null, now: number): Promise<void> {
+    subs.setPendingPlan(this.db, id, planId, now);
+  }
+
+  async spendCredit(id: string, amount: number, now: number): Promise<void> {
+    subs.spendCredit(this.db, id, amount, now);
+  }
+
+  async repriceRecord(id: string, p: RecordPrice): Promise<boolean> {
+    return subs.repriceRecord(this.db, id, p);
+  }
+
   async insertPendingRecord(r: NewRecord): Promise<string> {
     return subs.insertPendingRecord(this.db, r);
   }
