@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-const all = ['renewals', 'http'];
+const all = ['renewals', 'http', 'report'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = chosen.length > 0 ? chosen : all;
 

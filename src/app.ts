@@ -10,7 +10,9 @@ import { openStore } from './store/open.js';
 import { StoreOpenError, type Store } from './store/store.js';
 import { fingerprinter } from './vault/fingerprint.js';
 
+import { PUBLIC_URL_META_KEY } from './services/public-url.js';
 export type { Ctx } from './ctx.js';
+export { migrationStatus, type MigrationStatus } from './store/open.js';
 
 export interface OpenAppOptions {
   clock?: Clock;
@@ -29,6 +31,12 @@ export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Pro
     const { vault, loaded } = await openVault(store, config.dbPath, config.vaultKey, opts.vaultRotation ? { rotation: opts.vaultRotation } : {});
     await keyFingerprints(store, vault);
     const channel = (opts.channel ?? createSandboxChannel)({ store, clock });
+    // Links are built from one public URL for every process: the recorded one unless the
+    // environment names another (services/public-url.ts).
+    if (!config.publicUrlFromEnv) {
+      const recorded = await store.getMeta(PUBLIC_URL_META_KEY);
+      if (recorded) config.publicUrl = recorded;
+    }
     const channels = createChannelRegistry({ sandbox: channel, vault, config });
     return { store, clock, zone, vault, vaultKeySource: loaded.source, channel, channels, config, close: () => store.close() };
   } catch (e) {

@@ -10,8 +10,13 @@ export interface AppConfig {
   /** Days between a failed renewal attempt and its retries (SPEC §6). */
   retryDays: number[];
   callbackPrivate: 'allow' | 'deny';
-  /** Base of checkout / 3DS links (SPEC §1); `serve` sets it from --public-url or its address. */
+  /**
+   * Base of checkout / 3DS links (SPEC §1): PAYGATE_PUBLIC_URL, else the one recorded in the
+   * database (`paygate config set public-url`, or serve's --public-url), else serve's address.
+   */
   publicUrl: string;
+  /** Whether publicUrl came from PAYGATE_PUBLIC_URL (it then beats the recorded one). */
+  publicUrlFromEnv: boolean;
 }
 
 export interface ConfigInput {
@@ -44,6 +49,7 @@ export function loadConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.
     vaultKey: env.PAYGATE_VAULT_KEY,
     retryDays: parseRetryDays(env.PAYGATE_RETRY_DAYS),
     callbackPrivate: parseCallbackPrivate(env.PAYGATE_CALLBACK_PRIVATE),
-    publicUrl: (env.PAYGATE_PUBLIC_URL ?? `http://${env.PAYGATE_HOST ?? '127.0.0.1'}:${env.PAYGATE_PORT ?? '8080'}`).replace(/\/+$/, ''),
+    publicUrl: (env.PAYGATE_PUBLIC_URL || `http://${env.PAYGATE_HOST ?? '127.0.0.1'}:${env.PAYGATE_PORT ?? '8080'}`).replace(/\/+$/, ''),
+    publicUrlFromEnv: Boolean(env.PAYGATE_PUBLIC_URL),
   };
 }

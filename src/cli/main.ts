@@ -15,6 +15,8 @@ import { registerSubCommands } from './commands/sub.js';
 import { registerBillingCommands } from './commands/billing.js';
 import { registerEventsCommands } from './commands/events.js';
 import { registerVaultCommands } from './commands/vault.js';
+import { registerReportCommands } from './commands/report.js';
+import { registerConfigCommands } from './commands/config.js';
 import { printError } from './output.js';
 
 /** The version of the installed package, read from its package.json (src/cli or dist/cli → ../..). */
@@ -50,6 +52,8 @@ export function buildProgram(): Command {
   registerBillingCommands(program);
   registerEventsCommands(program);
   registerVaultCommands(program);
+  registerReportCommands(program);
+  registerConfigCommands(program);
   program
     .command('completion')
     .description('print a shell completion script: source <(paygate completion bash)')

@@ -161,12 +161,14 @@ const subscriptionDetail = subscriptionListItem.extend({
   cycleType: z.enum(CYCLE_TYPES),
   cycleLength: z.number().int().min(1).max(365),
   totalPaid: amountNumber,
+  creditBalance: amountNumber.optional().meta({ description: 'Credit left over from a plan change, spent by the next charges; absent when none' }),
+  pendingPlanId: z.string().optional().meta({ description: 'The plan the next renewal moves to, while a plan change at period end waits' }),
 });
 
 const billingRecord = z.object({
   recordId: z.string(),
   subscriptionCode: z.string(),
-  billingType: z.enum(['INITIAL', 'RENEW', 'RETRY']),
+  billingType: z.enum(['INITIAL', 'RENEW', 'RETRY', 'CHANGE']).meta({ description: 'INITIAL first charge, RENEW renewal, RETRY retry of a failed renewal, CHANGE a plan change charged at once' }),
   amount: amountNumber,
   currency,
   scheduledTime: time,
@@ -176,6 +178,36 @@ const billingRecord = z.object({
   failReason: failReason.optional(),
   retryCount: z.number().int().min(0).max(3),
   createTime: time,
+});
+
+const planChange = z.object({
+  subscriptionId: z.string(),
+  subscriptionCode: z.string(),
+  when: z.enum(['NOW', 'PERIOD_END']),
+  result: z.enum(['CHANGED', 'SCHEDULED', 'UNSCHEDULED', 'DECLINED', 'ENDED']).meta({
+    description: 'CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays; ENDED: the subscription was cancelled while the charge ran (the charge counts, the plan did not move)',
+  }),
+  planId: z.string().meta({ description: 'The plan in force after the request' }),
+  pendingPlanId: z.string().optional().meta({ description: 'The plan the next renewal moves to, while a change at period end waits' }),
+  credit: amountNumber.meta({ description: 'Credit granted for the unused part of the paid period (NOW)' }),
+  creditBalance: amountNumber.meta({ description: 'Credit the subscription carries into its next charges' }),
+  currency,
+  nextBillingTime: time.optional(),
+  record: billingRecord.optional().meta({ description: 'The CHANGE billing record (NOW)' }),
+  failReason: failReason.optional(),
+});
+
+const cardUpdate = z.object({
+  subscriptionId: z.string(),
+  subscriptionCode: z.string(),
+  transactionOrderId: z.string().meta({ description: 'The zero-amount card check (a CARD_CHECK transaction)' }),
+  status: z.enum([String(STATUS.SUCCEEDED), String(STATUS.REQUIRES_3DS), String(STATUS.FAILED)]).meta({
+    description: '200000: the new card replaced the old one; 100040: send the subscriber to url (3-D Secure) first; 300000: declined, the old card stays',
+  }),
+  url: z.string().optional().meta({ description: 'The 3-D Secure page, while the check waits on it' }),
+  failReason: failReason.optional(),
+  card: z.string().optional().meta({ description: 'The card on file after the request, masked (424242******4242)' }),
+  nextBillingTime: time.optional().meta({ description: 'When the next charge is scheduled: now, for a retry the new card made due' }),
 });
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -192,6 +224,8 @@ export const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'outp
   SubscriptionListItem: { schema: subscriptionListItem, io: 'output', description: 'A subscription in a user’s list' },
   Subscription: { schema: subscriptionDetail, io: 'output', description: 'A subscription with its plan’s cycle and what it has paid' },
   BillingRecord: { schema: billingRecord, io: 'output', description: 'One charge attempt of a subscription' },
+  PlanChange: { schema: planChange, io: 'output', description: 'What a plan change did' },
+  CardUpdate: { schema: cardUpdate, io: 'output', description: 'What a card update did' },
 };
 
 /** TrackingEntry is described by hand: its fields are judged per entry, not by a request schema. */
@@ -225,6 +259,8 @@ export const data = {
     },
     required: ['total', 'pageNum', 'pageSize', 'records'],
   },
+  planChange: ref('PlanChange'),
+  cardUpdate: ref('CardUpdate'),
   done: { type: 'boolean', const: true, description: 'The subscription changed state' },
 } satisfies Record<string, Json>;
 
@@ -265,5 +301,6 @@ export const FIELD_TEXT: Record<string, string> = {
   subscriptionCode: 'The subscription’s code (subscriptionCode of its detail)',
   status: 'Only those in this status',
   pageNum: 'Page number, from 1',
+  when: 'NOW: change at once, crediting the unused part of the paid period and charging the difference; PERIOD_END (default): the next renewal charges the new plan',
   pageSize: 'Records per page, 1 to 100',
 };

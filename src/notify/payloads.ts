@@ -39,7 +39,15 @@ export function paymentCallbackBody(
   });
 }
 
-export type SubscriptionEventType = 'RENEW_SUCCEEDED' | 'RENEW_FAILED' | 'SUBSCRIPTION_FAILED' | 'SUBSCRIPTION_EXPIRED';
+export type SubscriptionEventType = 'RENEW_SUCCEEDED' | 'RENEW_FAILED' | 'SUBSCRIPTION_FAILED' | 'SUBSCRIPTION_EXPIRED' | 'PLAN_CHANGED';
+
+/** What a PLAN_CHANGED callback adds: the plan left, when the change took effect, the credit granted and the balance carried. */
+export interface PlanChangeFields {
+  previousPlanId: string;
+  when: 'NOW' | 'PERIOD_END';
+  /** Credit granted for the unused part of the old plan's period (minor units). */
+  credit: number;
+}
 
 export function subscriptionCallbackBody(args: {
   eventType: SubscriptionEventType;
@@ -49,6 +57,9 @@ export function subscriptionCallbackBody(args: {
   nextBillingTime: number | null;
   eventTime: number;
   zone: string;
+  change?: PlanChangeFields;
+  /** RENEW_FAILED while retries are left: the hosted page where the subscriber enters a new card. */
+  updateCardUrl?: string;
 }): Record<string, string> {
   const { subscription: s, record: r, zone } = args;
   return compact({
@@ -70,5 +81,14 @@ export function subscriptionCallbackBody(args: {
     transactionOrderId: r.transactionId,
     nextBillingTime: args.nextBillingTime !== null ? formatTime(args.nextBillingTime, zone) : undefined,
     eventTime: formatTime(args.eventTime, zone),
+    updateCardUrl: args.updateCardUrl,
+    ...(args.change
+      ? {
+          previousPlanId: args.change.previousPlanId,
+          changeWhen: args.change.when,
+          credit: formatAmount(args.change.credit, s.currency),
+          creditBalance: formatAmount(s.credit, s.currency),
+        }
+      : {}),
   });
 }

@@ -79,8 +79,10 @@ export async function createMerchant(ctx: Ctx, input: unknown): Promise<Merchant
   const row: MerchantRow = {
     id: newId('mer', now),
     name: data.name,
-    apiKey: `ak_${randomToken(18)}`,
+    apiKey: newApiKey(),
     secretEnc: ctx.vault.encrypt(secret),
+    prevApiKey: null,
+    prevApiKeyUntil: null,
     prevSecretEnc: null,
     prevSecretUntil: null,
     signatureVersion: data.signatureVersion ?? 2,
@@ -186,6 +188,21 @@ export async function rotateSecret(ctx: Ctx, id: string): Promise<{ merchantId: 
   return { merchantId: row.id, secret, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
 }
 
+const newApiKey = (): string => `ak_${randomToken(18)}`;
+
+/** A new apiKey; the old one keeps working 24 hours, like a rotated secret (so clients can move over). */
+export async function rotateApiKey(ctx: Ctx, id: string): Promise<{ merchantId: string; apiKey: string; previousValidUntil: string }> {
+  const now = ctx.clock.now();
+  const apiKey = newApiKey();
+  const row = await ctx.store.transaction(async (tx) => {
+    const current = await tx.getMerchant(id);
+    if (!current) throw notFound('merchant');
+    await tx.updateMerchant(current.id, { apiKey, prevApiKey: current.apiKey, prevApiKeyUntil: now + SECRET_GRACE_MS, updatedAt: now });
+    return current;
+  });
+  return { merchantId: row.id, apiKey, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
+}
+
 /** The secrets a request may be signed with now: the current one, and the previous one during its grace period. */
 export function merchantSecrets(ctx: Ctx, row: MerchantRow): string[] {
   const secrets = [ctx.vault.decrypt(row.secretEnc)];
@@ -204,6 +221,8 @@ export async function authenticateMerchant(ctx: Ctx, merchantId: unknown, apiKey
   if (typeof merchantId !== 'string' || merchantId === '') throw refuse();
   const row = apiKey !== undefined ? await ctx.store.getMerchantByApiKey(apiKey) : await ctx.store.getMerchant(merchantId);
   if (!row || row.id !== merchantId || row.status !== 'ACTIVE') throw refuse();
+  // Found by its previous apiKey: valid only during the 24 hours after the rotation.
+  if (apiKey !== undefined && row.apiKey !== apiKey && !(row.prevApiKeyUntil !== null && row.prevApiKeyUntil > ctx.clock.now())) throw refuse();
   return row;
 }
 

@@ -7,9 +7,16 @@ import { channelCard, validateCard, type ValidCard } from '../vault/card.js';
 import { itemsOf } from './transactions/input.js';
 import { awaitThreeDs, finishSucceeded, finishUnpaid } from './transactions/outcome.js';
 import { STATUS } from './transactions/view.js';
+import { cardReplaceable } from './card-update/rules.js';
 import { subscriptionStatusOf } from './subscribe.js';
 import { channelOf } from './channel-of.js';
 import { stripeApiUrlFrom } from '../channel/stripe/client.js';
+
+async function subscriptionWantsPage(ctx: Ctx, paymentType: string, subscriptionId: string): Promise<boolean> {
+  const status = await subscriptionStatusOf(ctx, subscriptionId);
+  if (status === undefined) return false;
+  return paymentType === 'CARD_CHECK' ? cardReplaceable(status) : status === 'INCOMPLETE';
+}
 
 /**
  * The logic of the hosted checkout and 3DS pages (SPEC §11); the HTTP layer renders them. A
@@ -29,6 +36,8 @@ export interface PageView {
   currency: string;
   items?: { name: string; price?: string; num?: string }[];
   status: number;
+  /** A card check (a subscription's replacement card): its result reads "card updated", not "paid". */
+  cardCheck?: boolean;
   failReason?: string;
   declines: number;
   /** Where the page may send the user; the HTTP layer narrows its CSP form-action to these. */
@@ -80,6 +89,7 @@ async function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): Promise<
     currency: row.currency,
     ...(items ? { items } : {}),
     status: row.status,
+    ...(row.paymentType === 'CARD_CHECK' ? { cardCheck: true } : {}),
     ...(row.failReason ? { failReason: row.failReason } : {}),
     declines: row.checkoutDeclines,
     ...(row.returnUrl ? { returnUrl: row.returnUrl } : {}),
@@ -145,8 +155,9 @@ async function openRow(ctx: Ctx, kind: PageKind, token: string): Promise<Transac
   if (row && !(await merchantActive(ctx.store, row.merchantId))) throw notFound('page');
   if (row && row.status === STATUS.EXPIRED) throw new PageExpiredError(await outcome(ctx, kind, row));
   if (!row || row.status !== OPEN_STATUS[kind]) throw notFound('page');
-  // A cancelled subscription's open 3DS page stops working (SPEC §6).
-  if (row.subscriptionId && (await subscriptionStatusOf(ctx, row.subscriptionId)) !== 'INCOMPLETE') throw notFound('page');
+  // A cancelled subscription's open 3DS page stops working (SPEC §6); a card check's, once the
+  // subscription can no longer take a new card.
+  if (row.subscriptionId && !(await subscriptionWantsPage(ctx, row.paymentType, row.subscriptionId))) throw notFound('page');
   const now = ctx.clock.now();
   if (row.pageExpiresAt !== null && row.pageExpiresAt <= now) {
     const expired = await expireNow(ctx, row, now);

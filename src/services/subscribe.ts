@@ -80,6 +80,10 @@ export async function createFirstCharge(
     billingCount: 0,
     failedCount: 0,
     totalPaid: 0,
+    credit: 0,
+    pendingPlanId: null,
+    cardUpdateToken: null,
+    cardUpdateExpiresAt: null,
     createdAt: now,
     updatedAt: now,
   });
@@ -101,6 +105,9 @@ export async function createFirstCharge(
     cycleIndex: 0,
     leaseOwner: null,
     leaseUntil: null,
+    creditApplied: 0,
+    creditGranted: 0,
+    planId: plan.id,
     createdAt: now,
   });
   return { subscriptionId, code, recordId, amount };

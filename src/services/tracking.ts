@@ -3,7 +3,9 @@ import type { Ctx } from '../ctx.js';
 import { isHttpUrl, parseInput, wireForm } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { trackingResponseSign } from '../domain/signature.js';
-import type { MerchantRow, TransactionRow, Tx } from '../store/store.js';
+import { notFound } from '../domain/errors.js';
+import { formatTime } from '../domain/time.js';
+import type { MerchantRow, TrackingRow, TransactionRow, Tx } from '../store/store.js';
 import { currentSecret } from '../vault/secrets.js';
 
 /** SERVICE.md tracking-upload response `data`; `sign` per SPEC §4. */
@@ -59,24 +61,34 @@ interface Judged {
   trackUrl: string | null;
 }
 
-/** One entry, judged alone (SPEC §5): its transaction, or undefined when it fails. */
-async function judge(tx: Tx, merchantId: string, entry: unknown): Promise<Judged | undefined> {
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
+/** Why an entry failed, in words an operator can act on. */
+type Refused = { reason: string };
+
+/** One entry, judged alone (SPEC §5): its transaction, or why it fails. */
+async function judge(tx: Tx, merchantId: string, entry: unknown): Promise<Judged | Refused> {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return { reason: 'the entry is not a JSON object' };
   const e = entry as Record<string, unknown>;
   const orderId = str(e.orderId);
   const relationId = str(e.relationId);
   const trackingNo = str(e.trackingNo);
   const trackingChannel = str(e.trackingChannel);
   const trackUrl = e.trackUrl === undefined || e.trackUrl === null || e.trackUrl === '' ? null : e.trackUrl;
-  if (!orderId && !relationId) return undefined;
-  if (!trackingNo || trackingNo.length > 100 || !trackingChannel || trackingChannel.length > 100) return undefined;
-  if (trackUrl !== null && (typeof trackUrl !== 'string' || trackUrl.length > 500 || !isHttpUrl(trackUrl))) return undefined;
+  if (!orderId && !relationId) return { reason: 'neither orderId nor relationId is given' };
+  if (!trackingNo) return { reason: 'trackingNo is missing' };
+  if (trackingNo.length > 100) return { reason: 'trackingNo is longer than 100 characters' };
+  if (!trackingChannel) return { reason: 'trackingChannel is missing' };
+  if (trackingChannel.length > 100) return { reason: 'trackingChannel is longer than 100 characters' };
+  if (trackUrl !== null && (typeof trackUrl !== 'string' || trackUrl.length > 500 || !isHttpUrl(trackUrl))) {
+    return { reason: 'trackUrl must be an http or https URL of at most 500 characters' };
+  }
   // Another merchant's transaction reads as absent; when both ids are sent they must agree.
   const byId = orderId ? await tx.getMerchantTransaction(merchantId, orderId) : undefined;
   const byRel = relationId ? await tx.getTransactionByRelation(merchantId, relationId) : undefined;
-  if ((orderId && !byId) || (relationId && !byRel) || (byId && byRel && byId.id !== byRel.id)) return undefined;
+  if (orderId && !byId) return { reason: 'no transaction of this merchant has this orderId' };
+  if (relationId && !byRel) return { reason: 'no transaction of this merchant has this relationId' };
+  if (byId && byRel && byId.id !== byRel.id) return { reason: 'orderId and relationId name different transactions' };
   const txn = byId ?? byRel;
-  return txn ? { txn, trackingNo, trackingChannel, trackUrl } : undefined;
+  return txn ? { txn, trackingNo, trackingChannel, trackUrl } : { reason: 'no such transaction' };
 }
 
 function failedLabel(entry: unknown, index: number): string {
@@ -84,23 +96,43 @@ function failedLabel(entry: unknown, index: number): string {
   return str(e.orderId) ?? str(e.relationId) ?? `#${index}`;
 }
 
+/** A failed entry and why: `entry` is its failedOrders label. */
+export interface TrackingFailure {
+  entry: string;
+  reason: string;
+}
+
 /**
- * Tracking upload (SPEC §5): 1–500 entries (else 1001), each judged alone; entries for one order
- * accumulate, the same (order, trackingNo) again updates it. All successful entries are written in
- * one transaction.
+ * Tracking upload (SPEC §5) as the HTTP API answers it: `data` keeps the original four fields,
+ * which its signature covers and merchants' verifiers expect; the reasons go to the operator's
+ * CLI (uploadTrackingWithReasons).
  */
 export async function uploadTracking(ctx: Ctx, merchant: MerchantRow, input: unknown): Promise<TrackingResult> {
+  return (await uploadTrackingWithReasons(ctx, merchant, input)).result;
+}
+
+/**
+ * 1–500 entries (else 1001), each judged alone; entries for one order accumulate, the same
+ * (order, trackingNo) again updates it. All successful entries are written in one transaction.
+ */
+export async function uploadTrackingWithReasons(
+  ctx: Ctx,
+  merchant: MerchantRow,
+  input: unknown,
+): Promise<{ result: TrackingResult; failures: TrackingFailure[] }> {
   const { trackingList: entries } = parseInput(TRACKING_REQUEST, input);
 
   const now = ctx.clock.now();
   // Counted inside the unit of work, which may run more than once: start from zero each time.
   const data = await ctx.store.transaction(async (tx) => {
     const failedOrders: string[] = [];
+    const failures: TrackingFailure[] = [];
     let successCount = 0;
     for (const [i, entry] of entries.entries()) {
       const ok = await judge(tx, merchant.id, entry);
-      if (!ok) {
+      if ('reason' in ok) {
         failedOrders.push(failedLabel(entry, i));
+        failures.push({ entry: failedLabel(entry, i), reason: ok.reason });
         continue;
       }
       await tx.upsertTracking({
@@ -114,7 +146,44 @@ export async function uploadTracking(ctx: Ctx, merchant: MerchantRow, input: unk
       });
       successCount++;
     }
-    return { successCount, failedCount: failedOrders.length, failedOrders };
+    return { data: { successCount, failedCount: failedOrders.length, failedOrders }, failures };
   });
-  return { ...data, sign: trackingResponseSign(data, currentSecret(ctx.vault, merchant)) };
+  return { result: { ...data.data, sign: trackingResponseSign(data.data, currentSecret(ctx.vault, merchant)) }, failures: data.failures };
+}
+
+/** An uploaded tracking entry, read back (`paygate tracking list|show`). */
+export interface TrackingView {
+  transactionOrderId: string;
+  relationId?: string;
+  trackingNo: string;
+  trackingChannel: string;
+  trackUrl?: string;
+  merchantId: string;
+  uploadTime: string;
+  updateTime: string;
+}
+
+function trackingView(ctx: Ctx, r: TrackingRow): TrackingView {
+  return {
+    transactionOrderId: r.transactionId,
+    ...(r.relationId ? { relationId: r.relationId } : {}),
+    trackingNo: r.trackingNo,
+    trackingChannel: r.trackingChannel,
+    ...(r.trackUrl ? { trackUrl: r.trackUrl } : {}),
+    merchantId: r.merchantId,
+    uploadTime: formatTime(r.createdAt, ctx.zone),
+    updateTime: formatTime(r.updatedAt, ctx.zone),
+  };
+}
+
+/** Tracking entries, newest first, every merchant's or one's. */
+export async function listTracking(ctx: Ctx, f: { merchantId?: string | undefined; limit: number; offset: number }): Promise<TrackingView[]> {
+  return (await ctx.store.listTracking(f)).map((r) => trackingView(ctx, r));
+}
+
+/** The entries of one transaction (split shipments: several), by its id; 1007 when it has none. */
+export async function showTracking(ctx: Ctx, transactionId: string): Promise<TrackingView[]> {
+  const txn = await ctx.store.getTransaction(transactionId);
+  if (!txn) throw notFound('transaction');
+  return (await ctx.store.listTracking({ transactionId, limit: 1000, offset: 0 })).map((r) => trackingView(ctx, r));
 }

@@ -1,5 +1,9 @@
 import type { Store } from './store.js';
 import { openSqliteStore } from './sqlite/index.js';
+import { sqliteMigrationStatus, type MigrationStatus } from './sqlite/client.js';
+import { StoreOpenError } from './store.js';
+
+export type { MigrationStatus };
 
 /**
  * Open the store named by `PAYGATE_DB` / `--db`: today a SQLite file. The engine is chosen here
@@ -7,4 +11,12 @@ import { openSqliteStore } from './sqlite/index.js';
  */
 export async function openStore(db: string): Promise<Store> {
   return openSqliteStore(db);
+}
+
+/** The migrations a database still lacks, read without changing it (`paygate db migrate --dry-run`). */
+export function migrationStatus(db: string): MigrationStatus {
+  if (/^postgres(ql)?:\/\//i.test(db)) {
+    throw new StoreOpenError('db migrate --dry-run reads SQLite files; a PostgreSQL database is migrated when paygate opens it (under an advisory lock)');
+  }
+  return sqliteMigrationStatus(db);
 }

@@ -58,8 +58,21 @@ export interface Store extends Reads {
    * records it), all rows or none. Returns how many rows were rewritten.
    */
   keyPlainFingerprints(opts: RekeyOptions): Promise<number>;
+  /**
+   * Copy the whole database (every table, `meta` with the time zone and the vault key check value)
+   * from one snapshot into the EMPTY database `target` — a SQLite file or a postgres:// URL,
+   * created and migrated if needed — in batches, verified by row counts per table. Sealed
+   * values are copied as they are (same vault key). A target holding rows is refused (1001)
+   * before anything is written; a failed copy removes what it wrote. See store/copy.ts.
+   */
+  copyTo(target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary>;
   /** Figures for /metrics, read from the database so other processes' work counts too. */
   operationalCounts(): Promise<OperationalCounts>;
+  /**
+   * The revenue report's raw figures, one entry per month window (in order), aggregated in the
+   * database: it stays fast on millions of billing records and holds nothing per record in memory.
+   */
+  revenueFigures(q: RevenueQuery): Promise<RevenueMonthFigures[]>;
   /** PENDING callback events (due or waiting for a retry). Rejects when the database cannot be read. */
   outboxBacklog(): Promise<number>;
   /** Whether the database holds anything a vault key sealed (or a recorded key check value). */
@@ -78,6 +91,7 @@ export interface Store extends Reads {
 /** Reads, on both sides of the boundary: on `Store` the committed state, on `Tx` the unit of work's view. */
 export interface Reads {
   getMerchant(id: string): Promise<MerchantRow | undefined>;
+  /** By its apiKey, or by its previous one (the caller checks prevApiKeyUntil). */
   getMerchantByApiKey(apiKey: string): Promise<MerchantRow | undefined>;
   /** Oldest first. */
   listMerchants(): Promise<MerchantRow[]>;
@@ -126,6 +140,12 @@ export interface Reads {
   /** The latest record of a subscription (by creation), whatever its status. */
   latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined>;
   getRecord(id: string): Promise<BillingRecordRow | undefined>;
+  /** PENDING CHANGE records created before `before` (a plan change whose request died mid-way), oldest first. */
+  stalePendingChanges(before: number, limit: number): Promise<string[]>;
+  /** The subscription a card-update page token (updateCardUrl) belongs to, whatever its state. */
+  getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined>;
+  /** A vaulted card, its number still sealed (a plan change charges the card on file). */
+  getCard(id: string): Promise<CardRow | undefined>;
   countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number>;
   /** Newest first (creation order), one page. */
   pageRecords(subscriptionId: string, status: RecordStatus | undefined, limit: number, offset: number): Promise<BillingRecordRow[]>;
@@ -155,6 +175,8 @@ export interface Reads {
   pageSubscriptionIds(f: { merchantId?: string | undefined; userId?: string | undefined; status?: string | undefined } & PageWindow): Promise<OwnedId[]>;
   pageTransactionIds(f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow): Promise<OwnedId[]>;
   pageEventIds(f: { merchantId?: string | undefined; status?: string | undefined; subscriptionId?: string | undefined } & PageWindow): Promise<OwnedId[]>;
+  /** Uploaded tracking entries, newest first: every merchant's, one merchant's, or one transaction's. */
+  listTracking(f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): Promise<TrackingRow[]>;
 }
 
 export interface PageWindow {
@@ -228,7 +250,22 @@ export interface Tx extends Reads {
   /** Count one charge on a subscription: its amount if approved, a failure if not, paid_through moved forward. */
   addChargeToSubscription(id: string, c: { approved: boolean; amount: number; paidThrough: number | null; now: number }): Promise<void>;
 
-  /** A full record row (a first charge's INITIAL, with its transaction). */
+  /** The card renewals charge from now on. */
+  setSubscriptionCard(id: string, cardId: string, now: number): Promise<void>;
+  /** The hosted card-update page's token and its end (null, null: no page). */
+  setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void>;
+  /** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or no longer PENDING. */
+  rescheduleRecord(id: string, scheduledTime: number): Promise<boolean>;
+  /** Move a subscription to another plan: price, cycle, anchor, paid period and carried credit; clears a pending change. */
+  applyPlanChange(id: string, c: PlanSwitch): Promise<void>;
+  /** The plan a change at period end moves to (null: none). */
+  setPendingPlan(id: string, planId: string | null, now: number): Promise<void>;
+  /** Spend `amount` of the subscription's carried credit (never below zero). */
+  spendCredit(id: string, amount: number, now: number): Promise<void>;
+  /** Re-price a PENDING record no run has claimed; false when it is claimed or no longer PENDING. */
+  repriceRecord(id: string, p: RecordPrice): Promise<boolean>;
+
+  /** A full record row (a first charge's INITIAL or a plan change's CHANGE, with its transaction). */
   insertBillingRecord(row: BillingRecordRow): Promise<void>;
   /** A PENDING record; returns its id. */
   insertPendingRecord(r: NewRecord): Promise<string>;
@@ -246,6 +283,12 @@ export interface Tx extends Reads {
    * each claimed record that has none yet. Returns what the charges need, in `ids` order.
    */
   claimDueRecords(ids: readonly string[], c: { owner: string; now: number; leaseUntil: number; channel: string }): Promise<ClaimedRecord[]>;
+  /**
+   * Give back the leases a renewal run holds on records still PENDING (the run failed part-way):
+   * the next run takes them at once instead of after the lease. Safe because every charge carries
+   * its record's id as idempotency key. Returns how many were released.
+   */
+  releaseClaims(owner: string): Promise<number>;
   /** Record a PENDING record's outcome and release its lease; false when another run recorded it first. */
   settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean>;
   /** The final result of a renewal charge on its transaction. */
@@ -331,6 +374,18 @@ export interface RekeyOptions {
   assertKey: (sealed: string | undefined) => void;
 }
 
+/** Rows copied so far, of `total` (all tables); `table` is the one being copied. */
+export interface CopyProgress {
+  table: string;
+  copied: number;
+  total: number;
+}
+
+/** Rows per table in the copy, each checked equal to the source's. */
+export interface CopySummary {
+  tables: Record<string, number>;
+}
+
 export interface CountRow {
   kind: string;
   status: string;
@@ -411,6 +466,24 @@ export interface SubscriptionStatusPatch {
   anchorTime?: number;
 }
 
+export interface PlanSwitch {
+  planId: string;
+  amount: number;
+  cycleType: SubscriptionRow['cycleType'];
+  cycleLength: number;
+  anchorTime: number;
+  paidThrough: number | null;
+  credit: number;
+  now: number;
+}
+
+/** What a record charges: for which plan, the amount, and the carried credit it spends beside it. */
+export interface RecordPrice {
+  planId: string;
+  amount: number;
+  creditApplied: number;
+}
+
 export interface NewRecord {
   subscriptionId: string;
   merchantId: string;
@@ -420,6 +493,10 @@ export interface NewRecord {
   scheduledTime: number;
   retryCount: number;
   cycleIndex: number;
+  /** Carried credit this charge spends (default 0): amount + creditApplied = the plan's price. */
+  creditApplied?: number;
+  /** The plan this charge pays for (default: the subscription's plan). */
+  planId?: string | null;
   now: number;
 }
 
@@ -444,6 +521,9 @@ export interface ClaimedRecord {
   scheduledTime: number;
   retryCount: number;
   cycleIndex: number;
+  creditApplied: number;
+  /** The plan the record charges for (null: the subscription's). */
+  recordPlanId: string | null;
   transactionId: string | null;
   subscriptionStatus: string;
   planId: string;
@@ -529,6 +609,18 @@ export interface AttemptOutcome {
   now: number;
 }
 
+export interface TrackingRow {
+  transactionId: string;
+  /** The transaction's relationId (the shop's order reference). */
+  relationId: string | null;
+  merchantId: string;
+  trackingNo: string;
+  trackingChannel: string;
+  trackUrl: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
 export interface TrackingUpsert {
   id: string;
   merchantId: string;
@@ -553,4 +645,34 @@ export interface SandboxChargeRow {
   declineCode: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** A month of the revenue report: [start, end) in epoch ms, already resolved in the zone. */
+export interface MonthWindow {
+  start: number;
+  end: number;
+}
+
+export interface RevenueQuery {
+  merchantId?: string;
+  months: readonly MonthWindow[];
+}
+
+/** Active subscriptions at a month's end, grouped by cycle, for the MRR (domain/mrr.ts). */
+export interface ActiveCycleGroup {
+  cycleType: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY';
+  cycleLength: number;
+  count: number;
+  /** Sum of their prices, minor units. */
+  priceSum: number;
+}
+
+export interface RevenueMonthFigures {
+  newSubscriptions: number;
+  churned: number;
+  active: ActiveCycleGroup[];
+  charged: number;
+  refunded: number;
+  failedAttempts: number;
+  recovered: number;
 }

@@ -126,11 +126,22 @@ async function exerciseMerchant(m: TestMerchant): Promise<void> {
   expect((await c.get('/subscription/billing/list', { subscriptionCode, pageNum: '1', pageSize: '1', status: 'SUCCESS' })).status).toBe(200);
   expect((await c.get('/subscription/billing/list', { subscriptionCode, pageSize: '101' })).status).toBe(400);
   expect((await c.get('/subscription/billing/list', { subscriptionCode: 'nope' })).status).toBe(404);
+  const premium = (await c.post('/subscription/plan/create', { planName: 'Premium', price: '19.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 })).body.data.planId as string;
+  expect((await c.post('/subscription/change', { subscriptionId, planId: premium })).body.data.result).toBe('SCHEDULED');
+  expect((await c.post('/subscription/change', { subscriptionId, planId: premium, when: 'NOW' })).body.data.result).toBe('CHANGED');
+  expect((await c.post('/subscription/change', { subscriptionId, planId: premium, when: 'NOW' })).status).toBe(409);
+  expect((await c.post('/subscription/change', { subscriptionId, planId: trial.body.data.planId, when: 'NOW' })).status).toBe(422);
+  expect((await c.post('/subscription/card/update', { subscriptionId, cardInfo: cardObj('5555555555554444') })).body.data.status).toBe('200000');
+  expect((await c.post('/subscription/card/update', { subscriptionId, cardInfo: card('4000000000000002') })).body.data.status).toBe('300000');
+  expect((await c.post('/subscription/card/update', { subscriptionId, cardInfo: card('4000000000003220') })).body.data.status).toBe('100040');
+  expect((await c.post('/subscription/card/update', { subscriptionId, cardInfo: card('4242424242424241') })).status).toBe(422);
+  expect((await c.post('/subscription/card/update', { subscriptionId: 'sub_unknown', cardInfo: card() })).status).toBe(404);
   expect((await c.post('/subscription/pause', { subscriptionId })).body.data).toBe(true);
   expect((await c.post('/subscription/pause', { subscriptionId })).status).toBe(409);
   expect((await c.post('/subscription/resume', { subscriptionId })).body.data).toBe(true);
   expect((await c.post('/subscription/cancel', { subscriptionId })).body.data).toBe(true);
   expect((await c.post('/subscription/resume', { subscriptionId })).status).toBe(409);
+  expect((await c.post('/subscription/card/update', { subscriptionId, cardInfo: card() })).status).toBe(409);
   expect((await c.post('/subscription/cancel', { subscriptionId: 'sub_unknown' })).status).toBe(404);
 
   // Authentication: unsigned, wrong secret, unknown merchant.

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/ctx.js';
+import { sqliteOf, testApp, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { parseTime } from '../../src/domain/time.js';
@@ -65,5 +65,25 @@ describe('renew delivers callbacks', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('a run that fails part-way', () => {
+  it('leaves nothing claimed: the next run (and --dry-run) sees the unfinished records due at once', async () => {
+    app = await testApp({ now: parseTime('2026-01-31 09:00:00', 'UTC') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx);
+    const subs = [];
+    for (let i = 0; i < 3; i++) subs.push(await subscribe(ctx, merchantId, planId, { userId: `u${i}` }));
+    clock.set(parseTime('2026-02-28 09:00:00', 'UTC'));
+    // The channel fails outright (a fault, not a decline) for every renewal charge of this run.
+    const real = ctx.channel;
+    ctx.channel = { ...real, name: real.name, charge: async () => { throw new Error('channel unreachable'); } };
+    await expect(runRenewal(ctx)).rejects.toThrow('channel unreachable');
+    const held = sqliteOf(ctx).prepare("SELECT count(*) FROM billing_records WHERE status = 'PENDING' AND lease_owner IS NOT NULL").pluck().get();
+    expect(held).toBe(0);
+    expect((await runRenewal(ctx, { dryRun: true })).due).toBe(3);
+    ctx.channel = real;
+    expect(await runRenewal(ctx)).toMatchObject({ due: 3, succeeded: 3 });
   });
 });

@@ -17,6 +17,8 @@ function merchantRow(now: number): MerchantRow {
     name: `Shop ${n}`,
     apiKey: `ak_uow_${n}`,
     secretEnc: 'sealed',
+    prevApiKey: null,
+    prevApiKeyUntil: null,
     prevSecretEnc: null,
     prevSecretUntil: null,
     signatureVersion: 2,

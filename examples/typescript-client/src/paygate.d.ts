@@ -322,6 +322,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscription/change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a subscription to another plan
+         * @description An ACTIVE subscription (else 1008) moves to another ACTIVE plan of the same merchant and currency (1009 when the plan is inactive or full). PERIOD_END: the next renewal charges the new plan and its calendar starts there. NOW: the unused part of the paid period is credited by time (rounded down to the minor unit), the new price less that credit and any carried credit is charged at once as a CHANGE record, a credit larger than the price is carried to the next charges, and the new calendar starts now; a declined charge leaves the old plan (result DECLINED). A PLAN_CHANGED callback reports a change that took effect.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         */
+        post: operations["changeSubscriptionPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscription/card/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a subscription's card
+         * @description ACTIVE or PAUSED subscriptions (else 1008). The new card is checked with a zero-amount charge through the merchant's channel; a card that asks for 3-D Secure answers 100040 with the page url, and replaces the old card once the subscriber completes it. A renewal waiting for a retry becomes due at once (the next renewal run charges it with the new card; the billing anchor is kept). A card failing the local checks is 1011; a declined check (300000) leaves the old card.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         */
+        post: operations["updateSubscriptionCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -437,6 +481,24 @@ export interface paths {
         get: operations["get3dsReturnTransactionOrderIdPage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/card/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted card-update page of a subscription being retried (HTML; the updateCardUrl of RENEW_FAILED callbacks) */
+        get: operations["getCardPage"];
+        put?: never;
+        /** Card-update form: check and save a new card */
+        post: operations["postCardPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -730,13 +792,23 @@ export interface components {
              * @example 9.99
              */
             totalPaid: number;
+            /**
+             * @description Credit left over from a plan change, spent by the next charges; absent when none
+             * @example 9.99
+             */
+            creditBalance?: number;
+            /** @description The plan the next renewal moves to, while a plan change at period end waits */
+            pendingPlanId?: string;
         };
         /** @description One charge attempt of a subscription */
         BillingRecord: {
             recordId: string;
             subscriptionCode: string;
-            /** @enum {string} */
-            billingType: "INITIAL" | "RENEW" | "RETRY";
+            /**
+             * @description INITIAL first charge, RENEW renewal, RETRY retry of a failed renewal, CHANGE a plan change charged at once
+             * @enum {string}
+             */
+            billingType: "INITIAL" | "RENEW" | "RETRY" | "CHANGE";
             /**
              * @description Amount in major units as a JSON number
              * @example 9.99
@@ -771,6 +843,117 @@ export interface components {
              * @example 2026-01-31 09:00:00
              */
             createTime: string;
+        };
+        /** @description What a plan change did */
+        PlanChange: {
+            subscriptionId: string;
+            subscriptionCode: string;
+            /** @enum {string} */
+            when: "NOW" | "PERIOD_END";
+            /**
+             * @description CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays; ENDED: the subscription was cancelled while the charge ran (the charge counts, the plan did not move)
+             * @enum {string}
+             */
+            result: "CHANGED" | "SCHEDULED" | "UNSCHEDULED" | "DECLINED" | "ENDED";
+            /** @description The plan in force after the request */
+            planId: string;
+            /** @description The plan the next renewal moves to, while a change at period end waits */
+            pendingPlanId?: string;
+            /**
+             * @description Credit granted for the unused part of the paid period (NOW)
+             * @example 9.99
+             */
+            credit: number;
+            /**
+             * @description Credit the subscription carries into its next charges
+             * @example 9.99
+             */
+            creditBalance: number;
+            /**
+             * @description ISO 4217 code
+             * @example USD
+             */
+            currency: string;
+            /**
+             * @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with
+             * @example 2026-01-31 09:00:00
+             */
+            nextBillingTime?: string;
+            /** @description The CHANGE billing record (NOW) */
+            record?: {
+                recordId: string;
+                subscriptionCode: string;
+                /**
+                 * @description INITIAL first charge, RENEW renewal, RETRY retry of a failed renewal, CHANGE a plan change charged at once
+                 * @enum {string}
+                 */
+                billingType: "INITIAL" | "RENEW" | "RETRY" | "CHANGE";
+                /**
+                 * @description Amount in major units as a JSON number
+                 * @example 9.99
+                 */
+                amount: number;
+                /**
+                 * @description ISO 4217 code
+                 * @example USD
+                 */
+                currency: string;
+                /**
+                 * @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with
+                 * @example 2026-01-31 09:00:00
+                 */
+                scheduledTime: string;
+                /**
+                 * @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with
+                 * @example 2026-01-31 09:00:00
+                 */
+                actualTime?: string;
+                /** @enum {string} */
+                status: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED";
+                transactionOrderId?: string;
+                /**
+                 * @description Why a charge failed
+                 * @enum {string}
+                 */
+                failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired";
+                retryCount: number;
+                /**
+                 * @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with
+                 * @example 2026-01-31 09:00:00
+                 */
+                createTime: string;
+            };
+            /**
+             * @description Why a charge failed
+             * @enum {string}
+             */
+            failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired";
+        };
+        /** @description What a card update did */
+        CardUpdate: {
+            subscriptionId: string;
+            subscriptionCode: string;
+            /** @description The zero-amount card check (a CARD_CHECK transaction) */
+            transactionOrderId: string;
+            /**
+             * @description 200000: the new card replaced the old one; 100040: send the subscriber to url (3-D Secure) first; 300000: declined, the old card stays
+             * @enum {string}
+             */
+            status: "100040" | "200000" | "300000";
+            /** @description The 3-D Secure page, while the check waits on it */
+            url?: string;
+            /**
+             * @description Why a charge failed
+             * @enum {string}
+             */
+            failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired";
+            /** @description The card on file after the request, masked (424242******4242) */
+            card?: string;
+            /**
+             * @description When the next charge is scheduled: now, for a retry the new card made due
+             * @example 2026-01-31 09:00:00
+             */
+            nextBillingTime?: string;
         };
         /** @description One shipment. An entry without orderId and relationId, without trackingNo or trackingChannel (1–100 characters each), with a trackUrl that is not an http(s) URL of at most 500 characters, or naming another merchant's transaction is not refused: it is counted in failedCount and listed in failedOrders. At most 500 entries. */
         TrackingEntry: {
@@ -1059,6 +1242,31 @@ export interface components {
              * @default 10
              */
             pageSize: number | string | "" | null;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        ChangePlanRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description paygate’s id of the subscription */
+            subscriptionId: string;
+            /** @description The plan to subscribe to (SUBSCRIPTION) */
+            planId: string;
+            /**
+             * @description NOW: change at once, crediting the unused part of the paid period and charging the difference; PERIOD_END (default): the next renewal charges the new plan
+             * @default PERIOD_END
+             */
+            when: ("NOW" | "PERIOD_END") | "" | null;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        CardUpdateRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description paygate’s id of the subscription */
+            subscriptionId: string;
+            /** @description The card (required for PAY and SUBSCRIPTION, ignored for CHECKOUT): a CardInfo, as a JSON string or as the object itself */
+            cardInfo: string | components["schemas"]["CardInfo"];
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -4050,6 +4258,462 @@ export interface operations {
             };
         };
     };
+    changeSubscriptionPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePlanRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["PlanChange"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Conflicts with an earlier request or the current state */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1008 NOT_ALLOWED
+                         * @enum {string}
+                         */
+                        rtn_code: "1008";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Understood but refused by the operation’s rules */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1009 PLAN_UNAVAILABLE
+                         * @enum {string}
+                         */
+                        rtn_code: "1009";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    updateSubscriptionCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CardUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["CardUpdate"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Conflicts with an earlier request or the current state */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1008 NOT_ALLOWED
+                         * @enum {string}
+                         */
+                        rtn_code: "1008";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Understood but refused by the operation’s rules */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1011 CARD_REJECTED
+                         * @enum {string}
+                         */
+                        rtn_code: "1011";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
     getHealthz: {
         parameters: {
             query?: never;
@@ -4489,6 +5153,118 @@ export interface operations {
                 };
             };
             /** @description Done: on to the merchant’s return or failed URL */
+            303: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    getCardPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Hosted card-update page of a subscription being retried (HTML; the updateCardUrl of RENEW_FAILED callbacks) */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postCardPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Card-update form: check and save a new card */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the merchant’s return, failed or cancel URL (or back to the page) */
             303: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

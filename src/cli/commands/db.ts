@@ -1,8 +1,15 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { invalidParam } from '../../domain/errors.js';
-import { action, withCtx } from '../shell.js';
+import { migrationStatus } from '../../app.js';
+import { loadConfig } from '../../config.js';
+import { StoreOpenError } from '../../store/store.js';
+import { progressBar } from '../progress.js';
+import { action, globalsOf, outputOf, StartupError, withCtx } from '../shell.js';
+
+/** A server database's URL (the store decides what it can open; this only tells a URL from a path). */
+const isUrl = (text: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
 
 export function registerDbCommands(program: Command): void {
   const db = program.command('db').description('database maintenance');
@@ -18,6 +25,78 @@ export function registerDbCommands(program: Command): void {
           const { pages } = await ctx.store.backup(target);
           out.result({ file: target, pages }, () => `backed up ${pages} pages to ${target}`);
           out.note('The vault key is not inside the copy: keep PAYGATE_VAULT_KEY or the .key file with it.');
+        });
+      }),
+    );
+
+  db.command('migrate')
+    .description('bring the database schema up to this version (every command also does it on open); --dry-run lists what is pending')
+    .option('--dry-run', 'list pending migrations and change nothing (a missing database is not created)')
+    .action(
+      action(async (opts: { dryRun?: boolean }, cmd: Command) => {
+        const g = globalsOf(cmd);
+        const target = loadConfig({ db: g.db, tz: g.tz }).dbPath;
+        let status;
+        try {
+          status = migrationStatus(target);
+        } catch (e) {
+          if (e instanceof StoreOpenError) throw new StartupError(e.message);
+          throw e;
+        }
+        const list = (tags: string[]): string => (tags.length === 0 ? 'none' : tags.join(', '));
+        if (opts.dryRun) {
+          outputOf(cmd).result({ database: target, exists: status.exists, pending: status.pending }, () =>
+            status.pending.length === 0
+              ? `${target} is up to date (${status.known.length} migrations)`
+              : `${target}${status.exists ? '' : ' (does not exist yet)'}: pending ${list(status.pending)}`,
+          );
+          return;
+        }
+        await withCtx(cmd, (_ctx, out) => {
+          out.result({ database: target, applied: status.pending }, () =>
+            status.pending.length === 0 ? `${target} was already up to date` : `applied ${list(status.pending)} to ${target}`,
+          );
+        });
+      }),
+    );
+  db.command('copy')
+    .requiredOption('--to <FILE|URL>', 'an empty database: a SQLite file (created if missing) or a postgres:// URL')
+    .description('copy the whole database into an empty one of either engine (same vault key), checked by row counts')
+    .action(
+      action(async (opts: { to: string }, cmd: Command) => {
+        const to = opts.to.trim();
+        if (to === '') throw invalidParam('to', 'name a SQLite file or a postgres:// URL');
+        if (isUrl(to) && !/^postgres(ql)?:\/\//i.test(to)) {
+          throw invalidParam('to', 'a URL must be postgres://… or postgresql://…; a SQLite target is a file path');
+        }
+        const target = isUrl(to) ? to : resolve(to);
+        if (!isUrl(to) && !existsSync(dirname(target))) throw invalidParam('to', `directory does not exist: ${dirname(target)}`);
+        await withCtx(cmd, async (ctx, out) => {
+          const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+          let summary;
+          try {
+            summary = await ctx.store.copyTo(target, (p) => bar?.update(p.copied, p.total));
+          } finally {
+            bar?.done();
+          }
+          const rows = Object.values(summary.tables).reduce((a, b) => a + b, 0);
+          out.result(summary, () =>
+            [
+              ...Object.entries(summary.tables).map(([table, n]) => `${table.padEnd(18)} ${n}`),
+              `copied ${rows} rows in ${Object.keys(summary.tables).length} tables; every table's row count matches`,
+            ].join('\n'),
+          );
+          // The copy is sealed under the same key: it must travel with it.
+          const source = ctx.vaultKeySource;
+          if (source.kind === 'file' && !isUrl(to) && !existsSync(`${target}.key`)) {
+            copyFileSync(source.path, `${target}.key`, constants.COPYFILE_EXCL);
+            chmodSync(`${target}.key`, 0o600);
+            out.note(`The vault key was copied to ${target}.key (mode 0600): the copy opens with the same key.`);
+          } else if (source.kind === 'file') {
+            out.note(`The copy is sealed under the vault key in ${source.path}: set PAYGATE_VAULT_KEY to it to open the copy.`);
+          } else {
+            out.note('The copy is sealed under the same vault key: open it with the same PAYGATE_VAULT_KEY.');
+          }
         });
       }),
     );

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { createMerchant, rotateSecret, showMerchant, updateMerchant } from '../../services/merchants.js';
+import { createMerchant, rotateApiKey, rotateSecret, showMerchant, updateMerchant } from '../../services/merchants.js';
 import { pageMerchants } from '../../services/operator.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
@@ -122,6 +122,18 @@ export function registerMerchantCommands(program: Command): void {
         await withCtx(cmd, async (ctx, out) => {
           const r = await rotateSecret(ctx, id);
           out.result(r, () => `${record(r)}\n${chalk.yellow('Store the new secret now: it is not shown again.')}`);
+        });
+      }),
+    );
+  merchant
+    .command('rotate-key')
+    .argument('<id>', 'merchant id')
+    .description('issue a new apiKey (shown once), e.g. when the old one was lost or leaked; the old one works 24 more hours')
+    .action(
+      action(async (id: string, _opts: object, cmd: Command) => {
+        await withCtx(cmd, async (ctx, out) => {
+          const r = await rotateApiKey(ctx, id);
+          out.result(r, () => `${record(r)}\n${chalk.yellow('Store the new apiKey now: it is not shown again. Payment URLs (/payment/{apiKey}/…) must move to it within 24 hours.')}`);
         });
       }),
     );

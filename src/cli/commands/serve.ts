@@ -75,6 +75,7 @@ export function registerServeCommands(program: Command): void {
         const { checkCron, startBackground } = await import('../../http/background.js');
         const { buildServer } = await import('../../http/server.js');
         const { parseTrustProxy } = await import('../../http/trust-proxy.js');
+        const { normalisePublicUrl, setPublicUrl, storedPublicUrl } = await import('../../services/public-url.js');
         const env = process.env;
         const host = opts.host ?? env.PAYGATE_HOST ?? '127.0.0.1';
         const port = parsePort(opts.port ?? env.PAYGATE_PORT ?? '8080');
@@ -92,6 +93,14 @@ export function registerServeCommands(program: Command): void {
           trustProxy = parsed.list;
         }
         const metricsToken = env.PAYGATE_METRICS_TOKEN || undefined;
+        const wantedPublicUrl = opts.publicUrl || env.PAYGATE_PUBLIC_URL;
+        if (wantedPublicUrl) {
+          try {
+            normalisePublicUrl(wantedPublicUrl, '--public-url');
+          } catch (e) {
+            throw new UsageError(e instanceof Error ? e.message : String(e));
+          }
+        }
         const logLevel = env.PAYGATE_LOG_LEVEL ?? 'info';
         if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`PAYGATE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(logLevel)}`);
 
@@ -120,7 +129,11 @@ export function registerServeCommands(program: Command): void {
             const actualPort = bound !== null && typeof bound === 'object' ? bound.port : port;
             const urlHost = host.includes(':') ? `[${host}]` : host;
             const own = `${https ? 'https' : 'http'}://${urlHost}:${actualPort}`;
-            ctx.config.publicUrl = (opts.publicUrl ?? env.PAYGATE_PUBLIC_URL ?? own).replace(/\/+$/, '');
+            // An explicit public URL is recorded, so CLI commands and other instances build the same
+            // links; without one, the recorded URL stays, else links use this server's address.
+            const explicit = opts.publicUrl || env.PAYGATE_PUBLIC_URL;
+            if (explicit) await setPublicUrl(ctx, explicit);
+            else if (!(await storedPublicUrl(ctx))) ctx.config.publicUrl = own;
             const background = startBackground(ctx, { renew: opts.renew, renewCron, log: app.log });
             const publicNote = ctx.config.publicUrl === own ? '' : ` (pages and links use ${ctx.config.publicUrl})`;
             const renewNote = opts.renew ? `renewals on cron "${renewCron}"` : 'renewals off (--no-renew)';

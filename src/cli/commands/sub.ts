@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import { pageSubscriptions, subscriptionRef } from '../../services/operator.js';
 import { requireMerchant } from '../../services/merchants.js';
+import { updateCard } from '../../services/card-update/index.js';
+import { changePlan } from '../../services/plan-change/index.js';
+import { addCardOptions, cardInfoFrom, type CardOptions } from './pay.js';
 import { cancelSubscription, pauseSubscription, resumeSubscription, subscriptionDetail } from '../../services/subscriptions/index.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { confirmIrreversible } from '../prompts.js';
-import { action, withCtx } from '../shell.js';
+import { action, outputOf, withCtx } from '../shell.js';
 import { visible } from '../visible.js';
 
 const listColumns = {
@@ -52,6 +55,41 @@ export function registerSubCommands(program: Command): void {
           const ref = await subscriptionRef(ctx, id, opts.merchant);
           const d = await subscriptionDetail(ctx, ref.merchantId, { subscriptionId: ref.id });
           out.result(d, () => record(d));
+        });
+      }),
+    );
+
+  addCardOptions(
+    sub
+      .command('update-card')
+      .argument('<id>', 'subscription id or code')
+      .option('--merchant <id>', 'only if it belongs to this merchant')
+      .description("replace an ACTIVE or PAUSED subscription's card (a zero-amount check; a waiting retry becomes due at once)"),
+  ).action(
+    action(async (id: string, opts: CardOptions & { merchant?: string }, cmd: Command) => {
+      const cardInfo = await cardInfoFrom(outputOf(cmd), opts);
+      await withCtx(cmd, async (ctx, out) => {
+        const ref = await subscriptionRef(ctx, id, opts.merchant);
+        const r = await updateCard(ctx, ref.merchantId, { subscriptionId: ref.id, cardInfo });
+        out.result(r, () => record(r));
+      });
+    }),
+  );
+
+  sub
+    .command('change')
+    .argument('<id>', 'subscription id or code')
+    .requiredOption('--plan <id>', 'the plan to move to (same merchant and currency)')
+    .option('--now', 'change at once: credit the unused period, charge the difference (default: at the next renewal)')
+    .option('--merchant <id>', 'only if it belongs to this merchant')
+    .description('move an ACTIVE subscription to another plan, at period end or --now')
+    .action(
+      action(async (id: string, opts: { plan: string; now?: boolean; merchant?: string }, cmd: Command) => {
+        await withCtx(cmd, async (ctx, out) => {
+          const ref = await subscriptionRef(ctx, id, opts.merchant);
+          const r = await changePlan(ctx, ref.merchantId, { subscriptionId: ref.id, planId: opts.plan, when: opts.now ? 'NOW' : 'PERIOD_END' });
+          const { record: rec, ...summary } = r;
+          out.result(r, () => record({ ...summary, ...(rec ? { charged: rec.amount, recordId: rec.recordId, recordStatus: rec.status } : {}) }));
         });
       }),
     );

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { chooseMerchant } from '../choose.js';
-import { uploadTracking } from '../../services/tracking.js';
-import { record } from '../output.js';
+import { requireMerchant } from '../../services/merchants.js';
+import { listTracking, showTracking, uploadTrackingWithReasons } from '../../services/tracking.js';
+import { addPaging, pageFooter, pageOf } from '../choose.js';
+import { record, table } from '../output.js';
+import { visible } from '../visible.js';
 import { action, UsageError, withCtx } from '../shell.js';
 
 /** CSV header aliases → trackingList field names. */
@@ -126,8 +129,55 @@ export function registerTrackingCommands(program: Command): void {
         }
         await withCtx(cmd, async (ctx, out) => {
           const merchant = await chooseMerchant(ctx, out, opts.merchant);
-          const result = await uploadTracking(ctx, merchant, { merchantId: merchant.id, trackingList: entries });
-          out.result(result, () => record({ ...result, failedOrders: result.failedOrders.join(', ') || '(none)' }));
+          const { result, failures } = await uploadTrackingWithReasons(ctx, merchant, { merchantId: merchant.id, trackingList: entries });
+          out.result({ ...result, failures }, () => {
+            const summary = record({ successCount: result.successCount, failedCount: result.failedCount, sign: result.sign });
+            if (failures.length === 0) return summary;
+            const rows = failures.map((f) => ({ entry: visible(f.entry), reason: f.reason }));
+            return `${summary}\n\nfailed entries:\n${table(rows, { entry: 'entry', reason: 'why' })}`;
+          });
+        });
+      }),
+    );
+
+  const columns = {
+    transactionOrderId: 'transaction',
+    relationId: 'order',
+    trackingNo: 'tracking no',
+    trackingChannel: 'carrier',
+    trackUrl: 'link',
+    updateTime: 'uploaded',
+  } as const;
+  const shown = (rows: Awaited<ReturnType<typeof listTracking>>) =>
+    rows.map((r) => ({ ...r, relationId: visible(r.relationId ?? ''), trackingNo: visible(r.trackingNo), trackingChannel: visible(r.trackingChannel), trackUrl: visible(r.trackUrl ?? '') }));
+
+  addPaging(
+    tracking
+      .command('list')
+      .description('uploaded tracking entries of every merchant, newest first')
+      .option('--merchant <id>', 'only this merchant'),
+  ).action(
+    action(async (opts: { merchant?: string; limit: string; page: string }, cmd: Command) => {
+      const req = pageOf(opts);
+      await withCtx(cmd, async (ctx, out) => {
+        const merchantId = opts.merchant ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
+        // One more row than asked tells whether another page follows.
+        const rows = await listTracking(ctx, { merchantId, limit: req.limit + 1, offset: (req.page - 1) * req.limit });
+        const items = rows.slice(0, req.limit);
+        out.result(items, () => `${table(shown(items), columns)}\n${pageFooter({ items, page: req.page, limit: req.limit, more: rows.length > req.limit })}`);
+      });
+    }),
+  );
+
+  tracking
+    .command('show')
+    .argument('<id>', 'transactionOrderId')
+    .description("a transaction's tracking entries (several for split shipments)")
+    .action(
+      action(async (id: string, _opts: object, cmd: Command) => {
+        await withCtx(cmd, async (ctx, out) => {
+          const rows = await showTracking(ctx, id);
+          out.result(rows, () => (rows.length === 0 ? `no tracking uploaded for ${id}` : table(shown(rows), columns)));
         });
       }),
     );

@@ -14,11 +14,12 @@ import {
   type PageOutcome,
   type PageView,
 } from '../../services/pages.js';
+import { getCardPage, submitCardPage } from '../../services/card-update/page.js';
 import { splitUrl } from '../body.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import { createCsrf, type Csrf } from './csrf.js';
 import { contentSecurityPolicy, layout, newNonce } from './html.js';
-import { checkoutPage, messagePage, reasonText, resultPage, threeDsPage } from './views.js';
+import { cardUpdatedPage, cardUpdatePage, checkoutPage, messagePage, reasonText, resultPage, threeDsPage } from './views.js';
 
 export const pageDocs: PlainRouteDoc[] = [
   { method: 'GET', url: '/checkout/:token', summary: 'Hosted checkout page (HTML)', contentType: 'text/html' },
@@ -38,6 +39,8 @@ export const pageDocs: PlainRouteDoc[] = [
     contentType: 'text/html',
     redirects: 'Done: on to the merchant’s return or failed URL',
   },
+  { method: 'GET', url: '/card/:token', summary: 'Hosted card-update page of a subscription being retried (HTML; the updateCardUrl of RENEW_FAILED callbacks)', contentType: 'text/html' },
+  { method: 'POST', url: '/card/:token', summary: 'Card-update form: check and save a new card', contentType: 'text/html' },
 ];
 
 /** Form posts are small; a card form never needs more. */
@@ -132,7 +135,7 @@ const unavailable = (): string =>
 
 /** Whether a request-target is under the hosted pages' paths (any spelling the router may see). */
 export function isPagePath(url: string): boolean {
-  return /^\/+(checkout|3ds)(\/|$)/.test(splitUrl(url).path);
+  return /^\/+(checkout|3ds|card)(\/|$)/.test(splitUrl(url).path);
 }
 
 /** A page path no route serves (no token, extra segments, another method): the unavailable page. */
@@ -211,6 +214,28 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
       cvv: field(form, 'cvv').trim(),
     });
     return finish(reply, out, page, holderName);
+  });
+
+  app.get('/card/:token', async (req, reply) => {
+    const view = await getCardPage(ctx, tokenOf(req));
+    return sendPage(reply, 200, 'Update your card', () => cardUpdatePage(view, csrf.issue('card', view.token)), undefined, page.sandbox);
+  });
+
+  app.post('/card/:token', async (req, reply) => {
+    const token = tokenOf(req);
+    const form = formOf(req);
+    if (!csrf.check('card', token, form.csrf)) return forbidden(reply);
+    const holderName = field(form, 'holderName').trim();
+    const out = await submitCardPage(ctx, token, {
+      holderName,
+      cardNumber: field(form, 'cardNumber').replace(/[\s-]/g, ''),
+      month: field(form, 'month').trim(),
+      year: field(form, 'year').trim(),
+      cvv: field(form, 'cvv').trim(),
+    });
+    if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
+    if (out.result === 'updated') return sendPage(reply, 200, 'Card updated', () => cardUpdatedPage(out.view), undefined, page.sandbox);
+    return sendPage(reply, 200, 'Update your card', () => cardUpdatePage(out.view, csrf.issue('card', token), reasonText(out.failReason), holderName), undefined, page.sandbox);
   });
 
   app.post('/3ds/:token', async (req, reply) => {

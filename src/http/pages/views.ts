@@ -1,3 +1,4 @@
+import type { CardPageView } from '../../services/card-update/page.js';
 import type { PageView } from '../../services/pages.js';
 import { esc } from './html.js';
 
@@ -33,6 +34,41 @@ function summary(view: PageView): string {
 ${items ? `<table class="items" aria-label="Items">${items}</table>` : ''}`;
 }
 
+/** The card inputs, with visible labels and the standard autofill tokens (browsers and password managers fill them). */
+function cardFields(holderName: string | undefined): string {
+  const year = new Date().getUTCFullYear();
+  return `<label for="cc-name">Name on card</label>
+<input id="cc-name" name="holderName" autocomplete="cc-name" maxlength="100"${holderName ? ` value="${esc(holderName)}"` : ''} required>
+<label for="cc-number">Card number</label>
+<input id="cc-number" name="cardNumber" autocomplete="cc-number" inputmode="numeric" maxlength="23" pattern="[0-9 ]{12,23}" required>
+<div class="row">
+<div><label for="cc-exp-month">Month (MM)</label><input id="cc-exp-month" name="month" autocomplete="cc-exp-month" inputmode="numeric" maxlength="2" placeholder="MM" pattern="[0-9]{1,2}" required></div>
+<div><label for="cc-exp-year">Year (YYYY)</label><input id="cc-exp-year" name="year" autocomplete="cc-exp-year" inputmode="numeric" maxlength="4" placeholder="${year + 2}" pattern="[0-9]{2}|[0-9]{4}" required></div>
+<div><label for="cc-csc">Security code</label><input id="cc-csc" name="cvv" autocomplete="cc-csc" inputmode="numeric" maxlength="4" pattern="[0-9]{3,4}" required></div>
+</div>`;
+}
+
+/** The hosted card-update page (the updateCardUrl of a failed renewal). */
+export function cardUpdatePage(view: CardPageView, csrf: string, error?: string, holderName?: string): string {
+  return `<div class="card"><h1>Update your card for ${esc(view.merchantName)}</h1>
+<p class="merchant">${esc(view.planName)}${view.last4 ? ` · the card ending in ${esc(view.last4)} was declined` : ''}</p>
+<p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>
+<p>Enter a new card. It is checked now without a charge; the payment due is then taken at the next attempt.</p>
+${error ? `<p class="error" role="alert">${esc(error)} You can try again.</p>` : ''}
+<form method="post" action="/card/${esc(view.token)}" autocomplete="on">
+<input type="hidden" name="csrf" value="${esc(csrf)}">
+${cardFields(holderName)}
+<button type="submit">Save card</button>
+</form></div>`;
+}
+
+export function cardUpdatedPage(view: CardPageView): string {
+  return `<div class="card"><h1 class="ok">Card updated</h1>
+<p class="merchant">${esc(view.merchantName)} · ${esc(view.planName)}</p>
+<p>Your new card is on file. The payment due (${esc(view.amount)} ${esc(view.currency)}) is taken at the next attempt.</p>
+<p>You can close this page.</p></div>`;
+}
+
 /** `holderName` refills the name after a decline, so only the card has to be typed again. */
 export function checkoutPage(view: PageView, csrf: string, error?: string, holderName?: string): string {
   const year = new Date().getUTCFullYear();
@@ -63,9 +99,12 @@ ${error ? `<p class="error" role="alert">${esc(error)}${attemptsLeft > 0 ? ` You
 export function threeDsPage(view: PageView, csrf: string): string {
   const button = (action: string, label: string, cls = '') =>
     `<form method="post" action="/3ds/${esc(view.token)}"><input type="hidden" name="csrf" value="${esc(csrf)}"><input type="hidden" name="action" value="${action}"><button type="submit"${cls ? ` class="${cls}"` : ''}>${label}</button></form>`;
+  const what = view.cardCheck
+    ? `<p class="merchant">${esc(view.merchantName)} · checking your new card (no charge)</p>`
+    : `<p class="merchant">${esc(view.merchantName)} · order ${esc(orderRef(view))}</p>
+<p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>`;
   return `<div class="card"><h1>Confirm it is you</h1>
-<p class="merchant">${esc(view.merchantName)} · order ${esc(orderRef(view))}</p>
-<p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>
+${what}
 <p>This is the sandbox 3-D Secure challenge. Choose how your bank answers.</p>
 ${button('complete', 'Complete')}${button('fail', 'Fail', 'secondary')}</div>`;
 }
@@ -73,9 +112,12 @@ ${button('complete', 'Complete')}${button('fail', 'Fail', 'secondary')}</div>`;
 export type ResultKind = 'succeeded' | 'failed' | 'cancelled';
 
 export function resultPage(kind: ResultKind, view: PageView | undefined, reason?: string): string {
-  const head = { succeeded: ['ok', 'Payment successful'], failed: ['bad', 'Payment failed'], cancelled: ['', 'Payment cancelled'] }[kind];
+  const titles = view?.cardCheck
+    ? { succeeded: ['ok', 'Card updated'], failed: ['bad', 'Card not updated'], cancelled: ['', 'Card not updated'] }
+    : { succeeded: ['ok', 'Payment successful'], failed: ['bad', 'Payment failed'], cancelled: ['', 'Payment cancelled'] };
+  const head = titles[kind];
   return `<div class="card"><h1 class="${head[0]}">${head[1]}</h1>
-${view ? `<p class="merchant">${esc(view.merchantName)} · order ${esc(orderRef(view))}</p><p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>` : ''}
+${view?.cardCheck ? `<p class="merchant">${esc(view.merchantName)}</p>` : view ? `<p class="merchant">${esc(view.merchantName)} · order ${esc(orderRef(view))}</p><p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>` : ''}
 ${kind === 'failed' ? `<p>${esc(reasonText(reason))}</p>` : ''}
 <p>You can close this page.</p></div>`;
 }

@@ -10,11 +10,13 @@ import {
   subscriptionDetail,
   USER_LIST_REQUEST,
 } from '../../services/subscriptions/index.js';
+import { CARD_UPDATE_REQUEST, updateCard } from '../../services/card-update/index.js';
+import { CHANGE_PLAN_REQUEST, changePlan } from '../../services/plan-change/index.js';
 import type { ApiRoute } from '../api.js';
 import { data } from '../openapi-schemas.js';
 
 const byMerchant = { limit: 300, by: 'merchantId' } as const;
-const { NOT_FOUND, NOT_ALLOWED } = RESULT_CODES;
+const { NOT_FOUND, NOT_ALLOWED, PLAN_UNAVAILABLE, CARD_REJECTED } = RESULT_CODES;
 
 /** Pause / resume / cancel answer data:true, or data:false with 1008 / 1007 (SPEC §5). */
 const transitions: ApiRoute[] = (
@@ -88,4 +90,38 @@ export const subscriptionRoutes: ApiRoute[] = [
     handle: (ctx, merchant, params) => listBillingRecords(ctx, merchant.id, params),
   },
   ...transitions,
+  {
+    method: 'POST',
+    url: '/subscription/change',
+    bucket: 'subscription-change',
+    ...byMerchant,
+    doc: {
+      operationId: 'changeSubscriptionPlan',
+      tag: 'Subscriptions',
+      summary: 'Move a subscription to another plan',
+      description:
+        'An ACTIVE subscription (else 1008) moves to another ACTIVE plan of the same merchant and currency (1009 when the plan is inactive or full). PERIOD_END: the next renewal charges the new plan and its calendar starts there. NOW: the unused part of the paid period is credited by time (rounded down to the minor unit), the new price less that credit and any carried credit is charged at once as a CHANGE record, a credit larger than the price is carried to the next charges, and the new calendar starts now; a declined charge leaves the old plan (result DECLINED). A PLAN_CHANGED callback reports a change that took effect.',
+      request: { schema: CHANGE_PLAN_REQUEST, name: 'ChangePlanRequest' },
+      data: data.planChange,
+      errors: [NOT_FOUND, NOT_ALLOWED, PLAN_UNAVAILABLE],
+    },
+    handle: (ctx, merchant, params) => changePlan(ctx, merchant.id, params),
+  },
+  {
+    method: 'POST',
+    url: '/subscription/card/update',
+    bucket: 'subscription-card-update',
+    ...byMerchant,
+    doc: {
+      operationId: 'updateSubscriptionCard',
+      tag: 'Subscriptions',
+      summary: "Replace a subscription's card",
+      description:
+        "ACTIVE or PAUSED subscriptions (else 1008). The new card is checked with a zero-amount charge through the merchant's channel; a card that asks for 3-D Secure answers 100040 with the page url, and replaces the old card once the subscriber completes it. A renewal waiting for a retry becomes due at once (the next renewal run charges it with the new card; the billing anchor is kept). A card failing the local checks is 1011; a declined check (300000) leaves the old card.",
+      request: { schema: CARD_UPDATE_REQUEST, name: 'CardUpdateRequest' },
+      data: data.cardUpdate,
+      errors: [NOT_FOUND, NOT_ALLOWED, CARD_REJECTED],
+    },
+    handle: (ctx, merchant, params) => updateCard(ctx, merchant.id, params),
+  },
 ];

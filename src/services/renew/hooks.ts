@@ -1,6 +1,7 @@
 import type { Ctx } from '../../ctx.js';
 import { deliverDue } from '../../notify/deliver.js';
 import { expireStalePages } from '../pages.js';
+import { resumeStaleChanges } from '../plan-change/now.js';
 import { resumeStaleRefunds } from '../refund.js';
 import { settleInFlightCharges } from '../in-flight.js';
 
@@ -19,4 +20,9 @@ export async function resumeRefunds(ctx: Ctx): Promise<void> {
   await resumeStaleRefunds(ctx);
   // Payments a processor left in flight (Stripe), settled from its own answer.
   await settleInFlightCharges(ctx);
+}
+
+/** Plan changes whose request died between charge and record are finished (docs/renewals.md). */
+export async function resumeChanges(ctx: Ctx): Promise<void> {
+  await resumeStaleChanges(ctx);
 }

@@ -1,8 +1,10 @@
 import type { Ctx } from '../../ctx.js';
 import { firstBillingAfter, trialEnd } from '../../domain/calendar.js';
-import { isEnded } from '../../domain/subscription-state.js';
+import { isCounted, isEnded } from '../../domain/subscription-state.js';
 import { subscriptionCallbackBody, type SubscriptionEventType } from '../../notify/payloads.js';
 import type { BillingRecordRow, ClaimedRecord, SubscriptionRow, Tx } from '../../store/store.js';
+import { cardUpdateUrl } from '../card-update/link.js';
+import { renewalPrice } from '../plan-change/price.js';
 import { endSubscription } from '../subscriptions/end.js';
 import type { ChargeOutcome } from './charge.js';
 
@@ -26,23 +28,43 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
   }
   const s = await tx.getSubscriptionById(rec.subscriptionId);
   if (!s) return out.approved ? 'succeeded' : 'failed';
-  const cycle = { cycleType: s.cycleType, cycleLength: s.cycleLength };
   const active = s.status === 'ACTIVE';
   let next: number | null = null;
   let eventType: SubscriptionEventType;
   let result: RecordedAs;
+  let after: SubscriptionRow = s;
+  let switchedFrom: string | undefined;
+  let updateCardUrl: string | undefined;
 
   if (out.approved) {
+    // A record priced for another plan is the renewal a change at period end waited for.
+    const target = rec.recordPlanId !== null && rec.recordPlanId !== s.planId && isCounted(s.status) ? await tx.getPlan(s.merchantId, rec.recordPlanId) : undefined;
+    const credit = Math.max(0, s.credit - rec.creditApplied);
+    let cur: SubscriptionRow = { ...s, credit };
+    if (target) {
+      // The new plan's calendar anchors on this renewal's date (a retry's: on the charge).
+      const anchorTime = rec.billingType === 'RENEW' ? rec.scheduledTime : now;
+      cur = { ...cur, planId: target.id, amount: target.price, cycleType: target.cycleType, cycleLength: target.cycleLength, anchorTime, pendingPlanId: null };
+    }
     // Keeps the anchor; catch-up: several cycles behind → this one charge, next RENEW after now.
-    const following = firstBillingAfter(s.anchorTime, cycle, now, ctx.zone);
+    const following = firstBillingAfter(cur.anchorTime, { cycleType: cur.cycleType, cycleLength: cur.cycleLength }, now, ctx.zone);
     await tx.addChargeToSubscription(s.id, { approved: true, amount: rec.amount, paidThrough: following.time, now });
+    if (target) {
+      await tx.applyPlanChange(s.id, { ...cur, paidThrough: following.time, now });
+      await tx.releasePlanSlot(s.planId);
+      switchedFrom = s.planId;
+    } else if (rec.creditApplied > 0) {
+      await tx.spendCredit(s.id, rec.creditApplied, now);
+    }
+    cur = { ...cur, paidThrough: following.time };
+    after = cur;
     if (active) {
       next = following.time;
       await tx.insertPendingRecord({
         subscriptionId: s.id,
         merchantId: s.merchantId,
         billingType: 'RENEW',
-        amount: s.amount,
+        ...(await renewalPrice(tx, cur)),
         currency: s.currency,
         scheduledTime: next,
         retryCount: 0,
@@ -62,7 +84,10 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
         subscriptionId: s.id,
         merchantId: s.merchantId,
         billingType: 'RETRY',
-        amount: s.amount,
+        // A retry charges what its renewal did: the same plan, the same earmarked credit.
+        amount: rec.amount,
+        creditApplied: rec.creditApplied,
+        planId: rec.recordPlanId,
         currency: s.currency,
         scheduledTime: next,
         retryCount: rec.retryCount + 1,
@@ -71,6 +96,7 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
       });
       eventType = 'RENEW_FAILED';
       result = 'retry_scheduled';
+      updateCardUrl = await cardUpdateUrl(ctx, tx, s, now);
     } else if (active) {
       await endSubscription(tx, s, 'FAILED', { now, endTime: now });
       eventType = 'SUBSCRIPTION_FAILED';
@@ -82,7 +108,7 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
   }
 
   // The callback describes the state after the change; built in memory (no re-reads on the hot path).
-  const after: SubscriptionRow = { ...s, status: result === 'subscription_failed' ? 'FAILED' : s.status };
+  if (result === 'subscription_failed') after = { ...s, status: 'FAILED' };
   // A subscription that ended while this charge was under way kept its card for it; drop it now.
   if (isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0) await tx.deleteCard(s.cardId);
   const record: BillingRecordRow = {
@@ -101,6 +127,9 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
     cycleIndex: rec.cycleIndex,
     leaseOwner: null,
     leaseUntil: null,
+    creditApplied: rec.creditApplied,
+    creditGranted: 0,
+    planId: rec.recordPlanId,
     createdAt: now,
   };
   await tx.enqueueEvent({
@@ -110,8 +139,36 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
     transactionId: rec.transactionId,
     subscriptionId: s.id,
     notifyUrl: s.notifyUrl,
-    body: subscriptionCallbackBody({ eventType, subscription: after, record, nextBillingTime: next, eventTime: now, zone: ctx.zone }),
+    body: subscriptionCallbackBody({
+      eventType,
+      subscription: after,
+      record,
+      nextBillingTime: next,
+      eventTime: now,
+      zone: ctx.zone,
+      ...(updateCardUrl !== undefined ? { updateCardUrl } : {}),
+    }),
     now,
   });
+  if (switchedFrom !== undefined) {
+    await tx.enqueueEvent({
+      merchantId: s.merchantId,
+      kind: 'SUBSCRIPTION',
+      eventType: 'PLAN_CHANGED',
+      transactionId: rec.transactionId,
+      subscriptionId: s.id,
+      notifyUrl: s.notifyUrl,
+      body: subscriptionCallbackBody({
+        eventType: 'PLAN_CHANGED',
+        subscription: after,
+        record,
+        nextBillingTime: next,
+        eventTime: now,
+        zone: ctx.zone,
+        change: { previousPlanId: switchedFrom, when: 'PERIOD_END', credit: 0 },
+      }),
+      now,
+    });
+  }
   return result;
 }

@@ -6,7 +6,7 @@ import { claimBatch } from './claim.js';
 import { chargeRecord } from './charge.js';
 import { recordOutcome, type RecordedAs } from './record.js';
 import { countDue, dueItems, type DueItem } from './due.js';
-import { deliverCallbacks, expirePages, resumeRefunds } from './hooks.js';
+import { deliverCallbacks, expirePages, resumeChanges, resumeRefunds } from './hooks.js';
 
 /** SPEC §7 `--json` summary. */
 export interface RenewSummary {
@@ -56,9 +56,11 @@ const BATCHES_IN_FLIGHT = 2;
 
 /**
  * One renewal run (SPEC §7): expire abandoned 3DS/checkout pages, re-drive refunds a failed
- * channel call left PENDING, charge every due PENDING RENEW/RETRY record exactly once, then
+ * channel call left PENDING, finish plan changes whose request died mid-way, charge every due
+ * PENDING RENEW/RETRY record exactly once, then
  * deliver pending callbacks. Declines are results; an exception means the run could not
- * complete (records it claimed are retaken after the lease).
+ * complete: the records it still held are released for the next run (or, if even that fails,
+ * retaken after the lease).
  */
 export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<RenewResult> {
   const summary: RenewSummary = { due: 0, succeeded: 0, failed: 0, retriesScheduled: 0, subscriptionsFailed: 0, expired: 0, callbacksDelivered: 0 };
@@ -70,6 +72,7 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
   }
   summary.expired = await expirePages(ctx);
   await resumeRefunds(ctx);
+  await resumeChanges(ctx);
   const owner = opts.owner ?? `${hostname()}:${process.pid}:${randomToken(6)}`;
   const total = Math.min(await countDue(ctx, cutoff), limit);
   let cursor: DueCursor = null;
@@ -120,7 +123,12 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     if (running.length >= BATCHES_IN_FLIGHT) await running.shift();
   }
   await Promise.all(running);
-  if (fault) throw fault.error;
+  if (fault) {
+    // Leave nothing claimed: a later run (or --dry-run) must see these records due at once, not
+    // after the lease. Best effort — if the database itself failed, the lease still ends them.
+    await ctx.store.transaction((tx) => tx.releaseClaims(owner)).catch(() => 0);
+    throw fault.error;
+  }
   if (opts.deliverCallbacks !== false) summary.callbacksDelivered = await deliverCallbacks(ctx);
   return summary;
 }

@@ -3,6 +3,7 @@ import { firstBillingAfter } from '../../domain/calendar.js';
 import { notAllowed } from '../../domain/errors.js';
 import { nextState } from '../../domain/subscription-state.js';
 import type { SubscriptionRow, Tx } from '../../store/store.js';
+import { renewalPrice } from '../plan-change/price.js';
 import { requireSubscription, subscriptionIdOf } from './queries.js';
 
 /**
@@ -32,7 +33,7 @@ export async function resumeSubscription(ctx: Ctx, merchantId: string, input: un
       subscriptionId: s.id,
       merchantId: s.merchantId,
       billingType: 'RENEW',
-      amount: s.amount,
+      ...(await renewalPrice(tx, s)),
       currency: s.currency,
       scheduledTime: passed ? now : old.time,
       retryCount: 0,

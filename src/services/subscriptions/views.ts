@@ -31,6 +31,10 @@ export interface SubscriptionDetail extends SubscriptionListItem {
   cycleType: string;
   cycleLength: number;
   totalPaid: number;
+  /** Credit left over from a plan change, spent by the next charges. */
+  creditBalance?: number;
+  /** The plan the next renewal moves to (a plan change at period end). */
+  pendingPlanId?: string;
 }
 
 export interface BillingRecordView {
@@ -95,6 +99,8 @@ export function subscriptionDetailView(
     cycleLength: s.cycleLength,
     ...rest,
     totalPaid: amountNumber(s.totalPaid, s.currency),
+    ...(s.credit > 0 ? { creditBalance: amountNumber(s.credit, s.currency) } : {}),
+    ...(s.pendingPlanId !== null ? { pendingPlanId: s.pendingPlanId } : {}),
   };
 }
 

@@ -148,6 +148,7 @@ function newRow(
     channelRef: null,
     pageToken: checkout ? randomToken(24) : null,
     pageExpiresAt: checkout ? a.now + PAGE_TTL_MS : null,
+    cardId: null,
     checkoutDeclines: 0,
     txnTime: null,
     createdAt: a.now,

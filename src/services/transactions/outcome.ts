@@ -3,6 +3,7 @@ import type { ChargeResult } from '../../channel/channel.js';
 import { randomToken } from '../../domain/ids.js';
 import { paymentCallbackBody } from '../../notify/payloads.js';
 import type { TransactionRow, Tx } from '../../store/store.js';
+import { cardCheckFailed, cardCheckSucceeded } from '../card-update/outcome.js';
 import { firstChargeFailed, firstChargeSucceeded } from '../subscribe.js';
 import { STATUS } from './view.js';
 
@@ -45,6 +46,8 @@ export async function finishSucceeded(ctx: Ctx, tx: Tx, txn: TransactionRow, fro
   });
   if (!ok) return false;
   const row = (await tx.getTransaction(txn.id)) ?? txn;
+  // A card check (a subscription's replacement card) moved no money: no PAYMENT callback.
+  if (row.paymentType === 'CARD_CHECK') return cardCheckSucceeded(ctx, tx, row, now).then(() => true);
   if (row.paymentType === 'SUBSCRIPTION') await firstChargeSucceeded(ctx, tx, row, now);
   await paymentEvent(ctx, tx, row, now);
   return true;
@@ -75,6 +78,7 @@ export async function finishUnpaid(
   });
   if (!ok) return false;
   const row = (await tx.getTransaction(txn.id)) ?? txn;
+  if (row.paymentType === 'CARD_CHECK') return cardCheckFailed(ctx, tx, row).then(() => true);
   if (row.paymentType === 'SUBSCRIPTION') await firstChargeFailed(ctx, tx, row, reason ?? 'authentication_expired', now, extra.notifySubscription ?? false);
   await paymentEvent(ctx, tx, row, now);
   return true;

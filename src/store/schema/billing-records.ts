@@ -8,7 +8,7 @@ export const billingRecords = sqliteTable(
     id: text('id').primaryKey(),
     subscriptionId: text('subscription_id').notNull().references(() => subscriptions.id),
     merchantId: text('merchant_id').notNull(),
-    billingType: text('billing_type', { enum: ['INITIAL', 'RENEW', 'RETRY'] }).notNull(),
+    billingType: text('billing_type', { enum: ['INITIAL', 'RENEW', 'RETRY', 'CHANGE'] }).notNull(),
     amount: integer('amount').notNull(),
     currency: text('currency').notNull(),
     scheduledTime: integer('scheduled_time').notNull(),
@@ -22,6 +22,12 @@ export const billingRecords = sqliteTable(
     /** Claim lease (SPEC §7): a run owns the record until leaseUntil on its clock. */
     leaseOwner: text('lease_owner'),
     leaseUntil: integer('lease_until'),
+    /** Carried credit (from a plan change) this charge spends besides its amount: amount + creditApplied = the plan's price. */
+    creditApplied: integer('credit_applied').notNull().default(0),
+    /** CHANGE: the credit granted for the unused part of the old plan's period (minor units). */
+    creditGranted: integer('credit_granted').notNull().default(0),
+    /** The plan this charge pays for; null on records written before plan changes existed (the subscription's plan). */
+    planId: text('plan_id'),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [

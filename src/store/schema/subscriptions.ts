@@ -1,4 +1,5 @@
-import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm';
+import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { merchants } from './merchants.js';
 import { plans } from './plans.js';
 import { cards } from './cards.js';
@@ -30,11 +31,19 @@ export const subscriptions = sqliteTable(
     billingCount: integer('billing_count').notNull().default(0),
     failedCount: integer('failed_count').notNull().default(0),
     totalPaid: integer('total_paid').notNull().default(0),
+    /** Credit left over from a plan change, spent by the next charges (minor units). */
+    credit: integer('credit').notNull().default(0),
+    /** A plan change asked for at period end: the next renewal charges this plan and anchors on it. */
+    pendingPlanId: text('pending_plan_id').references(() => plans.id),
+    /** The hosted card-update page's token (the updateCardUrl of RENEW_FAILED callbacks), while the subscription retries. */
+    cardUpdateToken: text('card_update_token'),
+    cardUpdateExpiresAt: integer('card_update_expires_at'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [
     index('subscriptions_merchant_user').on(t.merchantId, t.userId, t.createdAt),
     index('subscriptions_plan').on(t.planId),
+    uniqueIndex('subscriptions_card_update_token').on(t.cardUpdateToken).where(sql`card_update_token IS NOT NULL`),
   ],
 );

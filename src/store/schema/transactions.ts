@@ -11,7 +11,7 @@ export const transactions = sqliteTable(
     relationId: text('relation_id'),
     requestId: text('request_id'),
     /** PAY, CHECKOUT, SUBSCRIPTION (first charge) or RENEWAL (renewal/retry charge). */
-    paymentType: text('payment_type', { enum: ['PAY', 'CHECKOUT', 'SUBSCRIPTION', 'RENEWAL'] }).notNull(),
+    paymentType: text('payment_type', { enum: ['PAY', 'CHECKOUT', 'SUBSCRIPTION', 'RENEWAL', 'CARD_CHECK'] }).notNull(),
     /** SPEC §5 status code: 100000, 100040, 100050, 200000, 300000, 300010, 300020, 400010, 400000. */
     status: integer('status').notNull(),
     amount: integer('amount').notNull(),
@@ -41,6 +41,8 @@ export const transactions = sqliteTable(
     channelRef: text('channel_ref'),
     /** Hosted checkout / 3DS page token (SPEC §11), single use, 30-minute expiry. */
     pageToken: text('page_token'),
+    /** CARD_CHECK: the vaulted card this zero-amount check verifies before it replaces a subscription's card. */
+    cardId: text('card_id'),
     pageExpiresAt: integer('page_expires_at'),
     checkoutDeclines: integer('checkout_declines').notNull().default(0),
     txnTime: integer('txn_time'),

@@ -25,3 +25,12 @@ export function deleteCard(sqlite: Sqlite, id: string): void {
   prepared(sqlite, 'UPDATE subscriptions SET card_id = NULL WHERE card_id = ?').run(id);
   prepared(sqlite, 'DELETE FROM cards WHERE id = ?').run(id);
 }
+
+/** A vaulted card (its PAN still sealed). */
+export function getCard(sqlite: Sqlite, id: string): CardRow | undefined {
+  return prepared(
+    sqlite,
+    `SELECT id, merchant_id AS merchantId, pan_enc AS panEnc, bin, last4, brand, exp_month AS expMonth, exp_year AS expYear,
+       holder_name AS holderName, created_at AS createdAt FROM cards WHERE id = ?`,
+  ).get(id) as CardRow | undefined;
+}

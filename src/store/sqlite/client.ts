@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StoreOpenError } from '../store.js';
@@ -108,4 +108,43 @@ export function settleZone(sqlite: Sqlite, wanted: string | undefined): string {
   const zone = wanted ?? 'UTC';
   sqlite.prepare("INSERT INTO meta (key, value) VALUES ('tz', ?) ON CONFLICT (key) DO NOTHING").run(zone);
   return settleZone(sqlite, wanted);
+}
+
+export interface MigrationStatus {
+  /** Migrations this build has, by tag, in order. */
+  known: string[];
+  /** Those the database does not have yet (all of them for a database that does not exist). */
+  pending: string[];
+  exists: boolean;
+}
+
+/**
+ * Which of this build's migrations a SQLite database still lacks, read without changing it (a
+ * missing file is not created): `paygate db migrate --dry-run`. A database with migrations newer
+ * than the build is refused like on open.
+ */
+export function sqliteMigrationStatus(path: string): MigrationStatus {
+  const journal = JSON.parse(readFileSync(resolve(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ tag: string; when: number }> };
+  const known = journal.entries.map((e) => e.tag);
+  if (path === ':memory:' || !existsSync(path)) return { known, pending: known, exists: false };
+  let sqlite: Sqlite;
+  try {
+    sqlite = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (e) {
+    throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);
+  }
+  try {
+    const table = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+    const applied = table ? Number((sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | null }).at ?? 0) : 0;
+    const latest = journal.entries.at(-1)?.when ?? 0;
+    if (applied > latest) {
+      throw new StoreOpenError('this database was written by a newer version of paygate (its schema is ahead of this build); upgrade paygate to open it');
+    }
+    return { known, pending: journal.entries.filter((e) => e.when > applied).map((e) => e.tag), exists: true };
+  } catch (e) {
+    if (e instanceof StoreOpenError) throw e;
+    throw new StoreOpenError(`cannot read database ${path}: ${(e as Error).message}`);
+  } finally {
+    sqlite.close();
+  }
 }

@@ -5,6 +5,8 @@ import type {
   CardRow,
   ClaimedEvent,
   ClaimedRecord,
+  CopyProgress,
+  CopySummary,
   DueCursor,
   DuePage,
   EventClaim,
@@ -16,6 +18,8 @@ import type {
   NewEvent,
   NewIdempotency,
   NewRecord,
+  PlanSwitch,
+  RecordPrice,
   OperationalCounts,
   OwnedId,
   PageWindow,
@@ -28,23 +32,29 @@ import type {
   RefundOutcome,
   RefundRow,
   RekeyOptions,
+  RevenueMonthFigures,
+  RevenueQuery,
   SandboxChargeRow,
   Store,
   SubscriptionFilter,
   SubscriptionListRow,
   SubscriptionRow,
   SubscriptionStatusPatch,
+  TrackingRow,
   TrackingUpsert,
   TransactionFilter,
   TransactionRow,
   Tx,
 } from '../store.js';
 import * as cards from './cards.js';
+import { copyInto } from '../copy.js';
+import { sqliteCopySource } from './copy.js';
 import { openSqlite, settleZone, type Sqlite } from './client.js';
 import * as delivery from './delivery.js';
 import { createPrivateFile } from './files.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import * as operations from './operations.js';
+import { revenueFigures } from './report.js';
 import * as lookup from './lookup.js';
 import * as merchants from './merchants.js';
 import * as outbox from './outbox.js';
@@ -151,6 +161,18 @@ class SqliteReads implements Reads {
   async latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined> {
     return subs.latestRecord(this.db, subscriptionId);
   }
+  async getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined> {
+    return subs.getSubscriptionByCardToken(this.db, token);
+  }
+
+  async stalePendingChanges(before: number, limit: number): Promise<string[]> {
+    return subs.stalePendingChanges(this.db, before, limit);
+  }
+
+  async getCard(id: string): Promise<CardRow | undefined> {
+    return cards.getCard(this.db, id);
+  }
+
   async getRecord(id: string): Promise<BillingRecordRow | undefined> {
     return subs.getRecord(this.db, id);
   }
@@ -199,6 +221,9 @@ class SqliteReads implements Reads {
     f: { merchantId?: string | undefined; status?: string | undefined; subscriptionId?: string | undefined } & PageWindow,
   ): Promise<OwnedId[]> {
     return lookup.pageEventIds(this.db, f);
+  }
+  async listTracking(f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): Promise<TrackingRow[]> {
+    return tracking.listTracking(this.db, f);
   }
 }
 
@@ -294,6 +319,34 @@ class SqliteTx extends SqliteReads implements Tx {
   async insertBillingRecord(row: BillingRecordRow): Promise<void> {
     subs.insertBillingRecord(this.db, row);
   }
+  async setSubscriptionCard(id: string, cardId: string, now: number): Promise<void> {
+    subs.setSubscriptionCard(this.db, id, cardId, now);
+  }
+
+  async setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void> {
+    subs.setCardUpdateToken(this.db, id, token, expiresAt);
+  }
+
+  async rescheduleRecord(id: string, scheduledTime: number): Promise<boolean> {
+    return subs.rescheduleRecord(this.db, id, scheduledTime);
+  }
+
+  async applyPlanChange(id: string, c: PlanSwitch): Promise<void> {
+    subs.applyPlanChange(this.db, id, c);
+  }
+
+  async setPendingPlan(id: string, planId: string | null, now: number): Promise<void> {
+    subs.setPendingPlan(this.db, id, planId, now);
+  }
+
+  async spendCredit(id: string, amount: number, now: number): Promise<void> {
+    subs.spendCredit(this.db, id, amount, now);
+  }
+
+  async repriceRecord(id: string, p: RecordPrice): Promise<boolean> {
+    return subs.repriceRecord(this.db, id, p);
+  }
+
   async insertPendingRecord(r: NewRecord): Promise<string> {
     return subs.insertPendingRecord(this.db, r);
   }
@@ -305,6 +358,9 @@ class SqliteTx extends SqliteReads implements Tx {
   }
   async claimDueRecords(ids: readonly string[], c: { owner: string; now: number; leaseUntil: number; channel: string }): Promise<ClaimedRecord[]> {
     return renewals.claimDueRecords(this.db, ids, c);
+  }
+  async releaseClaims(owner: string): Promise<number> {
+    return renewals.releaseClaims(this.db, owner);
   }
   async settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
     return renewals.settleRecord(this.db, id, status, failReason, now);
@@ -394,6 +450,11 @@ export class SqliteStore extends SqliteReads implements Store {
     }
   }
 
+  async copyTo(target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary> {
+    // The read-only connection holds the snapshot (the writer, for ':memory:', which has one).
+    return copyInto(sqliteCopySource(this.db), target, onProgress);
+  }
+
   async keyPlainFingerprints(opts: RekeyOptions): Promise<number> {
     return keyPlainFingerprints(this.connection, opts);
   }
@@ -404,6 +465,10 @@ export class SqliteStore extends SqliteReads implements Store {
 
   async outboxBacklog(): Promise<number> {
     return operations.outboxBacklog(this.db);
+  }
+
+  async revenueFigures(q: RevenueQuery): Promise<RevenueMonthFigures[]> {
+    return revenueFigures(this.db, q);
   }
 
   async holdsSealedData(): Promise<boolean> {

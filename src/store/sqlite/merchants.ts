@@ -6,6 +6,8 @@ const COLUMNS: Record<keyof MerchantRow, string> = {
   id: 'id',
   name: 'name',
   apiKey: 'api_key',
+  prevApiKey: 'prev_api_key',
+  prevApiKeyUntil: 'prev_api_key_until',
   secretEnc: 'secret_enc',
   prevSecretEnc: 'prev_secret_enc',
   prevSecretUntil: 'prev_secret_until',
@@ -26,8 +28,15 @@ export function getMerchant(sqlite: Sqlite, id: string): MerchantRow | undefined
   return prepared(sqlite, `${SELECT} WHERE id = ?`).get(id) as MerchantRow | undefined;
 }
 
+/**
+ * By the current apiKey, else by the previous one (rotated within 24 h: the caller checks
+ * prevApiKeyUntil). Two indexed lookups rather than an OR: the usual hit costs one.
+ */
 export function getMerchantByApiKey(sqlite: Sqlite, apiKey: string): MerchantRow | undefined {
-  return prepared(sqlite, `${SELECT} WHERE api_key = ?`).get(apiKey) as MerchantRow | undefined;
+  return (
+    (prepared(sqlite, `${SELECT} WHERE api_key = ?`).get(apiKey) as MerchantRow | undefined) ??
+    (prepared(sqlite, `${SELECT} WHERE prev_api_key = ?`).get(apiKey) as MerchantRow | undefined)
+  );
 }
 
 export function listMerchantRows(sqlite: Sqlite): MerchantRow[] {

@@ -12,11 +12,12 @@ import { prepared } from './prepared.js';
 /**
  * Due, claimable RENEW/RETRY records of enabled merchants, oldest first. Reads the partial index
  * billing_records_due (status = 'PENDING'), so its cost follows the due work, not the table size.
- * INITIAL records (a first charge awaiting 3DS) belong to the payments flow, never to a run.
+ * INITIAL records (a first charge awaiting 3DS) belong to the payments flow and CHANGE records (a plan
+ * change charged at once) to the change request, never to a run.
  */
 const DUE_SQL = `SELECT r.id, r.rowid AS rowid, r.scheduled_time AS scheduledTime FROM billing_records r INDEXED BY billing_records_due
   JOIN merchants m ON m.id = r.merchant_id
-  WHERE r.status = 'PENDING' AND r.scheduled_time <= @now AND r.billing_type <> 'INITIAL'
+  WHERE r.status = 'PENDING' AND r.scheduled_time <= @now AND r.billing_type IN ('RENEW', 'RETRY')
     AND (r.lease_until IS NULL OR r.lease_until < @now) AND m.status = 'ACTIVE'
     AND (r.scheduled_time > @afterTime OR (r.scheduled_time = @afterTime AND r.rowid > @afterRowid))
   ORDER BY r.scheduled_time, r.rowid LIMIT @limit`;
@@ -44,7 +45,7 @@ export function countDue(sqlite: Sqlite, now: number): number {
   const row = prepared(
     sqlite,
     `SELECT count(*) AS n FROM billing_records r INDEXED BY billing_records_due JOIN merchants m ON m.id = r.merchant_id
-     WHERE r.status = 'PENDING' AND r.scheduled_time <= ? AND r.billing_type <> 'INITIAL'
+     WHERE r.status = 'PENDING' AND r.scheduled_time <= ? AND r.billing_type IN ('RENEW', 'RETRY')
        AND (r.lease_until IS NULL OR r.lease_until < ?) AND m.status = 'ACTIVE'`,
   ).get(now, now) as { n: number };
   return row.n;
@@ -89,7 +90,7 @@ function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undefined {
     sqlite,
     `SELECT r.id, r.subscription_id AS subscriptionId, r.merchant_id AS merchantId, r.billing_type AS billingType, r.amount,
        r.currency, r.scheduled_time AS scheduledTime, r.retry_count AS retryCount, r.cycle_index AS cycleIndex,
-       r.transaction_id AS transactionId, s.status AS subscriptionStatus, s.plan_id AS planId, s.user_id AS userId,
+       r.credit_applied AS creditApplied, r.plan_id AS recordPlanId, r.transaction_id AS transactionId, s.status AS subscriptionStatus, s.plan_id AS planId, s.user_id AS userId,
        s.notify_url AS notifyUrl, s.card_id AS cardId, c.pan_enc AS panEnc, c.channel AS cardChannel,
        c.stripe_customer_id AS stripeCustomerId, c.stripe_payment_method_id AS stripePaymentMethodId, c.exp_month AS expMonth, c.exp_year AS expYear,
        c.bin, c.last4, c.brand
@@ -181,4 +182,11 @@ export function addChargeToSubscription(
        updated_at = @now
      WHERE id = @id`,
   ).run({ id, ok: c.approved ? 1 : 0, amount: c.amount, paidThrough: c.paidThrough, now: c.now });
+}
+
+/** See Tx.releaseClaims. Runs only when a run failed: a scan of PENDING records by owner is fine. */
+export function releaseClaims(sqlite: Sqlite, owner: string): number {
+  return sqlite
+    .prepare("UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = ?")
+    .run(owner).changes;
 }

@@ -2,6 +2,8 @@ import { newId } from '../../domain/ids.js';
 import type {
   BillingRecordRow,
   NewRecord,
+  PlanSwitch,
+  RecordPrice,
   RecordStatus,
   SubscriptionFilter,
   SubscriptionListRow,
@@ -21,12 +23,14 @@ export const SUBSCRIPTION_COLUMNS = `s.id, s.code, s.merchant_id AS merchantId, 
   s.anchor_time AS anchorTime, s.paid_through AS paidThrough, s.start_time AS startTime, s.end_time AS endTime,
   s.cancel_time AS cancelTime, s.notify_url AS notifyUrl, s.initial_transaction_id AS initialTransactionId,
   s.billing_count AS billingCount, s.failed_count AS failedCount, s.total_paid AS totalPaid,
-  s.created_at AS createdAt, s.updated_at AS updatedAt`;
+  s.credit, s.pending_plan_id AS pendingPlanId,
+  s.card_update_token AS cardUpdateToken, s.card_update_expires_at AS cardUpdateExpiresAt, s.created_at AS createdAt, s.updated_at AS updatedAt`;
 
 export const RECORD_COLUMNS = `r.id, r.subscription_id AS subscriptionId, r.merchant_id AS merchantId,
   r.billing_type AS billingType, r.amount, r.currency, r.scheduled_time AS scheduledTime, r.actual_time AS actualTime,
   r.status, r.transaction_id AS transactionId, r.fail_reason AS failReason, r.retry_count AS retryCount,
-  r.cycle_index AS cycleIndex, r.lease_owner AS leaseOwner, r.lease_until AS leaseUntil, r.created_at AS createdAt`;
+  r.cycle_index AS cycleIndex, r.lease_owner AS leaseOwner, r.lease_until AS leaseUntil,
+  r.credit_applied AS creditApplied, r.credit_granted AS creditGranted, r.plan_id AS planId, r.created_at AS createdAt`;
 
 /** A subscription of this merchant; another merchant's reads as absent (SPEC §2). */
 export function getSubscription(sqlite: Sqlite, merchantId: string, id: string): SubscriptionRow | undefined {
@@ -91,6 +95,10 @@ const SUBSCRIPTION_KEYS: Record<keyof SubscriptionRow, string> = {
   billingCount: 'billing_count',
   failedCount: 'failed_count',
   totalPaid: 'total_paid',
+  credit: 'credit',
+  pendingPlanId: 'pending_plan_id',
+  cardUpdateToken: 'card_update_token',
+  cardUpdateExpiresAt: 'card_update_expires_at',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };
@@ -187,9 +195,10 @@ export function insertPendingRecord(sqlite: Sqlite, r: NewRecord): string {
   prepared(
     sqlite,
     `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status,
-       retry_count, cycle_index, created_at)
-     VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, 'PENDING', @retryCount, @cycleIndex, @now)`,
-  ).run({ id, ...r });
+       retry_count, cycle_index, credit_applied, plan_id, created_at)
+     VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, 'PENDING', @retryCount, @cycleIndex,
+       @creditApplied, @planId, @now)`,
+  ).run({ id, ...r, creditApplied: r.creditApplied ?? 0, planId: r.planId ?? null });
   return id;
 }
 
@@ -234,9 +243,9 @@ export function insertBillingRecord(sqlite: Sqlite, r: BillingRecordRow): void {
   prepared(
     sqlite,
     `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, actual_time, status,
-       transaction_id, fail_reason, retry_count, cycle_index, lease_owner, lease_until, created_at)
+       transaction_id, fail_reason, retry_count, cycle_index, lease_owner, lease_until, credit_applied, credit_granted, plan_id, created_at)
      VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, @actualTime, @status,
-       @transactionId, @failReason, @retryCount, @cycleIndex, @leaseOwner, @leaseUntil, @createdAt)`,
+       @transactionId, @failReason, @retryCount, @cycleIndex, @leaseOwner, @leaseUntil, @creditApplied, @creditGranted, @planId, @createdAt)`,
   ).run(r);
 }
 
@@ -249,4 +258,65 @@ export function settleFirstRecord(sqlite: Sqlite, id: string, status: 'SUCCESS' 
        WHERE id = @id AND status = 'PENDING'`,
     ).run({ id, status, failReason, now }).changes === 1
   );
+}
+
+/** A subscription moves to another plan (a plan change now, or one at period end applied by its renewal). */
+export function applyPlanChange(sqlite: Sqlite, id: string, c: PlanSwitch): void {
+  prepared(
+    sqlite,
+    `UPDATE subscriptions SET plan_id = @planId, amount = @amount, cycle_type = @cycleType, cycle_length = @cycleLength,
+       anchor_time = @anchorTime, paid_through = @paidThrough, credit = @credit, pending_plan_id = NULL, updated_at = @now
+     WHERE id = @id`,
+  ).run({ id, ...c });
+}
+
+export function setPendingPlan(sqlite: Sqlite, id: string, planId: string | null, now: number): void {
+  prepared(sqlite, 'UPDATE subscriptions SET pending_plan_id = ?, updated_at = ? WHERE id = ?').run(planId, now, id);
+}
+
+/** Spend carried credit (never below zero). */
+export function spendCredit(sqlite: Sqlite, id: string, amount: number, now: number): void {
+  prepared(sqlite, 'UPDATE subscriptions SET credit = max(0, credit - ?), updated_at = ? WHERE id = ?').run(amount, now, id);
+}
+
+/** Re-price a PENDING record no run has claimed yet; false when it is claimed or settled. */
+export function repriceRecord(sqlite: Sqlite, id: string, p: RecordPrice): boolean {
+  return (
+    prepared(
+      sqlite,
+      `UPDATE billing_records SET plan_id = @planId, amount = @amount, credit_applied = @creditApplied
+       WHERE id = @id AND status = 'PENDING' AND transaction_id IS NULL`,
+    ).run({ id, ...p }).changes === 1
+  );
+}
+
+/** The subscription a card-update page token belongs to. */
+export function getSubscriptionByCardToken(sqlite: Sqlite, token: string): SubscriptionRow | undefined {
+  return prepared(sqlite, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.card_update_token = ?`).get(token) as SubscriptionRow | undefined;
+}
+
+export function setSubscriptionCard(sqlite: Sqlite, id: string, cardId: string, now: number): void {
+  prepared(sqlite, 'UPDATE subscriptions SET card_id = ?, updated_at = ? WHERE id = ?').run(cardId, now, id);
+}
+
+export function setCardUpdateToken(sqlite: Sqlite, id: string, token: string | null, expiresAt: number | null): void {
+  prepared(sqlite, 'UPDATE subscriptions SET card_update_token = ?, card_update_expires_at = ? WHERE id = ?').run(token, expiresAt, id);
+}
+
+/** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or settled. */
+export function rescheduleRecord(sqlite: Sqlite, id: string, scheduledTime: number): boolean {
+  return (
+    prepared(sqlite, "UPDATE billing_records SET scheduled_time = ? WHERE id = ? AND status = 'PENDING' AND transaction_id IS NULL").run(scheduledTime, id)
+      .changes === 1
+  );
+}
+
+/** CHANGE records still PENDING created before `before`: a plan change whose request died between its charge and its record. */
+export function stalePendingChanges(sqlite: Sqlite, before: number, limit: number): string[] {
+  return (
+    prepared(
+      sqlite,
+      "SELECT id FROM billing_records INDEXED BY billing_records_due WHERE status = 'PENDING' AND billing_type = 'CHANGE' AND created_at < ? ORDER BY scheduled_time LIMIT ?",
+    ).all(before, limit) as { id: string }[]
+  ).map((r) => r.id);
 }

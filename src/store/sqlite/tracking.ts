@@ -1,4 +1,4 @@
-import type { TrackingUpsert } from '../store.js';
+import type { PageWindow, TrackingRow, TrackingUpsert } from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
 
@@ -11,4 +11,15 @@ export function upsertTracking(sqlite: Sqlite, e: TrackingUpsert): void {
      ON CONFLICT (transaction_id, tracking_no) DO UPDATE SET
        tracking_channel = excluded.tracking_channel, track_url = excluded.track_url, updated_at = excluded.updated_at`,
   ).run(e);
+}
+
+export function listTracking(sqlite: Sqlite, f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): TrackingRow[] {
+  return prepared(
+    sqlite,
+    `SELECT e.transaction_id AS transactionId, t.relation_id AS relationId, e.merchant_id AS merchantId, e.tracking_no AS trackingNo,
+            e.tracking_channel AS trackingChannel, e.track_url AS trackUrl, e.created_at AS createdAt, e.updated_at AS updatedAt
+     FROM tracking_entries e JOIN transactions t ON t.id = e.transaction_id
+     WHERE (@merchantId IS NULL OR e.merchant_id = @merchantId) AND (@transactionId IS NULL OR e.transaction_id = @transactionId)
+     ORDER BY e.created_at DESC, e.id DESC LIMIT @limit OFFSET @offset`,
+  ).all({ merchantId: f.merchantId ?? null, transactionId: f.transactionId ?? null, limit: f.limit, offset: f.offset }) as TrackingRow[];
 }

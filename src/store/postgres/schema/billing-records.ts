@@ -9,7 +9,7 @@ export const billingRecords = pgTable(
     id: text('id').primaryKey(),
     subscriptionId: text('subscription_id').notNull().references(() => subscriptions.id),
     merchantId: text('merchant_id').notNull(),
-    billingType: text('billing_type', { enum: ['INITIAL', 'RENEW', 'RETRY'] }).notNull(),
+    billingType: text('billing_type', { enum: ['INITIAL', 'RENEW', 'RETRY', 'CHANGE'] }).notNull(),
     amount: money('amount').notNull(),
     currency: text('currency').notNull(),
     scheduledTime: instant('scheduled_time').notNull(),
@@ -23,6 +23,12 @@ export const billingRecords = pgTable(
     /** Claim lease: a run owns the record until leaseUntil on its clock. */
     leaseOwner: text('lease_owner'),
     leaseUntil: instant('lease_until'),
+    /** Carried credit (from a plan change) this charge spends besides its amount: amount + creditApplied = the plan's price. */
+    creditApplied: money('credit_applied').notNull().default(0),
+    /** CHANGE: the credit granted for the unused part of the old plan's period (minor units). */
+    creditGranted: money('credit_granted').notNull().default(0),
+    /** The plan this charge pays for; null on records written before plan changes existed (the subscription's plan). */
+    planId: text('plan_id'),
     createdAt: instant('created_at').notNull(),
   },
   (t) => [

@@ -11,6 +11,9 @@ export const merchants = pgTable('merchants', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   apiKey: text('api_key').notNull().unique(),
+  /** The apiKey before the last `merchant rotate-key`, accepted until prevApiKeyUntil (24 h, like secrets). */
+  prevApiKey: text('prev_api_key').unique(),
+  prevApiKeyUntil: instant('prev_api_key_until'),
   /** AES-256-GCM under the vault key; never stored in plain text. */
   secretEnc: text('secret_enc').notNull(),
   /** The secret before the last rotation, accepted until prevSecretUntil (24 h). */

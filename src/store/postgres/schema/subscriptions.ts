@@ -1,4 +1,5 @@
-import { pgTable, text, integer, index } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { pgTable, text, integer, index, uniqueIndex } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.js';
 import { plans } from './plans.js';
 import { cards } from './cards.js';
@@ -31,11 +32,19 @@ export const subscriptions = pgTable(
     billingCount: integer('billing_count').notNull().default(0),
     failedCount: integer('failed_count').notNull().default(0),
     totalPaid: money('total_paid').notNull().default(0),
+    /** Credit left over from a plan change, spent by the next charges (minor units). */
+    credit: money('credit').notNull().default(0),
+    /** A plan change asked for at period end: the next renewal charges this plan and anchors on it. */
+    pendingPlanId: text('pending_plan_id').references(() => plans.id),
+    /** The hosted card-update page's token (the updateCardUrl of RENEW_FAILED callbacks), while the subscription retries. */
+    cardUpdateToken: text('card_update_token'),
+    cardUpdateExpiresAt: instant('card_update_expires_at'),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },
   (t) => [
     index('subscriptions_merchant_user').on(t.merchantId, t.userId, t.createdAt),
     index('subscriptions_plan').on(t.planId),
+    uniqueIndex('subscriptions_card_update_token').on(t.cardUpdateToken).where(sql`card_update_token IS NOT NULL`),
   ],
 );

@@ -12,7 +12,7 @@ export const transactions = pgTable(
     relationId: text('relation_id'),
     requestId: text('request_id'),
     /** PAY, CHECKOUT, SUBSCRIPTION (first charge) or RENEWAL (renewal/retry charge). */
-    paymentType: text('payment_type', { enum: ['PAY', 'CHECKOUT', 'SUBSCRIPTION', 'RENEWAL'] }).notNull(),
+    paymentType: text('payment_type', { enum: ['PAY', 'CHECKOUT', 'SUBSCRIPTION', 'RENEWAL', 'CARD_CHECK'] }).notNull(),
     /** Status code: 100000, 100040, 100050, 200000, 300000, 300010, 300020, 400010, 400000. */
     status: integer('status').notNull(),
     amount: money('amount').notNull(),
@@ -42,6 +42,8 @@ export const transactions = pgTable(
     channelRef: text('channel_ref'),
     /** Hosted checkout / 3DS page token, single use, 30-minute expiry. */
     pageToken: text('page_token'),
+    /** CARD_CHECK: the vaulted card this zero-amount check verifies before it replaces a subscription's card. */
+    cardId: text('card_id'),
     pageExpiresAt: instant('page_expires_at'),
     checkoutDeclines: integer('checkout_declines').notNull().default(0),
     txnTime: instant('txn_time'),

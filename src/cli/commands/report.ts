@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { plot } from 'asciichart';
+import { invalidParam } from '../../domain/errors.js';
+import { formatAmount } from '../../domain/money.js';
+import type { RevenueReport } from '../../report/figures.js';
+import { reportHtml } from '../../report/html.js';
+import { revenueReport } from '../../services/report.js';
+import { table } from '../output.js';
+import { action, withCtx } from '../shell.js';
+import { visible } from '../visible.js';
+
+interface ReportOptions {
+  merchant?: string;
+  from?: string;
+  to?: string;
+  html?: string;
+}
+
+/** The report as `--json` prints it: every amount a string with the currency's decimals. */
+export function reportJson(r: RevenueReport): object {
+  const money = (minor: number): string => formatAmount(minor, r.currency);
+  return {
+    ...(r.merchantId ? { merchantId: r.merchantId, merchantName: r.merchantName } : {}),
+    currency: r.currency,
+    zone: r.zone,
+    generatedAt: r.generatedAt,
+    months: r.months.map((m) => ({ ...m, mrr: money(m.mrr), charged: money(m.charged), refunded: money(m.refunded) })),
+  };
+}
+
+function terminalReport(r: RevenueReport): string {
+  const money = (minor: number): string => formatAmount(minor, r.currency);
+  const rows = r.months.map((m) => ({
+    month: m.month,
+    new: String(m.newSubscriptions),
+    churned: String(m.churned),
+    active: String(m.active),
+    mrr: money(m.mrr),
+    charged: money(m.charged),
+    refunded: money(m.refunded),
+    failed: String(m.failedAttempts),
+    recovered: String(m.recovered),
+  }));
+  const who = r.merchantName ? `${visible(r.merchantName)} (${r.merchantId})` : 'all merchants';
+  const head = `Revenue report — ${who} · ${r.currency} · months in ${r.zone}`;
+  const body = table(rows, {
+    month: 'month', new: 'new', churned: 'churned', active: 'active', mrr: 'MRR', charged: 'charged', refunded: 'refunded', failed: 'failed attempts', recovered: 'recovered',
+  });
+  // asciichart needs two points to draw a line; one month is just the table.
+  if (r.months.length < 2) return `${head}\n${body}`;
+  const exponent = formatAmount(0, r.currency).split('.')[1]?.length ?? 0;
+  const chart = plot(
+    r.months.map((m) => m.mrr / 10 ** exponent),
+    { height: 8, format: (x: number) => x.toFixed(exponent).padStart(12) },
+  );
+  const axis = `${' '.repeat(13)}${r.months[0]?.month ?? ''} … ${r.months[r.months.length - 1]?.month ?? ''}`;
+  return `${head}\n${body}\n\nMRR at month end (${r.currency})\n${chart}\n${axis}`;
+}
+
+export function registerReportCommands(program: Command): void {
+  program
+    .command('report')
+    .description('revenue per month: new, churned, active, MRR, charged, refunded, failed attempts, recovered by retry')
+    .option('--merchant <id>', 'one merchant (default: all)')
+    .option('--from <yyyy-MM>', 'first month (default: 11 months before --to)')
+    .option('--to <yyyy-MM>', 'last month (default: this month)')
+    .option('--html <file>', 'also write a self-contained HTML page with SVG charts')
+    .action(
+      action(async (opts: ReportOptions, cmd: Command) => {
+        const target = opts.html ? resolve(opts.html) : undefined;
+        if (target && !existsSync(dirname(target))) throw invalidParam('html', `directory does not exist: ${dirname(target)}`);
+        await withCtx(cmd, async (ctx, out) => {
+          const report = await revenueReport(ctx, { merchantId: opts.merchant, from: opts.from, to: opts.to });
+          if (target) writeFileSync(target, reportHtml(report));
+          out.result(reportJson(report), () => terminalReport(report));
+          if (target) out.note(`wrote ${target}`);
+        });
+      }),
+    );
+}

@@ -1,0 +1,118 @@
+import type { Ctx } from '../../ctx.js';
+import { notAllowed, notFound } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { formatTime } from '../../domain/time.js';
+import type { TransactionRow } from '../../store/store.js';
+import { channelCard, maskStored, sealCard, type ValidCard } from '../../vault/card.js';
+import { applyChargeResult } from '../transactions/outcome.js';
+import { pageUrl, STATUS } from '../transactions/view.js';
+import { cardReplaceable } from './rules.js';
+
+/** What a card update answers: the CARD_CHECK transaction's status, as transaction responses give it. */
+export interface CardUpdateResult {
+  subscriptionId: string;
+  subscriptionCode: string;
+  transactionOrderId: string;
+  /** 200000 the card replaced the old one; 100040 send the subscriber to `url` (3-D Secure) first; 300000 declined, the old card stays. */
+  status: string;
+  url?: string;
+  failReason?: string;
+  /** The card on file after the request, masked. */
+  card?: string;
+  nextBillingTime?: string;
+}
+
+/**
+ * Replace a subscription's card: the new card is vaulted and checked with a zero-amount,
+ * customer-present charge through the merchant's channel (so it may ask for 3-D Secure), and
+ * only an approved check puts it in the old card's place (services/card-update/outcome.ts).
+ * The channel is called between two units of work, with the check's transaction id as its
+ * idempotency key.
+ */
+export async function replaceCard(ctx: Ctx, merchantId: string, subscriptionId: string, card: ValidCard): Promise<CardUpdateResult> {
+  // The check runs on the sandbox channel's vaulted cards; a Stripe merchant's card would have to
+  // become a Stripe PaymentMethod, which this path does not do yet: refuse rather than vault it here.
+  if ((await ctx.store.getMerchant(merchantId))?.channel === 'stripe') {
+    throw notAllowed('card update is not available yet for merchants on the Stripe channel');
+  }
+  const intent = await ctx.store.transaction(async (tx) => {
+    const s = await tx.lockSubscription(merchantId, subscriptionId);
+    if (!s) throw notFound('subscription');
+    if (!cardReplaceable(s.status)) throw notAllowed(`cannot update the card of a ${s.status} subscription`);
+    const now = ctx.clock.now();
+    const vaulted = sealCard(ctx.vault, merchantId, card, now);
+    await tx.insertCard(vaulted);
+    const row: TransactionRow = {
+      id: newId('txn', now),
+      merchantId,
+      relationId: null,
+      requestId: null,
+      paymentType: 'CARD_CHECK',
+      status: STATUS.ACCEPTED,
+      amount: 0,
+      currency: s.currency,
+      txnAmount: null,
+      txnCurrency: null,
+      refundedAmount: 0,
+      refundReserved: 0,
+      failReason: null,
+      subscriptionId: s.id,
+      billingRecordId: null,
+      planId: s.planId,
+      userId: s.userId,
+      cardBin: card.bin,
+      cardLast4: card.last4,
+      cardBrand: card.brand,
+      clientIp: null,
+      returnUrl: null,
+      failedUrl: null,
+      cancelUrl: null,
+      // No callback for a card check: the merchant has the answer, and a 3DS result shows on the page.
+      notifyUrl: null,
+      billingAddress: null,
+      shippingAddress: null,
+      items: null,
+      channel: ctx.channel.name,
+      channelRef: null,
+      pageToken: null,
+      pageExpiresAt: null,
+      cardId: vaulted.id,
+      checkoutDeclines: 0,
+      txnTime: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await tx.insertTransaction(row);
+    return { row, code: s.code };
+  });
+  const result = await ctx.channel.charge({
+    idempotencyKey: intent.row.id,
+    amount: 0,
+    currency: intent.row.currency,
+    card: channelCard(card, true),
+    customerPresent: true,
+  });
+  const after = await ctx.store.transaction(async (tx) => {
+    await applyChargeResult(ctx, tx, intent.row, STATUS.ACCEPTED, result, ctx.clock.now());
+    return (await tx.getTransaction(intent.row.id)) ?? intent.row;
+  });
+  return cardUpdateView(ctx, after, intent.code);
+}
+
+export async function cardUpdateView(ctx: Ctx, txn: TransactionRow, code: string): Promise<CardUpdateResult> {
+  const s = txn.subscriptionId ? await ctx.store.getSubscriptionById(txn.subscriptionId) : undefined;
+  const onFile = s?.cardId ? await ctx.store.getCard(s.cardId) : undefined;
+  const masked = onFile ? maskStored(onFile.bin, onFile.last4) : undefined;
+  const next = s ? await ctx.store.nextBillingTime(s.id) : null;
+  const url = pageUrl(ctx, txn);
+  return {
+    subscriptionId: txn.subscriptionId ?? '',
+    subscriptionCode: code,
+    transactionOrderId: txn.id,
+    status: String(txn.status),
+    ...(url ? { url } : {}),
+    ...(txn.failReason ? { failReason: txn.failReason } : {}),
+    ...(masked ? { card: masked } : {}),
+    ...(next !== null ? { nextBillingTime: formatTime(next, ctx.zone) } : {}),
+  };
+}

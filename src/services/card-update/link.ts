@@ -1,0 +1,32 @@
+import type { Ctx } from '../../ctx.js';
+import { notFound } from '../../domain/errors.js';
+import { randomToken } from '../../domain/ids.js';
+import type { SubscriptionRow, Tx } from '../../store/store.js';
+import { CARD_LINK_TTL_MS } from './rules.js';
+
+/**
+ * The updateCardUrl of a RENEW_FAILED callback, INSIDE the unit of work that records the failure:
+ * the subscription's live link if it has one (every retry's callback names the same page), else
+ * a new one valid for 7 days.
+ */
+export async function cardUpdateUrl(ctx: Ctx, tx: Tx, s: SubscriptionRow, now: number): Promise<string> {
+  let token = s.cardUpdateToken;
+  if (token === null || (s.cardUpdateExpiresAt ?? 0) <= now) {
+    token = randomToken(24);
+    await tx.setCardUpdateToken(s.id, token, now + CARD_LINK_TTL_MS);
+  }
+  return `${ctx.config.publicUrl}/card/${token}`;
+}
+
+/**
+ * The subscription behind a card-update link while the link works: the subscription is ACTIVE
+ * and retrying (a RETRY record waits), and the 7 days have not run out. Otherwise 1007 — used,
+ * paid by a retry, ended, paused or expired all look alike to the person holding the link.
+ */
+export async function openCardLink(ctx: Ctx, token: string): Promise<SubscriptionRow> {
+  const s = token !== '' ? await ctx.store.getSubscriptionByCardToken(token) : undefined;
+  if (!s || s.status !== 'ACTIVE' || (s.cardUpdateExpiresAt ?? 0) <= ctx.clock.now()) throw notFound('page');
+  if ((await ctx.store.getMerchant(s.merchantId))?.status !== 'ACTIVE') throw notFound('page');
+  if (!(await ctx.store.pendingRecords(s.id)).some((r) => r.billingType === 'RETRY')) throw notFound('page');
+  return s;
+}

@@ -1,0 +1,67 @@
+import type { Ctx } from '../../ctx.js';
+import { isPaygateError } from '../../domain/errors.js';
+import { formatAmount } from '../../domain/money.js';
+import { validateCard, type ValidCard } from '../../vault/card.js';
+import type { PageCard } from '../pages.js';
+import { STATUS } from '../transactions/view.js';
+import { replaceCard } from './check.js';
+import { openCardLink } from './link.js';
+
+/** What the hosted card-update page shows: who asks, for what, and which card failed. */
+export interface CardPageView {
+  token: string;
+  merchantName: string;
+  planName: string;
+  /** What the waiting retry will charge. */
+  amount: string;
+  currency: string;
+  /** The card that failed, masked to its last four digits. */
+  last4?: string;
+}
+
+export interface CardPageOutcome {
+  result: 'updated' | 'declined' | 'three_ds';
+  /** three_ds: our own 3DS page (a relative path). */
+  redirectUrl?: string;
+  failReason?: string;
+  view: CardPageView;
+}
+
+export async function getCardPage(ctx: Ctx, token: string): Promise<CardPageView> {
+  const s = await openCardLink(ctx, token);
+  const merchant = await ctx.store.getMerchant(s.merchantId);
+  const plan = await ctx.store.getPlanInfo(s.planId);
+  const retry = (await ctx.store.pendingRecords(s.id)).find((r) => r.billingType === 'RETRY');
+  const card = s.cardId ? await ctx.store.getCard(s.cardId) : undefined;
+  return {
+    token,
+    merchantName: merchant?.name ?? '',
+    planName: plan?.name ?? '',
+    amount: formatAmount(retry?.amount ?? s.amount, s.currency),
+    currency: s.currency,
+    ...(card ? { last4: card.last4 } : {}),
+  };
+}
+
+/**
+ * A card entered on the page: the same check as the API (zero-amount, customer-present, 3DS when
+ * the card asks). A card failing the local checks is shown again with the reason, as on checkout.
+ */
+export async function submitCardPage(ctx: Ctx, token: string, input: PageCard): Promise<CardPageOutcome> {
+  const view = await getCardPage(ctx, token);
+  const s = await openCardLink(ctx, token);
+  let card: ValidCard;
+  try {
+    // Browsers' cc-exp autofill may give "3" and "30": the page accepts them.
+    const month = /^\d$/.test(input.month) ? `0${input.month}` : input.month;
+    const year = /^\d{2}$/.test(input.year) ? `20${input.year}` : input.year;
+    card = validateCard({ ...input, month, year, cardNumber: String(input.cardNumber ?? '') }, ctx.clock.now(), ctx.zone);
+  } catch (e) {
+    if (isPaygateError(e)) return { result: 'declined', failReason: e.message, view };
+    throw e;
+  }
+  const r = await replaceCard(ctx, s.merchantId, s.id, card);
+  if (r.status === String(STATUS.SUCCEEDED)) return { result: 'updated', view };
+  if (r.status === String(STATUS.REQUIRES_3DS) && r.url) return { result: 'three_ds', redirectUrl: new URL(r.url).pathname, view };
+  return { result: 'declined', ...(r.failReason ? { failReason: r.failReason } : {}), view };
+}

@@ -1,0 +1,267 @@
+import type { Ctx } from '../../ctx.js';
+import { billingTime } from '../../domain/calendar.js';
+import { notAllowed, notFound } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { applyCredit, unusedCredit } from '../../domain/proration.js';
+import { isCounted, isEnded } from '../../domain/subscription-state.js';
+import { subscriptionCallbackBody } from '../../notify/payloads.js';
+import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js';
+import { cardExpired } from '../../vault/card.js';
+import type { FailReason } from '../../channel/channel.js';
+import { renewalPrice } from './price.js';
+import type { ChangePlanInput } from './request.js';
+import { lockForChange, reserveTarget } from './rules.js';
+import { changeResult, type ChangeResult } from './view.js';
+
+/** The renewal transaction status codes (SPEC §5) a CHANGE charge's transaction goes through. */
+const ACCEPTED = 100000;
+
+/** How long a CHANGE record may wait for its request before the renewal run finishes it (as a renewal claim's lease). */
+export const CHANGE_LEASE_MS = 10 * 60_000;
+
+/**
+ * A change that takes effect now (SPEC: the unused part of the paid period is credited by time,
+ * rounded down; the new price less that credit and any carried credit is charged at once as a
+ * CHANGE record; a credit larger than the price is carried; the new calendar starts now).
+ *
+ * Three steps, the channel between two units of work: (1) the intent — checks, the new plan's
+ * place, the PENDING CHANGE record and its ACCEPTED transaction; (2) the charge, the record id as
+ * idempotency key; (3) the outcome — approved: the plan switches; declined: the old plan stays,
+ * the place is given back.
+ */
+export async function changeNow(ctx: Ctx, merchantId: string, req: ChangePlanInput): Promise<ChangeResult> {
+  const recordId = await ctx.store.transaction((tx) => writeIntent(ctx, tx, merchantId, req));
+  const out = await chargeChange(ctx, recordId);
+  return ctx.store.transaction((tx) => recordChange(ctx, tx, recordId, out));
+}
+
+/**
+ * A plan change whose request died between its intent and its outcome (a crash, a channel fault)
+ * leaves its CHANGE record PENDING, the subscription refusing other changes. The renewal run
+ * finishes such records once they are older than the lease: the charge is repeated with the same
+ * idempotency key (the channel answers its first result, or charges now if it never got the
+ * call), and the outcome recorded as the request would have. Returns how many it finished.
+ */
+export async function resumeStaleChanges(ctx: Ctx): Promise<number> {
+  let done = 0;
+  for (const id of await ctx.store.stalePendingChanges(ctx.clock.now() - CHANGE_LEASE_MS, 100)) {
+    const out = await chargeChange(ctx, id);
+    await ctx.store.transaction((tx) => recordChange(ctx, tx, id, out));
+    done++;
+  }
+  return done;
+}
+
+async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlanInput): Promise<string> {
+  const { s, plan } = await lockForChange(tx, merchantId, req.subscriptionId, req.planId);
+  const now = ctx.clock.now();
+  if (plan.id === s.planId) throw notAllowed('the subscription is already on this plan');
+  // A renewal due or being charged pays the old plan's period: the change comes after it.
+  if ((await tx.pendingRecords(s.id)).some((r) => r.transactionId !== null || r.scheduledTime <= now)) {
+    throw notAllowed('a renewal of this subscription is due or being charged; change the plan after it');
+  }
+  const card = s.cardId !== null ? await tx.getCard(s.cardId) : undefined;
+  if (!card) throw notAllowed('the subscription has no card on file');
+  // The immediate CHANGE charge runs on the sandbox channel's vaulted card; a card kept by Stripe
+  // changes plan at period end (its next renewal charges the new plan through Stripe).
+  if (card.panEnc === null) throw notAllowed('a card kept by Stripe cannot be charged for a plan change now yet: change it at PERIOD_END');
+  // A change at period end already holds the place on this plan.
+  if (plan.id !== s.pendingPlanId) await reserveTarget(tx, plan);
+
+  const credit = await unusedPeriodCredit(tx, s, now);
+  const { charge } = applyCredit(plan.price, credit + s.credit);
+  const recordId = newId('rec', now);
+  const txnId = newId('txn', now);
+  await tx.insertTransaction({
+    id: txnId,
+    merchantId,
+    relationId: null,
+    requestId: null,
+    paymentType: 'RENEWAL',
+    status: ACCEPTED,
+    amount: charge,
+    currency: plan.currency,
+    txnAmount: null,
+    txnCurrency: null,
+    refundedAmount: 0,
+    refundReserved: 0,
+    failReason: null,
+    subscriptionId: s.id,
+    billingRecordId: recordId,
+    planId: plan.id,
+    userId: s.userId,
+    cardBin: card.bin,
+    cardLast4: card.last4,
+    cardBrand: card.brand,
+    clientIp: null,
+    returnUrl: null,
+    failedUrl: null,
+    cancelUrl: null,
+    notifyUrl: s.notifyUrl,
+    billingAddress: null,
+    shippingAddress: null,
+    items: null,
+    channel: ctx.channel.name,
+    channelRef: null,
+    pageToken: null,
+    pageExpiresAt: null,
+    cardId: null,
+    checkoutDeclines: 0,
+    txnTime: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await tx.insertBillingRecord({
+    id: recordId,
+    subscriptionId: s.id,
+    merchantId,
+    billingType: 'CHANGE',
+    amount: charge,
+    currency: plan.currency,
+    scheduledTime: now,
+    actualTime: null,
+    status: 'PENDING',
+    transactionId: txnId,
+    failReason: null,
+    retryCount: 0,
+    cycleIndex: 0,
+    leaseOwner: null,
+    leaseUntil: null,
+    creditApplied: plan.price - charge,
+    creditGranted: credit,
+    planId: plan.id,
+    createdAt: now,
+  });
+  return recordId;
+}
+
+/**
+ * The credit for the unused part of the period paid last: that charge's value (its amount and the
+ * carried credit it spent) over [its time, paidThrough). A period not paid (a renewal being
+ * retried) or a trial (paid 0) credits nothing.
+ */
+async function unusedPeriodCredit(tx: Tx, s: SubscriptionRow, now: number): Promise<number> {
+  const [last] = await tx.pageRecords(s.id, 'SUCCESS', 1, 0);
+  if (!last || s.paidThrough === null) return 0;
+  return unusedCredit(last.amount + last.creditApplied, last.actualTime ?? last.scheduledTime, s.paidThrough, now);
+}
+
+/** Merchant-initiated like a renewal (the subscriber is not on a page): a channel asking for 3DS is a decline. */
+/** A plan change's charge answers at once, on the sandbox channel (a Stripe-kept card cannot change plan NOW yet). */
+type ChangeOutcome = { approved: true; ref: string } | { approved: false; reason: FailReason; ref: string | null };
+
+async function chargeChange(ctx: Ctx, recordId: string): Promise<ChangeOutcome> {
+  const now = ctx.clock.now();
+  const record = await ctx.store.getRecord(recordId);
+  const s = record ? await ctx.store.getSubscriptionById(record.subscriptionId) : undefined;
+  const card = s?.cardId ? await ctx.store.getCard(s.cardId) : undefined;
+  // Ended meanwhile (its card deleted): nothing to charge.
+  if (!record || !card || card.panEnc === null) return { approved: false, reason: 'processing_error', ref: null };
+  if (cardExpired(card.expMonth, card.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
+  const result = await ctx.channel.charge({
+    idempotencyKey: record.id,
+    amount: record.amount,
+    currency: record.currency,
+    card: { number: ctx.vault.decrypt(card.panEnc), expMonth: card.expMonth, expYear: card.expYear },
+    customerPresent: false,
+  });
+  if (result.outcome === 'approved') return { approved: true, ref: result.ref };
+  if (result.outcome === 'declined') return { approved: false, reason: result.reason, ref: result.ref };
+  return { approved: false, reason: 'authentication_failed', ref: result.ref };
+}
+
+async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: ChangeOutcome): Promise<ChangeResult> {
+  const now = ctx.clock.now();
+  const failReason = out.approved ? null : out.reason;
+  const settled = await tx.settleFirstRecord(recordId, out.approved ? 'SUCCESS' : 'FAILED', failReason, now);
+  const record = await tx.getRecord(recordId);
+  const s = record ? await tx.lockSubscription(record.merchantId, record.subscriptionId) : undefined;
+  const plan = record?.planId && s ? await tx.getPlan(s.merchantId, record.planId) : undefined;
+  if (!record || !s || !plan) throw notFound('subscription');
+  const merchantId = s.merchantId;
+  const i = { plan, credit: record.creditGranted, charge: record.amount };
+  if (!settled) {
+    // Another caller (the renewal run finishing a stale change) recorded it first: report what is there.
+    const result = record.status !== 'SUCCESS' ? 'DECLINED' : s.planId === plan.id ? 'CHANGED' : 'ENDED';
+    return changeResult(ctx, s, { when: 'NOW', result, credit: i.credit, next: await tx.nextBillingTime(s.id), record });
+  }
+  if (record.transactionId) await tx.finishRenewalTransaction(record.transactionId, { approved: out.approved, failReason, channelRef: out.ref, now });
+  await tx.addChargeToSubscription(s.id, { approved: out.approved, amount: i.charge, paidThrough: null, now });
+  // The place taken on the new plan, unless a change at period end already held it.
+  const releaseTarget = async () => {
+    if (i.plan.id !== s.pendingPlanId) await tx.releasePlanSlot(i.plan.id);
+  };
+
+  if (!out.approved || !isCounted(s.status)) {
+    // Declined: the old plan stays. Approved but cancelled meanwhile: the money counts, the plan does not move.
+    await releaseTarget();
+    if (isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0) await tx.deleteCard(s.cardId);
+    const result = out.approved ? 'ENDED' : 'DECLINED';
+    return changeResult(ctx, s, { when: 'NOW', result, credit: i.credit, next: await tx.nextBillingTime(s.id), record });
+  }
+
+  const cycle = { cycleType: i.plan.cycleType, cycleLength: i.plan.cycleLength };
+  const paidThrough = billingTime(now, cycle, 1, ctx.zone);
+  await tx.cancelUnclaimedRecords(s.id);
+  const after: SubscriptionRow = {
+    ...s,
+    planId: i.plan.id,
+    amount: i.plan.price,
+    ...cycle,
+    anchorTime: now,
+    paidThrough,
+    // What the fresh credit and the carried credit leave once this charge spent its part.
+    credit: Math.max(0, i.credit + s.credit - record.creditApplied),
+    pendingPlanId: null,
+  };
+  await tx.applyPlanChange(s.id, { ...after, now });
+  await tx.releasePlanSlot(s.planId);
+  if (s.pendingPlanId !== null && s.pendingPlanId !== i.plan.id) await tx.releasePlanSlot(s.pendingPlanId);
+  let next: number | null = null;
+  if (s.status === 'ACTIVE') {
+    next = paidThrough;
+    await tx.insertPendingRecord({
+      subscriptionId: s.id,
+      merchantId,
+      billingType: 'RENEW',
+      ...(await renewalPrice(tx, after)),
+      currency: s.currency,
+      scheduledTime: paidThrough,
+      retryCount: 0,
+      cycleIndex: 1,
+      now,
+    });
+  }
+  const view = { ...after, billingCount: s.billingCount + 1, totalPaid: s.totalPaid + i.charge };
+  await notifyChanged(ctx, tx, view, record, next, { previousPlanId: s.planId, credit: i.credit }, now);
+  return changeResult(ctx, after, { when: 'NOW', result: 'CHANGED', credit: i.credit, next, record });
+}
+
+async function notifyChanged(
+  ctx: Ctx,
+  tx: Tx,
+  s: SubscriptionRow,
+  record: BillingRecordRow,
+  next: number | null,
+  c: { previousPlanId: string; credit: number },
+  now: number,
+): Promise<void> {
+  await tx.enqueueEvent({
+    merchantId: s.merchantId,
+    kind: 'SUBSCRIPTION',
+    eventType: 'PLAN_CHANGED',
+    transactionId: record.transactionId,
+    subscriptionId: s.id,
+    notifyUrl: s.notifyUrl,
+    body: subscriptionCallbackBody({
+      eventType: 'PLAN_CHANGED',
+      subscription: s,
+      record,
+      nextBillingTime: next,
+      eventTime: now,
+      zone: ctx.zone,
+      change: { ...c, when: 'NOW' },
+    }),
+    now,
+  });
+}

@@ -1,0 +1,41 @@
+import type { Ctx } from '../../ctx.js';
+import { notAllowed } from '../../domain/errors.js';
+import type { SubscriptionRow, Tx } from '../../store/store.js';
+import { renewalPrice } from './price.js';
+import type { ChangePlanInput } from './request.js';
+import { lockForChange, reserveTarget } from './rules.js';
+import { changeResult, type ChangeResult } from './view.js';
+
+/**
+ * A change at period end: the subscription keeps its plan until the next renewal, which charges
+ * the new plan's price and anchors the new calendar on its date (services/renew/record.ts). The
+ * new plan's place is taken now, so the renewal can never find it full; asking again for another
+ * plan replaces the pending change, asking for the current plan withdraws it.
+ */
+export async function changeAtPeriodEnd(ctx: Ctx, merchantId: string, req: ChangePlanInput): Promise<ChangeResult> {
+  return ctx.store.transaction(async (tx) => {
+    const { s, plan } = await lockForChange(tx, merchantId, req.subscriptionId, req.planId);
+    const now = ctx.clock.now();
+    let result: ChangeResult['result'] = 'SCHEDULED';
+    if (plan.id === s.planId) {
+      if (s.pendingPlanId === null) throw notAllowed('the subscription is already on this plan');
+      await tx.releasePlanSlot(s.pendingPlanId);
+      result = 'UNSCHEDULED';
+    } else if (plan.id !== s.pendingPlanId) {
+      await reserveTarget(tx, plan);
+      if (s.pendingPlanId !== null) await tx.releasePlanSlot(s.pendingPlanId);
+    }
+    const pendingPlanId = plan.id === s.planId ? null : plan.id;
+    await tx.setPendingPlan(s.id, pendingPlanId, now);
+    const after: SubscriptionRow = { ...s, pendingPlanId };
+    await repriceNextRenewal(tx, after);
+    return changeResult(ctx, after, { when: 'PERIOD_END', result, credit: 0, next: await tx.nextBillingTime(s.id) });
+  });
+}
+
+/** The waiting RENEW (not a retry of the current period, not a charge a run already claimed) charges the plan it will renew on. */
+async function repriceNextRenewal(tx: Tx, s: SubscriptionRow): Promise<void> {
+  for (const r of await tx.pendingRecords(s.id)) {
+    if (r.billingType === 'RENEW' && r.transactionId === null) await tx.repriceRecord(r.id, await renewalPrice(tx, s));
+  }
+}

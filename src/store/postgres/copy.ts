@@ -1,0 +1,146 @@
+import pg from 'pg';
+import { notEmpty, safeInteger, type CopyRow, type CopySource, type CopyTable, type CopyTarget } from '../copy.js';
+import { StoreOpenError } from '../store.js';
+import { isPostgresUrl, openPgStore, redactUrl } from './client.js';
+
+/** The PostgreSQL half of `db copy` (store/copy.ts orchestrates). */
+
+const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+const columnList = (t: CopyTable): string => t.columns.map((c) => quote(c.name)).join(', ');
+
+const INT8 = 20;
+const builtinParser = pg.types.getTypeParser as unknown as (oid: number, format: 'text' | 'binary') => (v: string) => unknown;
+/** int8 read for copying: exactly, or the copy stops (never a rounded number). */
+const exactTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8) return (v: string) => safeInteger(BigInt(v), 'int8 column');
+    return builtinParser(oid, format ?? 'text');
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+function toNeutral(t: CopyTable, row: unknown[]): CopyRow {
+  return row.map((v, i) => {
+    const col = t.columns[i];
+    if (v === null || v === undefined) return null;
+    if (typeof v === 'boolean' || typeof v === 'string') return v;
+    if (typeof v === 'number') return safeInteger(v, `${t.name}.${col?.name}`);
+    throw new Error(`${t.name}.${col?.name}: a value of an unexpected type cannot be copied`);
+  });
+}
+
+/**
+ * Read a database from one snapshot: a REPEATABLE READ, READ ONLY transaction on one connection
+ * of `pool`, held until `end`, so rows committed by running instances meanwhile are not half in
+ * the copy.
+ */
+export async function pgCopySource(pool: pg.Pool): Promise<CopySource> {
+  const client = await pool.connect();
+  const ignore = (): void => {};
+  client.on('error', ignore);
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  } catch (e) {
+    client.removeListener('error', ignore);
+    client.release(e as Error);
+    throw e;
+  }
+  let ended = false;
+  const query = async (text: string, values: unknown[]): Promise<unknown[][]> => {
+    try {
+      const r = await client.query({ text, values, rowMode: 'array', types: exactTypes });
+      return r.rows as unknown[][];
+    } catch (e) {
+      broken = e as Error;
+      throw e;
+    }
+  };
+  return {
+    async count(t) {
+      const rows = await query(`SELECT count(*) FROM ${quote(t.name)}`, []);
+      return Number(rows[0]?.[0] ?? 0);
+    },
+    async readBatch(t, after, limit) {
+      const keys = t.key.map(quote).join(', ');
+      const where = after === null ? '' : `WHERE (${keys}) > (${t.key.map((_, i) => `$${i + 1}`).join(', ')})`;
+      const values = [...(after ?? []), limit];
+      const rows = await query(`SELECT ${columnList(t)} FROM ${quote(t.name)} ${where} ORDER BY ${keys} LIMIT $${values.length}`, values);
+      return rows.map((r) => toNeutral(t, r));
+    },
+    async end() {
+      if (ended) return;
+      ended = true;
+      if (!broken) await client.query('COMMIT').catch((e: Error) => (broken = e));
+      client.removeListener('error', ignore);
+      client.release(broken ?? false);
+    },
+  };
+}
+
+/** Rows of each of `tables` that exists, read before the target is migrated or written. */
+async function occupiedDatabase(url: string, tables: readonly CopyTable[]): Promise<Array<{ table: string; rows: number }>> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'paygate' });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const found: Array<{ table: string; rows: number }> = [];
+    for (const t of tables) {
+      const reg = await client.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [`public.${quote(t.name)}`]);
+      if (!reg.rows[0]?.t) continue;
+      const r = await client.query<{ n: string }>(`SELECT count(*) AS n FROM public.${quote(t.name)}`);
+      const n = Number(r.rows[0]?.n ?? 0);
+      if (n > 0) found.push({ table: t.name, rows: n });
+    }
+    return found;
+  } catch (e) {
+    throw new StoreOpenError(`cannot open database ${redactUrl(url)}: ${(e as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Open the database at `url` to be filled: looked at first and refused if it holds rows (so a
+ * refused target is left as it was), then migrated by the engine's own open (advisory lock).
+ * After the copy, outbox_events' identity sequence continues after the largest seq copied.
+ */
+export async function openPgCopyTarget(url: string, tables: readonly CopyTable[]): Promise<CopyTarget> {
+  if (!isPostgresUrl(url)) throw new StoreOpenError(`not a PostgreSQL URL (postgres://… or postgresql://…): ${redactUrl(url)}`);
+  const occupied = await occupiedDatabase(url, tables);
+  if (occupied.length > 0) throw notEmpty(redactUrl(url), occupied);
+  const store = await openPgStore(url, { poolSize: 2 });
+  const count = async (t: CopyTable): Promise<number> => {
+    const r = await store.pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${quote(t.name)}`);
+    return Number(r.rows[0]?.n ?? 0);
+  };
+  return {
+    async occupied(ts) {
+      const found: Array<{ table: string; rows: number }> = [];
+      for (const t of ts) {
+        const rows = await count(t);
+        if (rows > 0) found.push({ table: t.name, rows });
+      }
+      return found;
+    },
+    async insertBatch(t, rows) {
+      if (rows.length === 0) return;
+      const width = t.columns.length;
+      const tuples = rows.map((_, r) => `(${t.columns.map((_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
+      // One statement is one transaction: the whole batch or nothing.
+      await store.pool.query(`INSERT INTO ${quote(t.name)} (${columnList(t)}) VALUES ${tuples}`, rows.flat());
+    },
+    count,
+    async finish() {
+      await store.pool.query(
+        "SELECT setval(pg_get_serial_sequence('outbox_events', 'seq'), coalesce((SELECT max(seq) FROM outbox_events), 0) + 1, false)",
+      );
+    },
+    async discard() {
+      // The target was empty when the copy began: emptying what was copied restores it.
+      await store.pool.query(`TRUNCATE ${tables.map((t) => quote(t.name)).join(', ')} RESTART IDENTITY`);
+    },
+    async close() {
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COPY_TABLES, copyInto } from '../../src/store/copy.js';
+import { openPgStore } from '../../src/store/postgres/client.js';
+import { pgCopySource } from '../../src/store/postgres/copy.js';
+import { sqliteCopySource } from '../../src/store/sqlite/copy.js';
+import type { CopyProgress } from '../../src/store/store.js';
+import { paygate } from '../helpers/cli.js';
+import { tempDir } from '../helpers/ctx.js';
+import { populate, sqliteTables, type Populated } from '../helpers/populated-db.js';
+import { createPgDatabase, pgAvailable, usePgDatabase } from '../helpers/postgres.js';
+
+type Row = Record<string, unknown>;
+
+/** Rows in one order whichever engine gave them: by primary key, compared as JS values. */
+function byKey(table: string, rows: Row[]): Row[] {
+  const key = COPY_TABLES.find((t) => t.name === table)?.key ?? [];
+  const cmp = (a: unknown, b: unknown): number => (a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1);
+  return [...rows].sort((x, y) => key.reduce((r, k) => r || cmp(x[k], y[k]), 0));
+}
+
+function sorted(tables: Record<string, unknown[]>): Record<string, Row[]> {
+  return Object.fromEntries(Object.entries(tables).map(([t, rows]) => [t, byKey(t, rows as Row[])]));
+}
+
+/** Every copied table read with `pg` directly, values in SQLite's shapes (int8 → number, boolean → 0/1). */
+async function pgTables(url: string): Promise<Record<string, Row[]>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const out: Record<string, Row[]> = {};
+    for (const t of COPY_TABLES) {
+      const r = await client.query(`SELECT * FROM "${t.name}"`);
+      const rows = r.rows.map((row: Row) =>
+        Object.fromEntries(
+          t.columns.map((c) => {
+            const v = row[c.name];
+            if (v === null) return [c.name, null];
+            if (c.type === 'boolean') return [c.name, v ? 1 : 0];
+            if (c.type === 'integer') return [c.name, Number(v)];
+            return [c.name, v];
+          }),
+        ),
+      );
+      out[t.name] = byKey(t.name, rows);
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(!pgAvailable())('paygate db copy: SQLite → PostgreSQL → SQLite', () => {
+  const pgDb = usePgDatabase();
+  let dir: string;
+  let cleanup: () => void;
+  let source: string;
+  let shop: Populated;
+
+  beforeAll(() => {
+    ({ dir, cleanup } = tempDir());
+    source = join(dir, 'source.db');
+    shop = populate(source);
+  }, 120_000);
+  afterAll(() => cleanup());
+
+  it('copies every table into an empty PostgreSQL database, equal row by row (read with pg)', async () => {
+    const r = paygate(['--db', source, 'db', 'copy', '--to', pgDb.url, '--json']);
+    expect(r.stderr).not.toMatch(/error/);
+    expect(r.status).toBe(0);
+    const want = sorted(sqliteTables(source));
+    expect(r.json()).toEqual({ tables: Object.fromEntries(Object.entries(want).map(([t, rows]) => [t, rows.length])) });
+    expect(await pgTables(pgDb.url)).toEqual(want);
+  });
+
+  it('a PostgreSQL database that holds rows is refused with 1001 and nothing written', async () => {
+    const before = await pgTables(pgDb.url);
+    const r = paygate(['--db', source, 'db', 'copy', '--to', pgDb.url]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^error 1001: to: postgres:\/\/.* is not empty \(meta: \d+, merchants: 2, /);
+    expect(await pgTables(pgDb.url)).toEqual(before);
+  });
+
+  it('copied back into a new SQLite file, every table equals the original, and the copy answers the CLI', async () => {
+    const back = join(dir, 'back.db');
+    const store = await openPgStore(pgDb.url);
+    try {
+      const summary = await copyInto(await pgCopySource(store.pool), back);
+      expect(summary.tables.outbox_events).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
+    expect(sqliteTables(back)).toEqual(sqliteTables(source));
+    const show = paygate(['--db', back, 'sub', 'show', shop.subscriptionCode, '--json']);
+    expect(show.status).toBe(0);
+    expect(show.json()).toEqual(paygate(['--db', source, 'sub', 'show', shop.subscriptionCode, '--json']).json());
+  });
+
+  it('in batches of 2 rows (keys continued across batches, composite ones too) both ways, with progress up to the total', async () => {
+    const middle = await createPgDatabase();
+    const back = join(dir, 'batched.db');
+    try {
+      const seen: CopyProgress[] = [];
+      const reader = new Database(source, { readonly: true });
+      try {
+        await copyInto(sqliteCopySource(reader), middle.url, (p) => seen.push(p), { batch: 2 });
+      } finally {
+        reader.close();
+      }
+      const total = Object.values(sqliteTables(source)).reduce((a, rows) => a + rows.length, 0);
+      expect(seen.at(-1)).toMatchObject({ copied: total, total });
+      expect(seen.length).toBeGreaterThan(total / 2);
+      expect(seen.map((p) => p.copied)).toEqual([...seen.map((p) => p.copied)].sort((a, b) => a - b));
+      const store = await openPgStore(middle.url);
+      try {
+        await copyInto(await pgCopySource(store.pool), back, undefined, { batch: 2 });
+      } finally {
+        await store.close();
+      }
+      expect(sqliteTables(back)).toEqual(sqliteTables(source));
+    } finally {
+      await middle.drop();
+    }
+  });
+
+  it("PostgreSQL's outbox sequence continues after the largest copied seq", async () => {
+    const client = new pg.Client({ connectionString: pgDb.url });
+    await client.connect();
+    try {
+      const max = Number((await client.query('SELECT max(seq) AS m FROM outbox_events')).rows[0].m);
+      expect(max).toBeGreaterThan(0);
+      const r = await client.query(
+        `INSERT INTO outbox_events (id, merchant_id, kind, event_type, payload, next_attempt_at, created_at)
+         VALUES ('evt_after_copy', $1, 'PAYMENT', 'PAYMENT', '{}', 0, 0) RETURNING seq`,
+        [shop.merchantId],
+      );
+      expect(Number(r.rows[0].seq)).toBe(max + 1);
+    } finally {
+      await client.end();
+    }
+  });
+});

@@ -1,0 +1,98 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRenewal } from '../../src/services/renew/index.js';
+import { paygate } from '../helpers/cli.js';
+import { tempDir, testApp } from '../helpers/ctx.js';
+import { paygatePtyRun } from '../helpers/pty.js';
+import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
+
+let db: string;
+let dir: string;
+let cleanup: () => void;
+
+beforeAll(async () => {
+  const t = tempDir('paygate-report-');
+  cleanup = t.cleanup;
+  dir = t.dir;
+  const app = await testApp({ now: Date.UTC(2026, 0, 10, 9) });
+  const { merchantId, planId } = await merchantWithPlan(app.ctx, { price: '10.00' });
+  await subscribe(app.ctx, merchantId, planId, { userId: 'a' });
+  await subscribe(app.ctx, merchantId, planId, { userId: 'b', card: '4000000000000036' });
+  app.clock.set(Date.UTC(2026, 1, 10, 9, 0, 1));
+  await runRenewal(app.ctx);
+  app.clock.set(Date.UTC(2026, 1, 11, 9, 0, 1));
+  await runRenewal(app.ctx);
+  // Keep the database: the CLI reads it below.
+  const { copyFileSync } = await import('node:fs');
+  db = join(dir, 'report.db');
+  await app.ctx.close();
+  copyFileSync(app.dbPath, db);
+  app.close();
+});
+afterAll(() => cleanup?.());
+
+const args = () => ['--db', db, 'report', '--from', '2026-01', '--to', '2026-03'];
+
+describe('paygate report', () => {
+  it('--json prints every month with amounts as strings', () => {
+    const r = paygate([...args(), '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const j = r.json();
+    expect(j.currency).toBe('USD');
+    expect(j.months).toEqual([
+      { month: '2026-01', newSubscriptions: 2, churned: 0, active: 2, mrr: '20.00', charged: '20.00', refunded: '0.00', failedAttempts: 0, recovered: 0 },
+      { month: '2026-02', newSubscriptions: 0, churned: 0, active: 2, mrr: '20.00', charged: '20.00', refunded: '0.00', failedAttempts: 1, recovered: 1 },
+      { month: '2026-03', newSubscriptions: 0, churned: 0, active: 2, mrr: '20.00', charged: '0.00', refunded: '0.00', failedAttempts: 0, recovered: 0 },
+    ]);
+  });
+
+  it('on a terminal shows the table and a line chart of MRR', async () => {
+    const r = await paygatePtyRun(['--no-color', ...args()]);
+    expect(r.status).toBe(0);
+    expect(r.output).toContain('Revenue report');
+    expect(r.output).toMatch(/2026-02.*20\.00.*20\.00/);
+    expect(r.output).toContain('MRR at month end (USD)');
+    expect(r.output).toMatch(/[┤┼╭╮╰╯─]/);
+  });
+
+  it('refuses a bad month with one line and exit 1', () => {
+    const r = paygate(['--db', db, 'report', '--from', 'jan']);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^error 1001: from: must be a month written yyyy-MM/);
+  });
+
+  describe.skipIf(skipBrowser)('--html in Chromium', () => {
+    it('is one self-contained page that renders, loads nothing else, and shows the JSON’s numbers', async () => {
+      const file = join(dir, 'report.html');
+      const r = paygate([...args(), '--json', '--html', file]);
+      expect(r.status, r.stderr).toBe(0);
+      const json = r.json();
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+      try {
+        const page = await browser.newPage();
+        const requested: string[] = [];
+        page.on('request', (req) => requested.push(req.url()));
+        await page.goto(pathToFileURL(file).href);
+        expect(requested).toEqual([pathToFileURL(file).href]);
+        expect(await page.locator('svg').count()).toBe(2);
+        expect(await page.locator('#mrr svg polyline').count()).toBe(1);
+        const cells = (await page.locator('#figures tbody tr').allInnerTexts()).map((row) => row.split('\t').map((c) => c.trim()));
+        const expected = json.months.map((m: Record<string, unknown>) =>
+          [m.month, m.newSubscriptions, m.churned, m.active, m.mrr, m.charged, m.refunded, m.failedAttempts, m.recovered].map(String),
+        );
+        expect(cells).toEqual(expected);
+        const box = await page.locator('#mrr svg').boundingBox();
+        expect(box?.width ?? 0).toBeGreaterThan(200);
+      } finally {
+        await browser.close();
+      }
+      expect(readFileSync(file, 'utf8')).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+    });
+  });
+});

@@ -1,0 +1,63 @@
+import Database from 'better-sqlite3';
+import { DateTime } from 'luxon';
+import { expect } from 'vitest';
+import { COPY_TABLES } from '../../src/store/copy.js';
+import { cardYear } from './cards.js';
+import { paygate } from './cli.js';
+import { CLOSED_NOTIFY_URL } from './ctx.js';
+
+export interface Populated {
+  merchantId: string;
+  subscriptionId: string;
+  subscriptionCode: string;
+  /** A PAY made with `--request req-fixed --relation ord-fixed` (amount 12.34, card 4242…). */
+  paidTx: string;
+  payArgs: string[];
+}
+
+const card = (n: string): string[] => ['--card', n, '--exp', `12/${cardYear()}`, '--cvv', '123'];
+
+/**
+ * A database with something in every table, made by the real CLI: a merchant with a notify URL
+ * (so outbox events are written), a plan, a subscription with a vaulted card and a renewal,
+ * PAYs (approved, declined, idempotent), a checkout page, a refund, tracking, the sandbox ledger.
+ */
+export function populate(db: string): Populated {
+  const cli = (args: string[]) => {
+    const r = paygate(['--db', db, ...args, '--json']);
+    expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    return r.json();
+  };
+  const { merchantId } = cli(['merchant', 'create', '--name', 'Copy Shop', '--notify-url', CLOSED_NOTIFY_URL]);
+  cli(['merchant', 'create', '--name', 'Second Shop']);
+  const { planId } = cli(['plan', 'create', '--merchant', merchantId, '--name', 'Daily', '--price', '2.50', '--cycle-type', 'DAILY']);
+  const sub = cli(['subscribe', '--plan', planId, '--user', 'u-1', ...card('4242424242424242')]);
+  const payArgs = ['pay', '--merchant', merchantId, '--amount', '12.34', ...card('4242424242424242'), '--request', 'req-fixed', '--relation', 'ord-fixed'];
+  const paid = cli(payArgs);
+  expect(paid.status).toBe('200000');
+  cli(['pay', '--merchant', merchantId, '--amount', '1.00', ...card('4000000000000002')]);
+  cli(['pay', '--merchant', merchantId, '--amount', '5.00', '--checkout']);
+  cli(['refund', '--tx', paid.transactionOrderId, '--amount', '2.00', '--request', 'ref-1', '--yes']);
+  cli(['tracking', 'upload', '--merchant', merchantId, '--order', paid.transactionOrderId, '--tracking-no', 'T1', '--carrier', 'UPS']);
+  const later = DateTime.utc().plus({ days: 2 }).toFormat('yyyy-MM-dd HH:mm:ss');
+  cli(['renew', '--at', later]);
+  return {
+    merchantId,
+    subscriptionId: sub.subscriptionId,
+    subscriptionCode: sub.subscriptionCode,
+    paidTx: paid.transactionOrderId,
+    payArgs,
+  };
+}
+
+/** Every copied table's rows, in key order, as SQLite gives them. */
+export function sqliteTables(db: string): Record<string, unknown[]> {
+  const sqlite = new Database(db, { readonly: true });
+  try {
+    return Object.fromEntries(
+      COPY_TABLES.map((t) => [t.name, sqlite.prepare(`SELECT * FROM "${t.name}" ORDER BY ${t.key.map((k) => `"${k}"`).join(', ')}`).all()]),
+    );
+  } finally {
+    sqlite.close();
+  }
+}

@@ -1,0 +1,302 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLOSED_NOTIFY_URL, testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
+import { createPlan } from '../../src/services/plans.js';
+import { changePlan } from '../../src/services/plan-change/index.js';
+import { runRenewal } from '../../src/services/renew/index.js';
+import { cancelSubscription, subscriptionDetail } from '../../src/services/subscriptions/index.js';
+import { isPaygateError } from '../../src/domain/errors.js';
+import { parseTime } from '../../src/domain/time.js';
+import type { Ctx } from '../../src/ctx.js';
+import type { Channel } from '../../src/channel/channel.js';
+
+let app: TestApp;
+afterEach(async () => app?.close());
+const t = (s: string): number => parseTime(s, 'UTC');
+
+async function plan(ctx: Ctx, merchantId: string, price: string, o: { cycleType?: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY'; maxSubscriptions?: number } = {}): Promise<string> {
+  const p = await createPlan(ctx, merchantId, {
+    planName: `Plan ${price}`,
+    price,
+    currency: 'USD',
+    cycleType: o.cycleType ?? 'MONTHLY',
+    cycleLength: 1,
+    trialDays: 0,
+    maxSubscriptions: o.maxSubscriptions ?? 0,
+  });
+  return p.planId;
+}
+
+const events = (a: TestApp, subscriptionId: string): Record<string, string>[] =>
+  (
+    sqliteOf(a.ctx).prepare("SELECT payload FROM outbox_events WHERE subscription_id = ? AND kind = 'SUBSCRIPTION' ORDER BY seq").all(subscriptionId) as {
+      payload: string;
+    }[]
+  ).map((r) => JSON.parse(r.payload) as Record<string, string>);
+
+const codeOf = async (p: Promise<unknown>): Promise<string | undefined> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => (isPaygateError(e) ? e.code : 'thrown'),
+  );
+
+describe('plan change now', () => {
+  it('credits the unused part of the paid period by time, rounded down, charges the rest as CHANGE and starts the new calendar now', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' }, { notifyUrl: CLOSED_NOTIFY_URL });
+    const pro = await plan(ctx, merchantId, '30.00');
+    const sub = await subscribe(ctx, merchantId, planId);
+    clock.set(t('2026-01-16 00:00:00'));
+    const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
+    // 16 of 31 days unused: floor(1000 × 16 / 31) = 516 credited, 3000 − 516 charged.
+    expect(r).toMatchObject({ result: 'CHANGED', planId: pro, credit: 5.16, creditBalance: 0, nextBillingTime: '2026-02-16 00:00:00' });
+    expect(r.record).toMatchObject({ billingType: 'CHANGE', amount: 24.84, status: 'SUCCESS' });
+    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: pro, amount: 3000, anchor_time: t('2026-01-16 00:00:00'), total_paid: 1000 + 2484, billing_count: 2 });
+    expect(records(ctx, sub.subscriptionId).map((x) => [x.billing_type, x.status, x.amount])).toEqual([
+      ['INITIAL', 'SUCCESS', 1000],
+      ['RENEW', 'CANCELLED', 1000],
+      ['CHANGE', 'SUCCESS', 2484],
+      ['RENEW', 'PENDING', 3000],
+    ]);
+    expect([planCount(ctx, planId), planCount(ctx, pro)]).toEqual([0, 1]);
+    const changed = events(app, sub.subscriptionId).find((e) => e.eventType === 'PLAN_CHANGED');
+    expect(changed).toMatchObject({ planId: pro, previousPlanId: planId, changeWhen: 'NOW', billingType: 'CHANGE', amount: '24.84', credit: '5.16', creditBalance: '0.00', nextBillingTime: '2026-02-16 00:00:00' });
+    clock.set(t('2026-02-16 00:00:00'));
+    expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
+    expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-03-16 00:00:00');
+  });
+
+  it('keeps a credit larger than the price and spends it on the next renewals', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '100.00' });
+    const cheap = await plan(ctx, merchantId, '30.00');
+    const sub = await subscribe(ctx, merchantId, planId);
+    clock.set(t('2026-01-01 00:00:00') + 31 * 86_400_000 * 0.1); // 10% of January used
+    const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: cheap, when: 'NOW' });
+    expect(r).toMatchObject({ result: 'CHANGED', credit: 90, creditBalance: 60 });
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ planId: cheap, creditBalance: 60 });
+    expect(r.record).toMatchObject({ amount: 0 });
+    // The first renewal spends 30.00 of the credit, the second the last 30.00, the third charges in full.
+    for (let i = 0; i < 3; i++) {
+      clock.set((await ctx.store.nextBillingTime(sub.subscriptionId)) as number);
+      expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
+    }
+    const renewals = records(ctx, sub.subscriptionId).filter((x) => x.billing_type === 'RENEW' && x.status === 'SUCCESS').map((x) => x.amount);
+    expect(renewals).toEqual([0, 0, 3000]);
+    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ credit: 0 });
+  });
+
+  it('a sequence of changes charges exactly the prices less the credits granted, plus the credit still carried', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' });
+    const prices = ['49.99', '3.00', '120.00', '0.50', '77.77', '15.00'];
+    const planIds = [];
+    for (const p of prices) planIds.push(await plan(ctx, merchantId, p, { cycleType: p === '120.00' ? 'YEARLY' : 'MONTHLY' }));
+    const sub = await subscribe(ctx, merchantId, planId);
+    let charged = 0;
+    let credits = 0;
+    let priceSum = 0;
+    let now = t('2026-01-01 00:00:00');
+    for (const [i, id] of planIds.entries()) {
+      now += (i * 37 + 11) * 3_600_000 + 1234; // uneven steps, always inside the paid period
+      clock.set(now);
+      const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: id, when: 'NOW' });
+      expect(r.result).toBe('CHANGED');
+      charged += Math.round((r.record?.amount ?? 0) * 100);
+      credits += Math.round(r.credit * 100);
+      priceSum += Math.round(Number(prices[i]) * 100);
+      expect(r.credit * 100).toBeGreaterThanOrEqual(0);
+    }
+    const carried = subRow(ctx, sub.subscriptionId).credit as number;
+    expect(charged).toBe(priceSum - credits + carried);
+    const changes = records(ctx, sub.subscriptionId).filter((x) => x.billing_type === 'CHANGE');
+    expect(changes.reduce((a, x) => a + x.amount, 0)).toBe(charged);
+    expect(subRow(ctx, sub.subscriptionId).total_paid).toBe(1000 + charged);
+  });
+
+  it('a declined CHANGE charge leaves the subscription on its old plan, the record FAILED and the new plan’s place free', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' }, { notifyUrl: CLOSED_NOTIFY_URL });
+    const pro = await plan(ctx, merchantId, '30.00', { maxSubscriptions: 1 });
+    const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000000341' });
+    clock.set(t('2026-01-10 00:00:00'));
+    const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
+    expect(r).toMatchObject({ result: 'DECLINED', planId, failReason: 'card_declined', nextBillingTime: '2026-02-01 00:00:00' });
+    expect(r.record).toMatchObject({ billingType: 'CHANGE', status: 'FAILED' });
+    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: planId, amount: 1000, anchor_time: t('2026-01-01 00:00:00'), status: 'ACTIVE', failed_count: 1, credit: 0 });
+    expect([planCount(ctx, planId), planCount(ctx, pro)]).toEqual([1, 0]);
+    expect(events(app, sub.subscriptionId).map((e) => e.eventType)).not.toContain('PLAN_CHANGED');
+  });
+
+  it('refuses what the rules forbid: another merchant’s plan 1007, an inactive plan 1009, a PAUSED subscription 1008, the current plan 1008', async () => {
+    app = await testApp();
+    const { ctx } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx);
+    const other = await merchantWithPlan(ctx);
+    const off = await plan(ctx, merchantId, '5.00');
+    sqliteOf(ctx).prepare("UPDATE plans SET status = 'INACTIVE' WHERE id = ?").run(off);
+    const sub = await subscribe(ctx, merchantId, planId);
+    const change = (p: string, when = 'NOW') => codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when }));
+    expect(await change(other.planId)).toBe('1007');
+    expect(await change(off)).toBe('1009');
+    expect(await change(off, 'PERIOD_END')).toBe('1009');
+    expect(await change(planId)).toBe('1008');
+    expect(await change(planId, 'SOON')).toBe('1001');
+    sqliteOf(ctx).prepare("UPDATE subscriptions SET status = 'PAUSED' WHERE id = ?").run(sub.subscriptionId);
+    expect(await change(await plan(ctx, merchantId, '7.00'))).toBe('1008');
+  });
+});
+
+describe('plan change interrupted', () => {
+  it('a change whose request died after the channel charged is finished by the renewal run once its lease ran out, charged once', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' }, { notifyUrl: CLOSED_NOTIFY_URL });
+    const pro = await plan(ctx, merchantId, '30.00');
+    const other = await plan(ctx, merchantId, '50.00');
+    const sub = await subscribe(ctx, merchantId, planId);
+    const real = ctx.channel;
+    // The channel charges, then the process "dies" before the outcome is recorded.
+    (ctx as { channel: Channel }).channel = {
+      name: real.name,
+      charge: async (req) => {
+        await real.charge(req);
+        throw new Error('connection reset');
+      },
+      completeAction: (ref, passed) => real.completeAction(ref, passed),
+      refund: (req) => real.refund(req),
+    };
+    clock.set(t('2026-01-16 00:00:00'));
+    await expect(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' })).rejects.toThrow('connection reset');
+    (ctx as { channel: Channel }).channel = real;
+    expect(records(ctx, sub.subscriptionId).find((r) => r.billing_type === 'CHANGE')?.status).toBe('PENDING');
+    expect(await codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: other, when: 'NOW' }))).toBe('1008');
+    clock.set(t('2026-01-16 00:09:00'));
+    await runRenewal(ctx);
+    expect(records(ctx, sub.subscriptionId).find((r) => r.billing_type === 'CHANGE')?.status).toBe('PENDING');
+    clock.set(t('2026-01-16 00:10:01'));
+    await runRenewal(ctx);
+    expect(records(ctx, sub.subscriptionId).find((r) => r.billing_type === 'CHANGE')).toMatchObject({ status: 'SUCCESS', amount: 2484 });
+    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: pro, total_paid: 1000 + 2484 });
+    const ledger = sqliteOf(ctx).prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND amount = 2484").get();
+    expect(ledger).toEqual({ n: 1 });
+    expect(events(app, sub.subscriptionId).map((e) => e.eventType)).toContain('PLAN_CHANGED');
+  });
+});
+
+describe('plan change and cancel', () => {
+  it('a subscription cancelled while its CHANGE charge runs: the charge counts, the plan does not move, places and card are released', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' });
+    const pro = await plan(ctx, merchantId, '30.00');
+    const sub = await subscribe(ctx, merchantId, planId);
+    const real = ctx.channel;
+    (ctx as { channel: Channel }).channel = {
+      name: real.name,
+      charge: async (req) => {
+        const r = await real.charge(req);
+        await cancelSubscription(ctx, merchantId, sub.subscriptionId);
+        return r;
+      },
+      completeAction: (ref, passed) => real.completeAction(ref, passed),
+      refund: (req) => real.refund(req),
+    };
+    clock.set(t('2026-01-16 00:00:00'));
+    const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
+    (ctx as { channel: Channel }).channel = real;
+    expect(r).toMatchObject({ result: 'ENDED', planId });
+    expect(r.record).toMatchObject({ billingType: 'CHANGE', status: 'SUCCESS' });
+    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'CANCELLED', plan_id: planId, card_id: null, total_paid: 1000 + 2484 });
+    expect([planCount(ctx, planId), planCount(ctx, pro)]).toEqual([0, 0]);
+    expect(sqliteOf(ctx).prepare('SELECT count(*) AS n FROM cards').get()).toEqual({ n: 0 });
+  });
+});
+
+describe('plan change concurrency', () => {
+  it('two concurrent changes of one subscription: exactly one wins, the other is 1008', async () => {
+    app = await testApp();
+    const { ctx } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx);
+    const a = await plan(ctx, merchantId, '20.00');
+    const b = await plan(ctx, merchantId, '30.00');
+    const sub = await subscribe(ctx, merchantId, planId);
+    const results = await Promise.all([a, b].map((p) => codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when: 'NOW' }))));
+    expect(results.filter((c) => c === undefined)).toHaveLength(1);
+    expect(results.filter((c) => c === '1008')).toHaveLength(1);
+    expect(records(ctx, sub.subscriptionId).filter((r) => r.billing_type === 'CHANGE')).toHaveLength(1);
+    expect(planCount(ctx, a) + planCount(ctx, b)).toBe(1);
+    expect(planCount(ctx, planId)).toBe(0);
+  });
+
+  it('maxSubscriptions of the target plan holds under concurrent changes and subscribes', async () => {
+    app = await testApp();
+    const { ctx } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx);
+    const scarce = await plan(ctx, merchantId, '20.00', { maxSubscriptions: 2 });
+    const subs = [];
+    for (let i = 0; i < 4; i++) subs.push(await subscribe(ctx, merchantId, planId, { userId: `u${i}` }));
+    const attempts = [
+      ...subs.map((s, i) => codeOf(changePlan(ctx, merchantId, { subscriptionId: s.subscriptionId, planId: scarce, when: i % 2 ? 'NOW' : 'PERIOD_END' }))),
+      ...[0, 1].map((i) =>
+        subscribe(ctx, merchantId, scarce, { userId: `new${i}` }).then(
+          () => undefined,
+          (e: unknown) => (isPaygateError(e) ? e.code : 'thrown'),
+        ),
+      ),
+    ];
+    const codes = await Promise.all(attempts);
+    expect(codes.filter((c) => c === undefined)).toHaveLength(2);
+    expect(codes.filter((c) => c === '1009')).toHaveLength(4);
+    expect(planCount(ctx, scarce)).toBe(2);
+  });
+});
+
+describe('plan change at period end', () => {
+  it('the renewal run charges the new plan at the period end and anchors its calendar there', async () => {
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '9.99' }, { notifyUrl: CLOSED_NOTIFY_URL });
+    const weekly = await plan(ctx, merchantId, '2.99', { cycleType: 'WEEKLY' });
+    const sub = await subscribe(ctx, merchantId, planId);
+    clock.set(t('2026-01-20 12:00:00'));
+    const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: weekly });
+    expect(r).toMatchObject({ when: 'PERIOD_END', result: 'SCHEDULED', planId, pendingPlanId: weekly, credit: 0, nextBillingTime: '2026-02-15 09:00:00' });
+    expect([planCount(ctx, planId), planCount(ctx, weekly)]).toEqual([1, 1]);
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ planId, pendingPlanId: weekly });
+    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: planId, amount: 999 });
+    clock.set(t('2026-02-15 09:00:00'));
+    expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
+    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: weekly, amount: 299, cycle_type: 'WEEKLY', anchor_time: t('2026-02-15 09:00:00'), pending_plan_id: null });
+    const renew = records(ctx, sub.subscriptionId).filter((x) => x.billing_type === 'RENEW');
+    expect(renew.map((x) => [x.status, x.amount])).toEqual([
+      ['SUCCESS', 299],
+      ['PENDING', 299],
+    ]);
+    expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-02-22 09:00:00');
+    expect([planCount(ctx, planId), planCount(ctx, weekly)]).toEqual([0, 1]);
+    expect(events(app, sub.subscriptionId).map((e) => [e.eventType, e.planId])).toEqual([
+      ['RENEW_SUCCEEDED', weekly],
+      ['PLAN_CHANGED', weekly],
+    ]);
+  });
+
+  it('asking for the current plan withdraws a pending change and gives its place back', async () => {
+    app = await testApp();
+    const { ctx } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '9.99' });
+    const pro = await plan(ctx, merchantId, '19.99');
+    const sub = await subscribe(ctx, merchantId, planId);
+    await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro });
+    expect(records(ctx, sub.subscriptionId).find((x) => x.status === 'PENDING')?.amount).toBe(1999);
+    const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId, when: 'PERIOD_END' });
+    expect(r.result).toBe('UNSCHEDULED');
+    expect(r.pendingPlanId).toBeUndefined();
+    expect(records(ctx, sub.subscriptionId).find((x) => x.status === 'PENDING')?.amount).toBe(999);
+    expect(planCount(ctx, pro)).toBe(0);
+  });
+});
