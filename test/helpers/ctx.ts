@@ -8,6 +8,17 @@ import type { Ctx } from '../../src/ctx.js';
 import { SqliteStore } from '../../src/store/sqlite/index.js';
 import { FixedClock } from '../../src/domain/clock.js';
 import { createMerchant } from '../../src/services/merchants.js';
+import { createPgDatabase } from './postgres.js';
+
+/**
+ * The engine the integration suite runs on: PAYGATE_TEST_ENGINE=postgres runs it against the
+ * run's PostgreSQL cluster (vitest.config.ts runs test/integration once per engine).
+ */
+export type TestEngine = 'sqlite' | 'postgres';
+export const TEST_ENGINE: TestEngine = process.env.PAYGATE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** For tests that read or arrange rows through the SQLite connection (`sqliteOf`): they run on SQLite only. */
+export const onPostgres = TEST_ENGINE === 'postgres';
 
 export const TEST_VAULT_KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -28,13 +39,25 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
-/** A real migrated SQLite file in a temp dir, with a settable clock. */
-export async function testApp(opts: { zone?: string; now?: number; env?: NodeJS.ProcessEnv } = {}): Promise<TestApp> {
+/**
+ * A real migrated database with a settable clock: a SQLite file in a temp dir, or (engine
+ * 'postgres', the default under PAYGATE_TEST_ENGINE=postgres) a fresh database of its own on the
+ * run's PostgreSQL cluster, dropped on close. `dbPath` is then its URL.
+ */
+export async function testApp(opts: { zone?: string; now?: number; env?: NodeJS.ProcessEnv; engine?: TestEngine } = {}): Promise<TestApp> {
   const { dir, cleanup } = tempDir();
-  const dbPath = join(dir, 'paygate.db');
+  const pg = (opts.engine ?? TEST_ENGINE) === 'postgres' ? await createPgDatabase() : undefined;
+  const dbPath = pg ? pg.url : join(dir, 'paygate.db');
   const clock = new FixedClock(opts.now ?? TEST_NOW);
-  const config = loadConfig({ db: dbPath, tz: opts.zone ?? 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY, ...opts.env });
-  const ctx = await openApp(config, { clock });
+  const config = loadConfig({ db: dbPath, tz: opts.zone ?? 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY, PAYGATE_DB_POOL: '4', ...opts.env });
+  let ctx: Ctx;
+  try {
+    ctx = await openApp(config, { clock });
+  } catch (e) {
+    await pg?.drop();
+    cleanup();
+    throw e;
+  }
   return {
     ctx,
     clock,
@@ -42,6 +65,7 @@ export async function testApp(opts: { zone?: string; now?: number; env?: NodeJS.
     dbPath,
     close: async () => {
       await ctx.close();
+      await pg?.drop();
       cleanup();
     },
   };
