@@ -202,6 +202,10 @@ class PgReads implements Reads {
 
 /** One per unit of work, on its connection. */
 class PgTx extends PgReads implements Tx {
+  /** See transactions.lockIdempotency: the first unit of work on a requestId decides, duplicates wait for it. */
+  override async getIdempotency(merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
+    return txns.lockIdempotency(this.db, merchantId, scope, requestId);
+  }
   async lockTransaction(id: string): Promise<TransactionRow | undefined> {
     return txns.lockTransaction(this.db, id);
   }

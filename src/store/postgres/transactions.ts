@@ -109,6 +109,18 @@ export async function subscriptionCodeOf(db: Conn, subscriptionId: string): Prom
   return (await get<{ code: string }>(db, 'SELECT code FROM subscriptions WHERE id = @subscriptionId', { subscriptionId }))?.code;
 }
 
+/**
+ * Inside a unit of work the read first takes a transaction-level advisory lock on the key: a
+ * concurrent duplicate of the request (same merchant, scope and requestId, on any instance) waits
+ * here until the first one commits, and then reads its row. Without it, under READ COMMITTED the
+ * duplicate could miss the key and then see the first one's transaction by relationId (each
+ * statement reads the latest commit), answering "relationId already used" instead of the result.
+ */
+export async function lockIdempotency(db: Conn, merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
+  await get(db, 'SELECT pg_advisory_xact_lock(hashtextextended(@key, 0)) AS l', { key: `idem:${merchantId}:${scope}:${requestId}` });
+  return getIdempotency(db, merchantId, scope, requestId);
+}
+
 export function getIdempotency(db: Conn, merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
   return get(
     db,
