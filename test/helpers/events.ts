@@ -1,7 +1,6 @@
 import { rowsOf } from './rows.js';
 import type { Ctx } from '../../src/ctx.js';
 import type { Tx } from '../../src/store/store.js';
-import { sqliteOf } from './ctx.js';
 
 /** SPEC §8 bodies, written out by hand (every value a string; fields without value left out). */
 export function paymentBody(merchantId: string, n: number, extra: Record<string, string> = {}): Record<string, string> {

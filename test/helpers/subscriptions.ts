@@ -4,7 +4,7 @@ import { createPlan } from '../../src/services/plans.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { cardYear } from './cards.js';
-import { sqliteOf, testMerchant } from './ctx.js';
+import { testMerchant } from './ctx.js';
 
 let seq = 0;
 

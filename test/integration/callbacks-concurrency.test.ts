@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { deliverDue, startDeliveryLoop } from '../../src/notify/deliver.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { testApp, testMerchant, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 import { enqueue, enqueueIn, outboxRow, paymentBody, subscriptionBody } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 

@@ -7,7 +7,7 @@ import { deliverDue } from '../../src/notify/deliver.js';
 import { requireMerchant, updateMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { enqueue, enqueueIn, outboxRow, paymentBody, subscriptionBody, SUBSCRIPTION_EVENT_TYPES } from '../helpers/events.js';
 import { startReceiver, verifyV1Callback, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
 import { cardYear } from '../helpers/cards.js';

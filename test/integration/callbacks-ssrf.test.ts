@@ -5,7 +5,7 @@ import { deliverDue } from '../../src/notify/deliver.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { createMerchant, requireMerchant, updateMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { enqueue, outboxRow, paymentBody } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { cardYear } from '../helpers/cards.js';

@@ -4,7 +4,7 @@ import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { listEvents } from '../../src/services/events.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { updateMerchant } from '../../src/services/merchants.js';
-import { testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { testApp, type TestApp } from '../helpers/ctx.js';
 import { startReceiver, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
 import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
 

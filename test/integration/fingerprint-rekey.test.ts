@@ -11,7 +11,7 @@ import { refundTransaction } from '../../src/services/refund.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { cardYear } from '../helpers/cards.js';
 import { rowsOf } from '../helpers/rows.js';
-import { sqliteOf, TEST_VAULT_KEY, tempDir, testMerchant } from '../helpers/ctx.js';
+import { TEST_VAULT_KEY, tempDir, testMerchant } from '../helpers/ctx.js';
 
 /**
  * Databases written before fingerprints were keyed hold plain SHA-256 hex in

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { TEST_VAULT_KEY, CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { TEST_VAULT_KEY, CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 /**

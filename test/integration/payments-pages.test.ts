@@ -5,7 +5,7 @@ import { queryTransaction, showTransaction } from '../../src/services/transactio
 import { cancelCheckout, CHANNEL_GRACE_MS, completeThreeDs, expireStalePages, getPage, submitCheckoutCard } from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;

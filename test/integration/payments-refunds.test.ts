@@ -5,7 +5,7 @@ import { refundTransaction, resumeStaleRefunds, STALE_REFUND_MS } from '../../sr
 import { runRenewal } from '../../src/services/renew/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;

@@ -5,7 +5,7 @@ import { completeThreeDs } from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
 import { billingTime, trialEnd } from '../../src/domain/calendar.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;

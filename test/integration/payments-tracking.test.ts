@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { uploadTracking } from '../../src/services/tracking.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;

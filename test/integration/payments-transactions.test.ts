@@ -2,7 +2,7 @@ import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction, queryTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import type { Channel } from '../../src/channel/channel.js';
 import { cardYear } from '../helpers/cards.js';
 

@@ -2,7 +2,7 @@ import { rowsOf } from '../helpers/rows.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;

@@ -1,6 +1,6 @@
 import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testApp, testMerchant, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { parseTime } from '../../src/domain/time.js';

@@ -1,6 +1,6 @@
 import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSED_NOTIFY_URL, testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { formatTime, parseTime } from '../../src/domain/time.js';

@@ -1,7 +1,7 @@
 import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChargeRequest } from '../../src/channel/channel.js';
-import { testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { testApp, type TestApp } from '../helpers/ctx.js';
 
 let app: TestApp;
 afterEach(async () => app?.close());
