@@ -48,7 +48,7 @@ describe('card update', () => {
     expect(r).toMatchObject({ subscriptionId, status: '200000', card: '424242******4242', nextBillingTime: '2026-02-15 18:30:00' });
     expect(cardsStored(ctx)).toBe(1); // the old card is gone
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
-    const recs = records(ctx, subscriptionId);
+    const recs = (await records(ctx, subscriptionId));
     expect(recs.map((x) => [x.billing_type, x.status])).toEqual([
       ['INITIAL', 'SUCCESS'],
       ['RENEW', 'FAILED'],
@@ -57,7 +57,7 @@ describe('card update', () => {
     ]);
     // The anchor is kept: the next renewal is on the 15th, not a month after the retry.
     expect((await subscriptionDetail(ctx, merchantId, subscriptionId)).nextBillingTime).toBe('2026-03-15 09:00:00');
-    expect(subRow(ctx, subscriptionId)).toMatchObject({ status: 'ACTIVE', anchor_time: t('2026-01-15 09:00:00'), card_update_token: null });
+    expect((await subRow(ctx, subscriptionId))).toMatchObject({ status: 'ACTIVE', anchor_time: t('2026-01-15 09:00:00'), card_update_token: null });
   });
 
   it('RENEW_FAILED callbacks carry updateCardUrl; every retry names the same page; it ends when used', async () => {

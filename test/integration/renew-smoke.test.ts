@@ -19,14 +19,14 @@ describe('renew smoke', () => {
     expect(s).toMatchObject({ due: 1, succeeded: 1, failed: 0 });
     const again = await runRenewal(ctx);
     expect(again.due).toBe(0);
-    const recs = records(ctx, sub.subscriptionId);
+    const recs = await records(ctx, sub.subscriptionId);
     expect(recs.map((r) => [r.billing_type, r.status, r.cycle_index])).toEqual([
       ['INITIAL', 'SUCCESS', 0],
       ['RENEW', 'SUCCESS', 1],
       ['RENEW', 'PENDING', 2],
     ]);
     expect(recs[2]?.scheduled_time).toBe(parseTime('2026-03-31 09:00:00', 'UTC'));
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ billing_count: 2, total_paid: 1998 });
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ billing_count: 2, total_paid: 1998 });
   });
 });
 

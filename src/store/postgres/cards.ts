@@ -1,0 +1,18 @@
+import type { CardRow } from '../store.js';
+import { run, type Conn } from './query.js';
+
+/** Vaulted cards: PAN only encrypted; CVV has no column at all. */
+export async function insertCard(db: Conn, row: CardRow): Promise<void> {
+  await run(
+    db,
+    `INSERT INTO cards (id, merchant_id, pan_enc, bin, last4, brand, exp_month, exp_year, holder_name, created_at)
+     VALUES (@id, @merchantId, @panEnc, @bin, @last4, @brand, @expMonth, @expYear, @holderName, @createdAt)`,
+    row,
+  );
+}
+
+/** Card data of an ended subscription is deleted; subscriptions.card_id is set null first. */
+export async function deleteCard(db: Conn, id: string): Promise<void> {
+  await run(db, 'UPDATE subscriptions SET card_id = NULL WHERE card_id = @id', { id });
+  await run(db, 'DELETE FROM cards WHERE id = @id', { id });
+}
