@@ -1,5 +1,5 @@
 import type { CardRow } from '../store.js';
-import { run, type Conn } from './query.js';
+import { get, run, type Conn } from './query.js';
 
 /** Vaulted cards: PAN only encrypted; CVV has no column at all. */
 export async function insertCard(db: Conn, row: CardRow): Promise<void> {
@@ -15,4 +15,14 @@ export async function insertCard(db: Conn, row: CardRow): Promise<void> {
 export async function deleteCard(db: Conn, id: string): Promise<void> {
   await run(db, 'UPDATE subscriptions SET card_id = NULL WHERE card_id = @id', { id });
   await run(db, 'DELETE FROM cards WHERE id = @id', { id });
+}
+
+/** A vaulted card (its PAN still sealed). */
+export function getCard(db: Conn, id: string): Promise<CardRow | undefined> {
+  return get(
+    db,
+    `SELECT id, merchant_id AS "merchantId", pan_enc AS "panEnc", bin, last4, brand, exp_month AS "expMonth", exp_year AS "expYear",
+       holder_name AS "holderName", created_at AS "createdAt" FROM cards WHERE id = @id`,
+    { id },
+  );
 }

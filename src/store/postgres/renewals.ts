@@ -10,7 +10,7 @@ import { all, get, run, type Conn } from './query.js';
  * makes the record claimable again, keeping the transaction written by the first claim.
  */
 
-const DUE_WHERE = `r.status = 'PENDING' AND r.scheduled_time <= @now AND r.billing_type <> 'INITIAL'
+const DUE_WHERE = `r.status = 'PENDING' AND r.scheduled_time <= @now AND r.billing_type IN ('RENEW', 'RETRY')
     AND (r.lease_until IS NULL OR r.lease_until < @now) AND m.status = 'ACTIVE'`;
 
 /** Keyset position in the partial due index: (scheduled_time, id). */
@@ -58,7 +58,7 @@ const CLAIM_SQL = `WITH wanted AS (
 
 const CLAIMED_SQL = `SELECT r.id, r.subscription_id AS "subscriptionId", r.merchant_id AS "merchantId", r.billing_type AS "billingType", r.amount,
      r.currency, r.scheduled_time AS "scheduledTime", r.retry_count AS "retryCount", r.cycle_index AS "cycleIndex",
-     r.transaction_id AS "transactionId", s.status AS "subscriptionStatus", s.plan_id AS "planId", s.user_id AS "userId",
+     r.credit_applied AS "creditApplied", r.plan_id AS "recordPlanId", r.transaction_id AS "transactionId", s.status AS "subscriptionStatus", s.plan_id AS "planId", s.user_id AS "userId",
      s.notify_url AS "notifyUrl", s.card_id AS "cardId", c.pan_enc AS "panEnc", c.exp_month AS "expMonth", c.exp_year AS "expYear",
      c.bin, c.last4, c.brand
    FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id
@@ -146,4 +146,9 @@ export async function addChargeToSubscription(
      WHERE id = @id`,
     { id, ok: c.approved ? 1 : 0, amount: c.amount, paidThrough: c.paidThrough, now: c.now },
   );
+}
+
+/** See Tx.releaseClaims. Runs only when a run failed: a scan of PENDING records by owner is fine. */
+export function releaseClaims(db: Conn, owner: string): Promise<number> {
+  return run(db, "UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = @owner", { owner });
 }

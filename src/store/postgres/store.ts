@@ -5,6 +5,8 @@ import type {
   CardRow,
   ClaimedEvent,
   ClaimedRecord,
+  CopyProgress,
+  CopySummary,
   DueCursor,
   DuePage,
   EventClaim,
@@ -19,6 +21,8 @@ import type {
   OperationalCounts,
   OwnedId,
   PageWindow,
+  PlanSwitch,
+  RecordPrice,
   RateHitResult,
   SealedColumn,
   SealedRow,
@@ -28,19 +32,24 @@ import type {
   RefundOutcome,
   RefundRow,
   RekeyOptions,
+  RevenueMonthFigures,
+  RevenueQuery,
   SandboxChargeRow,
   Store,
   SubscriptionFilter,
   SubscriptionListRow,
   SubscriptionRow,
   SubscriptionStatusPatch,
+  TrackingRow,
   TrackingUpsert,
   TransactionFilter,
   TransactionRow,
   Tx,
 } from '../store.js';
 import { openPgStore, type OpenPgOptions, type PgStore as PgHandle } from './client.js';
+import { copyInto } from '../copy.js';
 import * as cards from './cards.js';
+import { pgCopySource } from './copy.js';
 import * as delivery from './delivery.js';
 import { isConnectionLost } from './errors.js';
 import { keyPlainFingerprints } from './fingerprints.js';
@@ -52,6 +61,7 @@ import * as plans from './plans.js';
 import type { Conn } from './query.js';
 import { hitRateLimit, sweepRateLimits } from './rate-limit.js';
 import * as refunds from './refunds.js';
+import { revenueFigures } from './report.js';
 import * as renewals from './renewals.js';
 import * as sandbox from './sandbox.js';
 import * as subs from './subscriptions.js';
@@ -149,6 +159,15 @@ class PgReads implements Reads {
   async latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined> {
     return subs.latestRecord(this.db, subscriptionId);
   }
+  async getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined> {
+    return subs.getSubscriptionByCardToken(this.db, token);
+  }
+  async stalePendingChanges(before: number, limit: number): Promise<string[]> {
+    return subs.stalePendingChanges(this.db, before, limit);
+  }
+  async getCard(id: string): Promise<CardRow | undefined> {
+    return cards.getCard(this.db, id);
+  }
   async getRecord(id: string): Promise<BillingRecordRow | undefined> {
     return subs.getRecord(this.db, id);
   }
@@ -197,6 +216,9 @@ class PgReads implements Reads {
     f: { merchantId?: string | undefined; status?: string | undefined; subscriptionId?: string | undefined } & PageWindow,
   ): Promise<OwnedId[]> {
     return lookup.pageEventIds(this.db, f);
+  }
+  async listTracking(f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): Promise<TrackingRow[]> {
+    return tracking.listTracking(this.db, f);
   }
 }
 
@@ -287,6 +309,27 @@ class PgTx extends PgReads implements Tx {
   async insertBillingRecord(row: BillingRecordRow): Promise<void> {
     await subs.insertBillingRecord(this.db, row);
   }
+  async setSubscriptionCard(id: string, cardId: string, now: number): Promise<void> {
+    await subs.setSubscriptionCard(this.db, id, cardId, now);
+  }
+  async setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void> {
+    await subs.setCardUpdateToken(this.db, id, token, expiresAt);
+  }
+  async rescheduleRecord(id: string, scheduledTime: number): Promise<boolean> {
+    return subs.rescheduleRecord(this.db, id, scheduledTime);
+  }
+  async applyPlanChange(id: string, c: PlanSwitch): Promise<void> {
+    await subs.applyPlanChange(this.db, id, c);
+  }
+  async setPendingPlan(id: string, planId: string | null, now: number): Promise<void> {
+    await subs.setPendingPlan(this.db, id, planId, now);
+  }
+  async spendCredit(id: string, amount: number, now: number): Promise<void> {
+    await subs.spendCredit(this.db, id, amount, now);
+  }
+  async repriceRecord(id: string, p: RecordPrice): Promise<boolean> {
+    return subs.repriceRecord(this.db, id, p);
+  }
   async insertPendingRecord(r: NewRecord): Promise<string> {
     return subs.insertPendingRecord(this.db, r);
   }
@@ -298,6 +341,9 @@ class PgTx extends PgReads implements Tx {
   }
   async claimDueRecords(ids: readonly string[], c: { owner: string; now: number; leaseUntil: number; channel: string }): Promise<ClaimedRecord[]> {
     return renewals.claimDueRecords(this.db, ids, c);
+  }
+  async releaseClaims(owner: string): Promise<number> {
+    return renewals.releaseClaims(this.db, owner);
   }
   async settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
     return renewals.settleRecord(this.db, id, status, failReason, now);
@@ -393,8 +439,17 @@ export class PgStore extends PgReads implements Store {
     return withTransaction(this.handle.pool, (t) => keyPlainFingerprints(t.client, opts));
   }
 
+  /** From one REPEATABLE READ snapshot on a pooled connection (store/copy.ts orchestrates). */
+  async copyTo(target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary> {
+    return copyInto(await pgCopySource(this.handle.pool), target, onProgress);
+  }
+
   operationalCounts(): Promise<OperationalCounts> {
     return operations.operationalCounts(this.db);
+  }
+
+  revenueFigures(q: RevenueQuery): Promise<RevenueMonthFigures[]> {
+    return revenueFigures(this.db, q);
   }
 
   outboxBacklog(): Promise<number> {

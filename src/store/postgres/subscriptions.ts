@@ -2,6 +2,8 @@ import { newId } from '../../domain/ids.js';
 import type {
   BillingRecordRow,
   NewRecord,
+  PlanSwitch,
+  RecordPrice,
   RecordStatus,
   SubscriptionFilter,
   SubscriptionListRow,
@@ -34,6 +36,10 @@ const SUBSCRIPTION_KEYS: Record<keyof SubscriptionRow, string> = {
   billingCount: 'billing_count',
   failedCount: 'failed_count',
   totalPaid: 'total_paid',
+  credit: 'credit',
+  pendingPlanId: 'pending_plan_id',
+  cardUpdateToken: 'card_update_token',
+  cardUpdateExpiresAt: 'card_update_expires_at',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };
@@ -56,6 +62,9 @@ const RECORD_KEYS: Record<keyof BillingRecordRow, string> = {
   cycleIndex: 'cycle_index',
   leaseOwner: 'lease_owner',
   leaseUntil: 'lease_until',
+  creditApplied: 'credit_applied',
+  creditGranted: 'credit_granted',
+  planId: 'plan_id',
   createdAt: 'created_at',
 };
 const REC_KEYS = Object.keys(RECORD_KEYS) as (keyof BillingRecordRow)[];
@@ -203,9 +212,10 @@ export async function insertPendingRecord(db: Conn, r: NewRecord): Promise<strin
   await run(
     db,
     `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status,
-       retry_count, cycle_index, created_at)
-     VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, 'PENDING', @retryCount, @cycleIndex, @now)`,
-    { id, ...r },
+       retry_count, cycle_index, credit_applied, plan_id, created_at)
+     VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, 'PENDING', @retryCount, @cycleIndex,
+       @creditApplied, @planId, @now)`,
+    { id, ...r, creditApplied: r.creditApplied ?? 0, planId: r.planId ?? null },
   );
   return id;
 }
@@ -264,4 +274,79 @@ export async function settleFirstRecord(db: Conn, id: string, status: 'SUCCESS' 
       { id, status, failReason, now },
     )) === 1
   );
+}
+
+/** A subscription moves to another plan (a plan change now, or one at period end applied by its renewal). */
+export async function applyPlanChange(db: Conn, id: string, c: PlanSwitch): Promise<void> {
+  await run(
+    db,
+    `UPDATE subscriptions SET plan_id = @planId, amount = @amount, cycle_type = @cycleType, cycle_length = @cycleLength,
+       anchor_time = @anchorTime, paid_through = @paidThrough, credit = @credit, pending_plan_id = NULL, updated_at = @now
+     WHERE id = @id`,
+    { id, ...c },
+  );
+}
+
+export async function setPendingPlan(db: Conn, id: string, planId: string | null, now: number): Promise<void> {
+  await run(db, 'UPDATE subscriptions SET pending_plan_id = @planId, updated_at = @now WHERE id = @id', { id, planId, now });
+}
+
+/** Spend carried credit (never below zero). */
+export async function spendCredit(db: Conn, id: string, amount: number, now: number): Promise<void> {
+  await run(db, 'UPDATE subscriptions SET credit = greatest(0, credit - @amount::bigint), updated_at = @now WHERE id = @id', {
+    id,
+    amount,
+    now,
+  });
+}
+
+/** Re-price a PENDING record no run has claimed yet; false when it is claimed or settled. */
+export async function repriceRecord(db: Conn, id: string, p: RecordPrice): Promise<boolean> {
+  return (
+    (await run(
+      db,
+      `UPDATE billing_records SET plan_id = @planId, amount = @amount, credit_applied = @creditApplied
+       WHERE id = @id AND status = 'PENDING' AND transaction_id IS NULL`,
+      { id, ...p },
+    )) === 1
+  );
+}
+
+/** The subscription a card-update page token belongs to. */
+export function getSubscriptionByCardToken(db: Conn, token: string): Promise<SubscriptionRow | undefined> {
+  return get(db, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.card_update_token = @token`, { token });
+}
+
+export async function setSubscriptionCard(db: Conn, id: string, cardId: string, now: number): Promise<void> {
+  await run(db, 'UPDATE subscriptions SET card_id = @cardId, updated_at = @now WHERE id = @id', { id, cardId, now });
+}
+
+export async function setCardUpdateToken(db: Conn, id: string, token: string | null, expiresAt: number | null): Promise<void> {
+  await run(db, 'UPDATE subscriptions SET card_update_token = @token, card_update_expires_at = @expiresAt WHERE id = @id', {
+    id,
+    token,
+    expiresAt,
+  });
+}
+
+/** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or settled. */
+export async function rescheduleRecord(db: Conn, id: string, scheduledTime: number): Promise<boolean> {
+  return (
+    (await run(
+      db,
+      "UPDATE billing_records SET scheduled_time = @scheduledTime WHERE id = @id AND status = 'PENDING' AND transaction_id IS NULL",
+      { id, scheduledTime },
+    )) === 1
+  );
+}
+
+/** CHANGE records still PENDING created before `before`: a plan change whose request died between its charge and its record. */
+export async function stalePendingChanges(db: Conn, before: number, limit: number): Promise<string[]> {
+  const rows = await all<{ id: string }>(
+    db,
+    `SELECT id FROM billing_records WHERE status = 'PENDING' AND billing_type = 'CHANGE' AND created_at < @before
+     ORDER BY scheduled_time, id COLLATE "C" LIMIT @limit`,
+    { before, limit },
+  );
+  return rows.map((r) => r.id);
 }

@@ -33,6 +33,7 @@ export const TRANSACTION_COLUMNS: Record<keyof TransactionRow, string> = {
   channel: 'channel',
   channelRef: 'channel_ref',
   pageToken: 'page_token',
+  cardId: 'card_id',
   pageExpiresAt: 'page_expires_at',
   checkoutDeclines: 'checkout_declines',
   txnTime: 'txn_time',
