@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSED_NOTIFY_URL, testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, type TestApp } from '../helpers/ctx.js';
+import { rowsOf } from '../helpers/rows.js';
 import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { createPlan } from '../../src/services/plans.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
@@ -27,11 +28,9 @@ async function plan(ctx: Ctx, merchantId: string, price: string, o: { cycleType?
   return p.planId;
 }
 
-const events = (a: TestApp, subscriptionId: string): Record<string, string>[] =>
+const events = async (a: TestApp, subscriptionId: string): Promise<Record<string, string>[]> =>
   (
-    sqliteOf(a.ctx).prepare("SELECT payload FROM outbox_events WHERE subscription_id = ? AND kind = 'SUBSCRIPTION' ORDER BY seq").all(subscriptionId) as {
-      payload: string;
-    }[]
+    await rowsOf(a.ctx).all<{ payload: string }>("SELECT payload FROM outbox_events WHERE subscription_id = ? AND kind = 'SUBSCRIPTION' ORDER BY seq", subscriptionId)
   ).map((r) => JSON.parse(r.payload) as Record<string, string>);
 
 const codeOf = async (p: Promise<unknown>): Promise<string | undefined> =>
@@ -60,7 +59,7 @@ describe('plan change now', () => {
       ['RENEW', 'PENDING', 3000],
     ]);
     expect([(await planCount(ctx, planId)), (await planCount(ctx, pro))]).toEqual([0, 1]);
-    const changed = events(app, sub.subscriptionId).find((e) => e.eventType === 'PLAN_CHANGED');
+    const changed = (await events(app, sub.subscriptionId)).find((e) => e.eventType === 'PLAN_CHANGED');
     expect(changed).toMatchObject({ planId: pro, previousPlanId: planId, changeWhen: 'NOW', billingType: 'CHANGE', amount: '24.84', credit: '5.16', creditBalance: '0.00', nextBillingTime: '2026-02-16 00:00:00' });
     clock.set(t('2026-02-16 00:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
@@ -129,7 +128,7 @@ describe('plan change now', () => {
     expect(r.record).toMatchObject({ billingType: 'CHANGE', status: 'FAILED' });
     expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: planId, amount: 1000, anchor_time: t('2026-01-01 00:00:00'), status: 'ACTIVE', failed_count: 1, credit: 0 });
     expect([(await planCount(ctx, planId)), (await planCount(ctx, pro))]).toEqual([1, 0]);
-    expect(events(app, sub.subscriptionId).map((e) => e.eventType)).not.toContain('PLAN_CHANGED');
+    expect((await events(app, sub.subscriptionId)).map((e) => e.eventType)).not.toContain('PLAN_CHANGED');
   });
 
   it('refuses what the rules forbid: another merchant’s plan 1007, an inactive plan 1009, a PAUSED subscription 1008, the current plan 1008', async () => {
@@ -138,7 +137,7 @@ describe('plan change now', () => {
     const { merchantId, planId } = await merchantWithPlan(ctx);
     const other = await merchantWithPlan(ctx);
     const off = await plan(ctx, merchantId, '5.00');
-    sqliteOf(ctx).prepare("UPDATE plans SET status = 'INACTIVE' WHERE id = ?").run(off);
+    await rowsOf(ctx).run("UPDATE plans SET status = 'INACTIVE' WHERE id = ?", off);
     const sub = await subscribe(ctx, merchantId, planId);
     const change = (p: string, when = 'NOW') => codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when }));
     expect(await change(other.planId)).toBe('1007');
@@ -146,7 +145,7 @@ describe('plan change now', () => {
     expect(await change(off, 'PERIOD_END')).toBe('1009');
     expect(await change(planId)).toBe('1008');
     expect(await change(planId, 'SOON')).toBe('1001');
-    sqliteOf(ctx).prepare("UPDATE subscriptions SET status = 'PAUSED' WHERE id = ?").run(sub.subscriptionId);
+    await rowsOf(ctx).run("UPDATE subscriptions SET status = 'PAUSED' WHERE id = ?", sub.subscriptionId);
     expect(await change(await plan(ctx, merchantId, '7.00'))).toBe('1008');
   });
 });
@@ -182,9 +181,9 @@ describe('plan change interrupted', () => {
     await runRenewal(ctx);
     expect((await records(ctx, sub.subscriptionId)).find((r) => r.billing_type === 'CHANGE')).toMatchObject({ status: 'SUCCESS', amount: 2484 });
     expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: pro, total_paid: 1000 + 2484 });
-    const ledger = sqliteOf(ctx).prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND amount = 2484").get();
+    const ledger = await rowsOf(ctx).get("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND amount = 2484");
     expect(ledger).toEqual({ n: 1 });
-    expect(events(app, sub.subscriptionId).map((e) => e.eventType)).toContain('PLAN_CHANGED');
+    expect((await events(app, sub.subscriptionId)).map((e) => e.eventType)).toContain('PLAN_CHANGED');
   });
 });
 
@@ -213,7 +212,7 @@ describe('plan change and cancel', () => {
     expect(r.record).toMatchObject({ billingType: 'CHANGE', status: 'SUCCESS' });
     expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ status: 'CANCELLED', plan_id: planId, card_id: null, total_paid: 1000 + 2484 });
     expect([(await planCount(ctx, planId)), (await planCount(ctx, pro))]).toEqual([0, 0]);
-    expect(sqliteOf(ctx).prepare('SELECT count(*) AS n FROM cards').get()).toEqual({ n: 0 });
+    expect(await rowsOf(ctx).get('SELECT count(*) AS n FROM cards')).toEqual({ n: 0 });
   });
 });
 
@@ -279,7 +278,7 @@ describe('plan change at period end', () => {
     ]);
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-02-22 09:00:00');
     expect([(await planCount(ctx, planId)), (await planCount(ctx, weekly))]).toEqual([0, 1]);
-    expect(events(app, sub.subscriptionId).map((e) => [e.eventType, e.planId])).toEqual([
+    expect((await events(app, sub.subscriptionId)).map((e) => [e.eventType, e.planId])).toEqual([
       ['RENEW_SUCCEEDED', weekly],
       ['PLAN_CHANGED', weekly],
     ]);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sqliteOf, testApp, type TestApp } from '../helpers/ctx.js';
+import { testApp, type TestApp } from '../helpers/ctx.js';
+import { rowsOf } from '../helpers/rows.js';
 import { merchantWithPlan, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { parseTime } from '../../src/domain/time.js';
@@ -80,7 +81,7 @@ describe('a run that fails part-way', () => {
     const real = ctx.channel;
     ctx.channel = { ...real, name: real.name, charge: async () => { throw new Error('channel unreachable'); } };
     await expect(runRenewal(ctx)).rejects.toThrow('channel unreachable');
-    const held = sqliteOf(ctx).prepare("SELECT count(*) FROM billing_records WHERE status = 'PENDING' AND lease_owner IS NOT NULL").pluck().get();
+    const { held } = await rowsOf(ctx).get<{ held: number }>("SELECT count(*) AS held FROM billing_records WHERE status = 'PENDING' AND lease_owner IS NOT NULL");
     expect(held).toBe(0);
     expect((await runRenewal(ctx, { dryRun: true })).due).toBe(3);
     ctx.channel = real;
