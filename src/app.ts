@@ -5,6 +5,7 @@ import type { Vault, VaultKeySource } from './vault/crypto.js';
 import { openVault } from './vault/open.js';
 import type { Channel, ChannelDeps } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
+import { createChannelRegistry } from './channel/registry.js';
 import { isPostgresUrl, openStore } from './store/open.js';
 import { StoreOpenError, type Store } from './store/store.js';
 import { fingerprinter } from './vault/fingerprint.js';
@@ -43,7 +44,8 @@ export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Pro
       const recorded = await store.getMeta(PUBLIC_URL_META_KEY);
       if (recorded) config.publicUrl = recorded;
     }
-    return { store, clock, zone, vault, vaultKeySource: loaded.source, channel, config, close: () => store.close() };
+    const channels = createChannelRegistry({ sandbox: channel, vault, config });
+    return { store, clock, zone, vault, vaultKeySource: loaded.source, channel, channels, config, close: () => store.close() };
   } catch (e) {
     await store.close();
     throw e;

@@ -1,4 +1,5 @@
 import type { Channel } from './channel/channel.js';
+import type { ChannelRegistry } from './channel/registry.js';
 import type { AppConfig } from './config.js';
 import type { Clock } from './domain/clock.js';
 import type { Store } from './store/store.js';
@@ -17,7 +18,10 @@ export interface Ctx {
   vault: Vault;
   /** Where the vault key came from (a rotation writes the new key back to a key file). */
   vaultKeySource: VaultKeySource;
+  /** The default channel (the sandbox): merchants not switched to another one charge here. */
   channel: Channel;
+  /** Each merchant's channel (sandbox or its own Stripe account). */
+  channels: ChannelRegistry;
   config: AppConfig;
   close(): Promise<void>;
 }

@@ -22,7 +22,9 @@ export type FailReason =
   | 'incorrect_cvc'
   | 'processing_error'
   | 'authentication_failed'
-  | 'authentication_expired';
+  | 'authentication_expired'
+  /** Stripe: an off-session charge the issuer wants the cardholder to authenticate. */
+  | 'authentication_required';
 
 export interface ChannelCard {
   number: string;
@@ -37,17 +39,43 @@ export interface ChargeRequest {
   idempotencyKey: string;
   amount: number;
   currency: string;
-  card: ChannelCard;
+  /** The card as entered (absent only for an off-session charge of a processor-kept card, `stored`). */
+  card?: ChannelCard;
   /** Customer-present (PAY, checkout, first subscription charge) may ask for 3DS; merchant-initiated (renewals) never. */
   customerPresent: boolean;
   /** For merchant-initiated renewals: 0 for the RENEW attempt, 1..3 for retries. */
   retryCount?: number;
+  /** The transaction whose 3DS return this is (a channel that hands 3DS over returns the shopper there). */
+  transactionId?: string;
+  /** A SUBSCRIPTION's first charge: keep the card with the processor for off-session renewals. */
+  keepCard?: boolean;
+  /** Off-session with a card the processor keeps (no number): its ids from the first charge. */
+  stored?: { customerId: string; paymentMethodId: string };
+}
+
+/** A card kept by the processor, as it reported it: ids and display fields, never the number. */
+export interface KeptCard {
+  customerId: string;
+  paymentMethodId: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
 }
 
 export type ChargeResult =
-  | { outcome: 'approved'; ref: string }
-  | { outcome: 'declined'; ref: string; reason: FailReason }
-  | { outcome: 'requires_action'; ref: string };
+  | { outcome: 'approved'; ref: string; kept?: KeptCard }
+  | { outcome: 'declined'; ref: string | null; reason: FailReason }
+  /** redirectUrl: where a processor that runs 3DS itself takes the shopper (the sandbox runs its own page). */
+  | { outcome: 'requires_action'; ref: string; redirectUrl?: string; kept?: KeptCard }
+  /**
+   * The processor may have moved the money or may still (a timeout, a 5xx, an intent still
+   * processing): never a decline. The transaction stays in progress and is settled later from the
+   * processor's own answer. ref: the charge it is known to have created; moved=false: certainly nothing charged.
+   */
+  | { outcome: 'in_flight'; ref: string | null; moved: boolean; cause: string; kept?: KeptCard }
+  /** The processor did not run the call at all (revoked key, missing permission, rejected request). */
+  | { outcome: 'refused'; ref: null; message: string; cause: string };
 
 export interface RefundRequest {
   idempotencyKey: string;
@@ -56,7 +84,12 @@ export interface RefundRequest {
   currency: string;
 }
 
-export type RefundResult = { outcome: 'refunded'; ref: string } | { outcome: 'failed'; reason: string };
+export type RefundResult =
+  | { outcome: 'refunded'; ref: string }
+  | { outcome: 'failed'; reason: string }
+  /** Accepted, settles later (Stripe `pending`), or not known yet (a timeout): the refund stays PENDING. */
+  | { outcome: 'pending'; ref: string | null }
+  | { outcome: 'refused'; message: string };
 
 export interface Channel {
   readonly name: string;
@@ -64,4 +97,14 @@ export interface Channel {
   /** Finish a charge that answered requires_action: the 3DS challenge passed or failed. Idempotent per ref. */
   completeAction(ref: string, passed: boolean): Promise<ChargeResult>;
   refund(req: RefundRequest): Promise<RefundResult>;
+  /** Where a charge stands now, read from the processor (3DS return, webhooks, housekeeping); absent on the sandbox. */
+  retrieve?(ref: string): Promise<ChargeResult>;
+  /**
+   * Settle a charge left in flight: read it and, only if its confirmation never ran, confirm it with
+   * the original key (never a second charge). transactionId: a customer-present charge's 3DS return;
+   * absent: off-session (a renewal).
+   */
+  resume?(req: { ref: string; idempotencyKey: string; transactionId?: string }): Promise<ChargeResult>;
+  /** Where a refund the processor answered `pending` stands now; absent on the sandbox (it never answers pending). */
+  retrieveRefund?(ref: string): Promise<RefundResult>;
 }

@@ -1,6 +1,6 @@
 import { newId } from '../domain/ids.js';
 import type { SandboxChargeRow } from '../store/store.js';
-import type { Channel, ChannelDeps, ChargeRequest, ChargeResult, FailReason, RefundRequest, RefundResult } from './channel.js';
+import type { Channel, ChannelCard, ChannelDeps, ChargeRequest, ChargeResult, FailReason, RefundRequest, RefundResult } from './channel.js';
 
 /**
  * The built-in sandbox channel of SPEC §9. It decides at once from the card number and keeps
@@ -28,7 +28,7 @@ const CARDS: Record<string, Behaviour> = {
 
 type Decision = { outcome: 'approved' } | { outcome: 'declined'; reason: FailReason } | { outcome: 'requires_action' };
 
-export function sandboxDecision(req: Pick<ChargeRequest, 'card' | 'customerPresent' | 'retryCount'>): Decision {
+export function sandboxDecision(req: Pick<ChargeRequest, 'card' | 'customerPresent' | 'retryCount'> & { card: ChannelCard }): Decision {
   const b = CARDS[req.card.number] ?? { kind: 'approve' };
   switch (b.kind) {
     case 'approve':
@@ -56,7 +56,9 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
   return {
     name: 'sandbox',
     async charge(req) {
-      const decision = sandboxDecision(req);
+      const card = req.card;
+      if (!card) throw new Error('sandbox: a charge needs the card number');
+      const decision = sandboxDecision({ ...req, card });
       const now = clock.now();
       const charge: SandboxChargeRow = {
         id: newId('ch', now),
@@ -65,8 +67,8 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
         parentId: null,
         amount: req.amount,
         currency: req.currency,
-        cardBin: req.card.number.slice(0, 6),
-        cardLast4: req.card.number.slice(-4),
+        cardBin: card.number.slice(0, 6),
+        cardLast4: card.number.slice(-4),
         customerPresent: req.customerPresent,
         outcome: decision.outcome,
         declineCode: decision.outcome === 'declined' ? decision.reason : null,

@@ -119,7 +119,11 @@ const refund = z.object({
   transactionOrderId: z.string(),
   relationId: z.string().optional(),
   refundTransactionId: z.string(),
-  status: z.enum([String(STATUS.PARTIALLY_REFUNDED), String(STATUS.REFUNDED)]).meta({ description: 'The transaction’s status after this refund: 400010 PARTIALLY_REFUNDED or 400000 REFUNDED' }),
+  status: z.enum([String(STATUS.SUCCEEDED), String(STATUS.PARTIALLY_REFUNDED), String(STATUS.REFUNDED)]).meta({
+    description:
+      'The transaction’s status after this refund: 400010 PARTIALLY_REFUNDED or 400000 REFUNDED; while the refund is still pending at the processor (refundStatus PENDING, Stripe merchants) the status it had before',
+  }),
+  refundStatus: z.literal('PENDING').optional().meta({ description: 'Present while the processor has not settled the refund yet (Stripe answers some refunds pending); its amount stays reserved' }),
   payAmount: amountText.meta({ description: 'This refund’s amount' }),
   currency,
   merchantId: z.string(),

@@ -21,6 +21,10 @@ export interface PlainRouteDoc {
   contentType: string;
   /** Answers besides 200 and a malformed URL's 400 (health checks' 503, /metrics' 403). */
   errors?: { status: number; description: string }[];
+  /** An HTML GET that may answer 303 (the Stripe 3-D Secure hand-over and return). */
+  redirects?: string;
+  /** A POST whose body is JSON (described so), not a page's form. */
+  requestJson?: string;
 }
 
 /** fastify `:param` → OpenAPI `{param}`. */
@@ -224,6 +228,8 @@ const TAGS: Record<string, string> = {
   '/openapi.json': 'Operations',
   '/checkout/:token': 'Hosted pages',
   '/3ds/:token': 'Hosted pages',
+  '/3ds/return/:transactionOrderId': 'Hosted pages',
+  '/channel/stripe/:merchantId/webhook': 'Channels',
 };
 
 function plainOperationId(doc: PlainRouteDoc): string {
@@ -254,6 +260,7 @@ function plainOperation(doc: PlainRouteDoc): Json {
       ...(html
         ? {
             ...(doc.method === 'POST' ? { '303': { description: 'Done: on to the merchant’s return, failed or cancel URL (or back to the page)', headers: { 'x-request-id': REQUEST_ID_HEADER } } } : {}),
+            ...(doc.method === 'GET' && doc.redirects ? { '303': { description: doc.redirects, headers: { 'x-request-id': REQUEST_ID_HEADER } } } : {}),
             '4XX': {
               description: 'Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope)',
               headers: { 'x-request-id': REQUEST_ID_HEADER },
@@ -275,7 +282,15 @@ function plainOperation(doc: PlainRouteDoc): Json {
   if (doc.url.includes(':token')) {
     op.parameters = [{ name: 'token', in: 'path', required: true, description: 'The session token from data.url', schema: { type: 'string' } }];
   }
-  if (doc.method === 'POST') {
+  if (doc.url.includes(':transactionOrderId')) {
+    op.parameters = [{ name: 'transactionOrderId', in: 'path', required: true, description: 'The transaction that waited on 3-D Secure', schema: { type: 'string' } }];
+  }
+  if (doc.url.includes(':merchantId')) {
+    op.parameters = [{ name: 'merchantId', in: 'path', required: true, description: 'The merchant the endpoint belongs to', schema: { type: 'string' } }];
+  }
+  if (doc.method === 'POST' && doc.requestJson) {
+    op.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object', description: doc.requestJson } } } };
+  } else if (doc.method === 'POST') {
     op.requestBody = {
       required: true,
       content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', description: 'The page’s own form, with its anti-forgery token', additionalProperties: { type: 'string' } } } },
@@ -340,5 +355,6 @@ const TAG_TEXT: Record<string, string> = {
   Plans: 'Subscription plans',
   Subscriptions: 'Subscribing, and a subscription’s life: detail, billing records, pause, resume, cancel',
   Operations: 'Health, readiness, metrics and this document',
-  'Hosted pages': 'The HTML pages paygate serves to the customer: checkout and the sandbox 3-D Secure challenge',
+  'Hosted pages': 'The HTML pages paygate serves to the customer: checkout, the sandbox 3-D Secure challenge and the hand-over to Stripe’s',
+  Channels: 'Endpoints the payment processors call: Stripe’s webhook',
 };

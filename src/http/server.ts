@@ -11,6 +11,7 @@ import { loggerOptions, logUrl } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi, type PlainRouteDoc } from './openapi.js';
 import { isPagePath, pageDocs, pageMalformed, pageNotFound, registerPages } from './pages/plugin.js';
+import { registerStripeWebhook, stripeWebhookDocs } from './stripe-webhook.js';
 import { createRateLimiter, createSharedRateLimiter, type RateLimiter } from './rate-limit.js';
 import { apiRoutes } from './routes/index.js';
 
@@ -160,9 +161,10 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     registerHealthRoutes(api, ctx, { metrics, metricsToken: opts.metricsToken, trustsProxy: (opts.trustProxy?.length ?? 0) > 0 });
     // Built on first use: `serve` learns its public URL only once it listens (--port 0).
     let doc: object | undefined;
-    api.get('/openapi.json', async () => (doc ??= buildOpenApi(routes, [...opsDocs, ...pageDocs], ctx.config.publicUrl)));
+    api.get('/openapi.json', async () => (doc ??= buildOpenApi(routes, [...opsDocs, ...pageDocs, ...stripeWebhookDocs], ctx.config.publicUrl)));
   });
   await app.register(async (pages) => registerPages(pages, ctx));
+  await app.register(async (hooks) => registerStripeWebhook(hooks, ctx));
 
   // The path is never echoed: it may hold an apiKey or a page token, spelled so no route matched.
   app.setNotFoundHandler((req, reply) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Ctx } from '../ctx.js';
-import { notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
+import { checkKey, createStripeClient, keyShapeError, stripeApiUrlFrom } from '../channel/stripe/index.js';
+import { invalidParam, notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { optionalUrl, parseInput, requiredString } from '../domain/fields.js';
 import { newId, randomToken } from '../domain/ids.js';
 import { formatTime } from '../domain/time.js';
@@ -38,10 +39,21 @@ export interface MerchantView {
   signatureVersion: number;
   notifyUrl?: string;
   status: string;
+  /** sandbox or stripe (SPEC §13). */
+  channel: string;
+  /** Masked as Stripe masks keys: type prefix and last four characters. */
+  stripeSecretKey?: string;
+  stripeWebhookSecret?: string;
   createTime: string;
 }
 
 const mask = (text: string): string => `${text.slice(0, 8)}…${text.slice(-4)}`;
+
+/** `sk_test_…abcd`, `rk_live_…abcd`, `whsec_…abcd`: enough to tell which key is set, nothing to use. */
+export function maskStripeKey(key: string): string {
+  const prefix = /^(?:(?:sk|rk|pk)_(?:test|live)_|whsec_)/.exec(key)?.[0] ?? '';
+  return `${prefix}…${key.slice(-4)}`;
+}
 
 function view(ctx: Ctx, row: MerchantRow): MerchantView {
   return {
@@ -52,6 +64,9 @@ function view(ctx: Ctx, row: MerchantRow): MerchantView {
     signatureVersion: row.signatureVersion,
     ...(row.notifyUrl ? { notifyUrl: row.notifyUrl } : {}),
     status: row.status,
+    channel: row.channel,
+    ...(row.stripeSecretKeyEnc ? { stripeSecretKey: maskStripeKey(ctx.vault.decrypt(row.stripeSecretKeyEnc)) } : {}),
+    ...(row.stripeWebhookSecretEnc ? { stripeWebhookSecret: maskStripeKey(ctx.vault.decrypt(row.stripeWebhookSecretEnc)) } : {}),
     createTime: formatTime(row.createdAt, ctx.zone),
   };
 }
@@ -73,6 +88,9 @@ export async function createMerchant(ctx: Ctx, input: unknown): Promise<Merchant
     signatureVersion: data.signatureVersion ?? 2,
     notifyUrl: data.notifyUrl ?? null,
     status: 'ACTIVE',
+    channel: 'sandbox',
+    stripeSecretKeyEnc: null,
+    stripeWebhookSecretEnc: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -106,13 +124,18 @@ const updateSchema = z.object({
   signatureVersion: signatureVersion.optional(),
   status: z.enum(['ACTIVE', 'DISABLED']).optional(),
   name: requiredString(200).optional(),
+  channel: z.enum(['sandbox', 'stripe'], { error: 'must be sandbox or stripe' }).optional(),
+  stripeSecretKey: requiredString(300).optional(),
+  stripeWebhookSecret: requiredString(300)
+    .refine((v) => /^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(v), 'must be a webhook signing secret (whsec_…)')
+    .optional(),
 });
 
 export async function updateMerchant(ctx: Ctx, id: string, input: unknown): Promise<MerchantView> {
   const data = parseInput(updateSchema, input);
   assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   const row = await requireMerchant(ctx, id);
-  const patch: Partial<MerchantRow> = { updatedAt: ctx.clock.now() };
+  const patch: Partial<MerchantRow> = { updatedAt: ctx.clock.now(), ...(await stripePatch(ctx, row, data)) };
   if (data.name !== undefined) patch.name = data.name;
   if (data.signatureVersion !== undefined) patch.signatureVersion = data.signatureVersion;
   if (data.status !== undefined) patch.status = data.status;
@@ -120,6 +143,35 @@ export async function updateMerchant(ctx: Ctx, id: string, input: unknown): Prom
   if ('notifyUrl' in (input as object)) patch.notifyUrl = data.notifyUrl || null;
   await ctx.store.transaction((tx) => tx.updateMerchant(row.id, patch));
   return showMerchant(ctx, row.id);
+}
+
+/**
+ * The channel settings of an update. A new Stripe key is checked with one call before anything is
+ * stored: refused (with Stripe's reason) or unreachable, nothing at all changes. Switching back to
+ * the sandbox keeps the keys, so switching to Stripe again needs none.
+ */
+async function stripePatch(
+  ctx: Ctx,
+  row: MerchantRow,
+  data: { channel?: 'sandbox' | 'stripe' | undefined; stripeSecretKey?: string | undefined; stripeWebhookSecret?: string | undefined },
+): Promise<Partial<MerchantRow>> {
+  const patch: Partial<MerchantRow> = {};
+  if (data.stripeSecretKey !== undefined) {
+    const shape = keyShapeError(data.stripeSecretKey);
+    if (shape) throw invalidParam('stripeSecretKey', shape);
+    const check = await checkKey(createStripeClient({ secretKey: data.stripeSecretKey, apiUrl: stripeApiUrlFrom() }), data.stripeSecretKey);
+    if (!check.ok) {
+      if (check.cause === 'unreachable') throw new PaygateError(RESULT_CODES.INTERNAL, `stripeSecretKey: ${check.message}`);
+      throw invalidParam('stripeSecretKey', `${check.message}; nothing was changed`);
+    }
+    patch.stripeSecretKeyEnc = ctx.vault.encrypt(data.stripeSecretKey);
+  }
+  if (data.stripeWebhookSecret !== undefined) patch.stripeWebhookSecretEnc = ctx.vault.encrypt(data.stripeWebhookSecret);
+  if (data.channel === 'stripe' && !patch.stripeSecretKeyEnc && !row.stripeSecretKeyEnc) {
+    throw invalidParam('stripeSecretKey', 'is required to switch a merchant to the stripe channel');
+  }
+  if (data.channel !== undefined) patch.channel = data.channel;
+  return patch;
 }
 
 export async function rotateSecret(ctx: Ctx, id: string): Promise<{ merchantId: string; secret: string; previousValidUntil: string }> {

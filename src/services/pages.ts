@@ -9,6 +9,8 @@ import { awaitThreeDs, finishSucceeded, finishUnpaid } from './transactions/outc
 import { STATUS } from './transactions/view.js';
 import { cardReplaceable } from './card-update/rules.js';
 import { subscriptionStatusOf } from './subscribe.js';
+import { channelOf } from './channel-of.js';
+import { stripeApiUrlFrom } from '../channel/stripe/client.js';
 
 async function subscriptionWantsPage(ctx: Ctx, paymentType: string, subscriptionId: string): Promise<boolean> {
   const status = await subscriptionStatusOf(ctx, subscriptionId);
@@ -40,12 +42,18 @@ export interface PageView {
   declines: number;
   /** Where the page may send the user; the HTTP layer narrows its CSP form-action to these. */
   returnUrl?: string;
+  /**
+   * Origins a Stripe payment's 3-D Secure hand-over may lead to from this page's form (the
+   * redirect chain of a submit is held to form-action): Stripe's challenge pages.
+   */
+  handOverOrigins?: string[];
   failedUrl?: string;
   cancelUrl?: string;
 }
 
 export interface PageOutcome {
-  result: 'succeeded' | 'failed' | 'cancelled' | 'declined_retry' | 'three_ds';
+  /** processing: the channel has not said how the payment ended yet (settled by its webhook or the renewal run). */
+  result: 'succeeded' | 'failed' | 'cancelled' | 'declined_retry' | 'three_ds' | 'processing';
   redirectUrl?: string;
   failReason?: string;
   view: PageView;
@@ -87,7 +95,13 @@ async function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): Promise<
     ...(row.returnUrl ? { returnUrl: row.returnUrl } : {}),
     ...(row.failedUrl ? { failedUrl: row.failedUrl } : {}),
     ...(row.cancelUrl ? { cancelUrl: row.cancelUrl } : {}),
+    ...(row.channel === 'stripe' ? { handOverOrigins: stripeChallengeOrigins() } : {}),
   };
+}
+
+/** Stripe serves its challenge pages from hooks.stripe.com; a local stand-in from its API origin. */
+function stripeChallengeOrigins(): string[] {
+  return [...new Set(['https://hooks.stripe.com', new URL(stripeApiUrlFrom()).origin])];
 }
 
 /**
@@ -108,8 +122,26 @@ function expireRow(ctx: Ctx, tx: Tx, row: TransactionRow, now: number): Promise<
   return finishUnpaid(ctx, tx, row, row.status, STATUS.EXPIRED, reason, now, { notifySubscription: true });
 }
 
-/** Expire it in its own unit of work; the row as it is afterwards. */
+/** A Stripe payment waiting on its 3-D Secure: Stripe may have charged it meanwhile. */
+const askStripeFirst = (row: TransactionRow): boolean => row.channel === 'stripe' && row.status === STATUS.REQUIRES_3DS && row.channelRef !== null;
+
+/** Expire it in its own unit of work (a Stripe 3DS payment only once Stripe says it was not paid); the row as it is afterwards. */
 async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<TransactionRow | undefined> {
+  if (askStripeFirst(row)) {
+    // The shopper may have passed Stripe's challenge and never come back: Stripe says how it ended.
+    let r: ChargeResult;
+    try {
+      r = await retrieveCharge(ctx, row);
+    } catch {
+      return row;
+    }
+    if (r.outcome === 'approved' || r.outcome === 'declined') {
+      await settleThreeDs(ctx, row, r);
+      return ctx.store.getTransaction(row.id);
+    }
+    // Still in flight, or Stripe could not be asked: not expired on a guess (the next sweep asks again).
+    if (r.outcome !== 'requires_action') return row;
+  }
   return ctx.store.transaction(async (tx) => {
     await expireRow(ctx, tx, row, now);
     return tx.getTransaction(row.id);
@@ -179,6 +211,8 @@ async function outcome(ctx: Ctx, kind: PageKind, row: TransactionRow, declinedRe
       return { result: 'cancelled', ...url(row.cancelUrl), view };
     case STATUS.REQUIRES_3DS:
       return { result: 'three_ds', redirectUrl: `/3ds/${row.pageToken ?? ''}`, view };
+    case STATUS.ACCEPTED:
+      return { result: 'processing', view };
     case STATUS.AWAITING_CHECKOUT:
       return { result: 'declined_retry', ...(declinedReason ? { failReason: declinedReason } : {}), view };
     default:
@@ -206,12 +240,15 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
   }
   await holdForChannel(ctx, 'checkout', token, row);
   const attempt = row.checkoutDeclines + 1;
-  const result: ChargeResult = await ctx.channel.charge({
+  // The channel the transaction was created on (CHECKOUT is created on the sandbox only for now).
+  const channel = await channelOf(ctx, row.merchantId, row.channel);
+  const result: ChargeResult = await channel.charge({
     idempotencyKey: `${row.id}:${attempt}`,
     amount: row.amount,
     currency: row.currency,
     card: channelCard(card, true),
     customerPresent: true,
+    transactionId: row.id,
   });
   const after = await ctx.store.transaction(async (tx) => {
     const now = ctx.clock.now();
@@ -223,12 +260,22 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
     const fresh = { ...cur, ...display };
     if (result.outcome === 'approved') await finishSucceeded(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now);
     else if (result.outcome === 'requires_action') await awaitThreeDs(tx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now, true);
-    else if (attempt >= MAX_CHECKOUT_DECLINES) {
-      await finishUnpaid(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, result.reason, now, { channelRef: result.ref, checkoutDeclines: attempt });
-    } else await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { checkoutDeclines: attempt, updatedAt: now });
+    else if (result.outcome === 'in_flight' && result.ref) {
+      // The processor may still charge it: in progress (100000) until its webhook or the renewal run settles it.
+      await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { status: STATUS.ACCEPTED, channelRef: result.ref, checkoutDeclines: attempt - 1, updatedAt: now });
+    } else if (result.outcome === 'refused') {
+      // The merchant's processor set-up is broken (a revoked key): no card can succeed; nothing was charged.
+      await finishUnpaid(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, 'processing_error', now);
+    } else {
+      // A decline, or a fault before any charge existed (nothing moved): one of the three attempts.
+      const reason = result.outcome === 'declined' ? result.reason : 'processing_error';
+      if (attempt >= MAX_CHECKOUT_DECLINES) {
+        await finishUnpaid(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, reason, now, { channelRef: result.ref, checkoutDeclines: attempt });
+      } else await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { checkoutDeclines: attempt, updatedAt: now });
+    }
     return (await tx.getTransaction(row.id)) ?? cur;
   });
-  return outcome(ctx, 'checkout', after, result.outcome === 'declined' ? result.reason : undefined);
+  return outcome(ctx, 'checkout', after, result.outcome === 'declined' ? result.reason : result.outcome === 'in_flight' ? 'processing_error' : undefined);
 }
 
 /** The user cancelled on the checkout page: CANCELLED (300020) → cancelUrl. */
@@ -267,7 +314,58 @@ export async function completeThreeDs(ctx: Ctx, token: string, passed: boolean):
 }
 
 /**
- * Expire every 3DS / checkout session past its 30 minutes (the renewal run calls this). Reads
+ * A channel that runs 3-D Secure itself (Stripe): paygate's 3DS page hands the shopper over to
+ * the channel's own challenge URL, read from the channel each time (it is never stored). When the
+ * channel no longer asks for the challenge (finished meanwhile), the transaction is settled from
+ * its answer instead. undefined: the transaction's channel runs paygate's own challenge page.
+ */
+export async function threeDsHandOver(ctx: Ctx, token: string): Promise<{ redirectUrl: string } | { outcome: PageOutcome } | undefined> {
+  const row = await openRow(ctx, '3ds', token);
+  if (row.channel !== 'stripe') return undefined;
+  const r = await retrieveCharge(ctx, row);
+  if (r.outcome === 'requires_action' && r.redirectUrl) return { redirectUrl: r.redirectUrl };
+  return { outcome: await settleThreeDs(ctx, row, r) };
+}
+
+async function retrieveCharge(ctx: Ctx, row: TransactionRow): Promise<ChargeResult> {
+  if (!row.channelRef) throw notFound('page');
+  const channel = await channelOf(ctx, row.merchantId, row.channel);
+  if (!channel.retrieve) throw notFound('page');
+  return channel.retrieve(row.channelRef);
+}
+
+/** Record what the channel says of a transaction waiting on its 3DS; the page outcome after. */
+async function settleThreeDs(ctx: Ctx, row: TransactionRow, r: ChargeResult): Promise<PageOutcome> {
+  const after = await ctx.store.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    if (r.outcome === 'approved') await finishSucceeded(ctx, tx, row, STATUS.REQUIRES_3DS, r.ref, now);
+    else if (r.outcome === 'declined') await finishUnpaid(ctx, tx, row, STATUS.REQUIRES_3DS, STATUS.FAILED, r.reason, now, { notifySubscription: true });
+    // Authenticated, still processing: in progress until the webhook or the renewal run settles it.
+    else if (r.outcome === 'in_flight' && r.cause === 'processing') await tx.updateTransactionIf(row.id, STATUS.REQUIRES_3DS, { status: STATUS.ACCEPTED, updatedAt: now });
+    return (await tx.getTransaction(row.id)) ?? row;
+  });
+  // Still waiting on the challenge, but the channel cannot be asked right now: say so, do not loop.
+  if (after.status === STATUS.REQUIRES_3DS && r.outcome !== 'requires_action') return { result: 'processing', view: await pageView(ctx, '3ds', after) };
+  return outcome(ctx, '3ds', after);
+}
+
+/**
+ * The shopper back from the channel's 3DS challenge (`/3ds/return/{transactionOrderId}`): the
+ * query Stripe adds is not trusted, the intent is read from Stripe and the transaction finished
+ * from that. A transaction already final (a second return, a webhook first) just shows its result.
+ */
+export async function returnFromThreeDs(ctx: Ctx, transactionId: string): Promise<PageOutcome> {
+  const row = await ctx.store.getTransaction(transactionId);
+  if (!row || row.channel !== 'stripe' || !row.channelRef) throw notFound('page');
+  if (!(await merchantActive(ctx.store, row.merchantId))) throw notFound('page');
+  if (row.status !== STATUS.REQUIRES_3DS) return outcome(ctx, '3ds', row);
+  if (row.pageToken) await holdForChannel(ctx, '3ds', row.pageToken, row);
+  return settleThreeDs(ctx, row, await retrieveCharge(ctx, row));
+}
+
+/**
+ * Expire every 3DS / checkout session past its 30 minutes (the renewal run calls this); a Stripe
+ * payment's only once Stripe says it was not paid (one it charged is recorded SUCCEEDED instead). Reads
  * only the partial index transactions_open_pages. Returns how many were expired.
  */
 export async function expireStalePages(ctx: Ctx): Promise<number> {
@@ -276,15 +374,26 @@ export async function expireStalePages(ctx: Ctx): Promise<number> {
   for (;;) {
     const ids = await ctx.store.stalePageIds(now, 500);
     if (ids.length === 0) return count;
+    let stripeEnded = 0;
+    for (const id of ids) {
+      const row = await ctx.store.getTransaction(id);
+      if (row && askStripeFirst(row)) {
+        const after = await expireNow(ctx, row, now);
+        if (after && after.status !== STATUS.REQUIRES_3DS) stripeEnded++;
+        if (after?.status === STATUS.EXPIRED) count++;
+      }
+    }
     const expired = await ctx.store.transaction(async (tx) => {
       let n = 0;
       for (const id of ids) {
         const row = await tx.getTransaction(id);
-        if (row && (row.status === STATUS.REQUIRES_3DS || row.status === STATUS.AWAITING_CHECKOUT) && (await expireRow(ctx, tx, row, now))) n++;
+        if (!row || askStripeFirst(row)) continue;
+        if ((row.status === STATUS.REQUIRES_3DS || row.status === STATUS.AWAITING_CHECKOUT) && (await expireRow(ctx, tx, row, now))) n++;
       }
       return n;
     });
     count += expired;
-    if (ids.length < 500) return count;
+    // A full batch that changed nothing holds only Stripe payments that cannot be settled yet.
+    if (ids.length < 500 || expired + stripeEnded === 0) return count;
   }
 }

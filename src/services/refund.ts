@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Ctx } from '../ctx.js';
+import { channelOf } from './channel-of.js';
 import type { RefundResult } from '../channel/channel.js';
 import { notAllowed, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { amountString, optionalString, parseInput } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { formatAmount, parseAmount } from '../domain/money.js';
-import type { MerchantRow, RefundRow, TransactionRow } from '../store/store.js';
+import type { MerchantRow, RefundRow, TransactionRow, Tx } from '../store/store.js';
 import { requestFingerprint } from '../vault/fingerprint.js';
 import { findTransaction } from './transactions/query.js';
 import { refundEvent } from './transactions/outcome.js';
@@ -17,6 +18,8 @@ export interface RefundView {
   relationId?: string;
   refundTransactionId: string;
   status: string;
+  /** Only while the processor has not settled the refund (Stripe pending). */
+  refundStatus?: 'PENDING';
   payAmount: string;
   currency: string;
   merchantId: string;
@@ -37,6 +40,7 @@ function view(txn: TransactionRow, refund: RefundRow): RefundView {
     ...(txn.relationId ? { relationId: txn.relationId } : {}),
     refundTransactionId: refund.id,
     status: String(txn.status),
+    ...(refund.status === 'PENDING' ? { refundStatus: 'PENDING' as const } : {}),
     payAmount: formatAmount(refund.amount, refund.currency),
     currency: refund.currency,
     merchantId: txn.merchantId,
@@ -110,23 +114,40 @@ export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: 
  */
 async function driveRefund(ctx: Ctx, txn: TransactionRow, refund: RefundRow): Promise<{ txn: TransactionRow; refund: RefundRow }> {
   if (!txn.channelRef) throw new Error(`transaction ${txn.id} has no channel charge to refund`);
-  const result: RefundResult = await ctx.channel.refund({
-    idempotencyKey: refund.id,
-    chargeRef: txn.channelRef,
-    amount: refund.amount,
-    currency: refund.currency,
-  });
+  const channel = await channelOf(ctx, txn.merchantId, txn.channel);
+  // A refund the channel already took (answered pending) is read back, never asked for again.
+  const result: RefundResult =
+    refund.channelRef && channel.retrieveRefund
+      ? await channel.retrieveRefund(refund.channelRef)
+      : await channel.refund({ idempotencyKey: refund.id, chargeRef: txn.channelRef, amount: refund.amount, currency: refund.currency });
   return ctx.store.transaction(async (tx) => {
-    const at = ctx.clock.now();
-    const ok = result.outcome === 'refunded';
-    // Settling is conditional on PENDING: a concurrent replay settles the reservation once.
-    if (await tx.settleRefund(refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : null, failReason: ok ? null : result.reason, now: at })) {
-      await tx.settleReservation(txn.id, refund.amount, ok, at);
-      if (ok) await refundEvent(ctx, tx, txn.id, at);
-    }
+    await recordRefundResult(ctx, tx, txn.id, refund, result);
     return { txn: (await tx.getTransaction(txn.id)) ?? txn, refund: (await tx.getRefund(refund.id)) ?? refund };
   });
 }
+
+/**
+ * Record what the channel says of a PENDING refund, inside a unit of work: settled (SUCCEEDED, with
+ * the PAYMENT callback) or failed (its reservation released), once however many callers race
+ * (the API answer, a webhook, the renewal run); pending leaves it as it is, noting the channel's id.
+ */
+export async function recordRefundResult(ctx: Ctx, tx: Tx, txnId: string, refund: RefundRow, result: RefundResult): Promise<void> {
+  const at = ctx.clock.now();
+  if (result.outcome === 'pending') {
+    if (result.ref) await tx.noteRefundRef(refund.id, result.ref);
+    return;
+  }
+  const ok = result.outcome === 'refunded';
+  const failReason = result.outcome === 'failed' ? result.reason : result.outcome === 'refused' ? REFUSED : null;
+  // Settling is conditional on PENDING: a concurrent replay settles the reservation once.
+  if (await tx.settleRefund(refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : refund.channelRef, failReason, now: at })) {
+    await tx.settleReservation(txnId, refund.amount, ok, at);
+    if (ok) await refundEvent(ctx, tx, txnId, at);
+  }
+}
+
+/** failReason of a refund the channel would not run at all (a revoked key): nothing was refunded. */
+const REFUSED = 'channel_refused';
 
 /** A refund PENDING for longer than this was left by a channel call that threw (calls time out well before). */
 export const STALE_REFUND_MS = 5 * 60_000;
@@ -162,6 +183,9 @@ export async function resumeStaleRefunds(ctx: Ctx, opts: { limit?: number } = {}
 }
 
 async function settledView(ctx: Ctx, s: Reserved): Promise<RefundView> {
+  if (s.refund.status === 'FAILED' && s.refund.failReason === REFUSED) {
+    throw new PaygateError(RESULT_CODES.INTERNAL, 'the payment channel refused the refund (check the merchant\'s channel key); nothing was refunded');
+  }
   if (s.refund.status === 'FAILED') {
     throw new PaygateError(RESULT_CODES.NOT_ALLOWED, `refund declined by the channel: ${s.refund.failReason ?? 'refund_failed'}`);
   }

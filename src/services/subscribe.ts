@@ -39,11 +39,21 @@ export async function reservePlanSlot(tx: Tx, plan: PlanRow): Promise<void> {
 export async function createFirstCharge(
   ctx: Ctx,
   tx: Tx,
-  a: { merchantId: string; plan: PlanRow; userId: string; card: ValidCard; notifyUrl: string | null; txnId: string; now: number },
+  a: {
+    merchantId: string;
+    plan: PlanRow;
+    userId: string;
+    card: ValidCard;
+    notifyUrl: string | null;
+    txnId: string;
+    now: number;
+    /** stripe: the card is kept by Stripe (its ids are recorded after the first charge), no number here. */
+    cardChannel?: 'sandbox' | 'stripe';
+  },
 ): Promise<FirstCharge> {
   await reservePlanSlot(tx, a.plan);
   const { plan, now } = a;
-  const card = sealCard(ctx.vault, a.merchantId, a.card, now);
+  const card = sealCard(ctx.vault, a.merchantId, a.card, now, a.cardChannel ?? 'sandbox');
   await tx.insertCard(card);
   const subscriptionId = newId('sub', now);
   const code = newSubscriptionCode();

@@ -121,6 +121,12 @@ export interface Reads {
   listTransactions(f: TransactionFilter): Promise<TransactionRow[]>;
   /** Open 3DS / checkout sessions whose page expired at `now`, oldest expiry first. */
   stalePageIds(now: number, limit: number): Promise<string[]>;
+  /** Customer-present charges a processor left in flight (ACCEPTED with a channel ref, not renewals), oldest first. */
+  inFlightChargeIds(before: number, limit: number): Promise<string[]>;
+  /** The transaction of a processor's charge (a Stripe PaymentIntent id), for its webhook. */
+  getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined>;
+  /** The refund of a processor's refund id (a Stripe Refund), for its webhook. */
+  getRefundByChannelRef(merchantId: string, channelRef: string): Promise<RefundRow | undefined>;
   getIdempotency(merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined>;
 
   getRefund(id: string): Promise<RefundRow | undefined>;
@@ -226,15 +232,22 @@ export interface Tx extends Reads {
   /** End an open first charge (ACCEPTED, 3DS or checkout) as `status`, its page token cleared; false if not open. */
   closeOpenCharge(id: string, status: number, now: number): Promise<boolean>;
 
+  /** Delete a PAY still ACCEPTED with no channel ref, and its requestId: the channel refused to run it. */
+  discardUncharged(id: string): Promise<boolean>;
+
   insertRefund(row: RefundRow): Promise<void>;
   /** Reserve `amount` of a refundable transaction; false when it would exceed what is left. */
   reserveRefund(txnId: string, amount: number, now: number): Promise<boolean>;
   /** PENDING → SUCCEEDED | FAILED, once; whether it moved. */
   settleRefund(id: string, outcome: RefundOutcome): Promise<boolean>;
+  /** Record the channel's id of a refund that stays PENDING (the channel settles it later). */
+  noteRefundRef(id: string, channelRef: string): Promise<void>;
   /** Settle a reservation into refunded_amount (and the refund status), or release it. */
   settleReservation(txnId: string, amount: number, refunded: boolean, now: number): Promise<void>;
 
   insertCard(row: CardRow): Promise<void>;
+  /** A Stripe-kept card (channel 'stripe') records Stripe's Customer and PaymentMethod ids and display fields. */
+  setStripeCard(id: string, card: StripeCardIds): Promise<void>;
   /** Delete a vaulted card; its subscriptions' card_id becomes null first. */
   deleteCard(id: string): Promise<void>;
 
@@ -338,8 +351,23 @@ export const META = {
 } as const;
 
 /** Every column holding a vault-sealed value: a key rotation re-encrypts each. */
-export const SEALED_COLUMNS = ['cards.pan_enc', 'merchants.secret_enc', 'merchants.prev_secret_enc'] as const;
+export const SEALED_COLUMNS = [
+  'cards.pan_enc',
+  'merchants.secret_enc',
+  'merchants.prev_secret_enc',
+  'merchants.stripe_secret_key_enc',
+  'merchants.stripe_webhook_secret_enc',
+] as const;
 export type SealedColumn = (typeof SEALED_COLUMNS)[number];
+
+export interface StripeCardIds {
+  customerId: string;
+  paymentMethodId: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
 
 export interface SealedRow {
   id: string;
@@ -513,6 +541,10 @@ export interface ClaimedRecord {
   notifyUrl: string | null;
   cardId: string | null;
   panEnc: string | null;
+  /** Which channel holds the card: sandbox (panEnc) or stripe (the ids). */
+  cardChannel: 'sandbox' | 'stripe' | null;
+  stripeCustomerId: string | null;
+  stripePaymentMethodId: string | null;
   expMonth: number | null;
   expYear: number | null;
   bin: string | null;

@@ -153,13 +153,17 @@ export function channelCard(card: ValidCard, withCvv: boolean): ChannelCard {
 
 /**
  * Seal a card for a subscription's vault: the PAN encrypted (AES-256-GCM), display fields beside
- * it, the CVV dropped. The caller inserts the row in the unit of work that creates the subscription.
+ * it, the CVV dropped (for a Stripe merchant no number at all). The caller inserts the row in the unit of work that creates the subscription.
  */
-export function sealCard(vault: Vault, merchantId: string, card: ValidCard, now: number): CardRow {
+export function sealCard(vault: Vault, merchantId: string, card: ValidCard, now: number, channel: 'sandbox' | 'stripe' = 'sandbox'): CardRow {
   return {
     id: newId('crd', now),
     merchantId,
-    panEnc: vault.encrypt(card.number),
+    // Stripe keeps the number: paygate stores only its ids (set after the first charge) and display fields.
+    panEnc: channel === 'stripe' ? null : vault.encrypt(card.number),
+    channel,
+    stripeCustomerId: null,
+    stripePaymentMethodId: null,
     bin: card.bin,
     last4: card.last4,
     brand: card.brand,

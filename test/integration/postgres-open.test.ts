@@ -105,6 +105,7 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
       'outbox_subscription',
       'refunds_pending',
       'subscriptions_card_update_token',
+      'transactions_in_flight',
       'transactions_open_pages',
       'transactions_page_token',
     ]);

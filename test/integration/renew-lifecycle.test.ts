@@ -133,7 +133,7 @@ describe('pause and resume', () => {
     if (!claimed) return;
     await pauseSubscription(ctx, merchantId, sub.subscriptionId);
     const outcome = await chargeRecord(ctx, claimed, clock.now());
-    expect(await ctx.store.transaction((tx) => recordOutcome(ctx, tx, claimed, outcome, clock.now()))).toBe('succeeded');
+    expect(await ctx.store.transaction((tx) => recordOutcome(ctx, tx, claimed, outcome as Exclude<typeof outcome, { waiting: true }>, clock.now()))).toBe('succeeded');
     expect((await records(ctx, sub.subscriptionId)).map((r) => r.status)).toEqual(['SUCCESS', 'SUCCESS']);
     expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'PAUSED', billing_count: 2 });
     clock.set(t('2026-02-20 09:00:00'));

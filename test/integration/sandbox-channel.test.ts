@@ -67,10 +67,10 @@ describe('sandbox channel cards (SPEC §9)', () => {
     const ch = app.ctx.channel;
     const a = await ch.charge(charge('4000000000003220'));
     const b = await ch.charge(charge('4000000000003220'));
-    expect(await ch.completeAction(a.ref, true)).toEqual({ outcome: 'approved', ref: a.ref });
-    expect(await ch.completeAction(b.ref, false)).toEqual({ outcome: 'declined', ref: b.ref, reason: 'authentication_failed' });
+    expect(await ch.completeAction(String(a.ref), true)).toEqual({ outcome: 'approved', ref: a.ref });
+    expect(await ch.completeAction(String(b.ref), false)).toEqual({ outcome: 'declined', ref: b.ref, reason: 'authentication_failed' });
     // A second answer does not change the first.
-    expect(await ch.completeAction(a.ref, false)).toEqual({ outcome: 'approved', ref: a.ref });
+    expect(await ch.completeAction(String(a.ref), false)).toEqual({ outcome: 'approved', ref: a.ref });
   });
 });
 
@@ -96,7 +96,7 @@ describe('sandbox channel idempotency', () => {
     app = await testApp();
     const ch = app.ctx.channel;
     const paid = await ch.charge(charge('4242424242424242'));
-    const req = { idempotencyKey: 'r1', chargeRef: paid.ref, amount: 600, currency: 'USD' };
+    const req = { idempotencyKey: 'r1', chargeRef: String(paid.ref), amount: 600, currency: 'USD' };
     const first = await ch.refund(req);
     expect(first).toMatchObject({ outcome: 'refunded' });
     expect(await ch.refund(req)).toEqual(first);
@@ -111,6 +111,6 @@ describe('sandbox channel idempotency', () => {
     const ch = app.ctx.channel;
     const declined = await ch.charge(charge('4000000000000002'));
     expect(await ch.refund({ idempotencyKey: 'x1', chargeRef: 'ch_nope', amount: 100, currency: 'USD' })).toEqual({ outcome: 'failed', reason: 'no_such_charge' });
-    expect(await ch.refund({ idempotencyKey: 'x2', chargeRef: declined.ref, amount: 100, currency: 'USD' })).toMatchObject({ outcome: 'failed' });
+    expect(await ch.refund({ idempotencyKey: 'x2', chargeRef: String(declined.ref), amount: 100, currency: 'USD' })).toMatchObject({ outcome: 'failed' });
   });
 });

@@ -24,6 +24,9 @@ function merchantRow(now: number): MerchantRow {
     signatureVersion: 2,
     notifyUrl: null,
     status: 'ACTIVE',
+    channel: 'sandbox',
+    stripeSecretKeyEnc: null,
+    stripeWebhookSecretEnc: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -459,11 +459,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sandbox 3-D Secure challenge page (HTML) */
+        /** 3-D Secure page (HTML): the sandbox challenge, or for a Stripe merchant the hand-over to Stripe */
         get: operations["get3dsPage"];
         put?: never;
         /** 3DS form: Complete or Fail */
         post: operations["post3dsPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/3ds/return/{transactionOrderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Return from the Stripe channel's 3-D Secure challenge: reads the payment from Stripe and finishes it (redirect or HTML) */
+        get: operations["get3dsReturnTransactionOrderIdPage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -482,6 +499,23 @@ export interface paths {
         put?: never;
         /** Card-update form: check and save a new card */
         post: operations["postCardPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channel/stripe/{merchantId}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stripe's events for a merchant on the Stripe channel, signed with its webhook secret (Stripe-Signature) */
+        post: operations["postChannelStripeMerchantIdWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -626,10 +660,15 @@ export interface components {
             relationId?: string;
             refundTransactionId: string;
             /**
-             * @description The transaction’s status after this refund: 400010 PARTIALLY_REFUNDED or 400000 REFUNDED
+             * @description The transaction’s status after this refund: 400010 PARTIALLY_REFUNDED or 400000 REFUNDED; while the refund is still pending at the processor (refundStatus PENDING, Stripe merchants) the status it had before
              * @enum {string}
              */
-            status: "400000" | "400010";
+            status: "200000" | "400000" | "400010";
+            /**
+             * @description Present while the processor has not settled the refund yet (Stripe answers some refunds pending); its amount stays reserved
+             * @constant
+             */
+            refundStatus?: "PENDING";
             /**
              * @description This refund’s amount
              * @example 10.00
@@ -4983,7 +5022,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Sandbox 3-D Secure challenge page (HTML) */
+            /** @description 3-D Secure page (HTML): the sandbox challenge, or for a Stripe merchant the hand-over to Stripe */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4992,6 +5031,14 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description A Stripe merchant's payment: on to Stripe's challenge page (or to the result, once Stripe has settled it) */
+            303: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
             503: {
@@ -5049,6 +5096,63 @@ export interface operations {
                 };
             };
             /** @description Done: on to the merchant’s return, failed or cancel URL (or back to the page) */
+            303: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    get3dsReturnTransactionOrderIdPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transaction that waited on 3-D Secure */
+                transactionOrderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Return from the Stripe channel's 3-D Secure challenge: reads the payment from Stripe and finishes it (redirect or HTML) */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the merchant’s return or failed URL */
             303: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5190,6 +5294,84 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+        };
+    };
+    postChannelStripeMerchantIdWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The merchant the endpoint belongs to */
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Stripe's events for a merchant on the Stripe channel, signed with its webhook secret (Stripe-Signature) */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+            /** @description The signature does not verify (or is missing or too old), or no webhook secret is set: nothing changed */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+            /** @description Unknown merchant */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+            /** @description Malformed URL (1000) */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Failure"];
                 };
             };

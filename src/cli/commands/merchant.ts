@@ -55,18 +55,31 @@ export function registerMerchantCommands(program: Command): void {
   merchant
     .command('update')
     .argument('<id>', 'merchant id')
-    .description('change the default notify URL, signature version or status')
+    .description('change the default notify URL, signature version, status or channel')
     .option('--notify-url <url>', 'default callback URL; "" clears it')
     .option('--signature-version <n>', '1 or 2')
     .option('--name <name>', 'new name')
     .option('--disable', 'refuse its requests and pause its renewals')
     .option('--enable', 'accept its requests again')
     .option('-y, --yes', 'do not ask before --disable')
+    .option('--channel <channel>', 'where its charges go: sandbox or stripe')
+    .option('--stripe-secret-key <key>', "the merchant's Stripe secret key (sk_…) or restricted key (rk_…); checked with Stripe first")
+    .option('--stripe-webhook-secret <secret>', "the signing secret (whsec_…) of the merchant's Stripe webhook endpoint")
     .action(
       action(
         async (
           id: string,
-          opts: { notifyUrl?: string; signatureVersion?: string; name?: string; disable?: boolean; enable?: boolean; yes?: boolean },
+          opts: {
+            notifyUrl?: string;
+            signatureVersion?: string;
+            name?: string;
+            disable?: boolean;
+            enable?: boolean;
+            yes?: boolean;
+            channel?: string;
+            stripeSecretKey?: string;
+            stripeWebhookSecret?: string;
+          },
           cmd: Command,
         ) => {
           if (opts.disable && opts.enable) throw new UsageError('--disable and --enable exclude each other');
@@ -76,7 +89,12 @@ export function registerMerchantCommands(program: Command): void {
           if (opts.name !== undefined) patch.name = opts.name;
           if (opts.disable) patch.status = 'DISABLED';
           if (opts.enable) patch.status = 'ACTIVE';
-          if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --notify-url, --signature-version, --name, --disable or --enable');
+          if (opts.channel !== undefined) patch.channel = opts.channel;
+          if (opts.stripeSecretKey !== undefined) patch.stripeSecretKey = opts.stripeSecretKey;
+          if (opts.stripeWebhookSecret !== undefined) patch.stripeWebhookSecret = opts.stripeWebhookSecret;
+          if (Object.keys(patch).length === 0) {
+            throw new UsageError('nothing to update: give --notify-url, --signature-version, --name, --disable, --enable, --channel or a Stripe key');
+          }
           await withCtx(cmd, async (ctx, out) => {
             if (opts.disable) {
               const current = await showMerchant(ctx, id);

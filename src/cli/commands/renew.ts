@@ -1,3 +1,4 @@
+import { parseStripeApiUrl, stripeApiUrlFrom } from '../../channel/stripe/client.js';
 import type { Command } from 'commander';
 import { Cron } from 'croner';
 import type { Ctx } from '../../ctx.js';
@@ -41,7 +42,8 @@ export function registerRenewCommands(program: Command): void {
             if (clock && opts.at !== undefined) {
               const at = parseTime(opts.at, ctx.zone, 'at');
               // A future time would charge real customers early: only the sandbox may be run ahead.
-              if (at > Date.now() && ctx.channel.name !== 'sandbox') throw invalidParam('at', 'a time in the future needs the sandbox channel');
+              // Stripe merchants count too, unless Stripe is a local stand-in (plain http is loopback only).
+              if (at > Date.now() && (await chargesRealMoney(ctx))) throw invalidParam('at', 'a time in the future needs the sandbox channel');
               clock.set(at);
             }
             const stop = stopSignal();
@@ -136,4 +138,10 @@ async function runEvery(ctx: Ctx, out: Output, expr: string, opts: RenewCliOptio
   await stop.wait;
   job.stop();
   await running;
+}
+
+/** Whether a run charges a real processor: a merchant on Stripe whose API is not a local stand-in. */
+async function chargesRealMoney(ctx: Ctx): Promise<boolean> {
+  const onStripe = (await ctx.store.listMerchants()).some((m) => m.channel === 'stripe');
+  return onStripe && parseStripeApiUrl(stripeApiUrlFrom()).protocol === 'https';
 }

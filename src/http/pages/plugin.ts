@@ -7,7 +7,9 @@ import {
   completeThreeDs,
   getPage,
   PageExpiredError,
+  returnFromThreeDs,
   submitCheckoutCard,
+  threeDsHandOver,
   type PageKind,
   type PageOutcome,
   type PageView,
@@ -22,8 +24,21 @@ import { cardUpdatedPage, cardUpdatePage, checkoutPage, messagePage, reasonText,
 export const pageDocs: PlainRouteDoc[] = [
   { method: 'GET', url: '/checkout/:token', summary: 'Hosted checkout page (HTML)', contentType: 'text/html' },
   { method: 'POST', url: '/checkout/:token', summary: 'Checkout form: pay with a card or cancel', contentType: 'text/html' },
-  { method: 'GET', url: '/3ds/:token', summary: 'Sandbox 3-D Secure challenge page (HTML)', contentType: 'text/html' },
+  {
+    method: 'GET',
+    url: '/3ds/:token',
+    summary: '3-D Secure page (HTML): the sandbox challenge, or for a Stripe merchant the hand-over to Stripe',
+    contentType: 'text/html',
+    redirects: "A Stripe merchant's payment: on to Stripe's challenge page (or to the result, once Stripe has settled it)",
+  },
   { method: 'POST', url: '/3ds/:token', summary: '3DS form: Complete or Fail', contentType: 'text/html' },
+  {
+    method: 'GET',
+    url: '/3ds/return/:transactionOrderId',
+    summary: "Return from the Stripe channel's 3-D Secure challenge: reads the payment from Stripe and finishes it (redirect or HTML)",
+    contentType: 'text/html',
+    redirects: 'Done: on to the merchant’s return or failed URL',
+  },
   { method: 'GET', url: '/card/:token', summary: 'Hosted card-update page of a subscription being retried (HTML; the updateCardUrl of RENEW_FAILED callbacks)', contentType: 'text/html' },
   { method: 'POST', url: '/card/:token', summary: 'Card-update form: check and save a new card', contentType: 'text/html' },
 ];
@@ -40,7 +55,7 @@ const field = (form: Form, name: string): string => {
 
 /** Origins the page's forms may end up at (the transaction's redirect URLs), for CSP form-action. */
 function formTargets(view: PageView | undefined): string[] {
-  const origins: string[] = [];
+  const origins: string[] = [...(view?.handOverOrigins ?? [])];
   for (const u of [view?.returnUrl, view?.failedUrl, view?.cancelUrl]) {
     if (!u) continue;
     try {
@@ -101,6 +116,11 @@ function finish(reply: FastifyReply, out: PageOutcome, page: PageContext, holder
   const { csrf, sandbox } = page;
   // Our own 3DS page: a relative path built from the page token (URL-safe base64).
   if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
+  if (out.result === 'processing') {
+    return sendPage(reply, 200, 'Payment', () =>
+      messagePage('Your payment is being processed', 'The card issuer has not confirmed it yet. The shop is told as soon as it is settled; you may close this page.'),
+    );
+  }
   if (out.result === 'declined_retry') {
     return sendPage(reply, 200, 'Checkout', () => checkoutPage(out.view, csrf.issue('checkout', out.view.token), reasonText(out.failReason), holderName), out.view, sandbox);
   }
@@ -161,8 +181,19 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
   const tokenOf = (req: FastifyRequest): string => (req.params as { token: string }).token;
   const formOf = (req: FastifyRequest): Form => (req.body !== null && typeof req.body === 'object' ? (req.body as Form) : {});
 
+  // Registered before /3ds/:token's siblings: a static segment wins over the parameter anyway.
+  app.get('/3ds/return/:transactionOrderId', async (req, reply) =>
+    finish(reply, await returnFromThreeDs(ctx, (req.params as { transactionOrderId: string }).transactionOrderId), page),
+  );
+
   for (const kind of ['checkout', '3ds'] as const satisfies readonly PageKind[]) {
     app.get(`/${kind}/:token`, async (req, reply) => {
+      if (kind === '3ds') {
+        // A channel that runs 3DS itself: hand the shopper over to its challenge page.
+        const handOver = await threeDsHandOver(ctx, tokenOf(req));
+        if (handOver && 'redirectUrl' in handOver) return reply.code(303).header('location', handOver.redirectUrl).send();
+        if (handOver) return finish(reply, handOver.outcome, page);
+      }
       const view = await getPage(ctx, kind, tokenOf(req));
       const token = csrf.issue(kind, view.token);
       return sendPage(reply, 200, kind === 'checkout' ? 'Checkout' : '3-D Secure', () => (kind === 'checkout' ? checkoutPage(view, token) : threeDsPage(view, token)), view, page.sandbox);

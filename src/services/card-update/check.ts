@@ -30,6 +30,11 @@ export interface CardUpdateResult {
  * idempotency key.
  */
 export async function replaceCard(ctx: Ctx, merchantId: string, subscriptionId: string, card: ValidCard): Promise<CardUpdateResult> {
+  // The check runs on the sandbox channel's vaulted cards; a Stripe merchant's card would have to
+  // become a Stripe PaymentMethod, which this path does not do yet: refuse rather than vault it here.
+  if ((await ctx.store.getMerchant(merchantId))?.channel === 'stripe') {
+    throw notAllowed('card update is not available yet for merchants on the Stripe channel');
+  }
   const intent = await ctx.store.transaction(async (tx) => {
     const s = await tx.lockSubscription(merchantId, subscriptionId);
     if (!s) throw notFound('subscription');

@@ -7,7 +7,7 @@ import { isCounted, isEnded } from '../../domain/subscription-state.js';
 import { subscriptionCallbackBody } from '../../notify/payloads.js';
 import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
-import type { ChargeOutcome } from '../renew/charge.js';
+import type { FailReason } from '../../channel/channel.js';
 import { renewalPrice } from './price.js';
 import type { ChangePlanInput } from './request.js';
 import { lockForChange, reserveTarget } from './rules.js';
@@ -62,6 +62,9 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
   }
   const card = s.cardId !== null ? await tx.getCard(s.cardId) : undefined;
   if (!card) throw notAllowed('the subscription has no card on file');
+  // The immediate CHANGE charge runs on the sandbox channel's vaulted card; a card kept by Stripe
+  // changes plan at period end (its next renewal charges the new plan through Stripe).
+  if (card.panEnc === null) throw notAllowed('a card kept by Stripe cannot be charged for a plan change now yet: change it at PERIOD_END');
   // A change at period end already holds the place on this plan.
   if (plan.id !== s.pendingPlanId) await reserveTarget(tx, plan);
 
@@ -144,13 +147,16 @@ async function unusedPeriodCredit(tx: Tx, s: SubscriptionRow, now: number): Prom
 }
 
 /** Merchant-initiated like a renewal (the subscriber is not on a page): a channel asking for 3DS is a decline. */
-async function chargeChange(ctx: Ctx, recordId: string): Promise<ChargeOutcome> {
+/** A plan change's charge answers at once, on the sandbox channel (a Stripe-kept card cannot change plan NOW yet). */
+type ChangeOutcome = { approved: true; ref: string } | { approved: false; reason: FailReason; ref: string | null };
+
+async function chargeChange(ctx: Ctx, recordId: string): Promise<ChangeOutcome> {
   const now = ctx.clock.now();
   const record = await ctx.store.getRecord(recordId);
   const s = record ? await ctx.store.getSubscriptionById(record.subscriptionId) : undefined;
   const card = s?.cardId ? await ctx.store.getCard(s.cardId) : undefined;
   // Ended meanwhile (its card deleted): nothing to charge.
-  if (!record || !card) return { approved: false, reason: 'processing_error', ref: null };
+  if (!record || !card || card.panEnc === null) return { approved: false, reason: 'processing_error', ref: null };
   if (cardExpired(card.expMonth, card.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
   const result = await ctx.channel.charge({
     idempotencyKey: record.id,
@@ -164,7 +170,7 @@ async function chargeChange(ctx: Ctx, recordId: string): Promise<ChargeOutcome> 
   return { approved: false, reason: 'authentication_failed', ref: result.ref };
 }
 
-async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: ChargeOutcome): Promise<ChangeResult> {
+async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: ChangeOutcome): Promise<ChangeResult> {
   const now = ctx.clock.now();
   const failReason = out.approved ? null : out.reason;
   const settled = await tx.settleFirstRecord(recordId, out.approved ? 'SUCCESS' : 'FAILED', failReason, now);

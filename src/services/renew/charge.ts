@@ -1,9 +1,18 @@
 import type { Ctx } from '../../ctx.js';
-import type { FailReason } from '../../channel/channel.js';
+import type { ChargeResult, FailReason } from '../../channel/channel.js';
+import { channelOf } from '../channel-of.js';
 import type { ClaimedRecord } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
 
-export type ChargeOutcome = { approved: true; ref: string } | { approved: false; reason: FailReason; ref: string | null };
+export type ChargeOutcome =
+  | { approved: true; ref: string }
+  | { approved: false; reason: FailReason; ref: string | null }
+  /**
+   * The channel has not said (a timeout, a 5xx, still processing) or would not run the call (a
+   * revoked key): nothing is recorded, the record stays claimed until its lease ends and the next
+   * run charges it again with the same idempotency key, which finds the first charge, never a second.
+   */
+  | { waiting: true; ref: string | null };
 
 /**
  * Charge one claimed record through the channel: merchant-initiated (never 3DS), the record id
@@ -12,6 +21,7 @@ export type ChargeOutcome = { approved: true; ref: string } | { approved: false;
  * decrypted only here, for this call, and never leaves it.
  */
 export async function chargeRecord(ctx: Ctx, rec: ClaimedRecord, now: number): Promise<ChargeOutcome> {
+  if (rec.cardChannel === 'stripe') return chargeKeptCard(ctx, rec, now);
   if (rec.panEnc === null || rec.expMonth === null || rec.expYear === null) {
     // No card on file (cannot happen for a charge-able subscription; see docs/renewals.md).
     return { approved: false, reason: 'processing_error', ref: null };
@@ -26,8 +36,43 @@ export async function chargeRecord(ctx: Ctx, rec: ClaimedRecord, now: number): P
     customerPresent: false,
     retryCount: rec.retryCount,
   });
+  return outcomeOf(result);
+}
+
+function outcomeOf(result: ChargeResult): ChargeOutcome {
   if (result.outcome === 'approved') return { approved: true, ref: result.ref };
   if (result.outcome === 'declined') return { approved: false, reason: result.reason, ref: result.ref };
+  if (result.outcome === 'in_flight' || result.outcome === 'refused') return { waiting: true, ref: result.ref };
   // A merchant-initiated charge cannot complete a challenge: a channel asking for one is a decline.
   return { approved: false, reason: 'authentication_failed', ref: result.ref };
+}
+
+/** A card Stripe keeps: charged off-session by its Customer and PaymentMethod ids (no number here). */
+async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number): Promise<ChargeOutcome> {
+  if (!rec.stripeCustomerId || !rec.stripePaymentMethodId || rec.expMonth === null || rec.expYear === null) {
+    return { approved: false, reason: 'processing_error', ref: null };
+  }
+  if (cardExpired(rec.expMonth, rec.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
+  const channel = await channelOf(ctx, rec.merchantId, 'stripe');
+  const idempotencyKey = `${rec.id}:${rec.retryCount}`;
+  // Taken over after a run left it in flight: settle that charge, never make a second one (its
+  // keys may be forgotten by now).
+  const earlier = rec.transactionId ? (await ctx.store.getTransaction(rec.transactionId))?.channelRef : null;
+  const result =
+    earlier && channel.resume
+      ? await channel.resume({ ref: earlier, idempotencyKey })
+      : await channel.charge({
+          idempotencyKey,
+          amount: rec.amount,
+          currency: rec.currency,
+          customerPresent: false,
+          retryCount: rec.retryCount,
+          stored: { customerId: rec.stripeCustomerId, paymentMethodId: rec.stripePaymentMethodId },
+        });
+  if (result.outcome === 'in_flight' && result.ref && rec.transactionId && result.ref !== earlier) {
+    const txnId = rec.transactionId;
+    const ref = result.ref;
+    await ctx.store.transaction((tx) => tx.updateTransactionIf(txnId, 100000, { channelRef: ref, updatedAt: ctx.clock.now() }));
+  }
+  return outcomeOf(result);
 }

@@ -8,6 +8,9 @@ import { renewalPrice } from '../plan-change/price.js';
 import { endSubscription } from '../subscriptions/end.js';
 import type { ChargeOutcome } from './charge.js';
 
+/** An outcome the channel gave: approved or declined (a waiting one is not recorded). */
+type Charged = Exclude<ChargeOutcome, { waiting: true }>;
+
 export type RecordedAs = 'succeeded' | 'retry_scheduled' | 'subscription_failed' | 'failed' | 'already_recorded';
 
 /**
@@ -17,7 +20,7 @@ export type RecordedAs = 'succeeded' | 'retry_scheduled' | 'subscription_failed'
  * paused or cancelled is recorded but schedules nothing), FAILED after the last retry, and the
  * SUBSCRIPTION callback in the outbox. A record another run already settled is left alone.
  */
-export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: ChargeOutcome, now: number): Promise<RecordedAs> {
+export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: Charged, now: number): Promise<RecordedAs> {
   const failReason = out.approved ? null : out.reason;
   if (!(await tx.settleRecord(rec.id, out.approved ? 'SUCCESS' : 'FAILED', failReason, now))) return 'already_recorded';
   if (rec.transactionId) {

@@ -98,6 +98,8 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     const settled = await Promise.allSettled(
       claimed.map(async (rec) => {
         const outcome = await chargeRecord(ctx, rec, now);
+        // Not known yet: the record stays claimed and a run after its lease asks again (same key).
+        if ('waiting' in outcome) return 'already_recorded' as const;
         return ctx.store.transaction((tx) => recordOutcome(ctx, tx, rec, outcome, ctx.clock.now()));
       }),
     );

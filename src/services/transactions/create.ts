@@ -9,7 +9,7 @@ import { channelCard, type ValidCard } from '../../vault/card.js';
 import { requirePlan } from '../plans.js';
 import { createFirstCharge } from '../subscribe.js';
 import { parseTransactionInput, type PaymentType, type TransactionInput } from './input.js';
-import { applyChargeResult, PAGE_TTL_MS } from './outcome.js';
+import { applyChargeResult, finishUnpaid, PAGE_TTL_MS } from './outcome.js';
 import { STATUS, transactionView, type TransactionView } from './view.js';
 
 /**
@@ -58,7 +58,10 @@ export async function createTransaction(
   // the card): only this fingerprint keyed under the vault key.
   const hash = requestFingerprint(ctx.vault, input as Record<string, unknown>);
   const plan = data.paymentType === 'SUBSCRIPTION' && data.planId ? await requirePlan(ctx, merchant.id, data.planId) : undefined;
-
+  if (plan && plan.trialDays > 0 && merchant.channel === 'stripe') {
+    // A trial's first charge is a zero-amount card check, which a Stripe PaymentIntent cannot be.
+    throw new PaygateError(RESULT_CODES.NOT_ALLOWED, 'plans with a trial are not available yet for a merchant on the stripe channel');
+  }
   const step = await ctx.store.transaction(async (tx): Promise<Step> => {
     // The key is also unique in the store: a concurrent duplicate that slips past this read fails
     // its insert, and the unit of work is redone (PostgreSQL) or was serialised (SQLite), then finds it.
@@ -88,6 +91,7 @@ export async function createTransaction(
         notifyUrl: data.notifyUrl ?? null,
         txnId: id,
         now,
+        cardChannel: merchant.channel,
       });
       amount = first.amount;
       currency = plan.currency;
@@ -100,7 +104,7 @@ export async function createTransaction(
   });
 
   if (!step.charge || !data.card) return transactionView(ctx, step.row);
-  return transactionView(ctx, await chargeAccepted(ctx, step.row, data.card));
+  return transactionView(ctx, await chargeAccepted(ctx, merchant, step.row, data.card));
 }
 
 function newRow(
@@ -140,7 +144,7 @@ function newRow(
     billingAddress: data.billingAddress ?? null,
     shippingAddress: data.shippingAddress ?? null,
     items: data.items ?? null,
-    channel: ctx.channel.name,
+    channel: merchant.channel,
     channelRef: null,
     pageToken: checkout ? randomToken(24) : null,
     pageExpiresAt: checkout ? a.now + PAGE_TTL_MS : null,
@@ -153,22 +157,44 @@ function newRow(
 }
 
 /** Charge an ACCEPTED transaction (customer present) and record the result; returns the row after. */
-async function chargeAccepted(ctx: Ctx, row: TransactionRow, card: ValidCard): Promise<TransactionRow> {
+async function chargeAccepted(ctx: Ctx, merchant: MerchantRow, row: TransactionRow, card: ValidCard): Promise<TransactionRow> {
   let result: ChargeResult;
   try {
-    result = await ctx.channel.charge({
+    const channel = merchant.channel === 'stripe' ? ctx.channels.forMerchant(merchant) : ctx.channel;
+    result = await channel.charge({
       idempotencyKey: row.id,
       amount: row.amount,
       currency: row.currency,
       card: channelCard(card, true),
       customerPresent: true,
+      transactionId: row.id,
+      keepCard: row.paymentType === 'SUBSCRIPTION',
     });
   } catch (e) {
     await ctx.store.transaction((tx) => tx.releaseCharge(row.id, ctx.clock.now(), CHARGE_LEASE_MS));
     throw e;
   }
+  if (result.outcome === 'refused') return refusedCharge(ctx, row, result.message);
   return ctx.store.transaction(async (tx) => {
+    if ('kept' in result && result.kept && row.subscriptionId) {
+      const sub = await tx.getSubscription(row.merchantId, row.subscriptionId);
+      if (sub?.cardId) await tx.setStripeCard(sub.cardId, result.kept);
+    }
     await applyChargeResult(ctx, tx, row, STATUS.ACCEPTED, result, ctx.clock.now());
     return (await tx.getTransaction(row.id)) ?? row;
   });
+}
+
+/**
+ * The channel did not run the charge at all (a revoked key, a missing permission): nothing moved.
+ * A PAY is removed with its requestId, so the same request works once the key is fixed; a
+ * SUBSCRIPTION's first charge ends FAILED (processing_error), which also ends the subscription.
+ * Either way the caller gets 9999 with the channel's reason.
+ */
+async function refusedCharge(ctx: Ctx, row: TransactionRow, message: string): Promise<never> {
+  await ctx.store.transaction(async (tx) => {
+    if (row.paymentType === 'PAY' && (await tx.discardUncharged(row.id))) return;
+    await finishUnpaid(ctx, tx, row, STATUS.ACCEPTED, STATUS.FAILED, 'processing_error', ctx.clock.now());
+  });
+  throw new PaygateError(RESULT_CODES.INTERNAL, `the payment channel refused the request, nothing was charged: ${message}`);
 }

@@ -103,5 +103,21 @@ export function applyChargeResult(ctx: Ctx, tx: Tx, txn: TransactionRow, from: n
       return finishUnpaid(ctx, tx, txn, from, STATUS.FAILED, result.reason, now, { channelRef: result.ref });
     case 'requires_action':
       return awaitThreeDs(tx, txn, from, result.ref, now);
+    case 'in_flight':
+      return recordInFlight(ctx, tx, txn, from, result.ref, now);
+    case 'refused':
+      // The caller handles a refusal before recording anything (nothing ran, nothing to record).
+      return Promise.resolve(false);
   }
+}
+
+/**
+ * The channel may still move the money (a timeout, a 5xx, an intent still processing): the
+ * transaction stays ACCEPTED (100000) with the channel's charge recorded, never FAILED on a
+ * guess; the webhook or the renewal run's housekeeping settles it from the channel's own answer.
+ * Without a charge ref nothing can have moved (the fault came before the charge existed): FAILED.
+ */
+export async function recordInFlight(ctx: Ctx, tx: Tx, txn: TransactionRow, from: number, ref: string | null, now: number): Promise<boolean> {
+  if (ref === null) return finishUnpaid(ctx, tx, txn, from, STATUS.FAILED, 'processing_error', now);
+  return tx.updateTransactionIf(txn.id, from, { status: STATUS.ACCEPTED, channelRef: ref, updatedAt: now });
 }

@@ -66,3 +66,19 @@ export async function stalePendingRefundIds(db: Conn, before: number, limit: num
   );
   return rows.map((r) => r.id);
 }
+
+/** The channel's refund id of a refund still PENDING (it settles later); updated_at is left alone. */
+export async function noteRefundRef(db: Conn, id: string, channelRef: string): Promise<void> {
+  await run(db, "UPDATE refunds SET channel_ref = @channelRef WHERE id = @id AND status = 'PENDING'", { id, channelRef });
+}
+
+export function getRefundByChannelRef(db: Conn, merchantId: string, channelRef: string): Promise<RefundRow | undefined> {
+  return get(
+    db,
+    `SELECT id, merchant_id AS "merchantId", transaction_id AS "transactionId", amount, currency, status, channel_ref AS "channelRef",
+       fail_reason AS "failReason", created_at AS "createdAt", updated_at AS "updatedAt" FROM refunds
+     WHERE merchant_id = @merchantId AND channel_ref = @channelRef LIMIT 1`,
+    { merchantId, channelRef },
+  );
+}
+

@@ -59,7 +59,8 @@ const CLAIM_SQL = `WITH wanted AS (
 const CLAIMED_SQL = `SELECT r.id, r.subscription_id AS "subscriptionId", r.merchant_id AS "merchantId", r.billing_type AS "billingType", r.amount,
      r.currency, r.scheduled_time AS "scheduledTime", r.retry_count AS "retryCount", r.cycle_index AS "cycleIndex",
      r.credit_applied AS "creditApplied", r.plan_id AS "recordPlanId", r.transaction_id AS "transactionId", s.status AS "subscriptionStatus", s.plan_id AS "planId", s.user_id AS "userId",
-     s.notify_url AS "notifyUrl", s.card_id AS "cardId", c.pan_enc AS "panEnc", c.exp_month AS "expMonth", c.exp_year AS "expYear",
+     s.notify_url AS "notifyUrl", s.card_id AS "cardId", c.pan_enc AS "panEnc", c.channel AS "cardChannel",
+     c.stripe_customer_id AS "stripeCustomerId", c.stripe_payment_method_id AS "stripePaymentMethodId", c.exp_month AS "expMonth", c.exp_year AS "expYear",
      c.bin, c.last4, c.brand
    FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id
    WHERE r.id = ANY(@ids::text[])`;
@@ -71,7 +72,7 @@ const CLAIMED_SQL = `SELECT r.id, r.subscription_id AS "subscriptionId", r.merch
 const INSERT_RENEWALS_SQL = `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id,
      billing_record_id, plan_id, user_id, card_bin, card_last4, card_brand, notify_url, channel, created_at, updated_at)
    SELECT r.transaction_id, r.merchant_id, 'RENEWAL', 100000, r.amount, r.currency, r.subscription_id, r.id, s.plan_id, s.user_id,
-     c.bin, c.last4, c.brand, s.notify_url, @channel, @now, @now
+     c.bin, c.last4, c.brand, s.notify_url, CASE WHEN c.channel = 'stripe' THEN 'stripe' ELSE @channel END, @now, @now
    FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id
    WHERE r.id = ANY(@ids::text[])`;
 

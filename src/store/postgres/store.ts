@@ -45,6 +45,7 @@ import type {
   TransactionFilter,
   TransactionRow,
   Tx,
+  StripeCardIds,
 } from '../store.js';
 import { openPgStore, type OpenPgOptions, type PgStore as PgHandle } from './client.js';
 import { copyInto } from '../copy.js';
@@ -122,6 +123,15 @@ class PgReads implements Reads {
   }
   async stalePageIds(now: number, limit: number): Promise<string[]> {
     return txns.stalePageIds(this.db, now, limit);
+  }
+  async inFlightChargeIds(before: number, limit: number): Promise<string[]> {
+    return txns.inFlightChargeIds(this.db, before, limit);
+  }
+  async getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
+    return txns.getByChannelRef(this.db, merchantId, channelRef);
+  }
+  async getRefundByChannelRef(merchantId: string, channelRef: string): Promise<RefundRow | undefined> {
+    return refunds.getRefundByChannelRef(this.db, merchantId, channelRef);
   }
   async getIdempotency(merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
     return txns.getIdempotency(this.db, merchantId, scope, requestId);
@@ -282,11 +292,20 @@ class PgTx extends PgReads implements Tx {
   async settleRefund(id: string, outcome: RefundOutcome): Promise<boolean> {
     return refunds.settleRefund(this.db, id, outcome);
   }
+  async noteRefundRef(id: string, channelRef: string): Promise<void> {
+    await refunds.noteRefundRef(this.db, id, channelRef);
+  }
+  async discardUncharged(id: string): Promise<boolean> {
+    return txns.discardUncharged(this.db, id);
+  }
   async settleReservation(txnId: string, amount: number, refunded: boolean, now: number): Promise<void> {
     await refunds.settleReservation(this.db, txnId, amount, refunded, now);
   }
   async insertCard(row: CardRow): Promise<void> {
     await cards.insertCard(this.db, row);
+  }
+  async setStripeCard(id: string, card: StripeCardIds): Promise<void> {
+    await cards.setStripeCard(this.db, id, card);
   }
   async deleteCard(id: string): Promise<void> {
     await cards.deleteCard(this.db, id);

@@ -183,3 +183,28 @@ export async function closeOpenCharge(db: Conn, id: string, status: number, now:
     )) === 1
   );
 }
+
+/**
+ * A PAY the channel refused to run (revoked key): the row and its requestId go, as if the request
+ * had never come, so the same request can be sent again once the merchant's key is fixed.
+ */
+export async function discardUncharged(db: Conn, id: string): Promise<boolean> {
+  const gone = (await run(db, "DELETE FROM transactions WHERE id = @id AND status = 100000 AND channel_ref IS NULL AND payment_type = 'PAY'", { id })) === 1;
+  if (gone) await run(db, "DELETE FROM idempotency_keys WHERE scope = 'transaction' AND resource_id = @id", { id });
+  return gone;
+}
+
+/** Reads only the partial index transactions_in_flight. */
+export async function inFlightChargeIds(db: Conn, before: number, limit: number): Promise<string[]> {
+  const rows = await all<{ id: string }>(
+    db,
+    "SELECT id FROM transactions WHERE status = 100000 AND channel_ref IS NOT NULL AND updated_at <= @before AND payment_type <> 'RENEWAL' ORDER BY updated_at LIMIT @limit",
+    { before, limit },
+  );
+  return rows.map((r) => r.id);
+}
+
+export function getByChannelRef(db: Conn, merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
+  return get(db, `${SELECT} WHERE t.merchant_id = @merchantId AND t.channel_ref = @channelRef LIMIT 1`, { merchantId, channelRef });
+}
+

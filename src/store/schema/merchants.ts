@@ -21,6 +21,11 @@ export const merchants = sqliteTable('merchants', {
   signatureVersion: integer('signature_version').notNull().default(2),
   notifyUrl: text('notify_url'),
   status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
+  /** Where its charges go: the built-in sandbox, or the merchant's own Stripe account. */
+  channel: text('channel', { enum: ['sandbox', 'stripe'] }).notNull().default('sandbox'),
+  /** The merchant's Stripe secret (or restricted) key and webhook signing secret, sealed like secretEnc. */
+  stripeSecretKeyEnc: text('stripe_secret_key_enc'),
+  stripeWebhookSecretEnc: text('stripe_webhook_secret_enc'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });

@@ -6,9 +6,18 @@ import { prepared } from './prepared.js';
 export function insertCard(sqlite: Sqlite, row: CardRow): void {
   prepared(
     sqlite,
-    `INSERT INTO cards (id, merchant_id, pan_enc, bin, last4, brand, exp_month, exp_year, holder_name, created_at)
-     VALUES (@id, @merchantId, @panEnc, @bin, @last4, @brand, @expMonth, @expYear, @holderName, @createdAt)`,
+    `INSERT INTO cards (id, merchant_id, pan_enc, channel, stripe_customer_id, stripe_payment_method_id, bin, last4, brand, exp_month, exp_year, holder_name, created_at)
+     VALUES (@id, @merchantId, @panEnc, @channel, @stripeCustomerId, @stripePaymentMethodId, @bin, @last4, @brand, @expMonth, @expYear, @holderName, @createdAt)`,
   ).run(row);
+}
+
+/** A Stripe card learns its Customer and PaymentMethod ids (and Stripe's display fields) after the first charge. */
+export function setStripeCard(sqlite: Sqlite, id: string, c: { customerId: string; paymentMethodId: string; brand: string; last4: string; expMonth: number; expYear: number }): void {
+  prepared(
+    sqlite,
+    `UPDATE cards SET stripe_customer_id = @customerId, stripe_payment_method_id = @paymentMethodId, brand = @brand, last4 = @last4,
+       exp_month = @expMonth, exp_year = @expYear WHERE id = @id AND channel = 'stripe'`,
+  ).run({ id, ...c });
 }
 
 /** Card data of an ended subscription is deleted (SPEC §6); subscriptions.card_id is set null first. */

@@ -32,8 +32,12 @@ export function openSqlite(path: string, opts: { readonly?: boolean } = {}): Sql
     if (!opts.readonly) {
       sqlite.pragma('journal_mode = WAL');
       sqlite.pragma('synchronous = FULL');
-      sqlite.pragma('foreign_keys = ON');
+      // Off while migrating (SQLite's own procedure for rebuilding a table): dropping a rebuilt
+      // table must not fire its references' ON DELETE actions (cards → subscriptions.card_id).
+      // The pragma is a no-op inside a transaction, so it is set around it; migrate() checks keys.
+      sqlite.pragma('foreign_keys = OFF');
       migrate(sqlite);
+      sqlite.pragma('foreign_keys = ON');
     }
   } catch (e) {
     sqlite.close();
@@ -81,6 +85,8 @@ function migrate(sqlite: Sqlite): void {
         for (const stmt of m.sql) if (stmt.trim()) sqlite.exec(stmt);
         record.run(m.hash, m.folderMillis);
       }
+      const broken = sqlite.prepare('PRAGMA foreign_key_check').all();
+      if (broken.length > 0) throw new StoreOpenError(`migration left ${broken.length} broken references; nothing was changed`);
     })
     .immediate();
 }

@@ -24,6 +24,7 @@ import type {
   OwnedId,
   PageWindow,
   SealedColumn,
+  StripeCardIds,
   SealedRow,
   PlanRow,
   Reads,
@@ -111,6 +112,15 @@ class SqliteReads implements Reads {
   }
   async listTransactions(f: TransactionFilter): Promise<TransactionRow[]> {
     return txns.listTransactionRows(this.db, f);
+  }
+  async inFlightChargeIds(before: number, limit: number): Promise<string[]> {
+    return txns.inFlightChargeIds(this.db, before, limit);
+  }
+  async getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
+    return txns.getByChannelRef(this.db, merchantId, channelRef);
+  }
+  async getRefundByChannelRef(merchantId: string, channelRef: string): Promise<RefundRow | undefined> {
+    return refunds.getRefundByChannelRef(this.db, merchantId, channelRef);
   }
   async stalePageIds(now: number, limit: number): Promise<string[]> {
     return txns.stalePageIds(this.db, now, limit);
@@ -270,14 +280,23 @@ class SqliteTx extends SqliteReads implements Tx {
   async reserveRefund(txnId: string, amount: number, now: number): Promise<boolean> {
     return refunds.reserveRefund(this.db, txnId, amount, now);
   }
+  async noteRefundRef(id: string, channelRef: string): Promise<void> {
+    refunds.noteRefundRef(this.db, id, channelRef);
+  }
   async settleRefund(id: string, outcome: RefundOutcome): Promise<boolean> {
     return refunds.settleRefund(this.db, id, outcome);
   }
   async settleReservation(txnId: string, amount: number, refunded: boolean, now: number): Promise<void> {
     refunds.settleReservation(this.db, txnId, amount, refunded, now);
   }
+  async discardUncharged(id: string): Promise<boolean> {
+    return txns.discardUncharged(this.db, id);
+  }
   async insertCard(row: CardRow): Promise<void> {
     cards.insertCard(this.db, row);
+  }
+  async setStripeCard(id: string, card: StripeCardIds): Promise<void> {
+    cards.setStripeCard(this.db, id, card);
   }
   async deleteCard(id: string): Promise<void> {
     cards.deleteCard(this.db, id);

@@ -14,6 +14,9 @@ const COLUMNS: Record<keyof MerchantRow, string> = {
   signatureVersion: 'signature_version',
   notifyUrl: 'notify_url',
   status: 'status',
+  channel: 'channel',
+  stripeSecretKeyEnc: 'stripe_secret_key_enc',
+  stripeWebhookSecretEnc: 'stripe_webhook_secret_enc',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };

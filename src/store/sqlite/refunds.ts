@@ -66,3 +66,16 @@ export function stalePendingRefundIds(sqlite: Sqlite, before: number, limit: num
     ).all(before, limit) as { id: string }[]
   ).map((r) => r.id);
 }
+
+/** The channel's refund id of a refund still PENDING (it settles later); updated_at is left alone. */
+export function noteRefundRef(sqlite: Sqlite, id: string, channelRef: string): void {
+  prepared(sqlite, "UPDATE refunds SET channel_ref = ? WHERE id = ? AND status = 'PENDING'").run(channelRef, id);
+}
+
+export function getRefundByChannelRef(sqlite: Sqlite, merchantId: string, channelRef: string): RefundRow | undefined {
+  return prepared(
+    sqlite,
+    `SELECT id, merchant_id AS merchantId, transaction_id AS transactionId, amount, currency, status, channel_ref AS channelRef,
+       fail_reason AS failReason, created_at AS createdAt, updated_at AS updatedAt FROM refunds WHERE merchant_id = ? AND channel_ref = ? LIMIT 1`,
+  ).get(merchantId, channelRef) as RefundRow | undefined;
+}

@@ -64,7 +64,7 @@ export function claimDueRecords(
     if (txnId === undefined) continue;
     const rec = claimedRecord(sqlite, id);
     if (!rec) continue;
-    if (txnId === fresh) insertRenewalTransaction(sqlite, fresh, rec, c.channel, c.now);
+    if (txnId === fresh) insertRenewalTransaction(sqlite, fresh, rec, rec.cardChannel === 'stripe' ? 'stripe' : c.channel, c.now);
     claimed.push(rec);
   }
   return claimed;
@@ -91,7 +91,8 @@ function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undefined {
     `SELECT r.id, r.subscription_id AS subscriptionId, r.merchant_id AS merchantId, r.billing_type AS billingType, r.amount,
        r.currency, r.scheduled_time AS scheduledTime, r.retry_count AS retryCount, r.cycle_index AS cycleIndex,
        r.credit_applied AS creditApplied, r.plan_id AS recordPlanId, r.transaction_id AS transactionId, s.status AS subscriptionStatus, s.plan_id AS planId, s.user_id AS userId,
-       s.notify_url AS notifyUrl, s.card_id AS cardId, c.pan_enc AS panEnc, c.exp_month AS expMonth, c.exp_year AS expYear,
+       s.notify_url AS notifyUrl, s.card_id AS cardId, c.pan_enc AS panEnc, c.channel AS cardChannel,
+       c.stripe_customer_id AS stripeCustomerId, c.stripe_payment_method_id AS stripePaymentMethodId, c.exp_month AS expMonth, c.exp_year AS expYear,
        c.bin, c.last4, c.brand
      FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id
      WHERE r.id = ?`,

@@ -183,3 +183,28 @@ export function closeOpenCharge(sqlite: Sqlite, id: string, status: number, now:
     ).run(status, now, now, id).changes === 1
   );
 }
+
+/**
+ * A PAY the channel refused to run (revoked key): the row and its requestId go, as if the request
+ * had never come, so the same request can be sent again once the merchant's key is fixed.
+ */
+export function discardUncharged(sqlite: Sqlite, id: string): boolean {
+  const gone =
+    prepared(sqlite, "DELETE FROM transactions WHERE id = ? AND status = 100000 AND channel_ref IS NULL AND payment_type = 'PAY'").run(id).changes === 1;
+  if (gone) prepared(sqlite, "DELETE FROM idempotency_keys WHERE scope = 'transaction' AND resource_id = ?").run(id);
+  return gone;
+}
+
+/** Reads only the partial index transactions_in_flight. */
+export function inFlightChargeIds(sqlite: Sqlite, before: number, limit: number): string[] {
+  return prepared(
+    sqlite,
+    "SELECT id FROM transactions WHERE status = 100000 AND channel_ref IS NOT NULL AND updated_at <= ? AND payment_type <> 'RENEWAL' ORDER BY updated_at LIMIT ?",
+  )
+    .pluck()
+    .all(before, limit) as string[];
+}
+
+export function getByChannelRef(sqlite: Sqlite, merchantId: string, channelRef: string): TransactionRow | undefined {
+  return prepared(sqlite, `${SELECT} WHERE merchant_id = ? AND channel_ref = ? LIMIT 1`).get(merchantId, channelRef) as TransactionRow | undefined;
+}

@@ -46,6 +46,8 @@ const COLUMNS: Record<SealedColumn, { table: string; key: string; column: string
   'cards.pan_enc': { table: 'cards', key: 'id', column: 'pan_enc' },
   'merchants.secret_enc': { table: 'merchants', key: 'id', column: 'secret_enc' },
   'merchants.prev_secret_enc': { table: 'merchants', key: 'id', column: 'prev_secret_enc' },
+  'merchants.stripe_secret_key_enc': { table: 'merchants', key: 'id', column: 'stripe_secret_key_enc' },
+  'merchants.stripe_webhook_secret_enc': { table: 'merchants', key: 'id', column: 'stripe_webhook_secret_enc' },
 };
 
 /** The next batch of a column's sealed values after `afterId`, in key order (a rotation walks them). */

@@ -2,11 +2,18 @@ import { pgTable, text, integer } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.js';
 import { instant } from './columns.js';
 
-/** Vaulted cards: only for subscriptions, PAN encrypted, CVV never. */
+/**
+ * Vaulted cards: only for subscriptions, PAN encrypted, CVV never. A card kept by Stripe has no
+ * PAN at all: Stripe's Customer and PaymentMethod ids beside the display fields. */
 export const cards = pgTable('cards', {
   id: text('id').primaryKey(),
   merchantId: text('merchant_id').notNull().references(() => merchants.id),
-  panEnc: text('pan_enc').notNull(),
+  /** Null for a card kept by Stripe (channel 'stripe'). */
+  panEnc: text('pan_enc'),
+  /** The channel that holds the card: sandbox (panEnc) or stripe (the ids below). */
+  channel: text('channel', { enum: ['sandbox', 'stripe'] }).notNull().default('sandbox'),
+  stripeCustomerId: text('stripe_customer_id'),
+  stripePaymentMethodId: text('stripe_payment_method_id'),
   bin: text('bin').notNull(),
   last4: text('last4').notNull(),
   brand: text('brand').notNull(),

@@ -57,6 +57,8 @@ export const transactions = pgTable(
     index('transactions_merchant_created').on(t.merchantId, t.createdAt),
     // Abandoned 3DS / checkout sessions, found by the renewal run without a table scan.
     index('transactions_open_pages').on(t.pageExpiresAt).where(sql`status in (100040, 100050)`),
+    // Charges a processor left in flight (Stripe: a timeout, still processing): the renewal run settles them.
+    index('transactions_in_flight').on(t.updatedAt).where(sql`status = 100000 and channel_ref is not null`),
   ],
 );
 

@@ -1,0 +1,37 @@
+import type { AppConfig } from '../config.js';
+import type { MerchantRow } from '../store/store.js';
+import type { Vault } from '../vault/crypto.js';
+import type { Channel } from './channel.js';
+import { createStripeChannel } from './stripe/channel.js';
+import { stripeApiUrlFrom } from './stripe/client.js';
+
+export type ChannelName = MerchantRow['channel'];
+
+/**
+ * Which channel a merchant's charges go through (SPEC §13): the sandbox unless the merchant was
+ * switched to Stripe with its own key. Stripe clients are made once per merchant key and reused.
+ */
+export interface ChannelRegistry {
+  readonly sandbox: Channel;
+  forMerchant(merchant: Pick<MerchantRow, 'id' | 'channel' | 'stripeSecretKeyEnc'>, channel?: ChannelName): Channel;
+}
+
+export function createChannelRegistry(a: { sandbox: Channel; vault: Vault; config: AppConfig; env?: NodeJS.ProcessEnv }): ChannelRegistry {
+  const stripe = new Map<string, { sealed: string; channel: Channel }>();
+  const apiUrl = stripeApiUrlFrom(a.env ?? process.env);
+  return {
+    sandbox: a.sandbox,
+    forMerchant(merchant, channel = merchant.channel) {
+      if (channel === 'sandbox') return a.sandbox;
+      const sealed = merchant.stripeSecretKeyEnc;
+      if (!sealed) throw new Error(`merchant ${merchant.id} has no Stripe key`);
+      const known = stripe.get(merchant.id);
+      if (known && known.sealed === sealed) return known.channel;
+      // publicUrl is read per call: `serve` settles it after the app is opened.
+      const config = a.config;
+      const made = createStripeChannel({ secretKey: a.vault.decrypt(sealed), apiUrl, get publicUrl() { return config.publicUrl; } });
+      stripe.set(merchant.id, { sealed, channel: made });
+      return made;
+    },
+  };
+}

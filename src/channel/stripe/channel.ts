@@ -1,0 +1,119 @@
+import type Stripe from 'stripe';
+import type { Channel, ChargeRequest, ChargeResult, KeptCard, RefundResult } from '../channel.js';
+import { createStripeClient } from './client.js';
+import { paymentKey, refundKey } from './idempotency-keys.js';
+import { chargeOffSession, createAndConfirmPayment, resumePayment, retrieveIntent } from './payments.js';
+import { refundPayment, retrieveRefund } from './refunds.js';
+import type { StripeCardOnFile, StripeChargeResult, StripeRefundResult } from './results.js';
+
+export interface StripeChannelOptions {
+  secretKey: string;
+  apiUrl: string;
+  /** paygate's public base URL: Stripe sends the shopper back to `${publicUrl}/3ds/return/{transaction}`. */
+  publicUrl: string;
+  timeoutMs?: number;
+}
+
+/**
+ * The services' channel key (`txn_…`, `txn_…:2` for a checkout's second card, a billing record
+ * id) → the adapter's base key `paygate:ID:ATTEMPT`, from which each call derives its own.
+ */
+export function stripeBaseKey(channelKey: string): string {
+  const [id = '', attempt] = channelKey.split(':');
+  return paymentKey(id, attempt === undefined ? 0 : Number(attempt));
+}
+
+export const threeDsReturnUrl = (publicUrl: string, transactionId: string): string =>
+  `${publicUrl.replace(/\/+$/, '')}/3ds/return/${encodeURIComponent(transactionId)}`;
+
+const keptOf = (c: StripeCardOnFile | null | undefined): KeptCard | undefined =>
+  c && c.customerId ? { customerId: c.customerId, paymentMethodId: c.paymentMethodId, brand: c.brand, last4: c.last4, expMonth: c.expMonth, expYear: c.expYear } : undefined;
+
+/** The adapter's answer in the channel interface's terms (Stripe's own codes stay inside the adapter). */
+export function toChargeResult(r: StripeChargeResult, card?: StripeCardOnFile | null): ChargeResult {
+  const kept = keptOf(card);
+  switch (r.outcome) {
+    case 'approved':
+      return { outcome: 'approved', ref: r.ref, ...(kept ? { kept } : {}) };
+    case 'declined':
+      return { outcome: 'declined', ref: r.ref, reason: r.reason };
+    case 'requires_action':
+      return { outcome: 'requires_action', ref: r.ref, redirectUrl: r.redirectUrl, ...(kept ? { kept } : {}) };
+    case 'in_flight':
+      return { outcome: 'in_flight', ref: r.ref, moved: r.mayHaveMoved, cause: r.cause, ...(kept ? { kept } : {}) };
+    case 'refused':
+      return { outcome: 'refused', ref: null, message: r.message, cause: r.cause };
+  }
+}
+
+export function toRefundResult(r: StripeRefundResult): RefundResult {
+  switch (r.outcome) {
+    case 'refunded':
+      return { outcome: 'refunded', ref: r.ref };
+    case 'pending':
+      return { outcome: 'pending', ref: r.ref };
+    case 'failed':
+      return { outcome: 'failed', reason: r.reason };
+    case 'in_flight':
+      // Stripe may have made the refund: it stays PENDING and is settled from Stripe's answer later.
+      return { outcome: 'pending', ref: r.ref };
+    case 'refused':
+      return { outcome: 'refused', message: r.message };
+  }
+}
+
+/** One merchant's Stripe account behind the channel interface. */
+export function createStripeChannel(opts: StripeChannelOptions): Channel & { client: Stripe } {
+  const client = createStripeClient({ secretKey: opts.secretKey, apiUrl: opts.apiUrl, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) });
+  return {
+    name: 'stripe',
+    client,
+    async charge(req: ChargeRequest): Promise<ChargeResult> {
+      const idempotencyKey = stripeBaseKey(req.idempotencyKey);
+      if (req.stored) {
+        const r = await chargeOffSession(client, {
+          idempotencyKey,
+          amount: req.amount,
+          currency: req.currency,
+          customerId: req.stored.customerId,
+          paymentMethodId: req.stored.paymentMethodId,
+        });
+        return toChargeResult(r);
+      }
+      if (!req.transactionId || !req.card) throw new Error('stripe channel: a customer-present charge needs the card and its transaction id (3DS return)');
+      const r = await createAndConfirmPayment(client, {
+        idempotencyKey,
+        amount: req.amount,
+        currency: req.currency,
+        source: { card: req.card },
+        returnUrl: threeDsReturnUrl(opts.publicUrl, req.transactionId),
+        saveForOffSession: req.keepCard === true,
+        ...(req.card.holderName ? { customer: { name: req.card.holderName } } : {}),
+        metadata: { paygate_transaction: req.transactionId },
+      });
+      return toChargeResult(r, r.card);
+    },
+    completeAction(): Promise<ChargeResult> {
+      // Stripe runs the challenge on its own page; the result is read with retrieve().
+      return Promise.reject(new Error('stripe channel: 3-D Secure is completed on Stripe, not on paygate\'s page'));
+    },
+    async refund(req): Promise<RefundResult> {
+      return toRefundResult(await refundPayment(client, { idempotencyKey: refundKey(req.idempotencyKey), intentId: req.chargeRef, amount: req.amount }));
+    },
+    async retrieveRefund(ref) {
+      return toRefundResult(await retrieveRefund(client, ref));
+    },
+    async resume(r) {
+      return toChargeResult(
+        await resumePayment(client, {
+          idempotencyKey: stripeBaseKey(r.idempotencyKey),
+          intentId: r.ref,
+          mode: r.transactionId ? { returnUrl: threeDsReturnUrl(opts.publicUrl, r.transactionId) } : { offSession: true },
+        }),
+      );
+    },
+    async retrieve(ref) {
+      return toChargeResult(await retrieveIntent(client, ref));
+    },
+  };
+}
