@@ -6,7 +6,7 @@ import { openVault } from './vault/open.js';
 import type { Channel, ChannelDeps } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
 import { createChannelRegistry } from './channel/registry.js';
-import { openStore } from './store/open.js';
+import { isPostgresUrl, openStore } from './store/open.js';
 import { StoreOpenError, type Store } from './store/store.js';
 import { fingerprinter } from './vault/fingerprint.js';
 
@@ -24,7 +24,14 @@ export interface OpenAppOptions {
 
 /** The composition root: config → store, clock, vault, channel. */
 export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Promise<Ctx> {
-  const store = await openStore(config.dbPath);
+  // A PostgreSQL database has no "next to" for a key file, and every instance on every machine
+  // must seal and open with one key: it comes from the environment or nothing opens.
+  if (isPostgresUrl(config.dbPath) && !config.vaultKey) {
+    throw new StoreOpenError(
+      'a PostgreSQL database needs PAYGATE_VAULT_KEY (the same 32-byte base64 key on every instance; generate one with `openssl rand -base64 32` and keep it with your secrets): no key file is kept beside a PostgreSQL database',
+    );
+  }
+  const store = await openStore(config.dbPath, { PAYGATE_DB_POOL: config.dbPool });
   try {
     const zone = await store.settleZone(config.zone);
     const clock = opts.clock ?? systemClock;

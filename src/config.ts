@@ -7,6 +7,8 @@ export interface AppConfig {
   /** Explicit zone from --tz / PAYGATE_TZ, or undefined to use the database's recorded zone (UTC for a new one). */
   zone: string | undefined;
   vaultKey: string | undefined;
+  /** PAYGATE_DB_POOL as given: connections per process on PostgreSQL (checked when the database opens). */
+  dbPool: string | undefined;
   /** Days between a failed renewal attempt and its retries (SPEC §6). */
   retryDays: number[];
   callbackPrivate: 'allow' | 'deny';
@@ -47,9 +49,27 @@ export function loadConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.
     dbPath: input.db ?? env.PAYGATE_DB ?? './paygate.db',
     zone,
     vaultKey: env.PAYGATE_VAULT_KEY,
+    dbPool: env.PAYGATE_DB_POOL,
     retryDays: parseRetryDays(env.PAYGATE_RETRY_DAYS),
     callbackPrivate: parseCallbackPrivate(env.PAYGATE_CALLBACK_PRIVATE),
     publicUrl: (env.PAYGATE_PUBLIC_URL || `http://${env.PAYGATE_HOST ?? '127.0.0.1'}:${env.PAYGATE_PORT ?? '8080'}`).replace(/\/+$/, ''),
     publicUrlFromEnv: Boolean(env.PAYGATE_PUBLIC_URL),
   };
+}
+
+/** Whether PAYGATE_DB / --db names a PostgreSQL database rather than a SQLite file. */
+export function isDatabaseUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/** The database as it may be shown in output and logs: a URL never with its password. */
+export function displayDb(db: string): string {
+  if (!isDatabaseUrl(db)) return db;
+  try {
+    const u = new URL(db);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the PostgreSQL database';
+  }
 }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { openApp, type OpenAppOptions } from '../app.js';
 import type { Ctx } from '../ctx.js';
-import { loadConfig } from '../config.js';
+import { isDatabaseUrl, loadConfig } from '../config.js';
 import { isPaygateError } from '../domain/errors.js';
 import { StoreOpenError } from '../store/store.js';
 import { VaultKeyError } from '../vault/crypto.js';
@@ -44,7 +44,7 @@ export async function withCtx<T>(
   const g = globalsOf(cmd);
   const out = outputOf(cmd);
   const config = loadConfig({ db: g.db, tz: g.tz });
-  const where = config.dbPath === ':memory:' ? undefined : resolve(config.dbPath);
+  const where = config.dbPath === ':memory:' || isDatabaseUrl(config.dbPath) ? undefined : resolve(config.dbPath);
   const isNew = where !== undefined && !existsSync(where);
   let ctx: Ctx;
   try {

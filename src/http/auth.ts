@@ -127,13 +127,13 @@ export async function authenticate(ctx: Ctx, limiter: RateLimiter, input: AuthIn
     checkSignature(ctx, merchant, input);
   } catch (e) {
     if (isPaygateError(e) && (e.code === RESULT_CODES.BAD_SIGNATURE || e.code === RESULT_CODES.UNKNOWN_MERCHANT)) {
-      const hit = limiter.hit(`auth-failure:${input.clientIp}`, AUTH_FAILURE_LIMIT, now);
+      const hit = await limiter.hit(`auth-failure:${input.clientIp}`, AUTH_FAILURE_LIMIT, now);
       if (!hit.ok) throw new RateLimited(hit.retryAfter);
     }
     throw e;
   }
   const key = budget.by === 'apiKey' ? merchant.apiKey : merchant.id;
-  const hit = limiter.hit(`${budget.bucket}:${key}`, budget.limit, now);
+  const hit = await limiter.hit(`${budget.bucket}:${key}`, budget.limit, now);
   if (!hit.ok) throw new RateLimited(hit.retryAfter);
   if (merchant.signatureVersion === 1) refuseAmbiguousV1(input.params);
   return merchant;

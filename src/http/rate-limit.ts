@@ -8,9 +8,32 @@ export const WINDOW_MS = 60_000;
 export type HitResult = { ok: true } | { ok: false; retryAfter: number };
 
 export interface RateLimiter {
-  hit(key: string, limit: number, now: number): HitResult;
+  hit(key: string, limit: number, now: number): HitResult | Promise<HitResult>;
   /** Drop windows that hold nothing recent (called by a timer so idle keys cost no memory). */
-  sweep(now: number): void;
+  sweep(now: number): void | Promise<void>;
+}
+
+/** The windows an engine keeps in the database, shared by every `serve` on it. */
+export interface SharedRateCounter {
+  countRateHit(key: string, limit: number, now: number): Promise<HitResult>;
+  sweepRateHits(now: number): Promise<void>;
+}
+
+/**
+ * The limiter of a server database (PostgreSQL): every hit is one statement that counts and
+ * records it, so a merchant's budget holds across all instances. Same windows, same answers
+ * (retryAfter included) as the in-memory limiter.
+ */
+export function createSharedRateLimiter(enabled: boolean, counter: SharedRateCounter): RateLimiter {
+  return {
+    hit(key, limit, now) {
+      if (!enabled) return { ok: true };
+      return counter.countRateHit(key, limit, now);
+    },
+    async sweep(now) {
+      if (enabled) await counter.sweepRateHits(now);
+    },
+  };
 }
 
 export function createRateLimiter(enabled: boolean): RateLimiter {

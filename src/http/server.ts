@@ -12,7 +12,7 @@ import { createMetrics } from './metrics.js';
 import { buildOpenApi, type PlainRouteDoc } from './openapi.js';
 import { isPagePath, pageDocs, pageMalformed, pageNotFound, registerPages } from './pages/plugin.js';
 import { registerStripeWebhook, stripeWebhookDocs } from './stripe-webhook.js';
-import { createRateLimiter } from './rate-limit.js';
+import { createRateLimiter, createSharedRateLimiter, type RateLimiter } from './rate-limit.js';
 import { apiRoutes } from './routes/index.js';
 
 export interface ServerOptions {
@@ -113,8 +113,9 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     for (const method of [r.method].flat()) app.paygateRoutes.push({ method, url: r.url });
   });
 
-  const limiter = createRateLimiter(opts.rateLimit !== false);
-  const sweep = setInterval(() => limiter.sweep(ctx.clock.now()), 60_000);
+  const limiter = rateLimiterFor(ctx, opts.rateLimit !== false);
+  // A sweep that fails (the database briefly unreachable) is retried by the next tick.
+  const sweep = setInterval(() => void Promise.resolve(limiter.sweep(ctx.clock.now())).catch(() => {}), 60_000);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
 
@@ -172,4 +173,19 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
   });
   app.setErrorHandler(apiErrorHandler);
   return app;
+}
+
+/**
+ * One `serve` on SQLite answers every request, so its budgets live in memory; an engine shared by
+ * several instances (PostgreSQL) counts them in the database so they hold whichever one answers.
+ */
+function rateLimiterFor(ctx: Ctx, enabled: boolean): RateLimiter {
+  const { store } = ctx;
+  if (store.countRateHit && store.sweepRateHits) {
+    return createSharedRateLimiter(enabled, {
+      countRateHit: (key, limit, now) => store.countRateHit!(key, limit, now),
+      sweepRateHits: (now) => store.sweepRateHits!(now),
+    });
+  }
+  return createRateLimiter(enabled);
 }

@@ -85,8 +85,18 @@ export interface Store extends Reads {
   sealedBatch(col: SealedColumn, afterId: string, limit: number): Promise<SealedRow[]>;
   /** Rewrite the file so no free page or log keeps old values (after a vault key rotation). */
   compact(): Promise<void>;
+  /**
+   * Rate limits shared by every process on the database (PostgreSQL): count a hit on `key` at
+   * `now` against `limit` per sliding 60 s window. Absent on an engine whose one `serve` keeps
+   * them in memory (SQLite).
+   */
+  countRateHit?(key: string, limit: number, now: number): Promise<RateHitResult>;
+  /** Forget budgets with no hit left in the window. */
+  sweepRateHits?(now: number): Promise<void>;
   close(): Promise<void>;
 }
+
+export type RateHitResult = { ok: true } | { ok: false; retryAfter: number };
 
 /** Reads, on both sides of the boundary: on `Store` the committed state, on `Tx` the unit of work's view. */
 export interface Reads {

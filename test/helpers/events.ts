@@ -1,6 +1,6 @@
+import { rowsOf } from './rows.js';
 import type { Ctx } from '../../src/ctx.js';
 import type { Tx } from '../../src/store/store.js';
-import { sqliteOf } from './ctx.js';
 
 /** SPEC §8 bodies, written out by hand (every value a string; fields without value left out). */
 export function paymentBody(merchantId: string, n: number, extra: Record<string, string> = {}): Record<string, string> {
@@ -88,11 +88,7 @@ export interface OutboxRow {
   deliveredAt: number | null;
 }
 
-export function outboxRow(ctx: Ctx, id: string): OutboxRow {
-  return sqliteOf(ctx)
-    .prepare(
-      `SELECT id, status, attempts, next_attempt_at AS nextAttemptAt, last_http_status AS lastHttpStatus,
-         last_error AS lastError, delivered_at AS deliveredAt FROM outbox_events WHERE id = ?`,
-    )
-    .get(id) as OutboxRow;
+export async function outboxRow(ctx: Ctx, id: string): Promise<OutboxRow> {
+  return (await rowsOf(ctx).get(`SELECT id, status, attempts, next_attempt_at AS "nextAttemptAt", last_http_status AS "lastHttpStatus",
+         last_error AS "lastError", delivered_at AS "deliveredAt" FROM outbox_events WHERE id = ?`, id)) as OutboxRow;
 }

@@ -1,9 +1,10 @@
+import { rowsOf } from './rows.js';
 import type { Ctx } from '../../src/ctx.js';
 import { createPlan } from '../../src/services/plans.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { cardYear } from './cards.js';
-import { sqliteOf, testMerchant } from './ctx.js';
+import { testMerchant } from './ctx.js';
 
 let seq = 0;
 
@@ -80,16 +81,14 @@ export interface RecordRow {
 }
 
 /** Every record of a subscription in creation order (raw rows, for exact checks). */
-export function records(ctx: Ctx, subscriptionId: string): RecordRow[] {
-  return sqliteOf(ctx)
-    .prepare('SELECT * FROM billing_records WHERE subscription_id = ? ORDER BY created_at, id')
-    .all(subscriptionId) as RecordRow[];
+export async function records(ctx: Ctx, subscriptionId: string): Promise<RecordRow[]> {
+  return (await rowsOf(ctx).all('SELECT * FROM billing_records WHERE subscription_id = ? ORDER BY created_at, id', subscriptionId)) as RecordRow[];
 }
 
-export function subRow(ctx: Ctx, subscriptionId: string): Record<string, unknown> {
-  return sqliteOf(ctx).prepare('SELECT * FROM subscriptions WHERE id = ?').get(subscriptionId) as Record<string, unknown>;
+export async function subRow(ctx: Ctx, subscriptionId: string): Promise<Record<string, unknown>> {
+  return (await rowsOf(ctx).get('SELECT * FROM subscriptions WHERE id = ?', subscriptionId)) as Record<string, unknown>;
 }
 
-export function planCount(ctx: Ctx, planId: string): number {
-  return (sqliteOf(ctx).prepare('SELECT current_subscriptions AS n FROM plans WHERE id = ?').get(planId) as { n: number }).n;
+export async function planCount(ctx: Ctx, planId: string): Promise<number> {
+  return ((await rowsOf(ctx).get('SELECT current_subscriptions AS n FROM plans WHERE id = ?', planId)) as { n: number }).n;
 }

@@ -1,9 +1,10 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { deliverDue, startDeliveryLoop } from '../../src/notify/deliver.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { testApp, testMerchant, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 import { enqueue, enqueueIn, outboxRow, paymentBody, subscriptionBody } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -24,9 +25,9 @@ afterEach(async () => {
   rx.answer(() => 200);
 });
 
-const waitFor = async (cond: () => boolean, what: string): Promise<void> => {
+const waitFor = async (cond: () => boolean | Promise<boolean>, what: string): Promise<void> => {
   for (let i = 0; i < 400; i++) {
-    if (cond()) return;
+    if (await cond()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`timed out waiting for ${what}`);
@@ -39,20 +40,21 @@ describe('a hanging receiver', () => {
     const fast = await testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
     const slowIds = await Promise.all([1, 2, 3, 4].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) })));
     const fastId = await enqueue(app.ctx, { merchantId: fast.merchantId, body: paymentBody(fast.merchantId, 99) });
-    let slowAttemptsWhenFastArrived = -1;
+    let slowAttemptsWhenFastArrived: Promise<number> = Promise.resolve(-1);
     rx.answer((r) => {
       if (r.path === '/hang') return 'hang';
       // No hanging request has finished (they only end at the timeout) when this one arrives.
-      slowAttemptsWhenFastArrived = slowIds.reduce((sum, id) => sum + outboxRow(app.ctx, id).attempts, 0);
+      // The read starts now, while the hanging requests are still open.
+      slowAttemptsWhenFastArrived = Promise.all(slowIds.map((id) => outboxRow(app.ctx, id))).then((rows) => rows.reduce((sum, r) => sum + r.attempts, 0));
       return 200;
     });
 
     const r = await deliverDue(app.ctx, { concurrency: 4, timeoutMs: 2000 });
-    expect(slowAttemptsWhenFastArrived).toBe(0);
-    expect(outboxRow(app.ctx, fastId)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
+    expect(await slowAttemptsWhenFastArrived).toBe(0);
+    expect(await outboxRow(app.ctx, fastId)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
     // One merchant gets at most half the slots (2 of 4), so the hanging ones go two at a time.
     expect(r).toEqual({ delivered: 1, failed: 4, dead: 0 });
-    for (const id of slowIds) expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: null, lastError: expect.stringMatching(/timeout/) });
+    for (const id of slowIds) expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: null, lastError: expect.stringMatching(/timeout/) });
   });
 
   it('the serve loop delivers a new callback while earlier ones hang; stop() waits for the ones in flight', async () => {
@@ -65,11 +67,11 @@ describe('a hanging receiver', () => {
     await waitFor(() => rx.received.filter((g) => g.path === '/hang').length === 2, 'two hanging requests');
     const fastId = await enqueue(app.ctx, { merchantId: fast.merchantId, body: paymentBody(fast.merchantId, 9) });
     await waitFor(() => rx.received.some((g) => g.path === '/ok'), 'the other merchant’s callback');
-    await waitFor(() => outboxRow(app.ctx, fastId).status === 'DELIVERED', 'the delivery to be recorded');
-    expect(slowIds.map((id) => outboxRow(app.ctx, id).attempts)).toEqual([0, 0, 0]);
+    await waitFor(async () => (await outboxRow(app.ctx, fastId)).status === 'DELIVERED', 'the delivery to be recorded');
+    expect((await Promise.all(slowIds.map((id) => outboxRow(app.ctx, id)))).map((r) => r.attempts)).toEqual([0, 0, 0]);
     await loop.stop();
     // stop() returned after the two hanging requests ended (timeout) and were recorded.
-    expect(slowIds.map((id) => outboxRow(app.ctx, id).attempts).sort()).toEqual([0, 1, 1]);
+    expect((await Promise.all(slowIds.map((id) => outboxRow(app.ctx, id)))).map((r) => r.attempts).sort()).toEqual([0, 1, 1]);
   });
 });
 
@@ -110,7 +112,7 @@ describe('two deliverers racing', () => {
     expect(counts.size).toBe(1000);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     expect(new Set(counts.keys())).toEqual(new Set(ids));
-    const delivered = sqliteOf(app.ctx).prepare("SELECT count(*) AS n FROM outbox_events WHERE status = 'DELIVERED' AND attempts = 1").get() as { n: number };
+    const delivered = (await rowsOf(app.ctx).get("SELECT count(*) AS n FROM outbox_events WHERE status = 'DELIVERED' AND attempts = 1")) as { n: number };
     expect(delivered.n).toBe(1000);
     for (const [sub, expected] of order) {
       expect(rx.received.filter((g) => g.body.subscriptionId === sub).map((g) => g.body.eventId), sub).toEqual(expected);

@@ -1,3 +1,4 @@
+import { rowsOf } from '../helpers/rows.js';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,7 +7,7 @@ import { deliverDue } from '../../src/notify/deliver.js';
 import { requireMerchant, updateMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { enqueue, enqueueIn, outboxRow, paymentBody, subscriptionBody, SUBSCRIPTION_EVENT_TYPES } from '../helpers/events.js';
 import { startReceiver, verifyV1Callback, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
 import { cardYear } from '../helpers/cards.js';
@@ -68,7 +69,7 @@ describe('callback bodies and signatures', () => {
       expect(t).toBeGreaterThanOrEqual(before);
       expect(t).toBeLessThanOrEqual(after);
       expect(verifyV2Callback(got.headers['x-paygate-signature'], got.rawBody, 'sk_wrong')).toBeUndefined();
-      const row = outboxRow(app.ctx, eventId);
+      const row = await outboxRow(app.ctx, eventId);
       expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, lastHttpStatus: 200, lastError: null, deliveredAt: app.ctx.clock.now() });
     }
     // Nothing left to do: a second pass sends nothing again.
@@ -136,7 +137,7 @@ describe('guard rails', () => {
       tx.enqueueEvent({ merchantId: m.merchantId, kind: 'PAYMENT', eventType: 'PAYMENT', body: paymentBody(m.merchantId, 1), now: app.ctx.clock.now() }),
     );
     expect(written).toBeUndefined();
-    expect(sqliteOf(app.ctx).prepare('SELECT count(*) AS n FROM outbox_events').get()).toEqual({ n: 0 });
+    expect((await rowsOf(app.ctx).get('SELECT count(*) AS n FROM outbox_events'))).toEqual({ n: 0 });
     // Its own URL, or the merchant's, is enough.
     expect(await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url() })).toMatch(/^evt_/);
     await updateMerchant(app.ctx, m.merchantId, { notifyUrl: rx.url() });
@@ -152,9 +153,9 @@ describe('guard rails', () => {
     const long = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 3), notifyUrl: rx.url('/' + 'a'.repeat(500)) });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 3 });
     expect(rx.received).toHaveLength(0);
-    expect(outboxRow(app.ctx, none)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/no notifyUrl/) });
-    expect(outboxRow(app.ctx, ftp)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/http or https/) });
-    expect(outboxRow(app.ctx, long)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/500 characters/) });
+    expect(await outboxRow(app.ctx, none)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/no notifyUrl/) });
+    expect(await outboxRow(app.ctx, ftp)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/http or https/) });
+    expect(await outboxRow(app.ctx, long)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/500 characters/) });
   });
 
   it('events left without a target (the merchant cleared its URL) all end DEAD in one pass; an event with its own URL is still sent', async () => {
@@ -168,9 +169,9 @@ describe('guard rails', () => {
     const own = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 9_999), notifyUrl: rx.url('/own') });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 2_500 });
     expect(rx.received.map((g) => g.path)).toEqual(['/own']);
-    expect(outboxRow(app.ctx, own)).toMatchObject({ status: 'DELIVERED' });
+    expect(await outboxRow(app.ctx, own)).toMatchObject({ status: 'DELIVERED' });
     for (const id of [orphans[0]!, orphans[2_499]!]) {
-      expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', attempts: 0, lastError: expect.stringMatching(/no notifyUrl/) });
+      expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', attempts: 0, lastError: expect.stringMatching(/no notifyUrl/) });
     }
   });
 
@@ -190,7 +191,7 @@ describe('guard rails', () => {
     const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 1, dead: 0 });
     expect(rx.received.map((g) => g.path)).toEqual(['/moved']);
-    expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 302, nextAttemptAt: app.ctx.clock.now() + 60_000 });
+    expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 302, nextAttemptAt: app.ctx.clock.now() + 60_000 });
   });
 
   it('an endless response body is not read past 64 KiB: the attempt ends with the status, not the timeout', async () => {
@@ -215,8 +216,8 @@ describe('guard rails', () => {
       const m = await testMerchant(app.ctx, { notifyUrl: `http://127.0.0.1:${port}/big` });
       const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
       expect(await deliverDue(app.ctx, { timeoutMs: 20_000 })).toEqual({ delivered: 0, failed: 1, dead: 0 });
-      expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 500, lastError: expect.stringMatching(/^HTTP 500: x+$/) });
-      expect((outboxRow(app.ctx, id).lastError ?? '').length).toBeLessThan(300);
+      expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 500, lastError: expect.stringMatching(/^HTTP 500: x+$/) });
+      expect(((await outboxRow(app.ctx, id)).lastError ?? '').length).toBeLessThan(300);
       expect(sent).toBeGreaterThan(64 * 1024); // the server kept offering more than we read
     } finally {
       endless.closeAllConnections();
@@ -227,7 +228,7 @@ describe('guard rails', () => {
   it('a disabled merchant still gets its callbacks (SPEC §2)', async () => {
     app = await testApp();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
-    sqliteOf(app.ctx).prepare("UPDATE merchants SET status = 'DISABLED' WHERE id = ?").run(m.merchantId);
+    (await rowsOf(app.ctx).run("UPDATE merchants SET status = 'DISABLED' WHERE id = ?", m.merchantId));
     await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 0 });
   });

@@ -67,7 +67,7 @@ describe('retry schedule (test clock)', () => {
     const s0 = t0 / 1000;
     expect(arrivalTimes()).toEqual([s0, s0 + 60, s0 + 360, s0 + 2160]);
     expect(new Set(rx.received.map((g) => g.body.eventId))).toEqual(new Set([id]));
-    expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'DELIVERED', attempts: 4, lastHttpStatus: 200, lastError: null, deliveredAt: t0 + 36 * MIN });
+    expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'DELIVERED', attempts: 4, lastHttpStatus: 200, lastError: null, deliveredAt: t0 + 36 * MIN });
   });
 
   it('a receiver that never answers 2xx: DEAD after the 7th attempt; `events resend` (real CLI) gets it delivered once it is back', async () => {
@@ -88,7 +88,7 @@ describe('retry schedule (test clock)', () => {
       }
     }
     expect(arrivalTimes()).toEqual(offsets.map((o) => (t0 + o) / 1000));
-    expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', attempts: 7, lastHttpStatus: 503 });
+    expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', attempts: 7, lastHttpStatus: 503 });
     app.clock.set(t0 + 100 * HOUR);
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 0 });
     expect(rx.received).toHaveLength(7);
@@ -119,7 +119,7 @@ describe('retry schedule (test clock)', () => {
     expect(rx.received).toHaveLength(8);
     expect(rx.received[7]?.body.eventId).toBe(id);
     expect(verifyV2Callback(rx.received[7]?.headers['x-paygate-signature'], rx.received[7]?.rawBody ?? '', m.secret)).toBeDefined();
-    expect(outboxRow(app.ctx, id)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
+    expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
 
     // A delivered event can be resent too (the merchant lost it): the CLI deliverer sends it, --at as test clock.
     const again2 = paygate(['--db', app.dbPath, 'events', 'resend', id, '--json'], { env });
@@ -146,8 +146,8 @@ describe('order per subscription', () => {
 
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 1, dead: 0 });
     expect(rx.received.map((g) => g.body.eventId).sort()).toEqual([e1, other].sort());
-    expect(outboxRow(app.ctx, e2).status).toBe('PENDING');
-    expect(outboxRow(app.ctx, e2).attempts).toBe(0);
+    expect((await outboxRow(app.ctx, e2)).status).toBe('PENDING');
+    expect((await outboxRow(app.ctx, e2)).attempts).toBe(0);
 
     app.clock.set(t0 + MIN);
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 3, failed: 0, dead: 0 });

@@ -1,10 +1,11 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Ctx } from '../../src/ctx.js';
 import { deliverDue } from '../../src/notify/deliver.js';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { createMerchant, requireMerchant, updateMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { enqueue, outboxRow, paymentBody } from '../helpers/events.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { cardYear } from '../helpers/cards.js';
@@ -33,7 +34,7 @@ afterEach(async () => {
 
 const card = JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW), cvv: '123' });
 const pay = (n: string, notifyUrl: string) => ({ requestId: n, relationId: n, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card, notifyUrl });
-const count = (ctx: Ctx, table: string): number => (sqliteOf(ctx).prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = async (ctx: Ctx, table: string): Promise<number> => ((await rowsOf(ctx).get(`SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
 const errorOf = async (f: () => unknown): Promise<unknown> => {
   try {
     await f();
@@ -43,8 +44,8 @@ const errorOf = async (f: () => unknown): Promise<unknown> => {
   return undefined;
 };
 /** A target stored before it would be refused (older version, or the policy changed since). */
-const setMerchantUrl = (ctx: Ctx, id: string, url: string): void => {
-  sqliteOf(ctx).prepare('UPDATE merchants SET notify_url = ? WHERE id = ?').run(url, id);
+const setMerchantUrl = async (ctx: Ctx, id: string, url: string): Promise<void> => {
+  (await rowsOf(ctx).run('UPDATE merchants SET notify_url = ? WHERE id = ?', url, id));
 };
 
 const METADATA_URLS = [
@@ -63,21 +64,21 @@ describe('a notifyUrl that can never be called back is 1001 where it is given', 
   it.each(METADATA_URLS)('by default: %s (merchant create, merchant update, transaction)', async (url) => {
     app = await testApp();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
-    const merchants = count(app.ctx, 'merchants');
+    const merchants = await count(app.ctx, 'merchants');
     expect(await errorOf(() => createMerchant(app.ctx, { name: 'Evil', notifyUrl: url }))).toMatchObject({
       code: '1001',
       field: 'notifyUrl',
       message: expect.stringMatching(/^notifyUrl: host .* is a link-local or cloud metadata address; callbacks never go there$/),
     });
-    expect(count(app.ctx, 'merchants')).toBe(merchants);
+    expect(await count(app.ctx, 'merchants')).toBe(merchants);
 
     expect(await errorOf(() => updateMerchant(app.ctx, m.merchantId, { notifyUrl: url }))).toMatchObject({ code: '1001', field: 'notifyUrl' });
     expect((await requireMerchant(app.ctx, m.merchantId)).notifyUrl).toBe(rx.url());
 
     const merchant = await requireMerchant(app.ctx, m.merchantId);
     expect(await errorOf(() => createTransaction(app.ctx, merchant, pay('r1', url)))).toMatchObject({ code: '1001', field: 'notifyUrl' });
-    expect(count(app.ctx, 'transactions')).toBe(0);
-    expect(count(app.ctx, 'outbox_events')).toBe(0);
+    expect(await count(app.ctx, 'transactions')).toBe(0);
+    expect(await count(app.ctx, 'outbox_events')).toBe(0);
   });
 
   const LOOPBACK_AND_PRIVATE = ['http://127.0.0.1:9/', 'http://[::127.0.0.1]/', 'http://[::1]/', 'http://2130706433/', 'http://localhost:9/', 'http://10.0.0.1/', 'http://[fd12::1]/', 'http://100.64.0.1/'];
@@ -93,7 +94,7 @@ describe('a notifyUrl that can never be called back is 1001 where it is given', 
     expect(await errorOf(() => updateMerchant(app.ctx, m.merchantId, { notifyUrl: url }))).toMatchObject({ code: '1001', field: 'notifyUrl' });
     const merchant = await requireMerchant(app.ctx, m.merchantId);
     expect(await errorOf(() => createTransaction(app.ctx, merchant, pay('r1', url)))).toMatchObject({ code: '1001', field: 'notifyUrl' });
-    expect(count(app.ctx, 'transactions')).toBe(0);
+    expect(await count(app.ctx, 'transactions')).toBe(0);
   });
 
   it.each(LOOPBACK_AND_PRIVATE)('by default %s is accepted (a shop on its own host)', async (url) => {
@@ -118,17 +119,17 @@ describe('delivery connects only where the policy allows', () => {
   it('by default an event stored with a metadata address is never sent: DEAD after one attempt, with the reason', async () => {
     app = await testApp();
     const m = await testMerchant(app.ctx);
-    setMerchantUrl(app.ctx, m.merchantId, 'http://2852039166/latest/meta-data/');
+    await setMerchantUrl(app.ctx, m.merchantId, 'http://2852039166/latest/meta-data/');
     const viaMerchant = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     const own = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: 'http://[::ffff:169.254.169.254]/' });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 2 });
-    expect(outboxRow(app.ctx, viaMerchant)).toMatchObject({
+    expect(await outboxRow(app.ctx, viaMerchant)).toMatchObject({
       status: 'DEAD',
       attempts: 1,
       lastHttpStatus: null,
       lastError: 'refused: notifyUrl host 169.254.169.254 is a link-local or cloud metadata address; callbacks never go there',
     });
-    expect(outboxRow(app.ctx, own)).toMatchObject({
+    expect(await outboxRow(app.ctx, own)).toMatchObject({
       status: 'DEAD',
       attempts: 1,
       lastError: 'refused: notifyUrl host ::ffff:a9fe:a9fe (carrying 169.254.169.254) is a link-local or cloud metadata address; callbacks never go there',
@@ -138,28 +139,28 @@ describe('delivery connects only where the policy allows', () => {
   it('with deny, a loopback address in the URL is never connected to: DEAD after one attempt', async () => {
     app = await testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
     const m = await testMerchant(app.ctx);
-    setMerchantUrl(app.ctx, m.merchantId, rx.url());
+    await setMerchantUrl(app.ctx, m.merchantId, rx.url());
     const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     const mapped = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url().replace('127.0.0.1', '[::127.0.0.1]') });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 2 });
     expect(rx.received).toHaveLength(0);
-    expect(outboxRow(app.ctx, id)).toMatchObject({
+    expect(await outboxRow(app.ctx, id)).toMatchObject({
       status: 'DEAD',
       attempts: 1,
       lastError: 'refused: notifyUrl host 127.0.0.1 is a loopback address; PAYGATE_CALLBACK_PRIVATE=deny allows only global addresses',
     });
-    expect(outboxRow(app.ctx, mapped).lastError).toMatch(/^refused: notifyUrl host ::7f00:1 \(carrying 127\.0\.0\.1\) is a loopback address/);
+    expect((await outboxRow(app.ctx, mapped)).lastError).toMatch(/^refused: notifyUrl host ::7f00:1 \(carrying 127\.0\.0\.1\) is a loopback address/);
   });
 
   it('with deny, a host name resolving to loopback is refused when connecting: a failed attempt with the reason, nothing received', async () => {
     app = await testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
     const m = await testMerchant(app.ctx);
     // The receiver is listening on 127.0.0.1: without the policy this name would reach it.
-    setMerchantUrl(app.ctx, m.merchantId, rx.url().replace('127.0.0.1', 'localhost'));
+    await setMerchantUrl(app.ctx, m.merchantId, rx.url().replace('127.0.0.1', 'localhost'));
     const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 1, dead: 0 });
     expect(rx.received).toHaveLength(0);
-    expect(outboxRow(app.ctx, id)).toMatchObject({
+    expect(await outboxRow(app.ctx, id)).toMatchObject({
       status: 'PENDING',
       attempts: 1,
       lastHttpStatus: null,

@@ -1,9 +1,10 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { listEvents } from '../../src/services/events.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { updateMerchant } from '../../src/services/merchants.js';
-import { testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { testApp, type TestApp } from '../helpers/ctx.js';
 import { startReceiver, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
 import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
 
@@ -54,7 +55,7 @@ describe('callbacks of a real subscription', () => {
       expect(g.rawBody).not.toMatch(/4242424242424242/);
     }
     // Business times above follow the run's clock; the signature's t is the real time of sending.
-    const secretRow = sqliteOf(app.ctx).prepare('SELECT secret_enc AS s FROM merchants WHERE id = ?').get(merchantId) as { s: string };
+    const secretRow = (await rowsOf(app.ctx).get('SELECT secret_enc AS s FROM merchants WHERE id = ?', merchantId)) as { s: string };
     const secret = app.ctx.vault.decrypt(secretRow.s);
     const signedAt = verifyV2Callback(renewal?.headers['x-paygate-signature'], renewal?.rawBody ?? '', secret);
     // Within a verifier's ±300 s of the receiver's clock (the run's clock is months away).

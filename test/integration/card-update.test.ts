@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSED_NOTIFY_URL, testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, type TestApp } from '../helpers/ctx.js';
+import { rowsOf } from '../helpers/rows.js';
 import { cardYear } from '../helpers/cards.js';
 import { merchantWithPlan, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { updateCard } from '../../src/services/card-update/index.js';
@@ -15,11 +16,13 @@ let app: TestApp;
 afterEach(async () => app?.close());
 const t = (s: string): number => parseTime(s, 'UTC');
 const cardInfo = (ctx: Ctx, cardNumber: string) => ({ holderName: 'Ada', cardNumber, month: '12', year: cardYear(ctx.clock.now()), cvv: '123' });
-const cardsStored = (ctx: Ctx): number => (sqliteOf(ctx).prepare('SELECT count(*) AS n FROM cards').get() as { n: number }).n;
-const renewFailed = (a: TestApp, id: string): Record<string, string>[] =>
-  (sqliteOf(a.ctx).prepare("SELECT payload FROM outbox_events WHERE subscription_id = ? AND event_type = 'RENEW_FAILED' ORDER BY seq").all(id) as { payload: string }[]).map(
+const cardsStored = async (ctx: Ctx): Promise<number> => (await rowsOf(ctx).get<{ n: number }>('SELECT count(*) AS n FROM cards')).n;
+const renewFailed = async (a: TestApp, id: string): Promise<Record<string, string>[]> =>
+  (await rowsOf(a.ctx).all<{ payload: string }>("SELECT payload FROM outbox_events WHERE subscription_id = ? AND event_type = 'RENEW_FAILED' ORDER BY seq", id)).map(
     (r) => JSON.parse(r.payload) as Record<string, string>,
   );
+const cardOf = (ctx: Ctx, subscriptionId: string): Promise<unknown> =>
+  rowsOf(ctx).get('SELECT c.last4 FROM subscriptions s JOIN cards c ON c.id = s.card_id WHERE s.id = ?', subscriptionId);
 const codeOf = (p: Promise<unknown>): Promise<string | undefined> =>
   p.then(
     () => undefined,
@@ -46,9 +49,9 @@ describe('card update', () => {
     clock.set(t('2026-02-15 18:30:00'));
     const r = await updateCard(ctx, merchantId, { subscriptionId, cardInfo: JSON.stringify(cardInfo(ctx, '4242424242424242')) });
     expect(r).toMatchObject({ subscriptionId, status: '200000', card: '424242******4242', nextBillingTime: '2026-02-15 18:30:00' });
-    expect(cardsStored(ctx)).toBe(1); // the old card is gone
+    expect(await cardsStored(ctx)).toBe(1); // the old card is gone
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
-    const recs = records(ctx, subscriptionId);
+    const recs = (await records(ctx, subscriptionId));
     expect(recs.map((x) => [x.billing_type, x.status])).toEqual([
       ['INITIAL', 'SUCCESS'],
       ['RENEW', 'FAILED'],
@@ -57,7 +60,7 @@ describe('card update', () => {
     ]);
     // The anchor is kept: the next renewal is on the 15th, not a month after the retry.
     expect((await subscriptionDetail(ctx, merchantId, subscriptionId)).nextBillingTime).toBe('2026-03-15 09:00:00');
-    expect(subRow(ctx, subscriptionId)).toMatchObject({ status: 'ACTIVE', anchor_time: t('2026-01-15 09:00:00'), card_update_token: null });
+    expect((await subRow(ctx, subscriptionId))).toMatchObject({ status: 'ACTIVE', anchor_time: t('2026-01-15 09:00:00'), card_update_token: null });
   });
 
   it('RENEW_FAILED callbacks carry updateCardUrl; every retry names the same page; it ends when used', async () => {
@@ -66,7 +69,7 @@ describe('card update', () => {
     const { subscriptionId } = await failing(app);
     clock.set(t('2026-02-16 09:00:00'));
     await runRenewal(ctx);
-    const [first, second] = renewFailed(app, subscriptionId);
+    const [first, second] = await renewFailed(app, subscriptionId);
     expect(first?.updateCardUrl).toMatch(new RegExp(`^${ctx.config.publicUrl}/card/[A-Za-z0-9_-]{20,}$`));
     expect(second?.updateCardUrl).toBe(first?.updateCardUrl);
     const token = tokenOf(first?.updateCardUrl);
@@ -80,7 +83,7 @@ describe('card update', () => {
     app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;
     const { merchantId, subscriptionId } = await failing(app);
-    const token = tokenOf(renewFailed(app, subscriptionId)[0]?.updateCardUrl);
+    const token = tokenOf((await renewFailed(app, subscriptionId))[0]?.updateCardUrl);
     clock.set(t('2026-02-22 08:59:00'));
     await expect(getCardPage(ctx, token)).resolves.toMatchObject({ token });
     clock.set(t('2026-02-22 09:00:00'));
@@ -97,14 +100,14 @@ describe('card update', () => {
     const { subscriptionId } = await subscribe(ctx, merchantId, planId);
     const declined = await updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '4000000000000002') });
     expect(declined).toMatchObject({ status: '300000', failReason: 'card_declined', card: '424242******4242' });
-    expect(cardsStored(ctx)).toBe(1);
+    expect(await cardsStored(ctx)).toBe(1);
     expect(await codeOf(updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '4242424242424241') }))).toBe('1011');
     await pauseSubscription(ctx, merchantId, subscriptionId);
     expect(await updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '5555555555554444') })).toMatchObject({ status: '200000', card: '555555******4444' });
     await cancelSubscription(ctx, merchantId, subscriptionId);
     expect(await codeOf(updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '4242424242424242') }))).toBe('1008');
     expect(await codeOf(updateCard(ctx, merchantId, { subscriptionId: 'sub_nope', cardInfo: cardInfo(ctx, '4242424242424242') }))).toBe('1007');
-    expect(cardsStored(ctx)).toBe(0);
+    expect(await cardsStored(ctx)).toBe(0);
   });
 
   it('a card that asks for 3DS answers 100040 with the page; completing it replaces the card, failing it keeps the old one', async () => {
@@ -118,13 +121,12 @@ describe('card update', () => {
     const done = await completeThreeDs(ctx, (asked.url ?? '').split('/3ds/')[1] ?? '', true);
     expect(done.result).toBe('succeeded');
     expect((await subscriptionDetail(ctx, merchantId, subscriptionId)).status).toBe('ACTIVE');
-    const card = sqliteOf(ctx).prepare('SELECT c.last4 FROM subscriptions s JOIN cards c ON c.id = s.card_id WHERE s.id = ?').get(subscriptionId);
-    expect(card).toEqual({ last4: '3220' });
+    expect(await cardOf(ctx, subscriptionId)).toEqual({ last4: '3220' });
     const again = await updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '4000002500003155') });
     await completeThreeDs(ctx, (again.url ?? '').split('/3ds/')[1] ?? '', false);
-    expect(sqliteOf(ctx).prepare('SELECT c.last4 FROM subscriptions s JOIN cards c ON c.id = s.card_id WHERE s.id = ?').get(subscriptionId)).toEqual({ last4: '3220' });
-    expect(cardsStored(ctx)).toBe(1);
+    expect(await cardOf(ctx, subscriptionId)).toEqual({ last4: '3220' });
+    expect(await cardsStored(ctx)).toBe(1);
     // A card check sends no PAYMENT callback: nothing was paid.
-    expect(sqliteOf(ctx).prepare("SELECT count(*) AS n FROM outbox_events o JOIN transactions t ON t.id = o.transaction_id WHERE t.payment_type = 'CARD_CHECK'").get()).toEqual({ n: 0 });
+    expect(await rowsOf(ctx).get("SELECT count(*) AS n FROM outbox_events o JOIN transactions t ON t.id = o.transaction_id WHERE t.payment_type = 'CARD_CHECK'")).toEqual({ n: 0 });
   });
 });

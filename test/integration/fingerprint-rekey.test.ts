@@ -10,7 +10,8 @@ import { requireMerchant } from '../../src/services/merchants.js';
 import { refundTransaction } from '../../src/services/refund.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { cardYear } from '../helpers/cards.js';
-import { sqliteOf, TEST_VAULT_KEY, tempDir, testMerchant } from '../helpers/ctx.js';
+import { rowsOf } from '../helpers/rows.js';
+import { TEST_VAULT_KEY, tempDir, testMerchant } from '../helpers/ctx.js';
 
 /**
  * Databases written before fingerprints were keyed hold plain SHA-256 hex in
@@ -36,8 +37,8 @@ const plainHash = (input: Record<string, string>): string =>
     .update(Object.keys(input).filter((k) => input[k] !== '').sort().map((k) => `${k}=${input[k]}`).join('&'), 'utf8')
     .digest('hex');
 
-const hashes = (ctx: Ctx) =>
-  sqliteOf(ctx).prepare('SELECT scope, request_id AS requestId, request_hash AS hash FROM idempotency_keys ORDER BY scope, request_id').all() as {
+const hashes = async (ctx: Ctx) =>
+  (await rowsOf(ctx).all('SELECT scope, request_id AS "requestId", request_hash AS hash FROM idempotency_keys ORDER BY scope, request_id')) as {
     scope: string;
     requestId: string;
     hash: string;
@@ -55,11 +56,11 @@ async function oldDatabase() {
   const txn = await createTransaction(ctx, m, pay);
   const refund = { merchantId, transactionOrderId: txn.transactionOrderId, refundAmount: '4.00', requestId: 'rf-1' };
   const rfd = await refundTransaction(ctx, m, refund);
-  const keyed = hashes(ctx);
+  const keyed = await hashes(ctx);
   const plain = { transaction: plainHash(pay), refund: plainHash(refund) };
-  sqliteOf(ctx).prepare('UPDATE idempotency_keys SET request_hash = ? WHERE scope = ?').run(plain.transaction, 'transaction');
-  sqliteOf(ctx).prepare('UPDATE idempotency_keys SET request_hash = ? WHERE scope = ?').run(plain.refund, 'refund');
-  sqliteOf(ctx).prepare("DELETE FROM meta WHERE key = 'request_hash'").run();
+  (await rowsOf(ctx).run('UPDATE idempotency_keys SET request_hash = ? WHERE scope = ?', plain.transaction, 'transaction'));
+  (await rowsOf(ctx).run('UPDATE idempotency_keys SET request_hash = ? WHERE scope = ?', plain.refund, 'refund'));
+  (await rowsOf(ctx).run("DELETE FROM meta WHERE key = 'request_hash'"));
   await ctx.close();
   return { dbPath, merchantId, pay, refund, txn, rfd, keyed, plain };
 }
@@ -69,7 +70,7 @@ describe('rekeying plain fingerprints on open', () => {
     const old = await oldDatabase();
     const ctx = await open(old.dbPath);
     try {
-      const now = hashes(ctx);
+      const now = await hashes(ctx);
       expect(now).toEqual(old.keyed);
       expect(now.map((r) => r.hash)).not.toContain(old.plain.transaction);
       expect(now.map((r) => r.hash)).not.toContain(old.plain.refund);
@@ -104,7 +105,7 @@ describe('rekeying plain fingerprints on open', () => {
     await (await open(old.dbPath)).close();
     const ctx = await open(old.dbPath);
     try {
-      expect(hashes(ctx)).toEqual(old.keyed);
+      expect(await hashes(ctx)).toEqual(old.keyed);
     } finally {
       await ctx.close();
     }
@@ -115,7 +116,7 @@ describe('rekeying plain fingerprints on open', () => {
     await expect(open(old.dbPath, randomBytes(32).toString('base64'))).rejects.toThrowError(/vault key does not (open|match) this database/);
     const ctx = await open(old.dbPath);
     try {
-      expect(hashes(ctx)).toEqual(old.keyed);
+      expect(await hashes(ctx)).toEqual(old.keyed);
     } finally {
       await ctx.close();
     }

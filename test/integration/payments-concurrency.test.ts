@@ -1,3 +1,4 @@
+import { rowsOf } from '../helpers/rows.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { TEST_VAULT_KEY, CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { TEST_VAULT_KEY, CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 /**
@@ -77,10 +78,10 @@ describe('across processes (needs the build: npm test runs it first)', () => {
     expect(results.every((r) => r.ok)).toBe(true);
     expect(new Set(results.map((r) => r.ok?.transactionOrderId)).size).toBe(1);
     expect(results.every((r) => r.ok?.status === '200000' || r.ok?.status === '100000')).toBe(true);
-    const n = (sql: string) => (sqliteOf(app.ctx).prepare(sql).get() as { n: number }).n;
-    expect(n('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
-    expect(n('SELECT count(*) AS n FROM transactions')).toBe(1);
-    expect(n("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(1);
+    const n = async (sql: string) => ((await rowsOf(app.ctx).get(sql)) as { n: number }).n;
+    expect(await n('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
+    expect(await n('SELECT count(*) AS n FROM transactions')).toBe(1);
+    expect(await n("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(1);
   });
 
   it('20 processes refunding 0.75 each of 10.00 never refund more than was paid', async () => {
@@ -95,7 +96,7 @@ describe('across processes (needs the build: npm test runs it first)', () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => run(script, ['refund', app.dbPath, m.id, req])));
     expect(results.filter((r) => r.ok)).toHaveLength(13);
     expect(results.filter((r) => !r.ok).every((r) => r.code === '1010')).toBe(true);
-    const row = sqliteOf(app.ctx).prepare('SELECT refunded_amount AS r, refund_reserved AS s, status FROM transactions').get();
+    const row = (await rowsOf(app.ctx).get('SELECT refunded_amount AS r, refund_reserved AS s, status FROM transactions'));
     expect(row).toEqual({ r: 975, s: 0, status: 400010 });
   });
 });
@@ -117,7 +118,7 @@ describe('no card number in plain text anywhere in the database', () => {
         });
       }
     }
-    expect((sqliteOf(ctx).prepare('SELECT count(*) AS n FROM cards').get() as { n: number }).n).toBeGreaterThan(0);
+    expect(((await rowsOf(ctx).get('SELECT count(*) AS n FROM cards')) as { n: number }).n).toBeGreaterThan(0);
     for (const file of [app.dbPath, `${app.dbPath}-wal`].filter(existsSync)) {
       const bytes = readFileSync(file);
       for (const pan of pans) {

@@ -1,10 +1,11 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { queryTransaction, showTransaction } from '../../src/services/transactions/query.js';
 import { cancelCheckout, CHANNEL_GRACE_MS, completeThreeDs, expireStalePages, getPage, submitCheckoutCard } from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
@@ -29,8 +30,8 @@ async function setup() {
   return { ctx, m, checkout };
 }
 
-const status = (id: string) => (sqliteOf(app.ctx).prepare('SELECT status FROM transactions WHERE id = ?').get(id) as { status: number }).status;
-const events = () => (sqliteOf(app.ctx).prepare('SELECT event_type, payload FROM outbox_events ORDER BY seq').all() as { event_type: string; payload: string }[]);
+const status = async (id: string) => ((await rowsOf(app.ctx).get('SELECT status FROM transactions WHERE id = ?', id)) as { status: number }).status;
+const events = async () => ((await rowsOf(app.ctx).all('SELECT event_type, payload FROM outbox_events ORDER BY seq')) as { event_type: string; payload: string }[]);
 
 describe('checkout page', () => {
   it('shows merchant, amount, currency and items', async () => {
@@ -47,8 +48,8 @@ describe('checkout page', () => {
     const { v, token } = await checkout();
     const out = await submitCheckoutCard(ctx, token, pageCard());
     expect(out).toMatchObject({ result: 'succeeded', redirectUrl: urls.returnUrl });
-    expect(status(v.transactionOrderId)).toBe(200000);
-    expect(events().map((e) => e.event_type)).toEqual(['PAYMENT']);
+    expect(await status(v.transactionOrderId)).toBe(200000);
+    expect((await events()).map((e) => e.event_type)).toEqual(['PAYMENT']);
     await expect(getPage(ctx, 'checkout', token)).rejects.toThrow(expect.objectContaining({ code: '1007' }));
   });
 
@@ -60,11 +61,11 @@ describe('checkout page', () => {
     expect(a.view.declines).toBe(1);
     const b = await submitCheckoutCard(ctx, token, pageCard('4000000000009995'));
     expect(b).toMatchObject({ result: 'declined_retry', failReason: 'insufficient_funds' });
-    expect(events()).toHaveLength(0);
+    expect(await events()).toHaveLength(0);
     const c = await submitCheckoutCard(ctx, token, pageCard('4000000000000002'));
     expect(c).toMatchObject({ result: 'failed', redirectUrl: urls.failedUrl, failReason: 'card_declined' });
-    expect(status(v.transactionOrderId)).toBe(300000);
-    expect(events().map((e) => e.event_type)).toEqual(['PAYMENT']);
+    expect(await status(v.transactionOrderId)).toBe(300000);
+    expect((await events()).map((e) => e.event_type)).toEqual(['PAYMENT']);
   });
 
   it('a card failing local checks is a retry that does not count as a decline and charges nothing', async () => {
@@ -74,7 +75,7 @@ describe('checkout page', () => {
     expect(out.result).toBe('declined_retry');
     expect(out.failReason).toMatch(/Luhn/);
     expect(out.view.declines).toBe(0);
-    expect((sqliteOf(ctx).prepare('SELECT count(*) AS n FROM sandbox_charges').get() as { n: number }).n).toBe(0);
+    expect(((await rowsOf(ctx).get('SELECT count(*) AS n FROM sandbox_charges')) as { n: number }).n).toBe(0);
   });
 
   it('a 3DS card goes to the 3DS page, and Complete succeeds', async () => {
@@ -85,15 +86,15 @@ describe('checkout page', () => {
     expect((await getPage(ctx, '3ds', token)).status).toBe(100040);
     await expect(getPage(ctx, 'checkout', token)).rejects.toThrow(expect.objectContaining({ code: '1007' }));
     expect((await completeThreeDs(ctx, token, true)).result).toBe('succeeded');
-    expect(status(v.transactionOrderId)).toBe(200000);
+    expect(await status(v.transactionOrderId)).toBe(200000);
   });
 
   it('Cancel → 300020 → cancelUrl with a callback', async () => {
     const { ctx, checkout } = await setup();
     const { v, token } = await checkout();
     expect(await cancelCheckout(ctx, token)).toMatchObject({ result: 'cancelled', redirectUrl: urls.cancelUrl });
-    expect(status(v.transactionOrderId)).toBe(300020);
-    expect(JSON.parse(events()[0]?.payload ?? '{}')).toMatchObject({ status: '300020' });
+    expect(await status(v.transactionOrderId)).toBe(300020);
+    expect(JSON.parse((await events())[0]?.payload ?? '{}')).toMatchObject({ status: '300020' });
     await expect(cancelCheckout(ctx, token)).rejects.toThrow(expect.objectContaining({ code: '1007' }));
   });
 
@@ -120,8 +121,8 @@ describe('30-minute expiry', () => {
     expect((await getPage(ctx, 'checkout', token)).status).toBe(100050);
     app.clock.advance(60_000);
     await expect(getPage(ctx, 'checkout', token)).rejects.toThrow(expect.objectContaining({ code: '1007' }));
-    expect(status(v.transactionOrderId)).toBe(300010);
-    expect(JSON.parse(events()[0]?.payload ?? '{}')).toMatchObject({ status: '300010' });
+    expect(await status(v.transactionOrderId)).toBe(300010);
+    expect(JSON.parse((await events())[0]?.payload ?? '{}')).toMatchObject({ status: '300010' });
   });
 
   it('querying a transaction whose page ran out reports it EXPIRED (300010), with its callback, not still open', async () => {
@@ -131,8 +132,8 @@ describe('30-minute expiry', () => {
     const q = await queryTransaction(ctx, m.id, { transactionOrderId: v.transactionOrderId });
     expect(q.status).toBe('300010');
     expect(q).not.toHaveProperty('url');
-    expect(status(v.transactionOrderId)).toBe(300010);
-    expect(events().map((e) => e.event_type)).toEqual(['PAYMENT']);
+    expect(await status(v.transactionOrderId)).toBe(300010);
+    expect((await events()).map((e) => e.event_type)).toEqual(['PAYMENT']);
     expect(String((await showTransaction(ctx, v.transactionOrderId)).status)).toBe('300010');
   });
 
@@ -150,8 +151,8 @@ describe('30-minute expiry', () => {
       },
     };
     expect(await submitCheckoutCard(ctx, token, pageCard())).toMatchObject({ result: 'succeeded' });
-    expect(status(v.transactionOrderId)).toBe(200000);
-    expect(events().map((e) => e.event_type)).toEqual(['PAYMENT']);
+    expect(await status(v.transactionOrderId)).toBe(200000);
+    expect((await events()).map((e) => e.event_type)).toEqual(['PAYMENT']);
   });
 
   it('a 3DS Complete in the last second is recorded even if the expiry sweep runs meanwhile', async () => {
@@ -169,7 +170,7 @@ describe('30-minute expiry', () => {
       },
     };
     expect((await completeThreeDs(ctx, token, true)).result).toBe('succeeded');
-    expect(status(v.transactionOrderId)).toBe(200000);
+    expect(await status(v.transactionOrderId)).toBe(200000);
   });
 
   it('a page held for the channel still expires once the grace has passed without an answer recorded', async () => {
@@ -181,7 +182,7 @@ describe('30-minute expiry', () => {
     await expect(submitCheckoutCard(ctx, token, pageCard())).rejects.toThrow('channel unreachable');
     app.clock.advance(CHANNEL_GRACE_MS);
     expect(await expireStalePages(ctx)).toBe(1);
-    expect(status(v.transactionOrderId)).toBe(300010);
+    expect(await status(v.transactionOrderId)).toBe(300010);
   });
 
   it('expireStalePages expires every stale 3DS/checkout session and counts them; an INCOMPLETE subscription becomes EXPIRED', async () => {
@@ -198,12 +199,12 @@ describe('30-minute expiry', () => {
     app.clock.advance(30 * 60_000);
     expect(await expireStalePages(ctx)).toBe(3);
     expect(await expireStalePages(ctx)).toBe(0);
-    expect(status(sub.transactionOrderId)).toBe(300010);
-    const s = sqliteOf(ctx).prepare('SELECT status, card_id FROM subscriptions').get() as { status: string; card_id: string | null };
+    expect(await status(sub.transactionOrderId)).toBe(300010);
+    const s = (await rowsOf(ctx).get('SELECT status, card_id FROM subscriptions')) as { status: string; card_id: string | null };
     expect(s).toEqual({ status: 'EXPIRED', card_id: null });
-    expect(events().map((e) => e.event_type).sort()).toEqual(['PAYMENT', 'PAYMENT', 'PAYMENT', 'SUBSCRIPTION_EXPIRED']);
-    const failReason = (sqliteOf(ctx).prepare('SELECT fail_reason AS f FROM transactions WHERE id = ?').get(sub.transactionOrderId) as { f: string }).f;
+    expect((await events()).map((e) => e.event_type).sort()).toEqual(['PAYMENT', 'PAYMENT', 'PAYMENT', 'SUBSCRIPTION_EXPIRED']);
+    const failReason = ((await rowsOf(ctx).get('SELECT fail_reason AS f FROM transactions WHERE id = ?', sub.transactionOrderId)) as { f: string }).f;
     expect(failReason).toBe('authentication_expired');
-    expect((sqliteOf(ctx).prepare('SELECT current_subscriptions AS n FROM plans').get() as { n: number }).n).toBe(0);
+    expect(((await rowsOf(ctx).get('SELECT current_subscriptions AS n FROM plans')) as { n: number }).n).toBe(0);
   });
 });

@@ -1,10 +1,11 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { completeThreeDs } from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
 import { billingTime, trialEnd } from '../../src/domain/calendar.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
@@ -28,8 +29,8 @@ async function setup(plan: Record<string, unknown> = {}) {
   return { ctx, m, p, subscribe };
 }
 
-const one = <T>(sql: string, ...a: unknown[]) => sqliteOf(app.ctx).prepare(sql).get(...a) as T;
-const all = <T>(sql: string, ...a: unknown[]) => sqliteOf(app.ctx).prepare(sql).all(...a) as T[];
+const one = async <T>(sql: string, ...a: unknown[]) => (await rowsOf(app.ctx).get(sql, ...a)) as T;
+const all = async <T>(sql: string, ...a: unknown[]) => (await rowsOf(app.ctx).all(sql, ...a)) as T[];
 
 interface Sub { id: string; status: string; anchor_time: number; start_time: number; paid_through: number | null; billing_count: number; failed_count: number; total_paid: number; card_id: string | null; notify_url: string | null; end_time: number | null }
 interface Rec { billing_type: string; status: string; amount: number; scheduled_time: number; cycle_index: number; fail_reason: string | null; transaction_id: string | null }
@@ -41,21 +42,21 @@ describe('SUBSCRIPTION first charge', () => {
     expect(v).toMatchObject({ status: '200000', payAmount: '9.99', currency: 'USD' });
     expect(v.subscriptionId).toMatch(/^sub_/);
     expect(v.subscriptionCode).toBeTruthy();
-    const s = one<Sub>('SELECT * FROM subscriptions');
+    const s = await one<Sub>('SELECT * FROM subscriptions');
     const now = ctx.clock.now();
     const firstRenew = billingTime(now, { cycleType: 'MONTHLY', cycleLength: 1 }, 1, ctx.zone);
     expect(s).toMatchObject({ status: 'ACTIVE', anchor_time: now, start_time: now, paid_through: firstRenew, billing_count: 1, failed_count: 0, total_paid: 999, notify_url: 'https://shop.example/subs' });
-    const recs = all<Rec>('SELECT * FROM billing_records ORDER BY created_at, billing_type');
+    const recs = await all<Rec>('SELECT * FROM billing_records ORDER BY created_at, billing_type');
     expect(recs.map((r) => [r.billing_type, r.status, r.amount, r.cycle_index])).toEqual([['INITIAL', 'SUCCESS', 999, 0], ['RENEW', 'PENDING', 999, 1]]);
     expect(recs[1]?.scheduled_time).toBe(firstRenew);
     expect(recs[0]?.transaction_id).toBe(v.transactionOrderId);
-    expect(one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId).n).toBe(1);
+    expect((await one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId)).n).toBe(1);
   });
 
   it('vaults the card encrypted with display fields, and never a CVV', async () => {
     const { ctx, subscribe } = await setup();
     await subscribe();
-    const c = one<Record<string, unknown>>('SELECT * FROM cards');
+    const c = await one<Record<string, unknown>>('SELECT * FROM cards');
     expect(c).toMatchObject({ bin: '424242', last4: '4242', brand: 'Visa', exp_month: 12, exp_year: 2030 });
     expect(String(c.pan_enc)).not.toContain('4242424242424242');
     expect(ctx.vault.decrypt(String(c.pan_enc))).toBe('4242424242424242');
@@ -65,7 +66,7 @@ describe('SUBSCRIPTION first charge', () => {
   it('PAY never vaults a card', async () => {
     const { ctx, m } = await setup();
     await createTransaction(ctx, m, { requestId: 'p', relationId: 'p', paymentType: 'PAY', payAmount: '1.00', currency: 'USD', cardInfo: card() });
-    expect(one<{ n: number }>('SELECT count(*) AS n FROM cards').n).toBe(0);
+    expect((await one<{ n: number }>('SELECT count(*) AS n FROM cards')).n).toBe(0);
   });
 
   it('trial: INITIAL is a zero-amount check; anchor and first RENEW at the trial end, cycle_index 0', async () => {
@@ -73,20 +74,20 @@ describe('SUBSCRIPTION first charge', () => {
     const v = await subscribe();
     expect(v).toMatchObject({ status: '200000', payAmount: '0.00' });
     const end = trialEnd(ctx.clock.now(), 14, ctx.zone);
-    expect(one<Sub>('SELECT * FROM subscriptions')).toMatchObject({ status: 'ACTIVE', anchor_time: end, paid_through: end, billing_count: 1, total_paid: 0 });
-    const recs = all<Rec>('SELECT * FROM billing_records ORDER BY created_at, billing_type');
+    expect(await one<Sub>('SELECT * FROM subscriptions')).toMatchObject({ status: 'ACTIVE', anchor_time: end, paid_through: end, billing_count: 1, total_paid: 0 });
+    const recs = await all<Rec>('SELECT * FROM billing_records ORDER BY created_at, billing_type');
     expect(recs.map((r) => [r.billing_type, r.status, r.amount, r.cycle_index, r.scheduled_time])).toEqual([
       ['INITIAL', 'SUCCESS', 0, 0, ctx.clock.now()],
       ['RENEW', 'PENDING', 999, 0, end],
     ]);
-    expect(one<{ amount: number }>('SELECT amount FROM sandbox_charges').amount).toBe(0);
+    expect((await one<{ amount: number }>('SELECT amount FROM sandbox_charges')).amount).toBe(0);
   });
 
   it('a trial check can still decline', async () => {
     const { subscribe } = await setup({ trialDays: 7 });
     const v = await subscribe({ cardInfo: card('4000000000000002') });
     expect(v).toMatchObject({ status: '300000', failReason: 'card_declined' });
-    expect(one<Sub>('SELECT * FROM subscriptions').status).toBe('EXPIRED');
+    expect((await one<Sub>('SELECT * FROM subscriptions')).status).toBe('EXPIRED');
   });
 
   it('declined: EXPIRED, INITIAL FAILED, card deleted, place released, ids still returned', async () => {
@@ -95,10 +96,10 @@ describe('SUBSCRIPTION first charge', () => {
     expect(v).toMatchObject({ status: '300000', failReason: 'insufficient_funds' });
     expect(v.subscriptionId).toBeTruthy();
     expect(v.subscriptionCode).toBeTruthy();
-    expect(one<Sub>('SELECT * FROM subscriptions')).toMatchObject({ status: 'EXPIRED', card_id: null, failed_count: 1, billing_count: 0 });
-    expect(all<Rec>('SELECT * FROM billing_records').map((r) => [r.billing_type, r.status, r.fail_reason])).toEqual([['INITIAL', 'FAILED', 'insufficient_funds']]);
-    expect(one<{ n: number }>('SELECT count(*) AS n FROM cards').n).toBe(0);
-    expect(one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId).n).toBe(0);
+    expect(await one<Sub>('SELECT * FROM subscriptions')).toMatchObject({ status: 'EXPIRED', card_id: null, failed_count: 1, billing_count: 0 });
+    expect((await all<Rec>('SELECT * FROM billing_records')).map((r) => [r.billing_type, r.status, r.fail_reason])).toEqual([['INITIAL', 'FAILED', 'insufficient_funds']]);
+    expect((await one<{ n: number }>('SELECT count(*) AS n FROM cards')).n).toBe(0);
+    expect((await one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId)).n).toBe(0);
     expect((await subscribe()).status).toBe('200000'); // the released place is free again
   });
 
@@ -106,13 +107,13 @@ describe('SUBSCRIPTION first charge', () => {
     const { ctx, subscribe } = await setup();
     const v = await subscribe({ cardInfo: card('4000002500003155') });
     expect(v.status).toBe('100040');
-    expect(one<Sub>('SELECT * FROM subscriptions').status).toBe('INCOMPLETE');
-    expect(all<Rec>('SELECT * FROM billing_records').map((r) => [r.billing_type, r.status])).toEqual([['INITIAL', 'PENDING']]);
+    expect((await one<Sub>('SELECT * FROM subscriptions')).status).toBe('INCOMPLETE');
+    expect((await all<Rec>('SELECT * FROM billing_records')).map((r) => [r.billing_type, r.status])).toEqual([['INITIAL', 'PENDING']]);
     const token = String(v.url).split('/').pop() ?? '';
     const out = await completeThreeDs(ctx, token, true);
     expect(out.result).toBe('succeeded');
-    expect(one<Sub>('SELECT * FROM subscriptions')).toMatchObject({ status: 'ACTIVE', billing_count: 1 });
-    expect(all<Rec>('SELECT * FROM billing_records ORDER BY created_at, billing_type').map((r) => [r.billing_type, r.status])).toEqual([['INITIAL', 'SUCCESS'], ['RENEW', 'PENDING']]);
+    expect(await one<Sub>('SELECT * FROM subscriptions')).toMatchObject({ status: 'ACTIVE', billing_count: 1 });
+    expect((await all<Rec>('SELECT * FROM billing_records ORDER BY created_at, billing_type')).map((r) => [r.billing_type, r.status])).toEqual([['INITIAL', 'SUCCESS'], ['RENEW', 'PENDING']]);
   });
 
   it('3DS Fail → EXPIRED with a SUBSCRIPTION_EXPIRED callback and the PAYMENT callback', async () => {
@@ -120,8 +121,8 @@ describe('SUBSCRIPTION first charge', () => {
     const v = await subscribe({ cardInfo: card('4000000000003220') });
     const out = await completeThreeDs(ctx, String(v.url).split('/').pop() ?? '', false);
     expect(out).toMatchObject({ result: 'failed', failReason: 'authentication_failed' });
-    expect(one<Sub>('SELECT * FROM subscriptions').status).toBe('EXPIRED');
-    const events = all<{ event_type: string; notify_url: string; payload: string }>('SELECT * FROM outbox_events ORDER BY seq');
+    expect((await one<Sub>('SELECT * FROM subscriptions')).status).toBe('EXPIRED');
+    const events = await all<{ event_type: string; notify_url: string; payload: string }>('SELECT * FROM outbox_events ORDER BY seq');
     expect(events.map((e) => e.event_type).sort()).toEqual(['PAYMENT', 'SUBSCRIPTION_EXPIRED']);
     expect(events.every((e) => e.notify_url === 'https://shop.example/subs')).toBe(true);
     const pay = JSON.parse(events.find((e) => e.event_type === 'PAYMENT')?.payload ?? '{}');
@@ -130,15 +131,15 @@ describe('SUBSCRIPTION first charge', () => {
 
   it('inactive plan → 1009, unknown plan → 1007, missing planId/userId → 1001; nothing written', async () => {
     const { ctx, p, subscribe } = await setup();
-    sqliteOf(ctx).prepare("UPDATE plans SET status = 'INACTIVE'").run();
+    (await rowsOf(ctx).run("UPDATE plans SET status = 'INACTIVE'"));
     await expect(subscribe()).rejects.toMatchObject({ code: '1009' });
     await expect(subscribe({ planId: 'pln_nope' })).rejects.toMatchObject({ code: '1007' });
     await expect(subscribe({ planId: undefined })).rejects.toMatchObject({ code: '1001', field: 'planId' });
     await expect(subscribe({ userId: '' })).rejects.toMatchObject({ code: '1001', field: 'userId' });
     await expect(subscribe({ cardInfo: undefined })).rejects.toMatchObject({ code: '1001', field: 'cardInfo' });
-    expect(one<{ n: number }>('SELECT count(*) AS n FROM subscriptions').n).toBe(0);
-    expect(one<{ n: number }>('SELECT count(*) AS n FROM transactions').n).toBe(0);
-    expect(one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId).n).toBe(0);
+    expect((await one<{ n: number }>('SELECT count(*) AS n FROM subscriptions')).n).toBe(0);
+    expect((await one<{ n: number }>('SELECT count(*) AS n FROM transactions')).n).toBe(0);
+    expect((await one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId)).n).toBe(0);
   });
 
   it('/subscription/create style: paymentType may be left out with defaultPaymentType', async () => {
@@ -154,8 +155,8 @@ describe('SUBSCRIPTION first charge', () => {
     const refused = results.filter((r) => r.status === 'rejected');
     expect(ok).toHaveLength(10);
     expect(refused.every((r) => (r as PromiseRejectedResult).reason.code === '1009')).toBe(true);
-    expect(one<{ n: number }>("SELECT count(*) AS n FROM subscriptions WHERE status = 'ACTIVE'").n).toBe(10);
-    expect(one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId).n).toBe(10);
-    expect(one<{ n: number }>('SELECT count(*) AS n FROM sandbox_charges').n).toBe(10);
+    expect((await one<{ n: number }>("SELECT count(*) AS n FROM subscriptions WHERE status = 'ACTIVE'")).n).toBe(10);
+    expect((await one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId)).n).toBe(10);
+    expect((await one<{ n: number }>('SELECT count(*) AS n FROM sandbox_charges')).n).toBe(10);
   });
 });

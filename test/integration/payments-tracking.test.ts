@@ -1,9 +1,10 @@
+import { rowsOf } from '../helpers/rows.js';
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { uploadTracking } from '../../src/services/tracking.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
@@ -27,7 +28,7 @@ async function setup() {
   return { ctx, m, secret: created.secret, t };
 }
 
-const entries = () => sqliteOf(app.ctx).prepare('SELECT tracking_no AS no, tracking_channel AS ch, track_url AS url FROM tracking_entries ORDER BY tracking_no').all();
+const entries = async () => (await rowsOf(app.ctx).all('SELECT tracking_no AS no, tracking_channel AS ch, track_url AS url FROM tracking_entries ORDER BY tracking_no'));
 
 describe('tracking upload', () => {
   it('accepts entries by orderId or relationId; data.sign matches an independent computation', async () => {
@@ -38,14 +39,14 @@ describe('tracking upload', () => {
     ] });
     expect(r).toMatchObject({ successCount: 2, failedCount: 0, failedOrders: [] });
     expect(r.sign).toBe(expectedSign(r, secret));
-    expect(entries()).toHaveLength(2); // split shipments accumulate
+    expect(await entries()).toHaveLength(2); // split shipments accumulate
   });
 
   it('the same (order, trackingNo) again updates the entry', async () => {
     const { ctx, m, t } = await setup();
     await uploadTracking(ctx, m, { trackingList: [{ orderId: t.transactionOrderId, trackingNo: 'T1', trackingChannel: 'UPS' }] });
     await uploadTracking(ctx, m, { trackingList: [{ orderId: t.transactionOrderId, trackingNo: 'T1', trackingChannel: 'FedEx', trackUrl: 'http://f.example/1' }] });
-    expect(entries()).toEqual([{ no: 'T1', ch: 'FedEx', url: 'http://f.example/1' }]);
+    expect(await entries()).toEqual([{ no: 'T1', ch: 'FedEx', url: 'http://f.example/1' }]);
   });
 
   it('judges each entry alone; failedOrders lists orderId, else relationId, else #index', async () => {

@@ -1,7 +1,8 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction, queryTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import type { Channel } from '../../src/channel/channel.js';
 import { cardYear } from '../helpers/cards.js';
 
@@ -24,7 +25,7 @@ async function setup(opts: { channel?: Channel } = {}) {
   return { ctx: app.ctx, m };
 }
 
-const count = (sql: string, ...args: unknown[]) => (sqliteOf(app.ctx).prepare(sql).get(...args) as { n: number }).n;
+const count = async (sql: string, ...args: unknown[]) => ((await rowsOf(app.ctx).get(sql, ...args)) as { n: number }).n;
 
 describe('PAY', () => {
   it('approves 4242… with 200000, txnAmount/txnCurrency and txnTime', async () => {
@@ -54,7 +55,7 @@ describe('PAY', () => {
     const v = await createTransaction(ctx, m, req({ cardInfo: card('4000000000003220') }));
     expect(v.status).toBe('100040');
     expect(v.url).toMatch(new RegExp(`^${ctx.config.publicUrl}/3ds/[A-Za-z0-9_-]{20,}$`));
-    const row = sqliteOf(ctx).prepare('SELECT page_expires_at AS e FROM transactions').get() as { e: number };
+    const row = (await rowsOf(ctx).get('SELECT page_expires_at AS e FROM transactions')) as { e: number };
     expect(row.e).toBe(ctx.clock.now() + 30 * 60_000);
   });
 
@@ -70,8 +71,8 @@ describe('PAY', () => {
     await createTransaction(ctx, m, req());
     await createTransaction(ctx, m, req({ cardInfo: card('4000000000000002') }));
     await createTransaction(ctx, m, req({ cardInfo: card('4000000000003220') }));
-    expect(count("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(2);
-    const body = JSON.parse((sqliteOf(ctx).prepare("SELECT payload FROM outbox_events ORDER BY seq LIMIT 1").get() as { payload: string }).payload);
+    expect(await count("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(2);
+    const body = JSON.parse(((await rowsOf(ctx).get("SELECT payload FROM outbox_events ORDER BY seq LIMIT 1")) as { payload: string }).payload);
     expect(body).toMatchObject({ notifyType: 'PAYMENT', status: '200000', payAmount: '10.00', paymentType: 'PAY' });
     expect(JSON.stringify(body)).not.toContain('4242424242424242');
   });
@@ -79,7 +80,7 @@ describe('PAY', () => {
   it('a notifyUrl in the request is kept on the transaction and its event', async () => {
     const { ctx, m } = await setup();
     await createTransaction(ctx, m, req({ notifyUrl: 'https://shop.example/hook' }));
-    expect((sqliteOf(ctx).prepare('SELECT notify_url AS u FROM outbox_events').get() as { u: string }).u).toBe('https://shop.example/hook');
+    expect(((await rowsOf(ctx).get('SELECT notify_url AS u FROM outbox_events')) as { u: string }).u).toBe('https://shop.example/hook');
   });
 });
 
@@ -89,7 +90,7 @@ describe('CHECKOUT', () => {
     const v = await createTransaction(ctx, m, req({ paymentType: 'CHECKOUT', cardInfo: 'not even json' }));
     expect(v.status).toBe('100050');
     expect(v.url).toMatch(/\/checkout\/[A-Za-z0-9_-]+$/);
-    expect(count('SELECT count(*) AS n FROM sandbox_charges')).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM sandbox_charges')).toBe(0);
   });
 });
 
@@ -101,7 +102,7 @@ describe('requestId idempotency and relationId', () => {
     const b = await createTransaction(ctx, m, { ...r, sign: 'ignored-and-different' });
     expect(b.transactionOrderId).toBe(a.transactionOrderId);
     expect(b.status).toBe('200000');
-    expect(count('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
   });
 
   it('the same requestId with different fields is 1006, nothing written', async () => {
@@ -109,7 +110,7 @@ describe('requestId idempotency and relationId', () => {
     const r = req();
     await createTransaction(ctx, m, r);
     await expect(createTransaction(ctx, m, { ...r, payAmount: '11.00' })).rejects.toMatchObject({ code: '1006' });
-    expect(count('SELECT count(*) AS n FROM transactions')).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM transactions')).toBe(1);
   });
 
   it('relationId reused under another requestId is 1005, also after a failure', async () => {
@@ -117,7 +118,7 @@ describe('requestId idempotency and relationId', () => {
     const r = req({ cardInfo: card('4000000000000002') });
     await createTransaction(ctx, m, r);
     await expect(createTransaction(ctx, m, { ...req(), relationId: r.relationId })).rejects.toMatchObject({ code: '1005' });
-    expect(count('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
   });
 
   it('relationId is per merchant: another merchant may use it', async () => {
@@ -134,7 +135,7 @@ describe('requestId idempotency and relationId', () => {
     const views = await Promise.all(Array.from({ length: 20 }, () => createTransaction(ctx, m, r)));
     expect(new Set(views.map((v) => v.transactionOrderId)).size).toBe(1);
     expect(views.every((v) => v.status === '200000' || v.status === '100000')).toBe(true);
-    expect(count('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
   });
 
   it('a channel that throws leaves 100000; the same request again re-drives the charge once', async () => {
@@ -153,12 +154,12 @@ describe('requestId idempotency and relationId', () => {
     };
     const r = req();
     await expect(createTransaction(ctx, m, r)).rejects.toThrow('network reset');
-    expect((sqliteOf(ctx).prepare('SELECT status FROM transactions').get() as { status: number }).status).toBe(100000);
+    expect(((await rowsOf(ctx).get('SELECT status FROM transactions')) as { status: number }).status).toBe(100000);
     fail = false;
     const v = await createTransaction(ctx, m, r);
     expect(v.status).toBe('200000');
-    expect(count('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
-    expect(count("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(1);
   });
 
   it('a duplicate arriving while the first is charging sees 100000 and does not charge', async () => {

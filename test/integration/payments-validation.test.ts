@@ -1,7 +1,8 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
-import { testApp, testMerchant, type TestApp, sqliteOf, TEST_NOW } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
@@ -16,9 +17,11 @@ const card = (over: Record<string, unknown> = {}) => JSON.stringify({ cardNumber
 const base = { requestId: 'r', relationId: 'o', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card() };
 const long = (n: number) => 'x'.repeat(n);
 
-const counts = () =>
-  ['transactions', 'sandbox_charges', 'idempotency_keys', 'subscriptions', 'cards', 'outbox_events'].map(
-    (t) => (sqliteOf(app.ctx).prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n,
+const counts = async () =>
+  Promise.all(
+    ['transactions', 'sandbox_charges', 'idempotency_keys', 'subscriptions', 'cards', 'outbox_events'].map(
+      async (t) => ((await rowsOf(app.ctx).get(`SELECT count(*) AS n FROM ${t}`)) as { n: number }).n,
+    ),
   );
 
 // [description, patch, expected code, expected field]
@@ -80,7 +83,7 @@ const cases: [string, Record<string, unknown>, string, string][] = [
 
 describe('every bad field: a clear error naming the field, nothing written, no charge', () => {
   it.each(cases)('%s', async (_name, patch, code, field) => {
-    const before = counts();
+    const before = await counts();
     const input: Record<string, unknown> = { ...base, ...patch };
     for (const k of Object.keys(input)) if (input[k] === undefined) delete input[k];
     const err = await createTransaction(app.ctx, merchant, input).then(
@@ -90,7 +93,7 @@ describe('every bad field: a clear error naming the field, nothing written, no c
     expect(err).toMatchObject({ code, field });
     expect(String((err as Error).message)).toContain(field.split('.').pop()?.replace(/\[\d+\]/, '') ?? field);
     expect(String((err as Error).message)).not.toContain('4242424242424242');
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 
   it('a body that is not an object is 1000', async () => {
@@ -114,7 +117,7 @@ describe('cardInfo, items and addresses: a JSON string, or the JSON value itself
       billingAddress: { lastName: 'Doe', firstName: 'Jo', country: 'US' },
     });
     expect(v.status).toBe('200000');
-    const row = sqliteOf(app.ctx).prepare('SELECT items, billing_address AS billingAddress FROM transactions WHERE id = ?').get(v.transactionOrderId) as Record<string, string>;
+    const row = (await rowsOf(app.ctx).get('SELECT items, billing_address AS "billingAddress" FROM transactions WHERE id = ?', v.transactionOrderId)) as Record<string, string>;
     expect(row.items).toBe('[{"name":"Mug","num":"1","price":"10.00"}]');
     expect(row.billingAddress).toBe('{"country":"US","firstName":"Jo","lastName":"Doe"}');
   });

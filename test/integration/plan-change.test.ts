@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSED_NOTIFY_URL, testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, type TestApp } from '../helpers/ctx.js';
+import { rowsOf } from '../helpers/rows.js';
 import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { createPlan } from '../../src/services/plans.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
@@ -27,11 +28,9 @@ async function plan(ctx: Ctx, merchantId: string, price: string, o: { cycleType?
   return p.planId;
 }
 
-const events = (a: TestApp, subscriptionId: string): Record<string, string>[] =>
+const events = async (a: TestApp, subscriptionId: string): Promise<Record<string, string>[]> =>
   (
-    sqliteOf(a.ctx).prepare("SELECT payload FROM outbox_events WHERE subscription_id = ? AND kind = 'SUBSCRIPTION' ORDER BY seq").all(subscriptionId) as {
-      payload: string;
-    }[]
+    await rowsOf(a.ctx).all<{ payload: string }>("SELECT payload FROM outbox_events WHERE subscription_id = ? AND kind = 'SUBSCRIPTION' ORDER BY seq", subscriptionId)
   ).map((r) => JSON.parse(r.payload) as Record<string, string>);
 
 const codeOf = async (p: Promise<unknown>): Promise<string | undefined> =>
@@ -52,15 +51,15 @@ describe('plan change now', () => {
     // 16 of 31 days unused: floor(1000 × 16 / 31) = 516 credited, 3000 − 516 charged.
     expect(r).toMatchObject({ result: 'CHANGED', planId: pro, credit: 5.16, creditBalance: 0, nextBillingTime: '2026-02-16 00:00:00' });
     expect(r.record).toMatchObject({ billingType: 'CHANGE', amount: 24.84, status: 'SUCCESS' });
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: pro, amount: 3000, anchor_time: t('2026-01-16 00:00:00'), total_paid: 1000 + 2484, billing_count: 2 });
-    expect(records(ctx, sub.subscriptionId).map((x) => [x.billing_type, x.status, x.amount])).toEqual([
+    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: pro, amount: 3000, anchor_time: t('2026-01-16 00:00:00'), total_paid: 1000 + 2484, billing_count: 2 });
+    expect((await records(ctx, sub.subscriptionId)).map((x) => [x.billing_type, x.status, x.amount])).toEqual([
       ['INITIAL', 'SUCCESS', 1000],
       ['RENEW', 'CANCELLED', 1000],
       ['CHANGE', 'SUCCESS', 2484],
       ['RENEW', 'PENDING', 3000],
     ]);
-    expect([planCount(ctx, planId), planCount(ctx, pro)]).toEqual([0, 1]);
-    const changed = events(app, sub.subscriptionId).find((e) => e.eventType === 'PLAN_CHANGED');
+    expect([(await planCount(ctx, planId)), (await planCount(ctx, pro))]).toEqual([0, 1]);
+    const changed = (await events(app, sub.subscriptionId)).find((e) => e.eventType === 'PLAN_CHANGED');
     expect(changed).toMatchObject({ planId: pro, previousPlanId: planId, changeWhen: 'NOW', billingType: 'CHANGE', amount: '24.84', credit: '5.16', creditBalance: '0.00', nextBillingTime: '2026-02-16 00:00:00' });
     clock.set(t('2026-02-16 00:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
@@ -83,9 +82,9 @@ describe('plan change now', () => {
       clock.set((await ctx.store.nextBillingTime(sub.subscriptionId)) as number);
       expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
     }
-    const renewals = records(ctx, sub.subscriptionId).filter((x) => x.billing_type === 'RENEW' && x.status === 'SUCCESS').map((x) => x.amount);
+    const renewals = (await records(ctx, sub.subscriptionId)).filter((x) => x.billing_type === 'RENEW' && x.status === 'SUCCESS').map((x) => x.amount);
     expect(renewals).toEqual([0, 0, 3000]);
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ credit: 0 });
+    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ credit: 0 });
   });
 
   it('a sequence of changes charges exactly the prices less the credits granted, plus the credit still carried', async () => {
@@ -110,11 +109,11 @@ describe('plan change now', () => {
       priceSum += Math.round(Number(prices[i]) * 100);
       expect(r.credit * 100).toBeGreaterThanOrEqual(0);
     }
-    const carried = subRow(ctx, sub.subscriptionId).credit as number;
+    const carried = (await subRow(ctx, sub.subscriptionId)).credit as number;
     expect(charged).toBe(priceSum - credits + carried);
-    const changes = records(ctx, sub.subscriptionId).filter((x) => x.billing_type === 'CHANGE');
+    const changes = (await records(ctx, sub.subscriptionId)).filter((x) => x.billing_type === 'CHANGE');
     expect(changes.reduce((a, x) => a + x.amount, 0)).toBe(charged);
-    expect(subRow(ctx, sub.subscriptionId).total_paid).toBe(1000 + charged);
+    expect((await subRow(ctx, sub.subscriptionId)).total_paid).toBe(1000 + charged);
   });
 
   it('a declined CHANGE charge leaves the subscription on its old plan, the record FAILED and the new plan’s place free', async () => {
@@ -127,9 +126,9 @@ describe('plan change now', () => {
     const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
     expect(r).toMatchObject({ result: 'DECLINED', planId, failReason: 'card_declined', nextBillingTime: '2026-02-01 00:00:00' });
     expect(r.record).toMatchObject({ billingType: 'CHANGE', status: 'FAILED' });
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: planId, amount: 1000, anchor_time: t('2026-01-01 00:00:00'), status: 'ACTIVE', failed_count: 1, credit: 0 });
-    expect([planCount(ctx, planId), planCount(ctx, pro)]).toEqual([1, 0]);
-    expect(events(app, sub.subscriptionId).map((e) => e.eventType)).not.toContain('PLAN_CHANGED');
+    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: planId, amount: 1000, anchor_time: t('2026-01-01 00:00:00'), status: 'ACTIVE', failed_count: 1, credit: 0 });
+    expect([(await planCount(ctx, planId)), (await planCount(ctx, pro))]).toEqual([1, 0]);
+    expect((await events(app, sub.subscriptionId)).map((e) => e.eventType)).not.toContain('PLAN_CHANGED');
   });
 
   it('refuses what the rules forbid: another merchant’s plan 1007, an inactive plan 1009, a PAUSED subscription 1008, the current plan 1008', async () => {
@@ -138,7 +137,7 @@ describe('plan change now', () => {
     const { merchantId, planId } = await merchantWithPlan(ctx);
     const other = await merchantWithPlan(ctx);
     const off = await plan(ctx, merchantId, '5.00');
-    sqliteOf(ctx).prepare("UPDATE plans SET status = 'INACTIVE' WHERE id = ?").run(off);
+    await rowsOf(ctx).run("UPDATE plans SET status = 'INACTIVE' WHERE id = ?", off);
     const sub = await subscribe(ctx, merchantId, planId);
     const change = (p: string, when = 'NOW') => codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when }));
     expect(await change(other.planId)).toBe('1007');
@@ -146,7 +145,7 @@ describe('plan change now', () => {
     expect(await change(off, 'PERIOD_END')).toBe('1009');
     expect(await change(planId)).toBe('1008');
     expect(await change(planId, 'SOON')).toBe('1001');
-    sqliteOf(ctx).prepare("UPDATE subscriptions SET status = 'PAUSED' WHERE id = ?").run(sub.subscriptionId);
+    await rowsOf(ctx).run("UPDATE subscriptions SET status = 'PAUSED' WHERE id = ?", sub.subscriptionId);
     expect(await change(await plan(ctx, merchantId, '7.00'))).toBe('1008');
   });
 });
@@ -173,18 +172,18 @@ describe('plan change interrupted', () => {
     clock.set(t('2026-01-16 00:00:00'));
     await expect(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' })).rejects.toThrow('connection reset');
     (ctx as { channel: Channel }).channel = real;
-    expect(records(ctx, sub.subscriptionId).find((r) => r.billing_type === 'CHANGE')?.status).toBe('PENDING');
+    expect((await records(ctx, sub.subscriptionId)).find((r) => r.billing_type === 'CHANGE')?.status).toBe('PENDING');
     expect(await codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: other, when: 'NOW' }))).toBe('1008');
     clock.set(t('2026-01-16 00:09:00'));
     await runRenewal(ctx);
-    expect(records(ctx, sub.subscriptionId).find((r) => r.billing_type === 'CHANGE')?.status).toBe('PENDING');
+    expect((await records(ctx, sub.subscriptionId)).find((r) => r.billing_type === 'CHANGE')?.status).toBe('PENDING');
     clock.set(t('2026-01-16 00:10:01'));
     await runRenewal(ctx);
-    expect(records(ctx, sub.subscriptionId).find((r) => r.billing_type === 'CHANGE')).toMatchObject({ status: 'SUCCESS', amount: 2484 });
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: pro, total_paid: 1000 + 2484 });
-    const ledger = sqliteOf(ctx).prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND amount = 2484").get();
+    expect((await records(ctx, sub.subscriptionId)).find((r) => r.billing_type === 'CHANGE')).toMatchObject({ status: 'SUCCESS', amount: 2484 });
+    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: pro, total_paid: 1000 + 2484 });
+    const ledger = await rowsOf(ctx).get("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND amount = 2484");
     expect(ledger).toEqual({ n: 1 });
-    expect(events(app, sub.subscriptionId).map((e) => e.eventType)).toContain('PLAN_CHANGED');
+    expect((await events(app, sub.subscriptionId)).map((e) => e.eventType)).toContain('PLAN_CHANGED');
   });
 });
 
@@ -211,9 +210,9 @@ describe('plan change and cancel', () => {
     (ctx as { channel: Channel }).channel = real;
     expect(r).toMatchObject({ result: 'ENDED', planId });
     expect(r.record).toMatchObject({ billingType: 'CHANGE', status: 'SUCCESS' });
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'CANCELLED', plan_id: planId, card_id: null, total_paid: 1000 + 2484 });
-    expect([planCount(ctx, planId), planCount(ctx, pro)]).toEqual([0, 0]);
-    expect(sqliteOf(ctx).prepare('SELECT count(*) AS n FROM cards').get()).toEqual({ n: 0 });
+    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ status: 'CANCELLED', plan_id: planId, card_id: null, total_paid: 1000 + 2484 });
+    expect([(await planCount(ctx, planId)), (await planCount(ctx, pro))]).toEqual([0, 0]);
+    expect(await rowsOf(ctx).get('SELECT count(*) AS n FROM cards')).toEqual({ n: 0 });
   });
 });
 
@@ -228,9 +227,9 @@ describe('plan change concurrency', () => {
     const results = await Promise.all([a, b].map((p) => codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when: 'NOW' }))));
     expect(results.filter((c) => c === undefined)).toHaveLength(1);
     expect(results.filter((c) => c === '1008')).toHaveLength(1);
-    expect(records(ctx, sub.subscriptionId).filter((r) => r.billing_type === 'CHANGE')).toHaveLength(1);
-    expect(planCount(ctx, a) + planCount(ctx, b)).toBe(1);
-    expect(planCount(ctx, planId)).toBe(0);
+    expect((await records(ctx, sub.subscriptionId)).filter((r) => r.billing_type === 'CHANGE')).toHaveLength(1);
+    expect((await planCount(ctx, a)) + (await planCount(ctx, b))).toBe(1);
+    expect((await planCount(ctx, planId))).toBe(0);
   });
 
   it('maxSubscriptions of the target plan holds under concurrent changes and subscribes', async () => {
@@ -252,7 +251,7 @@ describe('plan change concurrency', () => {
     const codes = await Promise.all(attempts);
     expect(codes.filter((c) => c === undefined)).toHaveLength(2);
     expect(codes.filter((c) => c === '1009')).toHaveLength(4);
-    expect(planCount(ctx, scarce)).toBe(2);
+    expect((await planCount(ctx, scarce))).toBe(2);
   });
 });
 
@@ -266,20 +265,20 @@ describe('plan change at period end', () => {
     clock.set(t('2026-01-20 12:00:00'));
     const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: weekly });
     expect(r).toMatchObject({ when: 'PERIOD_END', result: 'SCHEDULED', planId, pendingPlanId: weekly, credit: 0, nextBillingTime: '2026-02-15 09:00:00' });
-    expect([planCount(ctx, planId), planCount(ctx, weekly)]).toEqual([1, 1]);
+    expect([(await planCount(ctx, planId)), (await planCount(ctx, weekly))]).toEqual([1, 1]);
     expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ planId, pendingPlanId: weekly });
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: planId, amount: 999 });
+    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: planId, amount: 999 });
     clock.set(t('2026-02-15 09:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: weekly, amount: 299, cycle_type: 'WEEKLY', anchor_time: t('2026-02-15 09:00:00'), pending_plan_id: null });
-    const renew = records(ctx, sub.subscriptionId).filter((x) => x.billing_type === 'RENEW');
+    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: weekly, amount: 299, cycle_type: 'WEEKLY', anchor_time: t('2026-02-15 09:00:00'), pending_plan_id: null });
+    const renew = (await records(ctx, sub.subscriptionId)).filter((x) => x.billing_type === 'RENEW');
     expect(renew.map((x) => [x.status, x.amount])).toEqual([
       ['SUCCESS', 299],
       ['PENDING', 299],
     ]);
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-02-22 09:00:00');
-    expect([planCount(ctx, planId), planCount(ctx, weekly)]).toEqual([0, 1]);
-    expect(events(app, sub.subscriptionId).map((e) => [e.eventType, e.planId])).toEqual([
+    expect([(await planCount(ctx, planId)), (await planCount(ctx, weekly))]).toEqual([0, 1]);
+    expect((await events(app, sub.subscriptionId)).map((e) => [e.eventType, e.planId])).toEqual([
       ['RENEW_SUCCEEDED', weekly],
       ['PLAN_CHANGED', weekly],
     ]);
@@ -292,11 +291,11 @@ describe('plan change at period end', () => {
     const pro = await plan(ctx, merchantId, '19.99');
     const sub = await subscribe(ctx, merchantId, planId);
     await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro });
-    expect(records(ctx, sub.subscriptionId).find((x) => x.status === 'PENDING')?.amount).toBe(1999);
+    expect((await records(ctx, sub.subscriptionId)).find((x) => x.status === 'PENDING')?.amount).toBe(1999);
     const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId, when: 'PERIOD_END' });
     expect(r.result).toBe('UNSCHEDULED');
     expect(r.pendingPlanId).toBeUndefined();
-    expect(records(ctx, sub.subscriptionId).find((x) => x.status === 'PENDING')?.amount).toBe(999);
-    expect(planCount(ctx, pro)).toBe(0);
+    expect((await records(ctx, sub.subscriptionId)).find((x) => x.status === 'PENDING')?.amount).toBe(999);
+    expect((await planCount(ctx, pro))).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSED_NOTIFY_URL, testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { billingTime, type CycleType } from '../../src/domain/calendar.js';
@@ -40,7 +41,7 @@ describe.each<[CycleType, number]>([
       expect(summary).toMatchObject({ due: 1, succeeded: 1, failed: 0, retriesScheduled: 0 });
       runs++;
     }
-    const recs = records(ctx, sub.subscriptionId);
+    const recs = await records(ctx, sub.subscriptionId);
     const renews = recs.filter((r) => r.billing_type === 'RENEW');
     expect(recs[0]).toMatchObject({ billing_type: 'INITIAL', status: 'SUCCESS', cycle_index: 0 });
     expect(renews).toHaveLength(runs + 1);
@@ -53,13 +54,13 @@ describe.each<[CycleType, number]>([
     });
     const expectedRuns = { DAILY: 365, WEEKLY: 52, MONTHLY: 12, YEARLY: 1 }[cycleType] / cycleLength;
     expect(runs).toBe(Math.floor(expectedRuns));
-    const s = subRow(ctx, sub.subscriptionId);
+    const s = await subRow(ctx, sub.subscriptionId);
     expect(s).toMatchObject({ billing_count: runs + 1, failed_count: 0, total_paid: (runs + 1) * 500, status: 'ACTIVE' });
     expect(s.paid_through).toBe(renews[renews.length - 1]?.scheduled_time);
     // Every charge has its RENEWAL transaction, SUCCEEDED, and a RENEW_SUCCEEDED callback.
-    const txns = sqliteOf(ctx).prepare("SELECT count(*) AS n FROM transactions WHERE payment_type = 'RENEWAL' AND status = 200000 AND subscription_id = ?").get(sub.subscriptionId) as { n: number };
+    const txns = (await rowsOf(ctx).get("SELECT count(*) AS n FROM transactions WHERE payment_type = 'RENEWAL' AND status = 200000 AND subscription_id = ?", sub.subscriptionId)) as { n: number };
     expect(txns.n).toBe(runs);
-    const events = sqliteOf(ctx).prepare("SELECT count(*) AS n FROM outbox_events WHERE event_type = 'RENEW_SUCCEEDED' AND subscription_id = ?").get(sub.subscriptionId) as { n: number };
+    const events = (await rowsOf(ctx).get("SELECT count(*) AS n FROM outbox_events WHERE event_type = 'RENEW_SUCCEEDED' AND subscription_id = ?", sub.subscriptionId)) as { n: number };
     expect(events.n).toBe(runs);
   });
 });

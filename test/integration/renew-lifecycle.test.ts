@@ -1,5 +1,6 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testApp, testMerchant, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { parseTime } from '../../src/domain/time.js';
@@ -41,7 +42,7 @@ describe('trial', () => {
     expect((await runRenewal(ctx)).due).toBe(0);
     clock.set(t('2026-01-24 12:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
-    const recs = records(ctx, sub.subscriptionId);
+    const recs = await records(ctx, sub.subscriptionId);
     expect(recs.map((r) => [r.billing_type, r.status, r.amount, r.cycle_index])).toEqual([
       ['INITIAL', 'SUCCESS', 0, 0],
       ['RENEW', 'SUCCESS', 999, 0],
@@ -60,8 +61,8 @@ describe('trial', () => {
     const d = await subscriptionDetail(ctx, merchantId, sub.subscriptionId);
     expect(d).toMatchObject({ status: 'CANCELLED', cancelTime: '2026-01-12 08:00:00', endTime: '2026-01-17 12:00:00' });
     expect(d.nextBillingTime).toBeUndefined();
-    expect(planCount(ctx, planId)).toBe(0);
-    expect(subRow(ctx, sub.subscriptionId).card_id).toBeNull();
+    expect(await planCount(ctx, planId)).toBe(0);
+    expect((await subRow(ctx, sub.subscriptionId)).card_id).toBeNull();
   });
 });
 
@@ -82,14 +83,14 @@ describe('pause and resume', () => {
     expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ status: 'ACTIVE', nextBillingTime: '2026-03-03 10:00:00' });
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-04-03 10:00:00');
-    const recs = records(ctx, sub.subscriptionId);
+    const recs = await records(ctx, sub.subscriptionId);
     expect(recs.map((r) => [r.billing_type, r.status])).toEqual([
       ['INITIAL', 'SUCCESS'],
       ['RENEW', 'CANCELLED'],
       ['RENEW', 'SUCCESS'],
       ['RENEW', 'PENDING'],
     ]);
-    expect(planCount(ctx, planId)).toBe(1);
+    expect(await planCount(ctx, planId)).toBe(1);
   });
 
   it('resume before the old billing date keeps it', async () => {
@@ -115,7 +116,7 @@ describe('pause and resume', () => {
     await pauseSubscription(ctx, merchantId, sub.subscriptionId);
     clock.set(t('2026-02-15 10:00:00'));
     await resumeSubscription(ctx, merchantId, sub.subscriptionId);
-    const pending = records(ctx, sub.subscriptionId).filter((r) => r.status === 'PENDING');
+    const pending = (await records(ctx, sub.subscriptionId)).filter((r) => r.status === 'PENDING');
     expect(pending).toHaveLength(1);
     expect(pending[0]).toMatchObject({ billing_type: 'RENEW', retry_count: 0, scheduled_time: t('2026-02-16 09:00:00') });
   });
@@ -126,15 +127,15 @@ describe('pause and resume', () => {
     const { merchantId, planId } = await merchantWithPlan(ctx);
     const sub = await subscribe(ctx, merchantId, planId);
     clock.set(t('2026-02-15 09:00:00'));
-    const due = records(ctx, sub.subscriptionId).find((r) => r.status === 'PENDING');
+    const due = (await records(ctx, sub.subscriptionId)).find((r) => r.status === 'PENDING');
     const [claimed] = await claimBatch(ctx, [due?.id ?? ''], 'test', clock.now());
     expect(claimed).toBeDefined();
     if (!claimed) return;
     await pauseSubscription(ctx, merchantId, sub.subscriptionId);
     const outcome = await chargeRecord(ctx, claimed, clock.now());
     expect(await ctx.store.transaction((tx) => recordOutcome(ctx, tx, claimed, outcome as Exclude<typeof outcome, { waiting: true }>, clock.now()))).toBe('succeeded');
-    expect(records(ctx, sub.subscriptionId).map((r) => r.status)).toEqual(['SUCCESS', 'SUCCESS']);
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'PAUSED', billing_count: 2 });
+    expect((await records(ctx, sub.subscriptionId)).map((r) => r.status)).toEqual(['SUCCESS', 'SUCCESS']);
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'PAUSED', billing_count: 2 });
     clock.set(t('2026-02-20 09:00:00'));
     await resumeSubscription(ctx, merchantId, sub.subscriptionId);
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-03-15 09:00:00');
@@ -150,7 +151,7 @@ describe('catch-up', () => {
     clock.set(t('2026-07-15 00:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
     expect((await runRenewal(ctx)).due).toBe(0);
-    const recs = records(ctx, sub.subscriptionId);
+    const recs = await records(ctx, sub.subscriptionId);
     expect(recs.map((r) => [r.billing_type, r.status, r.cycle_index])).toEqual([
       ['INITIAL', 'SUCCESS', 0],
       ['RENEW', 'SUCCESS', 1],
@@ -190,14 +191,14 @@ describe('cancel', () => {
     const { merchantId, planId } = await merchantWithPlan(ctx);
     const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000003220' });
     expect(sub.status).toBe(100040);
-    expect(subRow(ctx, sub.subscriptionId).status).toBe('INCOMPLETE');
-    expect(planCount(ctx, planId)).toBe(1);
+    expect((await subRow(ctx, sub.subscriptionId)).status).toBe('INCOMPLETE');
+    expect(await planCount(ctx, planId)).toBe(1);
     await cancelSubscription(ctx, merchantId, sub.subscriptionId);
-    const txn = sqliteOf(ctx).prepare('SELECT status, page_token FROM transactions WHERE id = ?').get(sub.transactionOrderId);
+    const txn = (await rowsOf(ctx).get('SELECT status, page_token FROM transactions WHERE id = ?', sub.transactionOrderId));
     expect(txn).toEqual({ status: 300020, page_token: null });
-    expect(records(ctx, sub.subscriptionId).map((r) => [r.billing_type, r.status])).toEqual([['INITIAL', 'CANCELLED']]);
+    expect((await records(ctx, sub.subscriptionId)).map((r) => [r.billing_type, r.status])).toEqual([['INITIAL', 'CANCELLED']]);
     expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ status: 'CANCELLED', endTime: '2026-01-15 09:00:00' });
-    expect(planCount(ctx, planId)).toBe(0);
+    expect(await planCount(ctx, planId)).toBe(0);
   });
 });
 

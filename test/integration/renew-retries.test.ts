@@ -1,5 +1,6 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSED_NOTIFY_URL, testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, testApp, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { formatTime, parseTime } from '../../src/domain/time.js';
@@ -8,10 +9,10 @@ import { subscriptionDetail } from '../../src/services/subscriptions/index.js';
 let app: TestApp;
 afterEach(async () => app?.close());
 const t = (s: string): number => parseTime(s, 'UTC');
-const charges = (a: TestApp): number =>
-  (sqliteOf(a.ctx).prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND customer_present = 0").get() as { n: number }).n;
-const eventTypes = (a: TestApp, id: string): string[] =>
-  (sqliteOf(a.ctx).prepare('SELECT event_type FROM outbox_events WHERE subscription_id = ? AND kind = ? ORDER BY seq').all(id, 'SUBSCRIPTION') as { event_type: string }[]).map(
+const charges = async (a: TestApp): Promise<number> =>
+  ((await rowsOf(a.ctx).get("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND NOT customer_present")) as { n: number }).n;
+const eventTypes = async (a: TestApp, id: string): Promise<string[]> =>
+  ((await rowsOf(a.ctx).all('SELECT event_type FROM outbox_events WHERE subscription_id = ? AND kind = ? ORDER BY seq', id, 'SUBSCRIPTION')) as { event_type: string }[]).map(
     (r) => r.event_type,
   );
 
@@ -21,7 +22,7 @@ describe('retries', () => {
     const { ctx, clock } = app;
     const { merchantId, planId } = await merchantWithPlan(ctx, {}, { notifyUrl: CLOSED_NOTIFY_URL });
     const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000000341' });
-    expect(planCount(ctx, planId)).toBe(1);
+    expect(await planCount(ctx, planId)).toBe(1);
     const expectTimes = ['2026-02-15 09:00:00', '2026-02-16 09:00:00', '2026-02-19 09:00:00', '2026-02-24 09:00:00'];
     for (const [i, when] of expectTimes.entries()) {
       expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe(when);
@@ -31,7 +32,7 @@ describe('retries', () => {
     }
     clock.set(t('2026-06-01 00:00:00'));
     expect((await runRenewal(ctx)).due).toBe(0);
-    const recs = records(ctx, sub.subscriptionId);
+    const recs = await records(ctx, sub.subscriptionId);
     expect(recs.map((r) => [r.billing_type, r.status, r.retry_count, r.fail_reason])).toEqual([
       ['INITIAL', 'SUCCESS', 0, null],
       ['RENEW', 'FAILED', 0, 'card_declined'],
@@ -40,14 +41,14 @@ describe('retries', () => {
       ['RETRY', 'FAILED', 3, 'card_declined'],
     ]);
     expect(recs.every((r) => r.cycle_index <= 1)).toBe(true);
-    expect(charges(app)).toBe(4);
-    const s = subRow(ctx, sub.subscriptionId);
+    expect(await charges(app)).toBe(4);
+    const s = await subRow(ctx, sub.subscriptionId);
     expect(s).toMatchObject({ status: 'FAILED', billing_count: 1, failed_count: 4, total_paid: 999, card_id: null, end_time: t('2026-02-24 09:00:00') });
-    expect(planCount(ctx, planId)).toBe(0);
-    expect(sqliteOf(ctx).prepare('SELECT count(*) AS n FROM cards').get()).toEqual({ n: 0 });
+    expect(await planCount(ctx, planId)).toBe(0);
+    expect((await rowsOf(ctx).get('SELECT count(*) AS n FROM cards'))).toEqual({ n: 0 });
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBeUndefined();
-    expect(eventTypes(app, sub.subscriptionId)).toEqual(['RENEW_FAILED', 'RENEW_FAILED', 'RENEW_FAILED', 'SUBSCRIPTION_FAILED']);
-    const last = JSON.parse((sqliteOf(ctx).prepare("SELECT payload FROM outbox_events WHERE event_type = 'SUBSCRIPTION_FAILED'").get() as { payload: string }).payload);
+    expect(await eventTypes(app, sub.subscriptionId)).toEqual(['RENEW_FAILED', 'RENEW_FAILED', 'RENEW_FAILED', 'SUBSCRIPTION_FAILED']);
+    const last = JSON.parse(((await rowsOf(ctx).get("SELECT payload FROM outbox_events WHERE event_type = 'SUBSCRIPTION_FAILED'")) as { payload: string }).payload);
     expect(last).toMatchObject({ notifyType: 'SUBSCRIPTION', subscriptionStatus: 'FAILED', recordStatus: 'FAILED', retryCount: '3', failReason: 'card_declined', amount: '9.99' });
     expect(last.nextBillingTime).toBeUndefined();
   });
@@ -67,7 +68,7 @@ describe('retries', () => {
     expect(await runRenewal(ctx)).toMatchObject({ failed: 1, retriesScheduled: 1 });
     clock.set(t('2026-04-01 09:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ succeeded: 1 });
-    const recs = records(ctx, sub.subscriptionId);
+    const recs = await records(ctx, sub.subscriptionId);
     expect(recs.map((r) => [r.billing_type, r.status, r.retry_count, r.cycle_index])).toEqual([
       ['INITIAL', 'SUCCESS', 0, 0],
       ['RENEW', 'FAILED', 0, 1],
@@ -77,8 +78,8 @@ describe('retries', () => {
       ['RENEW', 'PENDING', 0, 3],
     ]);
     expect(formatTime(recs[5]?.scheduled_time ?? 0, 'UTC')).toBe('2026-04-30 09:00:00');
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'ACTIVE', billing_count: 3, failed_count: 2, total_paid: 2997 });
-    expect(eventTypes(app, sub.subscriptionId)).toEqual(['RENEW_FAILED', 'RENEW_SUCCEEDED', 'RENEW_FAILED', 'RENEW_SUCCEEDED']);
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'ACTIVE', billing_count: 3, failed_count: 2, total_paid: 2997 });
+    expect(await eventTypes(app, sub.subscriptionId)).toEqual(['RENEW_FAILED', 'RENEW_SUCCEEDED', 'RENEW_FAILED', 'RENEW_SUCCEEDED']);
   });
 
   it('a card that expired by the renewal fails expired_card without calling the channel', async () => {
@@ -88,9 +89,9 @@ describe('retries', () => {
     const sub = await subscribe(ctx, merchantId, planId, { month: '01', year: '2026' });
     clock.set(t('2026-02-15 09:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ failed: 1, retriesScheduled: 1 });
-    expect(records(ctx, sub.subscriptionId)[1]).toMatchObject({ status: 'FAILED', fail_reason: 'expired_card' });
-    expect(charges(app)).toBe(0);
-    const txn = sqliteOf(ctx).prepare("SELECT status, fail_reason FROM transactions WHERE payment_type = 'RENEWAL'").get();
+    expect((await records(ctx, sub.subscriptionId))[1]).toMatchObject({ status: 'FAILED', fail_reason: 'expired_card' });
+    expect(await charges(app)).toBe(0);
+    const txn = (await rowsOf(ctx).get("SELECT status, fail_reason FROM transactions WHERE payment_type = 'RENEWAL'"));
     expect(txn).toEqual({ status: 300000, fail_reason: 'expired_card' });
   });
 

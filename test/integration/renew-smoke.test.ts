@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sqliteOf, testApp, type TestApp } from '../helpers/ctx.js';
+import { testApp, type TestApp } from '../helpers/ctx.js';
+import { rowsOf } from '../helpers/rows.js';
 import { merchantWithPlan, records, subRow, subscribe } from '../helpers/subscriptions.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { parseTime } from '../../src/domain/time.js';
@@ -19,14 +20,14 @@ describe('renew smoke', () => {
     expect(s).toMatchObject({ due: 1, succeeded: 1, failed: 0 });
     const again = await runRenewal(ctx);
     expect(again.due).toBe(0);
-    const recs = records(ctx, sub.subscriptionId);
+    const recs = await records(ctx, sub.subscriptionId);
     expect(recs.map((r) => [r.billing_type, r.status, r.cycle_index])).toEqual([
       ['INITIAL', 'SUCCESS', 0],
       ['RENEW', 'SUCCESS', 1],
       ['RENEW', 'PENDING', 2],
     ]);
     expect(recs[2]?.scheduled_time).toBe(parseTime('2026-03-31 09:00:00', 'UTC'));
-    expect(subRow(ctx, sub.subscriptionId)).toMatchObject({ billing_count: 2, total_paid: 1998 });
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ billing_count: 2, total_paid: 1998 });
   });
 });
 
@@ -80,7 +81,7 @@ describe('a run that fails part-way', () => {
     const real = ctx.channel;
     ctx.channel = { ...real, name: real.name, charge: async () => { throw new Error('channel unreachable'); } };
     await expect(runRenewal(ctx)).rejects.toThrow('channel unreachable');
-    const held = sqliteOf(ctx).prepare("SELECT count(*) FROM billing_records WHERE status = 'PENDING' AND lease_owner IS NOT NULL").pluck().get();
+    const { held } = await rowsOf(ctx).get<{ held: number }>("SELECT count(*) AS held FROM billing_records WHERE status = 'PENDING' AND lease_owner IS NOT NULL");
     expect(held).toBe(0);
     expect((await runRenewal(ctx, { dryRun: true })).due).toBe(3);
     ctx.channel = real;

@@ -1,6 +1,7 @@
+import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChargeRequest } from '../../src/channel/channel.js';
-import { testApp, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { testApp, type TestApp } from '../helpers/ctx.js';
 
 let app: TestApp;
 afterEach(async () => app?.close());
@@ -14,8 +15,8 @@ const charge = (number: string, over: Partial<ChargeRequest> = {}): ChargeReques
   customerPresent: true,
   ...over,
 });
-const rows = (kind: 'charge' | 'refund') =>
-  (sqliteOf(app.ctx).prepare('SELECT count(*) AS n FROM sandbox_charges WHERE kind = ?').get(kind) as { n: number }).n;
+const rows = async (kind: 'charge' | 'refund') =>
+  ((await rowsOf(app.ctx).get('SELECT count(*) AS n FROM sandbox_charges WHERE kind = ?', kind)) as { n: number }).n;
 
 describe('sandbox channel cards (SPEC §9)', () => {
   it.each([
@@ -80,7 +81,7 @@ describe('sandbox channel idempotency', () => {
     const first = await ch.charge(charge('4242424242424242', { idempotencyKey: 'same' }));
     const again = await ch.charge(charge('4000000000000002', { idempotencyKey: 'same' }));
     expect(again).toEqual(first);
-    expect(rows('charge')).toBe(1);
+    expect(await rows('charge')).toBe(1);
   });
 
   it('concurrent charges with one key record one charge and all get its result', async () => {
@@ -88,7 +89,7 @@ describe('sandbox channel idempotency', () => {
     const ch = app.ctx.channel;
     const results = await Promise.all(Array.from({ length: 20 }, () => ch.charge(charge('4242424242424242', { idempotencyKey: 'burst' }))));
     expect(new Set(results.map((r) => r.ref)).size).toBe(1);
-    expect(rows('charge')).toBe(1);
+    expect(await rows('charge')).toBe(1);
   });
 
   it('a repeated refund key returns the first result and refunds once', async () => {
@@ -99,7 +100,7 @@ describe('sandbox channel idempotency', () => {
     const first = await ch.refund(req);
     expect(first).toMatchObject({ outcome: 'refunded' });
     expect(await ch.refund(req)).toEqual(first);
-    expect(rows('refund')).toBe(1);
+    expect(await rows('refund')).toBe(1);
     // The first refund counts against the charge: 600 + 600 > 1000.
     expect(await ch.refund({ ...req, idempotencyKey: 'r2' })).toEqual({ outcome: 'failed', reason: 'amount_exceeds_charge' });
     expect(await ch.refund({ ...req, idempotencyKey: 'r3', amount: 400 })).toMatchObject({ outcome: 'refunded' });

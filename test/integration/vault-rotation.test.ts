@@ -1,3 +1,4 @@
+import { rowsOf } from '../helpers/rows.js';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
@@ -7,7 +8,7 @@ import { requireMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { rotateVaultKey } from '../../src/services/vault-rotate.js';
 import { VaultKeyError } from '../../src/vault/crypto.js';
-import { TEST_VAULT_KEY, testApp, testMerchant, type TestApp, sqliteOf } from '../helpers/ctx.js';
+import { TEST_VAULT_KEY, testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 
 let app: TestApp;
 afterEach(async () => app?.close());
@@ -59,7 +60,7 @@ describe('vault key rotation', () => {
     await resumed.close();
 
     app.ctx = await reopen(app.dbPath, newKey.toString('base64'));
-    const secrets = sqliteOf(app.ctx).prepare('SELECT secret_enc FROM merchants').pluck().all() as string[];
+    const secrets = (await rowsOf(app.ctx).all<{ s: string }>('SELECT secret_enc AS s FROM merchants')).map((r) => r.s);
     for (const s of secrets) expect(() => app.ctx.vault.decrypt(s)).not.toThrow();
   });
 });

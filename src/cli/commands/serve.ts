@@ -1,3 +1,4 @@
+import { displayDb } from '../../config.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Clock } from '../../domain/clock.js';
@@ -137,7 +138,7 @@ export function registerServeCommands(program: Command): void {
             const background = startBackground(ctx, { renew: opts.renew, renewCron, log: app.log });
             const publicNote = ctx.config.publicUrl === own ? '' : ` (pages and links use ${ctx.config.publicUrl})`;
             const renewNote = opts.renew ? `renewals on cron "${renewCron}"` : 'renewals off (--no-renew)';
-            process.stdout.write(`paygate listening on ${own}${publicNote} · database ${ctx.config.dbPath} · ${renewNote}\n`);
+            process.stdout.write(`paygate listening on ${own}${publicNote} · database ${displayDb(ctx.config.dbPath)} · ${renewNote}\n`);
 
             await new Promise<void>((resolve) => {
               let stopping = false;

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+
+/** Anything that runs one statement: the pool (autocommit) or a unit of work's connection. */
+export interface Conn {
+  query(cfg: pg.QueryConfig): Promise<pg.QueryResult>;
+}
+
+interface Compiled {
+  name: string;
+  text: string;
+  params: string[];
+}
+
+const compiled = new Map<string, Compiled>();
+
+/**
+ * The repositories write `@name` parameters (as the SQLite engine does); they become `$n` once per
+ * text, and every statement runs as a named prepared statement, parsed once per connection. The
+ * name is a hash of the text, so two texts never share one.
+ */
+function compile(sql: string): Compiled {
+  let c = compiled.get(sql);
+  if (!c) {
+    const params: string[] = [];
+    const text = sql.replace(/@([A-Za-z_][A-Za-z0-9_]*)/g, (_, p: string) => {
+      let i = params.indexOf(p);
+      if (i < 0) i = params.push(p) - 1;
+      return `$${i + 1}`;
+    });
+    c = { name: `pg_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, params };
+    compiled.set(sql, c);
+  }
+  return c;
+}
+
+function config(sql: string, args: Record<string, unknown>): pg.QueryConfig {
+  const c = compile(sql);
+  return {
+    name: c.name,
+    text: c.text,
+    values: c.params.map((p) => {
+      if (!(p in args)) throw new Error(`statement parameter @${p} not given`);
+      const v = args[p];
+      return v === undefined ? null : v;
+    }),
+  };
+}
+
+export async function all<R>(db: Conn, sql: string, args: Record<string, unknown> = {}): Promise<R[]> {
+  return (await db.query(config(sql, args))).rows as R[];
+}
+
+export async function get<R>(db: Conn, sql: string, args: Record<string, unknown> = {}): Promise<R | undefined> {
+  return (await db.query(config(sql, args))).rows[0] as R | undefined;
+}
+
+/** Rows changed: the answer of a conditional write. */
+export async function run(db: Conn, sql: string, args: Record<string, unknown> = {}): Promise<number> {
+  return (await db.query(config(sql, args))).rowCount ?? 0;
+}
+
+/** `col AS "key"` for each entry, so rows come back in drizzle's shape. */
+export function selectList<K extends string>(columns: Record<K, string>, prefix = ''): string {
+  return (Object.keys(columns) as K[]).map((k) => `${prefix}${columns[k]} AS "${k}"`).join(', ');
+}

@@ -1,0 +1,155 @@
+import { newId } from '../../domain/ids.js';
+import type { ClaimedRecord, DueCursor, DuePage } from '../store.js';
+import { all, get, run, type Conn } from './query.js';
+
+/**
+ * The renewal run's claim protocol on PostgreSQL: due records are listed without locks, then a
+ * batch is claimed in ONE statement that locks the rows it can with FOR UPDATE SKIP LOCKED and
+ * re-checks that each is still PENDING, due and unleased. Concurrent runs on any host never wait
+ * on each other's batches and never claim one record twice; a lease that ran out (a killed run)
+ * makes the record claimable again, keeping the transaction written by the first claim.
+ */
+
+const DUE_WHERE = `r.status = 'PENDING' AND r.scheduled_time <= @now AND r.billing_type IN ('RENEW', 'RETRY')
+    AND (r.lease_until IS NULL OR r.lease_until < @now) AND m.status = 'ACTIVE'`;
+
+/** Keyset position in the partial due index: (scheduled_time, id). */
+interface Position {
+  afterTime: number;
+  afterId: string;
+}
+
+export async function dueRecords(db: Conn, now: number, limit: number, cursor: DueCursor): Promise<DuePage> {
+  const from = cursor as unknown as Position | null;
+  const rows = await all<{ id: string; scheduledTime: number }>(
+    db,
+    `SELECT r.id, r.scheduled_time AS "scheduledTime" FROM billing_records r JOIN merchants m ON m.id = r.merchant_id
+     WHERE ${DUE_WHERE}
+       AND (@afterTime::bigint IS NULL OR (r.scheduled_time, r.id COLLATE "C") > (@afterTime::bigint, @afterId::text COLLATE "C"))
+     ORDER BY r.scheduled_time, r.id COLLATE "C" LIMIT @limit`,
+    { now, limit, afterTime: from?.afterTime ?? null, afterId: from?.afterId ?? '' },
+  );
+  const last = rows[rows.length - 1];
+  const next: Position | null = last ? { afterTime: last.scheduledTime, afterId: last.id } : from;
+  return { ids: rows.map((r) => r.id), next: next as unknown as DueCursor };
+}
+
+export async function countDue(db: Conn, now: number): Promise<number> {
+  const row = await get<{ n: number }>(
+    db,
+    `SELECT count(*) AS n FROM billing_records r JOIN merchants m ON m.id = r.merchant_id WHERE ${DUE_WHERE}`,
+    { now },
+  );
+  return row?.n ?? 0;
+}
+
+const CLAIM_SQL = `WITH wanted AS (
+    SELECT w.id, w.fresh FROM unnest(@ids::text[], @fresh::text[]) AS w(id, fresh)
+  ), locked AS (
+    SELECT r.id FROM billing_records r JOIN wanted w ON w.id = r.id
+    WHERE r.status = 'PENDING' AND r.scheduled_time <= @now AND (r.lease_until IS NULL OR r.lease_until < @now)
+    ORDER BY r.id
+    FOR UPDATE OF r SKIP LOCKED
+  )
+  UPDATE billing_records r SET lease_owner = @owner, lease_until = @leaseUntil, transaction_id = coalesce(r.transaction_id, w.fresh)
+  FROM wanted w
+  WHERE w.id = r.id AND r.id IN (SELECT id FROM locked)
+  RETURNING r.id, r.transaction_id = w.fresh AS "isNew"`;
+
+const CLAIMED_SQL = `SELECT r.id, r.subscription_id AS "subscriptionId", r.merchant_id AS "merchantId", r.billing_type AS "billingType", r.amount,
+     r.currency, r.scheduled_time AS "scheduledTime", r.retry_count AS "retryCount", r.cycle_index AS "cycleIndex",
+     r.credit_applied AS "creditApplied", r.plan_id AS "recordPlanId", r.transaction_id AS "transactionId", s.status AS "subscriptionStatus", s.plan_id AS "planId", s.user_id AS "userId",
+     s.notify_url AS "notifyUrl", s.card_id AS "cardId", c.pan_enc AS "panEnc", c.channel AS "cardChannel",
+     c.stripe_customer_id AS "stripeCustomerId", c.stripe_payment_method_id AS "stripePaymentMethodId", c.exp_month AS "expMonth", c.exp_year AS "expYear",
+     c.bin, c.last4, c.brand
+   FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id
+   WHERE r.id = ANY(@ids::text[])`;
+
+/**
+ * The RENEWAL transactions of newly claimed records (the intent, ACCEPTED, before the channel is
+ * called), one INSERT … SELECT for the batch.
+ */
+const INSERT_RENEWALS_SQL = `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id,
+     billing_record_id, plan_id, user_id, card_bin, card_last4, card_brand, notify_url, channel, created_at, updated_at)
+   SELECT r.transaction_id, r.merchant_id, 'RENEWAL', 100000, r.amount, r.currency, r.subscription_id, r.id, s.plan_id, s.user_id,
+     c.bin, c.last4, c.brand, s.notify_url, CASE WHEN c.channel = 'stripe' THEN 'stripe' ELSE @channel END, @now, @now
+   FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id
+   WHERE r.id = ANY(@ids::text[])`;
+
+export async function claimDueRecords(
+  db: Conn,
+  ids: readonly string[],
+  c: { owner: string; now: number; leaseUntil: number; channel: string },
+): Promise<ClaimedRecord[]> {
+  if (ids.length === 0) return [];
+  const fresh = ids.map(() => newId('txn', c.now));
+  const won = await all<{ id: string; isNew: boolean }>(db, CLAIM_SQL, {
+    ids: [...ids],
+    fresh,
+    now: c.now,
+    owner: c.owner,
+    leaseUntil: c.leaseUntil,
+  });
+  if (won.length === 0) return [];
+  const isNew = won.filter((w) => w.isNew).map((w) => w.id);
+  if (isNew.length > 0) await run(db, INSERT_RENEWALS_SQL, { ids: isNew, channel: c.channel, now: c.now });
+  const rows = await all<ClaimedRecord>(db, CLAIMED_SQL, { ids: won.map((w) => w.id) });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+export async function finishRenewalTransaction(
+  db: Conn,
+  id: string,
+  result: { approved: boolean; failReason: string | null; channelRef: string | null; now: number },
+): Promise<void> {
+  await run(
+    db,
+    `UPDATE transactions SET status = @status, fail_reason = @failReason, channel_ref = coalesce(@ref::text, channel_ref),
+       txn_amount = CASE WHEN @approved::boolean THEN amount ELSE txn_amount END,
+       txn_currency = CASE WHEN @approved::boolean THEN currency ELSE txn_currency END,
+       txn_time = @now, updated_at = @now
+     WHERE id = @id`,
+    {
+      id,
+      status: result.approved ? 200000 : 300000,
+      failReason: result.failReason,
+      ref: result.channelRef,
+      approved: result.approved,
+      now: result.now,
+    },
+  );
+}
+
+export async function settleRecord(db: Conn, id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
+  return (
+    (await run(
+      db,
+      `UPDATE billing_records SET status = @status, fail_reason = @failReason, actual_time = @now, lease_owner = NULL, lease_until = NULL
+       WHERE id = @id AND status = 'PENDING'`,
+      { id, status, failReason, now },
+    )) === 1
+  );
+}
+
+export async function addChargeToSubscription(
+  db: Conn,
+  id: string,
+  c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
+): Promise<void> {
+  await run(
+    db,
+    `UPDATE subscriptions SET billing_count = billing_count + @ok::int, failed_count = failed_count + (1 - @ok::int),
+       total_paid = total_paid + CASE WHEN @ok::int = 1 THEN @amount::bigint ELSE 0 END,
+       paid_through = CASE WHEN @ok::int = 1 AND @paidThrough::bigint IS NOT NULL
+                           THEN greatest(coalesce(paid_through, 0), @paidThrough::bigint) ELSE paid_through END,
+       updated_at = @now
+     WHERE id = @id`,
+    { id, ok: c.approved ? 1 : 0, amount: c.amount, paidThrough: c.paidThrough, now: c.now },
+  );
+}
+
+/** See Tx.releaseClaims. Runs only when a run failed: a scan of PENDING records by owner is fine. */
+export function releaseClaims(db: Conn, owner: string): Promise<number> {
+  return run(db, "UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = @owner", { owner });
+}

@@ -1,0 +1,109 @@
+import type { ActiveCycleGroup, RevenueMonthFigures, RevenueQuery } from '../store.js';
+import { all, type Conn } from './query.js';
+
+/**
+ * The revenue report on PostgreSQL: the SQLite engine's statements (see sqlite/report.ts for the
+ * method), with PostgreSQL's types — comparisons are booleans here, so flags are CASE expressions,
+ * and sums of bigint are numeric, so they are cast back to bigint (read as JS numbers).
+ */
+function monthOf(col: string, ends: readonly number[], lo = 0, hi = ends.length): string {
+  if (lo === hi) return String(lo);
+  const mid = (lo + hi) >> 1;
+  return `CASE WHEN ${col} < ${Math.trunc(ends[mid] ?? 0)} THEN ${monthOf(col, ends, lo, mid)} ELSE ${monthOf(col, ends, mid + 1, hi)} END`;
+}
+
+const STOP_AT = `CASE WHEN s.status = 'CANCELLED' THEN coalesce(s.cancel_time, s.end_time)
+  WHEN s.status IN ('FAILED', 'EXPIRED') THEN s.end_time
+  WHEN s.status = 'PAUSED' THEN s.updated_at END`;
+
+interface SubscriptionGroup {
+  sb: number;
+  eb: number;
+  startedIn: number;
+  stoppedIn: number;
+  churn: number;
+  counts: number;
+  cycleType: ActiveCycleGroup['cycleType'];
+  cycleLength: number;
+  n: number;
+  priceSum: number;
+}
+
+export async function revenueFigures(db: Conn, q: RevenueQuery): Promise<RevenueMonthFigures[]> {
+  const out: RevenueMonthFigures[] = q.months.map(() => ({
+    newSubscriptions: 0, churned: 0, active: [], charged: 0, refunded: 0, failedAttempts: 0, recovered: 0,
+  }));
+  const months = q.months.length;
+  if (months === 0) return out;
+  const ends = q.months.map((m) => m.end);
+  const from = q.months[0]?.start ?? 0;
+  const to = ends[months - 1] ?? 0;
+  const args = { from, to, merchantId: q.merchantId ?? null };
+
+  const groups = await all<SubscriptionGroup>(
+    db,
+    `SELECT ${monthOf('x.start_time', ends)} AS sb,
+            CASE WHEN x.stop_at IS NULL THEN ${months} ELSE ${monthOf('x.stop_at', ends)} END AS eb,
+            CASE WHEN x.start_time >= @from THEN 1 ELSE 0 END AS "startedIn",
+            CASE WHEN x.stop_at >= @from THEN 1 ELSE 0 END AS "stoppedIn",
+            x.churn AS churn, x.counts AS counts,
+            x.cycle_type AS "cycleType", x.cycle_length AS "cycleLength", count(*) AS n, sum(x.amount)::bigint AS "priceSum"
+     FROM (SELECT s.start_time, ${STOP_AT} AS stop_at, s.cycle_type, s.cycle_length, s.amount,
+                  CASE WHEN s.status IN ('CANCELLED', 'FAILED', 'EXPIRED') THEN 1 ELSE 0 END AS churn,
+                  CASE WHEN s.status IN ('INCOMPLETE', 'EXPIRED') THEN 0 ELSE 1 END AS counts
+           FROM subscriptions s
+           WHERE s.start_time < @to AND (@merchantId::text IS NULL OR s.merchant_id = @merchantId)) x
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
+    args,
+  );
+  const active = q.months.map(() => new Map<string, ActiveCycleGroup>());
+  for (const g of groups) {
+    if (g.startedIn && g.sb < months) (out[g.sb] as RevenueMonthFigures).newSubscriptions += g.n;
+    if (g.churn && g.stoppedIn && g.eb < months) (out[g.eb] as RevenueMonthFigures).churned += g.n;
+    if (!g.counts) continue;
+    for (let i = g.sb; i < Math.min(g.eb, months); i++) {
+      const key = `${g.cycleType}/${g.cycleLength}`;
+      const bucket = active[i] as Map<string, ActiveCycleGroup>;
+      const sum = bucket.get(key) ?? { cycleType: g.cycleType, cycleLength: g.cycleLength, count: 0, priceSum: 0 };
+      sum.count += g.n;
+      sum.priceSum += g.priceSum;
+      bucket.set(key, sum);
+    }
+  }
+  active.forEach((m, i) => ((out[i] as RevenueMonthFigures).active = [...m.values()]));
+
+  const attempts = await all<{ i: number; charged: number; failed: number; recovered: number }>(
+    db,
+    `SELECT ${monthOf('b.actual_time', ends)} AS i,
+       coalesce(sum(CASE WHEN b.status = 'SUCCESS' THEN b.amount ELSE 0 END), 0)::bigint AS charged,
+       count(*) FILTER (WHERE b.status = 'FAILED' AND b.billing_type IN ('RENEW', 'RETRY')) AS failed,
+       count(*) FILTER (WHERE b.status = 'SUCCESS' AND b.billing_type = 'RETRY') AS recovered
+     FROM billing_records b
+     WHERE b.actual_time >= @from AND b.actual_time < @to AND b.status IN ('SUCCESS', 'FAILED')
+       AND (@merchantId::text IS NULL OR b.merchant_id = @merchantId)
+     GROUP BY 1`,
+    args,
+  );
+  for (const r of attempts) {
+    const f = out[r.i];
+    if (!f) continue;
+    f.charged = r.charged;
+    f.failedAttempts = r.failed;
+    f.recovered = r.recovered;
+  }
+
+  const refunded = await all<{ i: number; amount: number }>(
+    db,
+    `SELECT ${monthOf('r.updated_at', ends)} AS i, coalesce(sum(r.amount), 0)::bigint AS amount
+     FROM refunds r JOIN transactions t ON t.id = r.transaction_id
+     WHERE r.status = 'SUCCEEDED' AND r.updated_at >= @from AND r.updated_at < @to
+       AND t.payment_type IN ('SUBSCRIPTION', 'RENEWAL') AND (@merchantId::text IS NULL OR r.merchant_id = @merchantId)
+     GROUP BY 1`,
+    args,
+  );
+  for (const r of refunded) {
+    const f = out[r.i];
+    if (f) f.refunded = r.amount;
+  }
+  return out;
+}

@@ -1,0 +1,50 @@
+import type { SandboxChargeRow } from '../store.js';
+import { get, run, type Conn } from './query.js';
+
+/** The sandbox channel's ledger, keyed by the caller's idempotency key. */
+const SELECT = `SELECT id, idempotency_key AS "idempotencyKey", kind, parent_id AS "parentId", amount, currency, card_bin AS "cardBin",
+  card_last4 AS "cardLast4", customer_present AS "customerPresent", outcome, decline_code AS "declineCode", created_at AS "createdAt",
+  updated_at AS "updatedAt" FROM sandbox_charges`;
+
+/**
+ * Insert unless the idempotency key is taken; whether it was inserted. ON CONFLICT DO NOTHING waits
+ * for a concurrent insert of the same key and then does nothing: the first caller decides.
+ */
+export async function insertSandboxCharge(db: Conn, r: SandboxChargeRow): Promise<boolean> {
+  return (
+    (await run(
+      db,
+      `INSERT INTO sandbox_charges (id, idempotency_key, kind, parent_id, amount, currency, card_bin, card_last4,
+         customer_present, outcome, decline_code, created_at, updated_at)
+       VALUES (@id, @idempotencyKey, @kind, @parentId, @amount, @currency, @cardBin, @cardLast4, @customerPresent, @outcome,
+         @declineCode, @createdAt, @updatedAt)
+       ON CONFLICT (idempotency_key) DO NOTHING`,
+      { ...r },
+    )) === 1
+  );
+}
+
+export function getSandboxChargeByKey(db: Conn, key: string): Promise<SandboxChargeRow | undefined> {
+  return get(db, `${SELECT} WHERE idempotency_key = @key`, { key });
+}
+
+export function getSandboxCharge(db: Conn, id: string): Promise<SandboxChargeRow | undefined> {
+  return get(db, `${SELECT} WHERE id = @id`, { id });
+}
+
+export async function finishSandboxAction(db: Conn, id: string, outcome: 'approved' | 'failed', declineCode: string | null, now: number): Promise<void> {
+  await run(
+    db,
+    "UPDATE sandbox_charges SET outcome = @outcome, decline_code = @declineCode, updated_at = @now WHERE id = @id AND outcome = 'requires_action'",
+    { id, outcome, declineCode, now },
+  );
+}
+
+export async function sandboxRefunded(db: Conn, chargeId: string): Promise<number> {
+  const row = await get<{ total: number }>(
+    db,
+    "SELECT coalesce(sum(amount), 0)::bigint AS total FROM sandbox_charges WHERE kind = 'refund' AND parent_id = @chargeId AND outcome = 'approved'",
+    { chargeId },
+  );
+  return row?.total ?? 0;
+}

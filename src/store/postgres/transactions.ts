@@ -1,0 +1,210 @@
+import type { IdempotencyRow, IdempotencyScope, NewIdempotency, TransactionFilter, TransactionRow } from '../store.js';
+import { all, get, run, selectList, type Conn } from './query.js';
+
+export const TRANSACTION_COLUMNS: Record<keyof TransactionRow, string> = {
+  id: 'id',
+  merchantId: 'merchant_id',
+  relationId: 'relation_id',
+  requestId: 'request_id',
+  paymentType: 'payment_type',
+  status: 'status',
+  amount: 'amount',
+  currency: 'currency',
+  txnAmount: 'txn_amount',
+  txnCurrency: 'txn_currency',
+  refundedAmount: 'refunded_amount',
+  refundReserved: 'refund_reserved',
+  failReason: 'fail_reason',
+  subscriptionId: 'subscription_id',
+  billingRecordId: 'billing_record_id',
+  planId: 'plan_id',
+  userId: 'user_id',
+  cardBin: 'card_bin',
+  cardLast4: 'card_last4',
+  cardBrand: 'card_brand',
+  clientIp: 'client_ip',
+  returnUrl: 'return_url',
+  failedUrl: 'failed_url',
+  cancelUrl: 'cancel_url',
+  notifyUrl: 'notify_url',
+  billingAddress: 'billing_address',
+  shippingAddress: 'shipping_address',
+  items: 'items',
+  channel: 'channel',
+  channelRef: 'channel_ref',
+  pageToken: 'page_token',
+  cardId: 'card_id',
+  pageExpiresAt: 'page_expires_at',
+  checkoutDeclines: 'checkout_declines',
+  txnTime: 'txn_time',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+const COLUMNS = TRANSACTION_COLUMNS;
+const KEYS = Object.keys(COLUMNS) as (keyof TransactionRow)[];
+const SELECT = `SELECT ${selectList(COLUMNS, 't.')} FROM transactions t`;
+
+export async function insertTransaction(db: Conn, row: TransactionRow): Promise<void> {
+  await run(db, `INSERT INTO transactions (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`, row);
+}
+
+export function getTransaction(db: Conn, id: string): Promise<TransactionRow | undefined> {
+  return get(db, `${SELECT} WHERE t.id = @id`, { id });
+}
+
+/** The row locked until the unit of work ends: read-then-write decisions hold across instances. */
+export function lockTransaction(db: Conn, id: string): Promise<TransactionRow | undefined> {
+  return get(db, `${SELECT} WHERE t.id = @id FOR UPDATE`, { id });
+}
+
+export function getMerchantTransaction(db: Conn, merchantId: string, id: string): Promise<TransactionRow | undefined> {
+  return get(db, `${SELECT} WHERE t.id = @id AND t.merchant_id = @merchantId`, { id, merchantId });
+}
+
+export function getByRelation(db: Conn, merchantId: string, relationId: string): Promise<TransactionRow | undefined> {
+  return get(db, `${SELECT} WHERE t.merchant_id = @merchantId AND t.relation_id = @relationId`, { merchantId, relationId });
+}
+
+export function getByPageToken(db: Conn, token: string): Promise<TransactionRow | undefined> {
+  return get(db, `${SELECT} WHERE t.page_token = @token`, { token });
+}
+
+/**
+ * Apply `patch` only while the transaction is still in `fromStatus`, in one statement: a
+ * concurrent writer waits for the row lock and PostgreSQL re-checks the status against the
+ * committed row, so every state change happens once.
+ */
+export async function updateTransactionIf(
+  db: Conn,
+  id: string,
+  fromStatus: number,
+  patch: Partial<Omit<TransactionRow, 'id'>>,
+): Promise<boolean> {
+  const keys = (Object.keys(patch) as (keyof TransactionRow)[]).filter((k) => patch[k as keyof typeof patch] !== undefined).sort();
+  if (keys.length === 0) return (await run(db, 'SELECT 1 FROM transactions WHERE id = @id AND status = @fromStatus', { id, fromStatus })) === 1;
+  const sql = `UPDATE transactions SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE id = @id AND status = @fromStatus`;
+  return (await run(db, sql, { ...patch, id, fromStatus })) === 1;
+}
+
+export async function stalePageIds(db: Conn, now: number, limit: number): Promise<string[]> {
+  const rows = await all<{ id: string }>(
+    db,
+    'SELECT id FROM transactions WHERE status IN (100040, 100050) AND page_expires_at <= @now ORDER BY page_expires_at LIMIT @limit',
+    { now, limit },
+  );
+  return rows.map((r) => r.id);
+}
+
+export function listTransactionRows(db: Conn, f: TransactionFilter): Promise<TransactionRow[]> {
+  const where: string[] = [];
+  if (f.merchantId !== undefined) where.push('t.merchant_id = @merchantId');
+  if (f.status !== undefined) where.push('t.status = @status');
+  const sql = `${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY t.created_at DESC, t.id COLLATE "C" DESC LIMIT @limit`;
+  const args: Record<string, unknown> = { limit: f.limit };
+  if (f.merchantId !== undefined) args.merchantId = f.merchantId;
+  if (f.status !== undefined) args.status = f.status;
+  return all(db, sql, args);
+}
+
+export async function subscriptionCodeOf(db: Conn, subscriptionId: string): Promise<string | undefined> {
+  return (await get<{ code: string }>(db, 'SELECT code FROM subscriptions WHERE id = @subscriptionId', { subscriptionId }))?.code;
+}
+
+/**
+ * Inside a unit of work the read first takes a transaction-level advisory lock on the key: a
+ * concurrent duplicate of the request (same merchant, scope and requestId, on any instance) waits
+ * here until the first one commits, and then reads its row. Without it, under READ COMMITTED the
+ * duplicate could miss the key and then see the first one's transaction by relationId (each
+ * statement reads the latest commit), answering "relationId already used" instead of the result.
+ */
+export async function lockIdempotency(db: Conn, merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
+  await get(db, 'SELECT pg_advisory_xact_lock(hashtextextended(@key, 0)) AS l', { key: `idem:${merchantId}:${scope}:${requestId}` });
+  return getIdempotency(db, merchantId, scope, requestId);
+}
+
+export function getIdempotency(db: Conn, merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
+  return get(
+    db,
+    `SELECT request_hash AS "requestHash", resource_id AS "resourceId" FROM idempotency_keys
+     WHERE merchant_id = @merchantId AND scope = @scope AND request_id = @requestId`,
+    { merchantId, scope, requestId },
+  );
+}
+
+/**
+ * A plain INSERT: a concurrent duplicate waits on the primary key, then fails with a unique
+ * violation, and `Store.transaction` runs its unit of work again, which then reads the winner's row.
+ */
+export async function insertIdempotency(db: Conn, row: NewIdempotency): Promise<void> {
+  await run(
+    db,
+    `INSERT INTO idempotency_keys (merchant_id, scope, request_id, request_hash, resource_id, created_at)
+     VALUES (@merchantId, @scope, @requestId, @requestHash, @resourceId, @now)`,
+    { ...row },
+  );
+}
+
+/** See the SQLite engine: `updated_at` of an ACCEPTED transaction with no channel result is its charge lease. */
+export async function claimCharge(db: Conn, id: string, now: number, leaseMs: number): Promise<boolean> {
+  return (
+    (await run(
+      db,
+      'UPDATE transactions SET updated_at = @now WHERE id = @id AND status = 100000 AND channel_ref IS NULL AND updated_at <= @stale',
+      { id, now, stale: now - leaseMs },
+    )) === 1
+  );
+}
+
+export async function releaseCharge(db: Conn, id: string, now: number, leaseMs: number): Promise<void> {
+  await run(db, 'UPDATE transactions SET updated_at = @stale WHERE id = @id AND status = 100000 AND channel_ref IS NULL', {
+    id,
+    stale: now - leaseMs,
+  });
+}
+
+export async function holdPage(db: Conn, id: string, openStatus: number, now: number, until: number): Promise<boolean> {
+  return (
+    (await run(
+      db,
+      `UPDATE transactions SET page_expires_at = greatest(page_expires_at, @until)
+       WHERE id = @id AND status = @openStatus AND page_expires_at > @now`,
+      { id, openStatus, now, until },
+    )) === 1
+  );
+}
+
+export async function closeOpenCharge(db: Conn, id: string, status: number, now: number): Promise<boolean> {
+  return (
+    (await run(
+      db,
+      `UPDATE transactions SET status = @status, page_token = NULL, page_expires_at = NULL, txn_time = @now, updated_at = @now
+       WHERE id = @id AND status IN (100000, 100040, 100050)`,
+      { id, status, now },
+    )) === 1
+  );
+}
+
+/**
+ * A PAY the channel refused to run (revoked key): the row and its requestId go, as if the request
+ * had never come, so the same request can be sent again once the merchant's key is fixed.
+ */
+export async function discardUncharged(db: Conn, id: string): Promise<boolean> {
+  const gone = (await run(db, "DELETE FROM transactions WHERE id = @id AND status = 100000 AND channel_ref IS NULL AND payment_type = 'PAY'", { id })) === 1;
+  if (gone) await run(db, "DELETE FROM idempotency_keys WHERE scope = 'transaction' AND resource_id = @id", { id });
+  return gone;
+}
+
+/** Reads only the partial index transactions_in_flight. */
+export async function inFlightChargeIds(db: Conn, before: number, limit: number): Promise<string[]> {
+  const rows = await all<{ id: string }>(
+    db,
+    "SELECT id FROM transactions WHERE status = 100000 AND channel_ref IS NOT NULL AND updated_at <= @before AND payment_type <> 'RENEWAL' ORDER BY updated_at LIMIT @limit",
+    { before, limit },
+  );
+  return rows.map((r) => r.id);
+}
+
+export function getByChannelRef(db: Conn, merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
+  return get(db, `${SELECT} WHERE t.merchant_id = @merchantId AND t.channel_ref = @channelRef LIMIT 1`, { merchantId, channelRef });
+}
+

@@ -1,0 +1,119 @@
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { paygate } from '../helpers/cli.js';
+import { tempDir, TEST_VAULT_KEY } from '../helpers/ctx.js';
+import { startCutProxy } from '../helpers/pg-cut-proxy.js';
+import { createPgDatabase, pgAvailable, type PgTestDatabase } from '../helpers/postgres.js';
+import { client, createMerchant, startServe } from '../helpers/serve.js';
+import { openApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { buildServer } from '../../src/http/server.js';
+
+/** `--db postgres://…` / PAYGATE_DB: what the CLI and `serve` do on a PostgreSQL database. */
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function freshDb(): Promise<PgTestDatabase> {
+  const db = await createPgDatabase();
+  cleanups.push(() => db.drop());
+  return db;
+}
+
+async function count(url: string, sql: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return Number((await c.query<{ n: string }>(sql)).rows[0]?.n ?? 0);
+  } finally {
+    await c.end();
+  }
+}
+
+const card = () =>
+  JSON.stringify({ holderName: 'Ada', cardNumber: '4242424242424242', month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
+
+describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
+  it('works from PAYGATE_DB as from --db: a merchant created by one command is listed by the next', async () => {
+    const db = await freshDb();
+    const created = paygate(['--json', 'merchant', 'create', '--name', 'PG Shop'], { env: { PAYGATE_DB: db.url } });
+    expect(created.status, created.stderr).toBe(0);
+    const listed = paygate(['--db', db.url, '--json', 'merchant', 'list']);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(created.json().merchantId);
+    // No key file and no "created a new database" note: nothing is written beside a URL.
+    expect(created.stderr).not.toContain('created a new database');
+  });
+
+  it('refuses to start without PAYGATE_VAULT_KEY, saying why, and writes nothing', async () => {
+    const db = await freshDb();
+    const r = paygate(['--db', db.url, 'merchant', 'list'], { env: { PAYGATE_VAULT_KEY: '' } });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/PostgreSQL database needs PAYGATE_VAULT_KEY/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(await count(db.url, "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public'")).toBe(0);
+  });
+
+  it('refuses a PAYGATE_DB_POOL that is not a number of connections with 1001 naming it', async () => {
+    const db = await freshDb();
+    const r = paygate(['--db', db.url, 'merchant', 'list'], { env: { PAYGATE_DB_POOL: 'lots' } });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/error 1001: PAYGATE_DB_POOL: must be a whole number of connections/);
+  });
+
+  it('records the time zone of its first open and refuses another one later, as on SQLite', async () => {
+    const db = await freshDb();
+    expect(paygate(['--db', db.url, '--tz', 'Europe/Berlin', 'merchant', 'list']).status).toBe(0);
+    expect(paygate(['--db', db.url, 'merchant', 'list']).status).toBe(0);
+    const other = paygate(['--db', db.url, '--tz', 'UTC', 'merchant', 'list']);
+    expect(other.status).toBe(2);
+    expect(other.stderr).toMatch(/uses time zone Europe\/Berlin; it cannot be opened with UTC/);
+  });
+
+  it('db backup explains to use pg_dump or db copy, with 1001 and no file written', async () => {
+    const db = await freshDb();
+    const t = tempDir('paygate-pg-backup-');
+    cleanups.push(t.cleanup);
+    const r = paygate(['--db', db.url, 'db', 'backup', join(t.dir, 'copy.db')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/error 1001: .*PostgreSQL.*pg_dump.*paygate db copy/);
+  });
+
+  it('serve names the database without its password', async () => {
+    const db = await freshDb();
+    const u = new URL(db.url);
+    u.password = 'hunter2-secret';
+    const srv = await startServe({ dbPath: u.toString() });
+    cleanups.push(() => srv.stop());
+    expect(srv.output()).toMatch(/database postgres:\/\/postgres:\*\*\*@/);
+    expect(srv.output()).not.toContain('hunter2-secret');
+  });
+
+  it('a connection lost before a payment committed answers 9999 with nothing written; the repeat is charged once', async () => {
+    const db = await freshDb();
+    const m = createMerchant(db.url, 2, 'Cut Shop');
+    const proxy = await startCutProxy(db.url);
+    cleanups.push(() => proxy.close());
+    // The API in-process, without serve's background loops, so the next COMMIT is the payment's.
+    const ctx = await openApp(loadConfig({ db: proxy.url }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }));
+    cleanups.push(() => ctx.close());
+    const app = await buildServer(ctx, { rateLimit: false });
+    cleanups.push(() => app.close());
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const body = { requestId: 'cut-1', relationId: 'order-cut-1', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card() };
+    proxy.cutNextCommit('drop');
+    const lost = await client(base, m).post(`/payment/${m.apiKey}/transaction`, body);
+    expect(lost.status).toBe(500);
+    expect(lost.body.rtn_code).toBe('9999');
+    expect(proxy.cuts).toBe(1);
+    expect(await count(db.url, 'SELECT count(*) AS n FROM transactions')).toBe(0);
+    expect(await count(db.url, 'SELECT count(*) AS n FROM idempotency_keys')).toBe(0);
+    const again = await client(base, m).post(`/payment/${m.apiKey}/transaction`, body);
+    expect(again.body.rtn_code, again.text).toBe('0000');
+    expect(again.body.data.status).toBe('200000');
+    expect(await count(db.url, "SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge'")).toBe(1);
+  });
+});
