@@ -1,38 +1,14 @@
-import type { ActiveCycleGroup, RevenueMonthFigures, RevenueQuery } from '../store.js';
+import type { RevenueMonthFigures, RevenueQuery } from '../store.js';
 import { all, type Conn } from './query.js';
+import { emptyFigures, foldSubscriptionGroups, monthOf, STOP_AT, type SubscriptionGroup } from '../report-sql.js';
 
 /**
  * The revenue report on PostgreSQL: the SQLite engine's statements (see sqlite/report.ts for the
  * method), with PostgreSQL's types — comparisons are booleans here, so flags are CASE expressions,
  * and sums of bigint are numeric, so they are cast back to bigint (read as JS numbers).
  */
-function monthOf(col: string, ends: readonly number[], lo = 0, hi = ends.length): string {
-  if (lo === hi) return String(lo);
-  const mid = (lo + hi) >> 1;
-  return `CASE WHEN ${col} < ${Math.trunc(ends[mid] ?? 0)} THEN ${monthOf(col, ends, lo, mid)} ELSE ${monthOf(col, ends, mid + 1, hi)} END`;
-}
-
-const STOP_AT = `CASE WHEN s.status = 'CANCELLED' THEN coalesce(s.cancel_time, s.end_time)
-  WHEN s.status IN ('FAILED', 'EXPIRED') THEN s.end_time
-  WHEN s.status = 'PAUSED' THEN s.updated_at END`;
-
-interface SubscriptionGroup {
-  sb: number;
-  eb: number;
-  startedIn: number;
-  stoppedIn: number;
-  churn: number;
-  counts: number;
-  cycleType: ActiveCycleGroup['cycleType'];
-  cycleLength: number;
-  n: number;
-  priceSum: number;
-}
-
 export async function revenueFigures(db: Conn, q: RevenueQuery): Promise<RevenueMonthFigures[]> {
-  const out: RevenueMonthFigures[] = q.months.map(() => ({
-    newSubscriptions: 0, churned: 0, active: [], charged: 0, refunded: 0, failedAttempts: 0, recovered: 0,
-  }));
+  const out: RevenueMonthFigures[] = emptyFigures(q.months.length);
   const months = q.months.length;
   if (months === 0) return out;
   const ends = q.months.map((m) => m.end);
@@ -56,21 +32,7 @@ export async function revenueFigures(db: Conn, q: RevenueQuery): Promise<Revenue
      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
     args,
   );
-  const active = q.months.map(() => new Map<string, ActiveCycleGroup>());
-  for (const g of groups) {
-    if (g.startedIn && g.sb < months) (out[g.sb] as RevenueMonthFigures).newSubscriptions += g.n;
-    if (g.churn && g.stoppedIn && g.eb < months) (out[g.eb] as RevenueMonthFigures).churned += g.n;
-    if (!g.counts) continue;
-    for (let i = g.sb; i < Math.min(g.eb, months); i++) {
-      const key = `${g.cycleType}/${g.cycleLength}`;
-      const bucket = active[i] as Map<string, ActiveCycleGroup>;
-      const sum = bucket.get(key) ?? { cycleType: g.cycleType, cycleLength: g.cycleLength, count: 0, priceSum: 0 };
-      sum.count += g.n;
-      sum.priceSum += g.priceSum;
-      bucket.set(key, sum);
-    }
-  }
-  active.forEach((m, i) => ((out[i] as RevenueMonthFigures).active = [...m.values()]));
+  foldSubscriptionGroups(out, groups);
 
   const attempts = await all<{ i: number; charged: number; failed: number; recovered: number }>(
     db,

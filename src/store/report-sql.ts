@@ -1,0 +1,69 @@
+import type { ActiveCycleGroup, RevenueMonthFigures } from './store.js';
+
+/**
+ * What both engines' revenue-report statements share (sqlite/report.ts, postgres/report.ts):
+ * the month of an instant as SQL, when a subscription stopped counting, and the folding of the
+ * subscription groups into per-month figures. Definitions in docs/renewals.md.
+ */
+
+/**
+ * Month index of `col` (epoch ms): the first month whose end is after it; `ends.length` when none.
+ * A balanced tree of comparisons (five for two years), not a list of 24: on a million records
+ * that is the difference between about 0.9 s and 1.4 s. The bounds are whole numbers we computed,
+ * safe to write into the statement.
+ */
+export function monthOf(col: string, ends: readonly number[], lo = 0, hi = ends.length): string {
+  if (lo === hi) return String(lo);
+  const mid = (lo + hi) >> 1;
+  return `CASE WHEN ${col} < ${Math.trunc(ends[mid] ?? 0)} THEN ${monthOf(col, ends, lo, mid)} ELSE ${monthOf(col, ends, mid + 1, hi)} END`;
+}
+
+/**
+ * When a subscription stopped counting: the cancellation for CANCELLED, the end for FAILED and
+ * EXPIRED, and for a PAUSED one its last update (its pause: nothing else updates a paused
+ * subscription). Pauses already resumed are not recorded, so they do not show.
+ */
+export const STOP_AT = `CASE WHEN s.status = 'CANCELLED' THEN coalesce(s.cancel_time, s.end_time)
+  WHEN s.status IN ('FAILED', 'EXPIRED') THEN s.end_time
+  WHEN s.status = 'PAUSED' THEN s.updated_at END`;
+
+/** Subscriptions grouped by the month they started and stopped counting (and cycle and kind). */
+export interface SubscriptionGroup {
+  sb: number;
+  eb: number;
+  startedIn: number;
+  stoppedIn: number;
+  churn: number;
+  counts: number;
+  cycleType: ActiveCycleGroup['cycleType'];
+  cycleLength: number;
+  n: number;
+  priceSum: number;
+}
+
+export function emptyFigures(months: number): RevenueMonthFigures[] {
+  return Array.from({ length: months }, () => ({
+    newSubscriptions: 0, churned: 0, active: [], charged: 0, refunded: 0, failedAttempts: 0, recovered: 0,
+  }));
+}
+
+/** New, churned and active-by-cycle per month, from the groups alone (no subscription is read again). */
+export function foldSubscriptionGroups(out: RevenueMonthFigures[], groups: readonly SubscriptionGroup[]): void {
+  const months = out.length;
+  const active = out.map(() => new Map<string, ActiveCycleGroup>());
+  for (const g of groups) {
+    if (g.startedIn && g.sb < months) (out[g.sb] as RevenueMonthFigures).newSubscriptions += g.n;
+    if (g.churn && g.stoppedIn && g.eb < months) (out[g.eb] as RevenueMonthFigures).churned += g.n;
+    if (!g.counts) continue;
+    // Active at the end of every month from the one it started in to the one before it stopped.
+    for (let i = g.sb; i < Math.min(g.eb, months); i++) {
+      const key = `${g.cycleType}/${g.cycleLength}`;
+      const bucket = active[i] as Map<string, ActiveCycleGroup>;
+      const sum = bucket.get(key) ?? { cycleType: g.cycleType, cycleLength: g.cycleLength, count: 0, priceSum: 0 };
+      sum.count += g.n;
+      sum.priceSum += g.priceSum;
+      bucket.set(key, sum);
+    }
+  }
+  active.forEach((m, i) => ((out[i] as RevenueMonthFigures).active = [...m.values()]));
+}
