@@ -1,6 +1,6 @@
 import { newId } from '../domain/ids.js';
 import type { SandboxChargeRow } from '../store/store.js';
-import type { Channel, ChannelCard, ChannelDeps, ChargeRequest, ChargeResult, FailReason, RefundRequest, RefundResult } from './channel.js';
+import type { Channel, ChannelCard, ChannelDeps, ChargeRequest, ChargeResult, FailReason, RefundResult } from './channel.js';
 
 /**
  * The built-in sandbox channel of SPEC §9. It decides at once from the card number and keeps

@@ -5,12 +5,12 @@
  * cannot be mistaken for the real thing: `\n`, `\t`, `\r`, otherwise `\xHH` (C0, DEL, C1) and
  * `\u{HHHH}` for the invisible Unicode format characters that reorder or hide text.
  */
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this finds
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
 
-function escape(c: string): string {
+function escapeControl(c: string): string {
   const named = NAMED[c];
   if (named) return named;
   const code = c.charCodeAt(0);
@@ -19,7 +19,7 @@ function escape(c: string): string {
 
 /** `text` with every control character made visible. */
 export function visible(text: string): string {
-  return text.replace(CONTROL, escape);
+  return text.replace(CONTROL, escapeControl);
 }
 
 /** Like `visible`, but line breaks stay line breaks (for multi-line messages we wrote ourselves). */

@@ -181,11 +181,8 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
  */
 function rateLimiterFor(ctx: Ctx, enabled: boolean): RateLimiter {
   const { store } = ctx;
-  if (store.countRateHit && store.sweepRateHits) {
-    return createSharedRateLimiter(enabled, {
-      countRateHit: (key, limit, now) => store.countRateHit!(key, limit, now),
-      sweepRateHits: (now) => store.sweepRateHits!(now),
-    });
-  }
+  const countRateHit = store.countRateHit?.bind(store);
+  const sweepRateHits = store.sweepRateHits?.bind(store);
+  if (countRateHit && sweepRateHits) return createSharedRateLimiter(enabled, { countRateHit, sweepRateHits });
   return createRateLimiter(enabled);
 }

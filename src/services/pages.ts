@@ -356,7 +356,7 @@ async function settleThreeDs(ctx: Ctx, row: TransactionRow, r: ChargeResult): Pr
  */
 export async function returnFromThreeDs(ctx: Ctx, transactionId: string): Promise<PageOutcome> {
   const row = await ctx.store.getTransaction(transactionId);
-  if (!row || row.channel !== 'stripe' || !row.channelRef) throw notFound('page');
+  if (row?.channel !== 'stripe' || !row.channelRef) throw notFound('page');
   if (!(await merchantActive(ctx.store, row.merchantId))) throw notFound('page');
   if (row.status !== STATUS.REQUIRES_3DS) return outcome(ctx, '3ds', row);
   if (row.pageToken) await holdForChannel(ctx, '3ds', row.pageToken, row);

@@ -51,7 +51,7 @@ async function apply(ctx: Ctx, merchantId: string, s: WebhookSettlement): Promis
  */
 async function settlePayment(ctx: Ctx, merchantId: string, intentId: string, r: ChargeResult): Promise<boolean> {
   const row = await ctx.store.getTransactionByChannelRef(merchantId, intentId);
-  if (!row || row.channel !== 'stripe' || row.paymentType === 'RENEWAL') return false;
+  if (row?.channel !== 'stripe' || row.paymentType === 'RENEWAL') return false;
   const from = row.status;
   if (from !== STATUS.ACCEPTED && from !== STATUS.REQUIRES_3DS) return false;
   return ctx.store.transaction(async (tx) => {
@@ -64,7 +64,7 @@ async function settlePayment(ctx: Ctx, merchantId: string, intentId: string, r: 
 
 async function settleRefund(ctx: Ctx, merchantId: string, refundId: string, r: StripeRefundResult): Promise<boolean> {
   const refund = await ctx.store.getRefundByChannelRef(merchantId, refundId);
-  if (!refund || refund.status !== 'PENDING') return false;
+  if (refund?.status !== 'PENDING') return false;
   const result = toRefundResult(r);
   if (result.outcome === 'pending') return false;
   await ctx.store.transaction((tx) => recordRefundResult(ctx, tx, refund.transactionId, refund, result));

@@ -65,5 +65,7 @@ export function foldSubscriptionGroups(out: RevenueMonthFigures[], groups: reado
       bucket.set(key, sum);
     }
   }
-  active.forEach((m, i) => ((out[i] as RevenueMonthFigures).active = [...m.values()]));
+  active.forEach((m, i) => {
+    (out[i] as RevenueMonthFigures).active = [...m.values()];
+  });
 }

@@ -24,8 +24,10 @@ beforeAll(() => {
 });
 afterAll(() => cleanup());
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes being removed
+const COLOUR = /\x1b\[[0-9;]*m/g;
 /** Terminal lines without colour codes. */
-const linesOf = (output: string): string[] => output.replace(/\x1b\[[0-9;]*m/g, '').split(/\r?\n/).filter((l) => l.length > 0);
+const linesOf = (output: string): string[] => output.replace(COLOUR, '').split(/\r?\n/).filter((l) => l.length > 0);
 
 describe('tables fit the terminal', () => {
   for (const cols of [80, 120]) {

@@ -6,6 +6,7 @@ import { paygatePty, paygatePtyRun } from '../helpers/pty.js';
 import { cardYear } from '../helpers/cards.js';
 
 /** An SGR sequence: what colour (and bold/dim) is made of. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the sequence
 const SGR = /\x1b\[[0-9;]*m/;
 
 let dir: string;

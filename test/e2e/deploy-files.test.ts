@@ -14,7 +14,9 @@ const DEPLOY = join(ROOT, 'deploy');
 const INSTALLED_BIN = '/usr/local/bin/paygate';
 
 const cleanups: Array<() => void> = [];
-afterAll(() => cleanups.forEach((c) => c()));
+afterAll(() => {
+  for (const c of cleanups) c();
+});
 function scratch(prefix: string): string {
   const { dir, cleanup } = tempDir(`paygate-${prefix}-`);
   cleanups.push(cleanup);

@@ -43,7 +43,9 @@ function recorded(client: PaygateClient): PaygateClient {
     },
     async onResponse({ request, response }) {
       const responseHeaders: Record<string, string> = {};
-      response.headers.forEach((v, k) => (responseHeaders[k] = v));
+      response.headers.forEach((v, k) => {
+        responseHeaders[k] = v;
+      });
       record({ method: request.method, url: request.url, requestBody: bodies.get(request), status: response.status, responseHeaders, responseBody: await response.clone().text() });
       return response;
     },

@@ -154,7 +154,8 @@ describe.skipIf(!pgAvailable())('paygate renew on PostgreSQL under concurrency',
     db = await createPgDatabase();
     const [hostA, hostB] = hosts();
     await seedDueSubscriptions(hostA, 5000, { startedAt: START, dueAt: DUE, db: db.url });
-    const procs = [hostA, hostA, hostB, hostB].map((cwd) => renew(db!.url, AT, cwd));
+    const { url } = db;
+    const procs = [hostA, hostA, hostB, hostB].map((cwd) => renew(url, AT, cwd));
     const results = await Promise.all(procs.map((p) => p.done));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const summaries = results.map((r) => JSON.parse(r.stdout) as { due: number; succeeded: number });

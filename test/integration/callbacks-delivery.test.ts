@@ -170,7 +170,7 @@ describe('guard rails', () => {
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 2_500 });
     expect(rx.received.map((g) => g.path)).toEqual(['/own']);
     expect(await outboxRow(app.ctx, own)).toMatchObject({ status: 'DELIVERED' });
-    for (const id of [orphans[0]!, orphans[2_499]!]) {
+    for (const id of [...orphans.slice(0, 1), ...orphans.slice(-1)]) {
       expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', attempts: 0, lastError: expect.stringMatching(/no notifyUrl/) });
     }
   });

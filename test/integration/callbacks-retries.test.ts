@@ -142,7 +142,11 @@ describe('order per subscription', () => {
     const e3 = await enqueue(app.ctx, { merchantId: m.merchantId, body: body(3), subscriptionId: 'sub_o' });
     const other = await enqueue(app.ctx, { merchantId: m.merchantId, body: body(4, 'sub_other'), subscriptionId: 'sub_other' });
     let failFirst = true;
-    rx.answer((r) => (r.body.eventId === e1 && failFirst ? ((failFirst = false), 500) : 200));
+    rx.answer((r) => {
+      if (r.body.eventId !== e1 || !failFirst) return 200;
+      failFirst = false;
+      return 500;
+    });
 
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 1, dead: 0 });
     expect(rx.received.map((g) => g.body.eventId).sort()).toEqual([e1, other].sort());

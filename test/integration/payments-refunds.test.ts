@@ -113,7 +113,13 @@ describe('refunds', () => {
     const t = await pay();
     const real = ctx.channel;
     // The channel refunded, but the answer was lost (a timeout after the fact).
-    ctx.channel = { ...real, refund: async (req) => (await real.refund(req), Promise.reject(new Error('socket hang up'))) };
+    ctx.channel = {
+      ...real,
+      refund: async (req) => {
+        await real.refund(req);
+        throw new Error('socket hang up');
+      },
+    };
     await expect(refund({ transactionOrderId: t.transactionOrderId, refundAmount: '4.00' })).rejects.toThrow();
     ctx.channel = real;
     expect(await row(t.transactionOrderId)).toEqual({ status: 200000, refunded: 0, reserved: 400 });

@@ -27,7 +27,11 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
 
   const value = async (k: string): Promise<number | undefined> =>
     (await other.query<{ n: number }>('SELECT n FROM probe WHERE k = $1', [k])).rows[0]?.n;
-  const pidOf = async (tx: PgTx): Promise<number> => (await tx.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  const pidOf = async (tx: PgTx): Promise<number> => {
+    const [row] = (await tx.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+    if (!row) throw new Error('pg_backend_pid() answered no row');
+    return row.pid;
+  };
   /** Ends the transaction's server session from outside, as a restart or failover would, and waits until it is gone. */
   const killBackend = async (pid: number): Promise<void> => {
     await other.query('SELECT pg_terminate_backend($1)', [pid]);
@@ -104,7 +108,9 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
         const { rows } = await tx.client.query<{ n: number }>("SELECT n FROM probe WHERE k = 'c'");
         // Another instance changes the row after this snapshot was taken (first run only).
         if (runs === 1) await other.query("UPDATE probe SET n = n + 1 WHERE k = 'c'");
-        await tx.client.query("UPDATE probe SET n = $1 WHERE k = 'c'", [rows[0]!.n + 1]);
+        const [row] = rows;
+        if (!row) throw new Error("probe row 'c' is missing");
+        await tx.client.query("UPDATE probe SET n = $1 WHERE k = 'c'", [row.n + 1]);
       },
       { isolation: 'repeatable read' },
     );

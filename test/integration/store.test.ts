@@ -7,7 +7,9 @@ import { StoreOpenError } from '../../src/store/store.js';
 import { TEST_VAULT_KEY, tempDir } from '../helpers/ctx.js';
 
 const cleanups: (() => void)[] = [];
-afterEach(async () => cleanups.splice(0).forEach((c) => c()));
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) c();
+});
 
 function dir(): string {
   const d = tempDir();

@@ -99,7 +99,12 @@ describe('group-committed writer', () => {
     const { ctx } = await setup();
     const ins = sqlite.prepare('INSERT INTO w (v) VALUES (?)');
     const exists = sqlite.prepare('SELECT 1 FROM w WHERE v = ?');
-    const insertOnce = () => ctx.writer.transaction(() => (exists.get('k') ? 'duplicate' : (ins.run('k'), 'inserted')));
+    const insertOnce = () =>
+      ctx.writer.transaction(() => {
+        if (exists.get('k')) return 'duplicate';
+        ins.run('k');
+        return 'inserted';
+      });
     expect(await Promise.all([insertOnce(), insertOnce(), insertOnce()])).toEqual(['inserted', 'duplicate', 'duplicate']);
   });
 

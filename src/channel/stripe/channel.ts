@@ -27,7 +27,7 @@ export const threeDsReturnUrl = (publicUrl: string, transactionId: string): stri
   `${publicUrl.replace(/\/+$/, '')}/3ds/return/${encodeURIComponent(transactionId)}`;
 
 const keptOf = (c: StripeCardOnFile | null | undefined): KeptCard | undefined =>
-  c && c.customerId ? { customerId: c.customerId, paymentMethodId: c.paymentMethodId, brand: c.brand, last4: c.last4, expMonth: c.expMonth, expYear: c.expYear } : undefined;
+  c?.customerId ? { customerId: c.customerId, paymentMethodId: c.paymentMethodId, brand: c.brand, last4: c.last4, expMonth: c.expMonth, expYear: c.expYear } : undefined;
 
 /** The adapter's answer in the channel interface's terms (Stripe's own codes stay inside the adapter). */
 export function toChargeResult(r: StripeChargeResult, card?: StripeCardOnFile | null): ChargeResult {

@@ -25,7 +25,7 @@ export async function cardUpdateUrl(ctx: Ctx, tx: Tx, s: SubscriptionRow, now: n
  */
 export async function openCardLink(ctx: Ctx, token: string): Promise<SubscriptionRow> {
   const s = token !== '' ? await ctx.store.getSubscriptionByCardToken(token) : undefined;
-  if (!s || s.status !== 'ACTIVE' || (s.cardUpdateExpiresAt ?? 0) <= ctx.clock.now()) throw notFound('page');
+  if (s?.status !== 'ACTIVE' || (s.cardUpdateExpiresAt ?? 0) <= ctx.clock.now()) throw notFound('page');
   if ((await ctx.store.getMerchant(s.merchantId))?.status !== 'ACTIVE') throw notFound('page');
   if (!(await ctx.store.pendingRecords(s.id)).some((r) => r.billingType === 'RETRY')) throw notFound('page');
   return s;

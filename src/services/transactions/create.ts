@@ -97,7 +97,7 @@ export async function createTransaction(
       currency = plan.currency;
       sub = first;
     }
-    const row = newRow(ctx, merchant, data, { id, amount, currency, now, clientIp: data.clientIp ?? opts.clientIp, sub });
+    const row = newRow(merchant, data, { id, amount, currency, now, clientIp: data.clientIp ?? opts.clientIp, sub });
     await tx.insertTransaction(row);
     await tx.insertIdempotency({ merchantId: merchant.id, scope: 'transaction', requestId: data.requestId, requestHash: hash, resourceId: id, now });
     return { row, charge: data.paymentType !== 'CHECKOUT' };
@@ -108,7 +108,6 @@ export async function createTransaction(
 }
 
 function newRow(
-  ctx: Ctx,
   merchant: MerchantRow,
   data: TransactionInput,
   a: { id: string; amount: number; currency: string; now: number; clientIp: string | undefined; sub: { subscriptionId: string; recordId: string } | undefined },

@@ -104,7 +104,9 @@ export const addressShape = z
   .catchall(addressText);
 
 /** Emoji, CJK ideographs, kana, hangul, control characters — SERVICE.md forbids them in item names. */
-const FORBIDDEN_NAME = /[\p{Extended_Pictographic}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Cc}\u{FE0F}\u{200D}]/u;
+const FORBIDDEN_NAME =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: U+FE0F and U+200D are forbidden on their own, not as part of a pair
+  /[\p{Extended_Pictographic}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Cc}\u{FE0F}\u{200D}]/u;
 const itemText = z.string({ error: 'must be a string' }).max(500, 'must be at most 500 characters');
 const optionalItemText = itemText.nullable().optional().transform((v) => (v === '' || v === null ? undefined : v));
 
