@@ -125,6 +125,27 @@ function expireRow(ctx: Ctx, tx: Tx, row: TransactionRow, now: number): Promise<
 /** A Stripe payment waiting on its 3-D Secure: Stripe may have charged it meanwhile. */
 const askStripeFirst = (row: TransactionRow): boolean => row.channel === 'stripe' && row.status === STATUS.REQUIRES_3DS && row.channelRef !== null;
 
+/**
+ * The challenge ran out unanswered: the intent is cancelled at Stripe before paygate records
+ * EXPIRED, so a shopper who finishes the challenge later cannot be charged for a payment paygate
+ * has given up. The cancel is keyed by the payment attempt (a repeat is answered the first
+ * result). If Stripe will not cancel it because it was paid (or is being paid) meanwhile, its state
+ * comes back and the payment is recorded from it instead: money taken is never recorded lost.
+ */
+async function abandonAtChannel(ctx: Ctx, row: TransactionRow): Promise<'cancelled' | ChargeResult> {
+  const channel = await channelOf(ctx, row.merchantId, row.channel);
+  // A card check (a replacement card) does not charge: nothing to cancel for it here.
+  if (!channel.abandon || !row.channelRef || row.paymentType === 'CARD_CHECK') return 'cancelled';
+  // A checkout's card attempts have their own keys; PAY and SUBSCRIPTION charge once, as attempt 0.
+  const idempotencyKey = row.paymentType === 'CHECKOUT' ? `${row.id}:${row.checkoutDeclines + 1}` : row.id;
+  try {
+    const r = await channel.abandon({ ref: row.channelRef, idempotencyKey });
+    return r.outcome === 'cancelled' ? 'cancelled' : r;
+  } catch {
+    return { outcome: 'in_flight', ref: row.channelRef, moved: true, cause: 'abandon_failed' };
+  }
+}
+
 /** Expire it in its own unit of work (a Stripe 3DS payment only once Stripe says it was not paid); the row as it is afterwards. */
 async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<TransactionRow | undefined> {
   if (askStripeFirst(row)) {
@@ -141,6 +162,14 @@ async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<Tr
     }
     // Still in flight, or Stripe could not be asked: not expired on a guess (the next sweep asks again).
     if (r.outcome !== 'requires_action') return row;
+    const gaveUp = await abandonAtChannel(ctx, row);
+    if (gaveUp !== 'cancelled') {
+      if (gaveUp.outcome === 'approved' || gaveUp.outcome === 'declined' || (gaveUp.outcome === 'in_flight' && gaveUp.cause === 'processing')) {
+        await settleThreeDs(ctx, row, gaveUp);
+        return ctx.store.getTransaction(row.id);
+      }
+      return row;
+    }
   }
   return ctx.store.transaction(async (tx) => {
     await expireRow(ctx, tx, row, now);
