@@ -224,6 +224,9 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     const serverError = has('server_error') as Extract<Fault, { kind: 'server_error' }> | undefined;
     if (serverError && !serverError.executed) return answer(500, { error: API_ERROR });
 
+    const before = has('before') as Extract<Fault, { kind: 'before' }> | undefined;
+    if (before) await before.run();
+
     const prior = key ? idem.lookup(acct.id, key, method, path, params, now()) : ({ kind: 'new' } as const);
     if (prior.kind === 'conflict') {
       const e = idempotencyMismatch(key ?? '');
