@@ -208,7 +208,7 @@ describe('renewal with a revoked key (paygate renew)', () => {
     const due = DateTime.utc().plus({ days: 32 });
     const first = await cli(['--json', 'renew', '--at', at(due)]);
     expect(first.status, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ succeeded: 0, failed: 0, retriesScheduled: 0 });
+    // (Run summaries count every merchant in this database; this subscription is checked by its rows.)
     // The record waits (claimed, not failed); the subscription is untouched; no retry scheduled.
     expect(rows<{ status: string }>("SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type <> 'INITIAL'", subId)).toEqual([{ status: 'PENDING' }]);
     expect(rows('SELECT status, failed_count FROM subscriptions WHERE id = ?', subId)).toEqual([{ status: 'ACTIVE', failed_count: 0 }]);
@@ -218,10 +218,11 @@ describe('renewal with a revoked key (paygate renew)', () => {
     await setKey(m, acct.rollKey());
     // Within the lease the record is still held by the first run: nothing is charged yet.
     const held = await cli(['--json', 'renew', '--at', at(due.plus({ minutes: 5 }))]);
-    expect(JSON.parse(held.stdout)).toMatchObject({ succeeded: 0 });
+    expect(held.status, held.stderr).toBe(0);
+    expect(intentsOf(acct)).toBe(intentsBefore);
+    expect(rows<{ status: string }>("SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type <> 'INITIAL'", subId)).toEqual([{ status: 'PENDING' }]);
     const runs = await Promise.all([1, 2].map(() => cli(['--json', 'renew', '--at', at(due.plus({ minutes: 11 }))])));
     for (const r of runs) expect(r.status, r.stderr).toBe(0);
-    expect(runs.map((r) => (JSON.parse(r.stdout) as { succeeded: number }).succeeded).reduce((a, b) => a + b, 0)).toBe(1);
     const fresh = [...acct.state.intents.values()].slice(intentsBefore);
     expect(fresh).toHaveLength(1);
     expect(fresh[0]).toMatchObject({ offSession: true, status: 'succeeded', amount: 999 });
