@@ -131,8 +131,9 @@ const askStripeFirst = (row: TransactionRow): boolean => row.channel === 'stripe
  * has given up. The cancel is keyed by the payment attempt (a repeat is answered the first
  * result). If Stripe will not cancel it because it was paid (or is being paid) meanwhile, its state
  * comes back and the payment is recorded from it instead: money taken is never recorded lost.
+ * 'expire': nothing can be paid any more (cancelled at the channel, or a card check still
+ * waiting); otherwise how it stands.
  */
-/** 'expire': nothing can be paid any more (cancelled at the channel, or a card check still waiting); otherwise how it stands. */
 async function abandonAtChannel(ctx: Ctx, row: TransactionRow): Promise<'expire' | ChargeResult> {
   const stillOpen: ChargeResult = { outcome: 'in_flight', ref: row.channelRef, moved: true, cause: 'not_asked' };
   try {
