@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // `npm run bench`: every benchmark, each beside its baseline, in one run on this machine.
-// Usage: npm run bench [-- renewals|http ...]   (default: all). Build first (npm ci does).
+// Usage: npm run bench [-- renewals|http|report|stripe ...]   (default: all). Build first (npm ci does).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-const all = ['renewals', 'http', 'report'];
+const all = ['renewals', 'http', 'report', 'stripe'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = chosen.length > 0 ? chosen : all;
 

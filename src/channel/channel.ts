@@ -107,4 +107,13 @@ export interface Channel {
   resume?(req: { ref: string; idempotencyKey: string; transactionId?: string }): Promise<ChargeResult>;
   /** Where a refund the processor answered `pending` stands now; absent on the sandbox (it never answers pending). */
   retrieveRefund?(ref: string): Promise<RefundResult>;
+  /**
+   * Give up a charge waiting on a 3-D Secure challenge that ran out: cancelled at the processor so
+   * it can no longer be completed, or — when the processor will not cancel it because it was paid
+   * (or is being paid) meanwhile — how it stands, for the caller to record. Idempotent per key.
+   * Absent on the sandbox (its challenge lives in paygate's own page, which expiry closes).
+   */
+  abandon?(req: { ref: string; idempotencyKey: string }): Promise<AbandonResult>;
 }
+
+export type AbandonResult = { outcome: 'cancelled'; ref: string } | ChargeResult;

@@ -125,22 +125,48 @@ function expireRow(ctx: Ctx, tx: Tx, row: TransactionRow, now: number): Promise<
 /** A Stripe payment waiting on its 3-D Secure: Stripe may have charged it meanwhile. */
 const askStripeFirst = (row: TransactionRow): boolean => row.channel === 'stripe' && row.status === STATUS.REQUIRES_3DS && row.channelRef !== null;
 
+/**
+ * The challenge ran out unanswered: the intent is cancelled at Stripe before paygate records
+ * EXPIRED, so a shopper who finishes the challenge later cannot be charged for a payment paygate
+ * has given up. The cancel is keyed by the payment attempt (a repeat is answered the first
+ * result). If Stripe will not cancel it because it was paid (or is being paid) meanwhile, its state
+ * comes back and the payment is recorded from it instead: money taken is never recorded lost.
+ * 'expire': nothing can be paid any more (cancelled at the channel, or a card check still
+ * waiting); otherwise how it stands.
+ */
+async function abandonAtChannel(ctx: Ctx, row: TransactionRow): Promise<'expire' | ChargeResult> {
+  const stillOpen: ChargeResult = { outcome: 'in_flight', ref: row.channelRef, moved: true, cause: 'not_asked' };
+  try {
+    const channel = await channelOf(ctx, row.merchantId, row.channel);
+    // A card check (a replacement card) charges nothing: it is only read, and expired if still waiting.
+    if (!channel.abandon || row.paymentType === 'CARD_CHECK') {
+      const r = await retrieveCharge(ctx, row);
+      return r.outcome === 'requires_action' ? 'expire' : r;
+    }
+    if (!row.channelRef) return stillOpen;
+    // A checkout's card attempts have their own keys; PAY and SUBSCRIPTION charge once, as attempt 0.
+    const idempotencyKey = row.paymentType === 'CHECKOUT' ? `${row.id}:${row.checkoutDeclines + 1}` : row.id;
+    const r = await channel.abandon({ ref: row.channelRef, idempotencyKey });
+    return r.outcome === 'cancelled' ? 'expire' : r;
+  } catch {
+    return stillOpen;
+  }
+}
+
 /** Expire it in its own unit of work (a Stripe 3DS payment only once Stripe says it was not paid); the row as it is afterwards. */
 async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<TransactionRow | undefined> {
   if (askStripeFirst(row)) {
-    // The shopper may have passed Stripe's challenge and never come back: Stripe says how it ended.
-    let r: ChargeResult;
-    try {
-      r = await retrieveCharge(ctx, row);
-    } catch {
+    // The shopper may have passed Stripe's challenge and never come back: Stripe says how it
+    // ended, and a challenge still open is cancelled there before it is recorded EXPIRED.
+    const r = await abandonAtChannel(ctx, row);
+    if (r !== 'expire') {
+      if (r.outcome === 'approved' || r.outcome === 'declined' || (r.outcome === 'in_flight' && r.cause === 'processing')) {
+        await settleThreeDs(ctx, row, r);
+        return ctx.store.getTransaction(row.id);
+      }
+      // Stripe could not be asked, or would not cancel: not expired on a guess (the next sweep asks again).
       return row;
     }
-    if (r.outcome === 'approved' || r.outcome === 'declined') {
-      await settleThreeDs(ctx, row, r);
-      return ctx.store.getTransaction(row.id);
-    }
-    // Still in flight, or Stripe could not be asked: not expired on a guess (the next sweep asks again).
-    if (r.outcome !== 'requires_action') return row;
   }
   return ctx.store.transaction(async (tx) => {
     await expireRow(ctx, tx, row, now);

@@ -52,6 +52,8 @@ interface Reserved {
   refund: RefundRow;
   /** This call must drive the channel refund (a new one, or a replay of one left PENDING). */
   drive: boolean;
+  /** Made by this call: no channel call for it has ever been sent. */
+  fresh?: boolean;
 }
 
 /**
@@ -101,18 +103,18 @@ export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: 
     };
     await tx.insertRefund(refund);
     if (data.requestId) await tx.insertIdempotency({ merchantId: merchant.id, scope: 'refund', requestId: data.requestId, requestHash: hash, resourceId: refund.id, now });
-    return { txn, refund, drive: true };
+    return { txn, refund, drive: true, fresh: true };
   });
 
   if (!step.drive) return settledView(ctx, step);
-  return settledView(ctx, { ...(await driveRefund(ctx, step.txn, step.refund)), drive: false });
+  return settledView(ctx, { ...(await driveRefund(ctx, step.txn, step.refund, step.fresh === true)), drive: false });
 }
 
 /**
  * Call the channel for a PENDING refund (its id is the idempotency key, so a replay never
  * refunds twice) and settle it with its reservation, once, in one write transaction.
  */
-async function driveRefund(ctx: Ctx, txn: TransactionRow, refund: RefundRow): Promise<{ txn: TransactionRow; refund: RefundRow }> {
+async function driveRefund(ctx: Ctx, txn: TransactionRow, refund: RefundRow, fresh = false): Promise<{ txn: TransactionRow; refund: RefundRow }> {
   if (!txn.channelRef) throw new Error(`transaction ${txn.id} has no channel charge to refund`);
   const channel = await channelOf(ctx, txn.merchantId, txn.channel);
   // A refund the channel already took (answered pending) is read back, never asked for again.
@@ -120,10 +122,23 @@ async function driveRefund(ctx: Ctx, txn: TransactionRow, refund: RefundRow): Pr
     refund.channelRef && channel.retrieveRefund
       ? await channel.retrieveRefund(refund.channelRef)
       : await channel.refund({ idempotencyKey: refund.id, chargeRef: txn.channelRef, amount: refund.amount, currency: refund.currency });
+  if (result.outcome === 'refused' && fresh) await discardRefused(ctx, txn, refund, result.message);
   return ctx.store.transaction(async (tx) => {
     await recordRefundResult(ctx, tx, txn.id, refund, result);
     return { txn: (await tx.getTransaction(txn.id)) ?? txn, refund: (await tx.getRefund(refund.id)) ?? refund };
   });
+}
+
+/**
+ * The channel did not run the refund at all (a revoked key, a missing permission), and no earlier
+ * call for it was ever sent: nothing was refunded. The refund and its requestId go and its
+ * reservation is released, so the same request works once the key is fixed; the caller gets 9999.
+ */
+async function discardRefused(ctx: Ctx, txn: TransactionRow, refund: RefundRow, message: string): Promise<never> {
+  await ctx.store.transaction(async (tx) => {
+    if (await tx.discardRefusedRefund(refund.id)) await tx.settleReservation(txn.id, refund.amount, false, ctx.clock.now());
+  });
+  throw new PaygateError(RESULT_CODES.INTERNAL, `the payment channel refused the refund, nothing was refunded (check the merchant's channel key): ${message}`);
 }
 
 /**
@@ -137,17 +152,17 @@ export async function recordRefundResult(ctx: Ctx, tx: Tx, txnId: string, refund
     if (result.ref) await tx.noteRefundRef(refund.id, result.ref);
     return;
   }
+  // A refusal of a call repeated after an earlier one that may have run (a timeout) says nothing
+  // of that one: the refund stays PENDING, its amount reserved, until the channel answers again.
+  if (result.outcome === 'refused') return;
   const ok = result.outcome === 'refunded';
-  const failReason = result.outcome === 'failed' ? result.reason : result.outcome === 'refused' ? REFUSED : null;
+  const failReason = result.outcome === 'failed' ? result.reason : null;
   // Settling is conditional on PENDING: a concurrent replay settles the reservation once.
   if (await tx.settleRefund(refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : refund.channelRef, failReason, now: at })) {
     await tx.settleReservation(txnId, refund.amount, ok, at);
     if (ok) await refundEvent(ctx, tx, txnId, at);
   }
 }
-
-/** failReason of a refund the channel would not run at all (a revoked key): nothing was refunded. */
-const REFUSED = 'channel_refused';
 
 /** A refund PENDING for longer than this was left by a channel call that threw (calls time out well before). */
 export const STALE_REFUND_MS = 5 * 60_000;
@@ -183,9 +198,6 @@ export async function resumeStaleRefunds(ctx: Ctx, opts: { limit?: number } = {}
 }
 
 async function settledView(ctx: Ctx, s: Reserved): Promise<RefundView> {
-  if (s.refund.status === 'FAILED' && s.refund.failReason === REFUSED) {
-    throw new PaygateError(RESULT_CODES.INTERNAL, 'the payment channel refused the refund (check the merchant\'s channel key); nothing was refunded');
-  }
   if (s.refund.status === 'FAILED') {
     throw new PaygateError(RESULT_CODES.NOT_ALLOWED, `refund declined by the channel: ${s.refund.failReason ?? 'refund_failed'}`);
   }

@@ -232,7 +232,11 @@ export interface Tx extends Reads {
   /** End an open first charge (ACCEPTED, 3DS or checkout) as `status`, its page token cleared; false if not open. */
   closeOpenCharge(id: string, status: number, now: number): Promise<boolean>;
 
-  /** Delete a PAY still ACCEPTED with no channel ref, and its requestId: the channel refused to run it. */
+  /**
+   * Delete a PAY or SUBSCRIPTION still ACCEPTED with no channel ref, and its requestId: the channel
+   * refused to run it. A SUBSCRIPTION's INCOMPLETE subscription, INITIAL record, card row and plan
+   * place go with it. false (nothing deleted) when it moved on meanwhile.
+   */
   discardUncharged(id: string): Promise<boolean>;
 
   insertRefund(row: RefundRow): Promise<void>;
@@ -242,6 +246,11 @@ export interface Tx extends Reads {
   settleRefund(id: string, outcome: RefundOutcome): Promise<boolean>;
   /** Record the channel's id of a refund that stays PENDING (the channel settles it later). */
   noteRefundRef(id: string, channelRef: string): Promise<void>;
+  /**
+   * Delete a refund still PENDING with no channel ref, and its requestId: the channel refused to
+   * run it. The caller releases its reservation in the same unit of work.
+   */
+  discardRefusedRefund(id: string): Promise<boolean>;
   /** Settle a reservation into refunded_amount (and the refund status), or release it. */
   settleReservation(txnId: string, amount: number, refunded: boolean, now: number): Promise<void>;
 

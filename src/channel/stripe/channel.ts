@@ -1,5 +1,6 @@
 import type Stripe from 'stripe';
-import type { Channel, ChargeRequest, ChargeResult, KeptCard, RefundResult } from '../channel.js';
+import type { AbandonResult, Channel, ChargeRequest, ChargeResult, KeptCard, RefundResult } from '../channel.js';
+import { abandonIntent } from './cancel.js';
 import { createStripeClient } from './client.js';
 import { paymentKey, refundKey } from './idempotency-keys.js';
 import { chargeOffSession, createAndConfirmPayment, resumePayment, retrieveIntent } from './payments.js';
@@ -114,6 +115,10 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
     },
     async retrieve(ref) {
       return toChargeResult(await retrieveIntent(client, ref));
+    },
+    async abandon(r): Promise<AbandonResult> {
+      const a = await abandonIntent(client, { intentId: r.ref, idempotencyKey: stripeBaseKey(r.idempotencyKey) });
+      return a.outcome === 'cancelled' ? a : toChargeResult(a);
     },
   };
 }

@@ -7,6 +7,10 @@ import { record, table } from '../output.js';
 import { confirmIrreversible } from '../prompts.js';
 import { action, UsageError, withCtx } from '../shell.js';
 import { visible } from '../visible.js';
+import { readSecrets, type FlagValue, type SecretFlag } from '../secret-input.js';
+
+const SECRET_KEY: SecretFlag = { flag: '--stripe-secret-key', env: 'PAYGATE_STRIPE_SECRET_KEY', message: 'Stripe secret key (sk_… or rk_…, not shown):' };
+const WEBHOOK_SECRET: SecretFlag = { flag: '--stripe-webhook-secret', env: 'PAYGATE_STRIPE_WEBHOOK_SECRET', message: 'Stripe webhook signing secret (whsec_…, not shown):' };
 
 export function registerMerchantCommands(program: Command): void {
   const merchant = program.command('merchant').description('create and manage merchants');
@@ -63,8 +67,17 @@ export function registerMerchantCommands(program: Command): void {
     .option('--enable', 'accept its requests again')
     .option('-y, --yes', 'do not ask before --disable')
     .option('--channel <channel>', 'where its charges go: sandbox or stripe')
-    .option('--stripe-secret-key <key>', "the merchant's Stripe secret key (sk_…) or restricted key (rk_…); checked with Stripe first")
-    .option('--stripe-webhook-secret <secret>', "the signing secret (whsec_…) of the merchant's Stripe webhook endpoint")
+    .option(
+      '--stripe-secret-key [key]',
+      "the merchant's Stripe secret key (sk_…) or restricted key (rk_…), checked with Stripe first. " +
+        'A value typed here is visible to other users (ps) and kept in shell history: give - to read it from stdin, ' +
+        'or no value to take $PAYGATE_STRIPE_SECRET_KEY (or be asked, hidden, on a terminal)',
+    )
+    .option(
+      '--stripe-webhook-secret [secret]',
+      "the signing secret (whsec_…) of the merchant's Stripe webhook endpoint; like --stripe-secret-key: - reads stdin, " +
+        'no value takes $PAYGATE_STRIPE_WEBHOOK_SECRET or asks',
+    )
     .action(
       action(
         async (
@@ -77,8 +90,8 @@ export function registerMerchantCommands(program: Command): void {
             enable?: boolean;
             yes?: boolean;
             channel?: string;
-            stripeSecretKey?: string;
-            stripeWebhookSecret?: string;
+            stripeSecretKey?: FlagValue;
+            stripeWebhookSecret?: FlagValue;
           },
           cmd: Command,
         ) => {
@@ -90,12 +103,17 @@ export function registerMerchantCommands(program: Command): void {
           if (opts.disable) patch.status = 'DISABLED';
           if (opts.enable) patch.status = 'ACTIVE';
           if (opts.channel !== undefined) patch.channel = opts.channel;
-          if (opts.stripeSecretKey !== undefined) patch.stripeSecretKey = opts.stripeSecretKey;
-          if (opts.stripeWebhookSecret !== undefined) patch.stripeWebhookSecret = opts.stripeWebhookSecret;
-          if (Object.keys(patch).length === 0) {
+          const secrets = opts.stripeSecretKey !== undefined || opts.stripeWebhookSecret !== undefined;
+          if (Object.keys(patch).length === 0 && !secrets) {
             throw new UsageError('nothing to update: give --notify-url, --signature-version, --name, --disable, --enable, --channel or a Stripe key');
           }
           await withCtx(cmd, async (ctx, out) => {
+            const [key, hook] = await readSecrets(out, [
+              { flag: SECRET_KEY, value: opts.stripeSecretKey },
+              { flag: WEBHOOK_SECRET, value: opts.stripeWebhookSecret },
+            ]);
+            if (key !== undefined) patch.stripeSecretKey = key;
+            if (hook !== undefined) patch.stripeWebhookSecret = hook;
             if (opts.disable) {
               const current = await showMerchant(ctx, id);
               if (current.status !== 'DISABLED') {

@@ -186,13 +186,14 @@ async function chargeAccepted(ctx: Ctx, merchant: MerchantRow, row: TransactionR
 
 /**
  * The channel did not run the charge at all (a revoked key, a missing permission): nothing moved.
- * A PAY is removed with its requestId, so the same request works once the key is fixed; a
- * SUBSCRIPTION's first charge ends FAILED (processing_error), which also ends the subscription.
- * Either way the caller gets 9999 with the channel's reason.
+ * The request is undone as if it had never come — a PAY's row, a SUBSCRIPTION's row with the
+ * INCOMPLETE subscription, its INITIAL record, card row and plan place — and its requestId freed,
+ * so the same request works once the key is fixed; the caller gets 9999 with the channel's reason.
+ * Only a subscription that moved on meanwhile (cancelled while charging) is recorded FAILED instead.
  */
 async function refusedCharge(ctx: Ctx, row: TransactionRow, message: string): Promise<never> {
   await ctx.store.transaction(async (tx) => {
-    if (row.paymentType === 'PAY' && (await tx.discardUncharged(row.id))) return;
+    if (await tx.discardUncharged(row.id)) return;
     await finishUnpaid(ctx, tx, row, STATUS.ACCEPTED, STATUS.FAILED, 'processing_error', ctx.clock.now());
   });
   throw new PaygateError(RESULT_CODES.INTERNAL, `the payment channel refused the request, nothing was charged: ${message}`);

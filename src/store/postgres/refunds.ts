@@ -72,6 +72,13 @@ export async function noteRefundRef(db: Conn, id: string, channelRef: string): P
   await run(db, "UPDATE refunds SET channel_ref = @channelRef WHERE id = @id AND status = 'PENDING'", { id, channelRef });
 }
 
+/** A refund the channel refused to run (revoked key): the row and its requestId go. */
+export async function discardRefusedRefund(db: Conn, id: string): Promise<boolean> {
+  const gone = (await run(db, "DELETE FROM refunds WHERE id = @id AND status = 'PENDING' AND channel_ref IS NULL", { id })) === 1;
+  if (gone) await run(db, "DELETE FROM idempotency_keys WHERE scope = 'refund' AND resource_id = @id", { id });
+  return gone;
+}
+
 export function getRefundByChannelRef(db: Conn, merchantId: string, channelRef: string): Promise<RefundRow | undefined> {
   return get(
     db,

@@ -295,6 +295,9 @@ class PgTx extends PgReads implements Tx {
   async noteRefundRef(id: string, channelRef: string): Promise<void> {
     await refunds.noteRefundRef(this.db, id, channelRef);
   }
+  async discardRefusedRefund(id: string): Promise<boolean> {
+    return refunds.discardRefusedRefund(this.db, id);
+  }
   async discardUncharged(id: string): Promise<boolean> {
     return txns.discardUncharged(this.db, id);
   }

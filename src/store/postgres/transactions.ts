@@ -185,13 +185,37 @@ export async function closeOpenCharge(db: Conn, id: string, status: number, now:
 }
 
 /**
- * A PAY the channel refused to run (revoked key): the row and its requestId go, as if the request
- * had never come, so the same request can be sent again once the merchant's key is fixed.
+ * A PAY or a SUBSCRIPTION's first charge the channel refused to run (revoked key): the row and its
+ * requestId go, as if the request had never come — for a SUBSCRIPTION also the INCOMPLETE
+ * subscription it made, its INITIAL record, its card row and its place on the plan — so the same
+ * request can be sent again once the merchant's key is fixed.
  */
 export async function discardUncharged(db: Conn, id: string): Promise<boolean> {
-  const gone = (await run(db, "DELETE FROM transactions WHERE id = @id AND status = 100000 AND channel_ref IS NULL AND payment_type = 'PAY'", { id })) === 1;
-  if (gone) await run(db, "DELETE FROM idempotency_keys WHERE scope = 'transaction' AND resource_id = @id", { id });
-  return gone;
+  const row = await get<{ paymentType: string; subscriptionId: string | null }>(
+    db,
+    `SELECT payment_type AS "paymentType", subscription_id AS "subscriptionId" FROM transactions
+     WHERE id = @id AND status = 100000 AND channel_ref IS NULL AND payment_type IN ('PAY', 'SUBSCRIPTION') FOR UPDATE`,
+    { id },
+  );
+  if (!row) return false;
+  let sub: { planId: string; cardId: string | null } | undefined;
+  if (row.paymentType === 'SUBSCRIPTION') {
+    sub = await get<{ planId: string; cardId: string | null }>(
+      db,
+      `SELECT plan_id AS "planId", card_id AS "cardId" FROM subscriptions WHERE id = @sid AND status = 'INCOMPLETE' AND initial_transaction_id = @id FOR UPDATE`,
+      { sid: row.subscriptionId, id },
+    );
+    if (!sub) return false;
+  }
+  await run(db, 'DELETE FROM transactions WHERE id = @id', { id });
+  await run(db, "DELETE FROM idempotency_keys WHERE scope = 'transaction' AND resource_id = @id", { id });
+  if (sub && row.subscriptionId) {
+    await run(db, 'DELETE FROM billing_records WHERE subscription_id = @sid', { sid: row.subscriptionId });
+    await run(db, 'DELETE FROM subscriptions WHERE id = @sid', { sid: row.subscriptionId });
+    if (sub.cardId) await run(db, 'DELETE FROM cards WHERE id = @cid', { cid: sub.cardId });
+    await run(db, 'UPDATE plans SET current_subscriptions = greatest(current_subscriptions - 1, 0) WHERE id = @planId', { planId: sub.planId });
+  }
+  return true;
 }
 
 /** Reads only the partial index transactions_in_flight. */

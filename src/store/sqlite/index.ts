@@ -283,6 +283,9 @@ class SqliteTx extends SqliteReads implements Tx {
   async noteRefundRef(id: string, channelRef: string): Promise<void> {
     refunds.noteRefundRef(this.db, id, channelRef);
   }
+  async discardRefusedRefund(id: string): Promise<boolean> {
+    return refunds.discardRefusedRefund(this.db, id);
+  }
   async settleRefund(id: string, outcome: RefundOutcome): Promise<boolean> {
     return refunds.settleRefund(this.db, id, outcome);
   }

@@ -72,6 +72,13 @@ export function noteRefundRef(sqlite: Sqlite, id: string, channelRef: string): v
   prepared(sqlite, "UPDATE refunds SET channel_ref = ? WHERE id = ? AND status = 'PENDING'").run(channelRef, id);
 }
 
+/** A refund the channel refused to run (revoked key): the row and its requestId go. */
+export function discardRefusedRefund(sqlite: Sqlite, id: string): boolean {
+  const gone = prepared(sqlite, "DELETE FROM refunds WHERE id = ? AND status = 'PENDING' AND channel_ref IS NULL").run(id).changes === 1;
+  if (gone) prepared(sqlite, "DELETE FROM idempotency_keys WHERE scope = 'refund' AND resource_id = ?").run(id);
+  return gone;
+}
+
 export function getRefundByChannelRef(sqlite: Sqlite, merchantId: string, channelRef: string): RefundRow | undefined {
   return prepared(
     sqlite,

@@ -185,14 +185,35 @@ export function closeOpenCharge(sqlite: Sqlite, id: string, status: number, now:
 }
 
 /**
- * A PAY the channel refused to run (revoked key): the row and its requestId go, as if the request
- * had never come, so the same request can be sent again once the merchant's key is fixed.
+ * A PAY or a SUBSCRIPTION's first charge the channel refused to run (revoked key): the row and its
+ * requestId go, as if the request had never come — for a SUBSCRIPTION also the INCOMPLETE
+ * subscription it made, its INITIAL record, its card row and its place on the plan — so the same
+ * request can be sent again once the merchant's key is fixed.
  */
 export function discardUncharged(sqlite: Sqlite, id: string): boolean {
-  const gone =
-    prepared(sqlite, "DELETE FROM transactions WHERE id = ? AND status = 100000 AND channel_ref IS NULL AND payment_type = 'PAY'").run(id).changes === 1;
-  if (gone) prepared(sqlite, "DELETE FROM idempotency_keys WHERE scope = 'transaction' AND resource_id = ?").run(id);
-  return gone;
+  const row = prepared(
+    sqlite,
+    "SELECT payment_type AS paymentType, subscription_id AS subscriptionId FROM transactions WHERE id = ? AND status = 100000 AND channel_ref IS NULL AND payment_type IN ('PAY', 'SUBSCRIPTION')",
+  ).get(id) as { paymentType: string; subscriptionId: string | null } | undefined;
+  if (!row) return false;
+  let sub: { planId: string; cardId: string | null } | undefined;
+  if (row.paymentType === 'SUBSCRIPTION') {
+    // Only the subscription this request made and nothing else touched (still INCOMPLETE).
+    sub = prepared(sqlite, "SELECT plan_id AS planId, card_id AS cardId FROM subscriptions WHERE id = ? AND status = 'INCOMPLETE' AND initial_transaction_id = ?").get(
+      row.subscriptionId,
+      id,
+    ) as { planId: string; cardId: string | null } | undefined;
+    if (!sub) return false;
+  }
+  prepared(sqlite, 'DELETE FROM transactions WHERE id = ?').run(id);
+  prepared(sqlite, "DELETE FROM idempotency_keys WHERE scope = 'transaction' AND resource_id = ?").run(id);
+  if (sub && row.subscriptionId) {
+    prepared(sqlite, 'DELETE FROM billing_records WHERE subscription_id = ?').run(row.subscriptionId);
+    prepared(sqlite, 'DELETE FROM subscriptions WHERE id = ?').run(row.subscriptionId);
+    if (sub.cardId) prepared(sqlite, 'DELETE FROM cards WHERE id = ?').run(sub.cardId);
+    prepared(sqlite, 'UPDATE plans SET current_subscriptions = max(current_subscriptions - 1, 0) WHERE id = ?').run(sub.planId);
+  }
+  return true;
 }
 
 /** Reads only the partial index transactions_in_flight. */

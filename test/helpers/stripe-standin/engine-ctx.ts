@@ -4,8 +4,8 @@ import type { StripeJson } from './fixtures.js';
 import { str, type FormObject } from './form.js';
 import type { AccountState } from './state.js';
 
-/** The four event types paygate subscribes to; the stand-in emits only these. */
-export type EventType = 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'charge.refunded' | 'refund.updated';
+/** The event types the stand-in emits: the four paygate subscribes to, and payment_intent.canceled. */
+export type EventType = 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'payment_intent.canceled' | 'charge.refunded' | 'refund.updated';
 
 export interface Emitted {
   type: EventType;

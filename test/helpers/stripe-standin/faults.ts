@@ -12,6 +12,8 @@
  *   `settleIntent` (no event until then).
  * - `webhook_twice`: every event the request causes is delivered twice.
  * - `webhook_first`: the events the request causes are delivered before the API answers.
+ * - `before`: `run` is awaited just before the request is carried out: something else happens at
+ *   Stripe at that instant (a shopper finishing a challenge as paygate cancels it).
  */
 export type Fault =
   | { kind: 'timeout'; afterMs?: number }
@@ -19,7 +21,8 @@ export type Fault =
   | { kind: 'rate_limit' }
   | { kind: 'processing' }
   | { kind: 'webhook_twice' }
-  | { kind: 'webhook_first' };
+  | { kind: 'webhook_first' }
+  | { kind: 'before'; run: () => void | Promise<void> };
 
 export interface FaultMatch {
   method?: 'GET' | 'POST';

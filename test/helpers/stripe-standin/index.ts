@@ -63,7 +63,9 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
 
   const accountOf = (acct: AccountState): StandinAccount => ({
     id: acct.id,
-    secretKey: acct.secretKey,
+    get secretKey() {
+      return acct.secretKey;
+    },
     webhookSecret: secrets.get(acct.id) ?? '',
     setWebhookUrl: (url) => {
       acct.webhook = url ? { url, secret: secrets.get(acct.id) ?? '' } : null;
@@ -76,6 +78,12 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     },
     revokeKey: (key = acct.secretKey) => {
       acct.revokedKeys.add(key);
+    },
+    rollKey: () => {
+      // As the dashboard's "Roll key": the old key answers 401 "Expired", a new one works.
+      acct.revokedKeys.add(acct.secretKey);
+      acct.secretKey = stripeId('sk_test', 32);
+      return acct.secretKey;
     },
     createRestrictedKey: (without = []) => {
       const key = stripeId('rk_test', 32);
@@ -150,6 +158,7 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
         if (method === 'POST' && seg.length === 2) return engine.createIntent(ctx, params);
         if (method === 'GET' && id && seg.length === 3) return engine.retrieveIntent(ctx, id);
         if (method === 'POST' && id && action === 'confirm' && seg.length === 4) return engine.confirmIntent(ctx, id, params);
+        if (method === 'POST' && id && action === 'cancel' && seg.length === 4) return engine.cancelIntent(ctx, id, params);
       }
       if (resource === 'refunds') {
         if (method === 'POST' && seg.length === 2) return engine.createRefund(ctx, params);
@@ -196,7 +205,7 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     };
 
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
-    const acct = bearer ? accounts.find((a) => a.secretKey === bearer || a.restrictedKeys.has(bearer)) : undefined;
+    const acct = bearer ? accounts.find((a) => a.secretKey === bearer || a.restrictedKeys.has(bearer) || a.revokedKeys.has(bearer)) : undefined;
     if (!bearer || !acct || acct.revokedKeys.has(bearer)) {
       const e = authError(bearer, acct !== undefined);
       return answer(e.status, e.body(), { 'www-authenticate': 'Bearer realm="Stripe"' });
@@ -214,6 +223,9 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     if (has('rate_limit')) return answer(429, { error: RATE_LIMIT_ERROR });
     const serverError = has('server_error') as Extract<Fault, { kind: 'server_error' }> | undefined;
     if (serverError && !serverError.executed) return answer(500, { error: API_ERROR });
+
+    const before = has('before') as Extract<Fault, { kind: 'before' }> | undefined;
+    if (before) await before.run();
 
     const prior = key ? idem.lookup(acct.id, key, method, path, params, now()) : ({ kind: 'new' } as const);
     if (prior.kind === 'conflict') {

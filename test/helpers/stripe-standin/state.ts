@@ -62,6 +62,9 @@ export interface IntentState {
   metadata: Record<string, string>;
   /** The charge a 'processing' intent will become when settled. */
   pendingSettlement: boolean;
+  /** Set by POST /v1/payment_intents/:id/cancel. */
+  canceledAt?: number | null;
+  cancellationReason?: string | null;
 }
 
 export interface ChargeState {

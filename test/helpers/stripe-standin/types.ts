@@ -22,6 +22,8 @@ export interface StandinAccount {
   setRawCardData(enabled: boolean): void;
   /** The key stops working: every call with it answers 401 as Stripe does for a rolled key. */
   revokeKey(key?: string): void;
+  /** The dashboard's "Roll key": the current secret key answers 401 from now on; returns the new one (also `secretKey`). */
+  rollKey(): string;
   /** A restricted key (rk_test_…) that may use every resource but these (403 on them). */
   createRestrictedKey(without?: Array<'balance' | 'payment_methods' | 'customers' | 'payment_intents' | 'refunds'>): string;
   readonly state: AccountState;

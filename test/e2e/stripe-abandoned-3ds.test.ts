@@ -1,0 +1,125 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { DateTime } from 'luxon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paygateAsync } from '../helpers/cli-async.js';
+import { tempDir } from '../helpers/ctx.js';
+import { startStripeStandin, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
+import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+
+/**
+ * A 3-D Secure session that runs out (30 minutes) on a Stripe merchant: the renewal run's expiry
+ * sweep cancels the PaymentIntent at Stripe (cancellation_reason=abandoned) before recording
+ * EXPIRED, so a shopper finishing the challenge later is never charged for a payment paygate gave
+ * up; an intent paid meanwhile is recorded paid instead.
+ */
+let stripe: StripeStandin;
+let srv: Served;
+let db: string;
+let cleanup: () => void;
+let env: Record<string, string>;
+let acct: StandinAccount;
+let m: TestMerchant;
+let n = 0;
+
+const YEAR = String(new Date().getUTCFullYear() + 2);
+const cli = (args: string[]) => paygateAsync(['--db', db, ...args], env);
+const later = (minutes: number) => DateTime.utc().plus({ minutes }).toFormat('yyyy-MM-dd HH:mm:ss');
+const row = (id: string) => {
+  const d = new Database(db, { readonly: true });
+  try {
+    return d.prepare('SELECT status, fail_reason, channel_ref FROM transactions WHERE id = ?').get(id) as { status: number; fail_reason: string | null; channel_ref: string };
+  } finally {
+    d.close();
+  }
+};
+
+beforeAll(async () => {
+  stripe = await startStripeStandin();
+  env = { PAYGATE_STRIPE_API_URL: stripe.url };
+  const t = tempDir('paygate-stripe-3ds-');
+  cleanup = t.cleanup;
+  db = join(t.dir, 'a.db');
+  acct = stripe.createAccount();
+  m = createMerchant(db, 2, 'Abandoned Carts');
+  const up = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', acct.secretKey]);
+  if (up.status !== 0) throw new Error(up.stderr);
+  srv = await startServe({ dbPath: db, env });
+});
+afterAll(async () => {
+  await srv?.stop();
+  await stripe.close();
+  cleanup();
+});
+
+/** A PAY with the card that asks for 3-D Secure: 100040, its intent waiting on the challenge. */
+async function threeDsPay(): Promise<{ txn: string; intent: string }> {
+  n++;
+  const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
+    requestId: `a-${n}`,
+    relationId: `a-${n}`,
+    paymentType: 'PAY',
+    payAmount: '25.00',
+    currency: 'USD',
+    cardInfo: JSON.stringify({ holderName: 'Ada Lovelace', cardNumber: '4000002500003155', month: '12', year: YEAR, cvv: '123' }),
+  });
+  expect(r.body.data.status).toBe('100040');
+  const txn = r.body.data.transactionOrderId as string;
+  return { txn, intent: row(txn).channel_ref };
+}
+
+const completeOnStripe = (intent: string, outcome: 'pass' | 'fail') =>
+  fetch(`${stripe.url}/3ds/${intent}/complete?client_secret=${encodeURIComponent(acct.state.intents.get(intent)?.clientSecret ?? '')}&outcome=${outcome}`, { redirect: 'manual' });
+const cancels = (intent: string) => stripe.requests.filter((q) => q.method === 'POST' && q.path === `/v1/payment_intents/${intent}/cancel`);
+
+describe('a 3-D Secure session that ran out on Stripe', () => {
+  it('the sweep cancels the intent (abandoned, keyed by the payment) and records EXPIRED; the challenge finished later charges nothing', async () => {
+    const { txn, intent } = await threeDsPay();
+    const r = await cli(['--json', 'renew', '--at', later(31)]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(acct.state.intents.get(intent)).toMatchObject({ status: 'canceled', cancellationReason: 'abandoned' });
+    expect(cancels(intent).map((q) => [q.idempotencyKey, q.status])).toEqual([[`paygate:${txn}:0:cancel`, 200]]);
+    // The shopper comes back to Stripe's challenge page afterwards: nothing can be charged.
+    await completeOnStripe(intent, 'pass');
+    expect(acct.state.intents.get(intent)?.status).toBe('canceled');
+    expect([...acct.state.charges.values()].filter((c) => c.intentId === intent && c.succeeded)).toHaveLength(0);
+    // A second sweep finds nothing open: no second cancel.
+    await cli(['--json', 'renew', '--at', later(45)]);
+    expect(cancels(intent)).toHaveLength(1);
+  });
+
+  it('paid at the instant paygate cancels: Stripe refuses the cancel, the intent is read again and the payment recorded 200000', async () => {
+    const { txn, intent } = await threeDsPay();
+    // The shopper passes the challenge just as the cancel reaches Stripe.
+    stripe.faults.inject({ kind: 'before', run: async () => void (await completeOnStripe(intent, 'pass')) }, { match: { path: `/v1/payment_intents/${intent}/cancel` } });
+    const r = await cli(['--json', 'renew', '--at', later(31)]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(cancels(intent).map((q) => q.status)).toEqual([400]);
+    expect(acct.state.intents.get(intent)?.status).toBe('succeeded');
+    expect(row(txn)).toMatchObject({ status: 200000, fail_reason: null });
+  });
+
+  it('Stripe failing the cancel (500): left 100040, not expired on a guess; the next sweep cancels it and expires it', async () => {
+    const { txn, intent } = await threeDsPay();
+    stripe.faults.inject({ kind: 'server_error' }, { match: { path: `/v1/payment_intents/${intent}/cancel` } });
+    await cli(['--json', 'renew', '--at', later(31)]);
+    expect(row(txn).status).toBe(100040);
+    expect(acct.state.intents.get(intent)?.status).toBe('requires_action');
+    await cli(['--json', 'renew', '--at', later(32)]);
+    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(acct.state.intents.get(intent)?.status).toBe('canceled');
+  });
+
+  it('cancelled at Stripe but the answer lost (500 stored for the key): the next sweep reads it cancelled and expires it without asking again', async () => {
+    const { txn, intent } = await threeDsPay();
+    stripe.faults.inject({ kind: 'server_error', executed: true }, { match: { path: `/v1/payment_intents/${intent}/cancel` } });
+    await cli(['--json', 'renew', '--at', later(31)]);
+    expect(row(txn).status).toBe(100040);
+    expect(acct.state.intents.get(intent)?.status).toBe('canceled');
+    await cli(['--json', 'renew', '--at', later(32)]);
+    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(cancels(intent)).toHaveLength(1);
+  });
+
+});
