@@ -4,6 +4,7 @@ import { createStripeClient } from './client.js';
 import { paymentKey, refundKey } from './idempotency-keys.js';
 import { chargeOffSession, createAndConfirmPayment, resumePayment, retrieveIntent } from './payments.js';
 import { refundPayment, retrieveRefund } from './refunds.js';
+import { isSetupIntentId, resumeSetup, retrieveSetup, setUpCard } from './setup-intents.js';
 import type { StripeCardOnFile, StripeChargeResult, StripeRefundResult } from './results.js';
 
 export interface StripeChannelOptions {
@@ -81,6 +82,18 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
         return toChargeResult(r);
       }
       if (!req.transactionId || !req.card) throw new Error('stripe channel: a customer-present charge needs the card and its transaction id (3DS return)');
+      if (req.amount === 0) {
+        // A card check: a PaymentIntent cannot be for 0, a SetupIntent saves the card without charging.
+        const r = await setUpCard(client, {
+          idempotencyKey,
+          card: req.card,
+          customerId: req.customerId ?? null,
+          returnUrl: threeDsReturnUrl(opts.publicUrl, req.transactionId),
+          ...(req.card.holderName ? { customer: { name: req.card.holderName } } : {}),
+          metadata: { paygate_transaction: req.transactionId },
+        });
+        return toChargeResult(r, r.card);
+      }
       const r = await createAndConfirmPayment(client, {
         idempotencyKey,
         amount: req.amount,
@@ -104,6 +117,10 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
       return toRefundResult(await retrieveRefund(client, ref));
     },
     async resume(r) {
+      if (isSetupIntentId(r.ref)) {
+        const returnUrl = r.transactionId ? threeDsReturnUrl(opts.publicUrl, r.transactionId) : undefined;
+        return toChargeResult(await resumeSetup(client, { idempotencyKey: stripeBaseKey(r.idempotencyKey), intentId: r.ref, ...(returnUrl ? { returnUrl } : {}) }));
+      }
       return toChargeResult(
         await resumePayment(client, {
           idempotencyKey: stripeBaseKey(r.idempotencyKey),
@@ -113,7 +130,7 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
       );
     },
     async retrieve(ref) {
-      return toChargeResult(await retrieveIntent(client, ref));
+      return toChargeResult(isSetupIntentId(ref) ? await retrieveSetup(client, ref) : await retrieveIntent(client, ref));
     },
   };
 }

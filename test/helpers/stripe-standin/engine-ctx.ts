@@ -4,8 +4,14 @@ import type { StripeJson } from './fixtures.js';
 import { str, type FormObject } from './form.js';
 import type { AccountState } from './state.js';
 
-/** The four event types paygate subscribes to; the stand-in emits only these. */
-export type EventType = 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'charge.refunded' | 'refund.updated';
+/** The event types paygate subscribes to; the stand-in emits only these. */
+export type EventType =
+  | 'payment_intent.succeeded'
+  | 'payment_intent.payment_failed'
+  | 'charge.refunded'
+  | 'refund.updated'
+  | 'setup_intent.succeeded'
+  | 'setup_intent.setup_failed';
 
 export interface Emitted {
   type: EventType;

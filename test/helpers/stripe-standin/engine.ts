@@ -3,3 +3,4 @@ export * from './engine-ctx.js';
 export * from './ops-cards.js';
 export * from './ops-intents.js';
 export * from './ops-refunds.js';
+export * from './ops-setup-intents.js';
