@@ -271,6 +271,19 @@ describe('plan change NOW for a card Stripe keeps: the proration is charged off-
     expect(subStatus(sub.subscriptionId).plan_id).toBe(pro);
   });
 
+  it('a change paid by the credit: CHANGED with no PaymentIntent (none can be for 0); the next renewal, covered by the carried credit, is recorded without one too', async () => {
+    const sub = await subscribe(pro, '4242424242424242');
+    const kept = cardOf(sub.subscriptionId);
+    const before = intentsOn(kept?.stripe_payment_method_id).length;
+    const r = await change(sub.subscriptionId, basic);
+    expect(r.body.data, r.text).toMatchObject({ result: 'CHANGED', planId: basic, record: { amount: 0, status: 'SUCCESS' } });
+    expect(r.body.data.creditBalance).toBeGreaterThan(9.99);
+    const run = await cli(['--json', 'renew', '--at', at({ days: 32 })]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(one<{ status: string; amount: number }>("SELECT status, amount FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW' AND status IN ('SUCCESS', 'FAILED')", sub.subscriptionId)).toEqual({ status: 'SUCCESS', amount: 0 });
+    expect(intentsOn(kept?.stripe_payment_method_id)).toHaveLength(before);
+  });
+
   it('a card that needs authentication off-session: DECLINED authentication_required, the old plan stays, nothing charged', async () => {
     const sub = await subscribe(basic, '4000002760003184');
     expect(sub.status).toBe('100040');

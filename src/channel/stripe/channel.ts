@@ -72,6 +72,10 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
     async charge(req: ChargeRequest): Promise<ChargeResult> {
       const idempotencyKey = stripeBaseKey(req.idempotencyKey);
       if (req.stored) {
+        // Nothing to charge (a renewal or plan change paid by carried credit): a PaymentIntent
+        // cannot be for 0, and the card was checked when Stripe saved it. The reference is the
+        // PaymentMethod that would have paid; there is nothing to refund.
+        if (req.amount === 0) return { outcome: 'approved', ref: req.stored.paymentMethodId };
         const r = await chargeOffSession(client, {
           idempotencyKey,
           amount: req.amount,

@@ -26,9 +26,6 @@ export type ChangeOutcome =
 export async function chargeKeptCard(ctx: Ctx, record: BillingRecordRow, card: CardRow, now: number): Promise<ChangeOutcome> {
   if (!card.stripeCustomerId || !card.stripePaymentMethodId) return { approved: false, reason: 'processing_error', ref: null };
   if (cardExpired(card.expMonth, card.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
-  // Credit covers the whole price: nothing to charge, and a PaymentIntent cannot be for 0. The card
-  // was checked when Stripe saved it, and every renewal charges it again.
-  if (record.amount === 0) return { approved: true, ref: null };
   const channel = await channelOf(ctx, record.merchantId, 'stripe');
   const txnId = record.transactionId;
   const earlier = txnId ? ((await ctx.store.getTransaction(txnId))?.channelRef ?? null) : null;
