@@ -322,6 +322,26 @@ describe('plan change NOW for a card Stripe keeps: the proration is charged off-
   }, 40_000);
 });
 
+describe('the CLI on a Stripe merchant: sub update-card and sub change --now', () => {
+  it('update-card saves the new card on the subscription\'s Customer; change --now charges the difference off-session; no card number in the output', async () => {
+    const basic = await plan('5.00');
+    const pro = await plan('15.00');
+    const sub = await subscribe(basic, '4242424242424242');
+    const old = cardOf(sub.subscriptionId);
+    used.add('5555555555554444');
+    const up = await cli(['--json', 'sub', 'update-card', sub.subscriptionId, '--card', '5555555555554444', '--exp', `12/${YEAR}`, '--cvv', '321']);
+    expect(up.status, up.stderr).toBe(0);
+    expect(JSON.parse(up.stdout)).toMatchObject({ status: '200000', card: '555555******4444' });
+    expect(up.stdout).not.toContain('5555555555554444');
+    const now = cardOf(sub.subscriptionId);
+    expect(now).toMatchObject({ last4: '4444', pan_enc: null, stripe_customer_id: old?.stripe_customer_id });
+    const ch = await cli(['--json', 'sub', 'change', sub.subscriptionId, '--plan', pro, '--now']);
+    expect(ch.status, ch.stderr).toBe(0);
+    expect(JSON.parse(ch.stdout)).toMatchObject({ result: 'CHANGED', planId: pro });
+    expect(intentsOn(now?.stripe_payment_method_id)).toEqual([expect.objectContaining({ offSession: true, status: 'succeeded' })]);
+  });
+});
+
 /** The first charge's PaymentIntent challenge (a subscription without a trial), passed through paygate's page. */
 async function handOver2(url: string): Promise<Response> {
   const hand = await raw(url);
