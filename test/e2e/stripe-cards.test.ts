@@ -232,6 +232,29 @@ describe('card update for a subscription whose card Stripe keeps', () => {
     expect(cardOf(sub.subscriptionId)).toEqual(old);
   });
 
+  it('a timeout after Stripe saved the card: 100000 and the old card stays; the webhook finds the same SetupIntent and the new card takes over', async () => {
+    const sub = await subscribe(planId, '4242424242424242');
+    const old = cardOf(sub.subscriptionId);
+    acct.setWebhookUrl(`${srv.url}/channel/stripe/${m.merchantId}/webhook`);
+    try {
+      stripe.faults.inject({ kind: 'timeout', afterMs: 60_000 }, { match: { path: /^\/v1\/setup_intents\/[^/]+\/confirm$/ } });
+      const r = await update(sub.subscriptionId, '5555555555554444');
+      expect(r.body.data, r.text).toMatchObject({ status: '100000', card: '424242******4242' });
+      const checkId = r.body.data.transactionOrderId as string;
+      expect(cardOf(sub.subscriptionId)).toEqual(old);
+      // The event came while paygate waited (nothing recorded yet, so it changed nothing): Stripe retries it.
+      const event = stripe.deliveries.filter((d) => d.type === 'setup_intent.succeeded').at(-1);
+      expect(event?.status).toBe(200);
+      expect((await stripe.redeliver(event?.eventId ?? '')).status).toBe(200);
+      expect(txn(checkId).status).toBe(200000);
+      expect(cardOf(sub.subscriptionId)).toMatchObject({ last4: '4444', stripe_customer_id: old?.stripe_customer_id });
+      expect(setupsOf(checkId)).toHaveLength(1);
+      expect(stripe.requests.filter((q) => q.idempotencyKey === `paygate:${checkId}:0:setup_confirm`)).toHaveLength(1);
+    } finally {
+      acct.setWebhookUrl(null);
+    }
+  }, 40_000);
+
   it('a 500 after Stripe saved the card: 100000, the old card stays; the renewal run reads the SetupIntent (no second one) and the new card takes over', async () => {
     const sub = await subscribe(planId, '4242424242424242');
     const old = cardOf(sub.subscriptionId);
