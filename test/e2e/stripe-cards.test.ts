@@ -345,6 +345,33 @@ describe('plan change NOW for a card Stripe keeps: the proration is charged off-
   }, 40_000);
 });
 
+describe('a revoked key', () => {
+  it('card update: 9999 with Stripe\'s reason, the old card stays; plan change now: 9999, the plan stays and the change is over', async () => {
+    const other = stripe.createAccount();
+    const m2 = createMerchant(db, 2, 'Revoked Cards');
+    const up = await cli(['merchant', 'update', m2.merchantId, '--channel', 'stripe', '--stripe-secret-key', other.secretKey]);
+    expect(up.status, up.stderr).toBe(0);
+    const c2 = client(srv.url, m2);
+    const plans = await Promise.all(['9.99', '19.99'].map((price) => c2.post('/subscription/plan/create', { planName: `R ${price}`, price, currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 })));
+    const [basic, pro] = plans.map((p) => p.body.data.planId as string);
+    const sub = await c2.post('/subscription/create', { requestId: 'rv-1', relationId: 'rv-1', planId: basic, userId: 'rv', cardInfo: card('4242424242424242') });
+    expect(sub.body.data.status).toBe('200000');
+    const subscriptionId = sub.body.data.subscriptionId as string;
+    const old = cardOf(subscriptionId);
+    other.revokeKey();
+    const u = await c2.post('/subscription/card/update', { subscriptionId, cardInfo: card('5555555555554444') });
+    expect(u.body.rtn_code).toBe('9999');
+    expect(u.body.rtn_msg).toMatch(/refused.*Expired API Key/);
+    expect(u.text).not.toContain(other.secretKey);
+    expect(cardOf(subscriptionId)).toEqual(old);
+    const ch = await c2.post('/subscription/change', { subscriptionId, planId: pro, when: 'NOW' });
+    expect(ch.body.rtn_code).toBe('9999');
+    expect(subStatus(subscriptionId).plan_id).toBe(basic);
+    // Over, not left in flight: once the key works again a new change may be asked for.
+    expect(rows("SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type = 'CHANGE'", subscriptionId)).toEqual([{ status: 'FAILED' }]);
+  });
+});
+
 describe('the CLI on a Stripe merchant: sub update-card and sub change --now', () => {
   it('update-card saves the new card on the subscription\'s Customer; change --now charges the difference off-session; no card number in the output', async () => {
     const basic = await plan('5.00');

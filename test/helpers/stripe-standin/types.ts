@@ -23,7 +23,7 @@ export interface StandinAccount {
   /** The key stops working: every call with it answers 401 as Stripe does for a rolled key. */
   revokeKey(key?: string): void;
   /** A restricted key (rk_test_…) that may use every resource but these (403 on them). */
-  createRestrictedKey(without?: Array<'balance' | 'payment_methods' | 'customers' | 'payment_intents' | 'refunds'>): string;
+  createRestrictedKey(without?: Array<'balance' | 'payment_methods' | 'customers' | 'payment_intents' | 'setup_intents' | 'refunds'>): string;
   readonly state: AccountState;
 }
 
