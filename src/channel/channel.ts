@@ -51,6 +51,12 @@ export interface ChargeRequest {
   keepCard?: boolean;
   /** Off-session with a card the processor keeps (no number): its ids from the first charge. */
   stored?: { customerId: string; paymentMethodId: string };
+  /**
+   * A zero-amount, customer-present charge is a card check (a trial's first charge, a card
+   * update): a processor that keeps cards saves the card for off-session charges without charging
+   * it (Stripe: a SetupIntent), on this Customer of its own (a card update) or on a new one.
+   */
+  customerId?: string;
 }
 
 /** A card kept by the processor, as it reported it: ids and display fields, never the number. */

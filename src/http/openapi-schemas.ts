@@ -72,6 +72,8 @@ export const FAIL_REASONS = [
   'processing_error',
   'authentication_failed',
   'authentication_expired',
+  // Stripe merchants: an off-session charge (a renewal, a plan change now) the card's bank wants authenticated.
+  'authentication_required',
 ] as const satisfies readonly FailReason[];
 
 export const TRANSACTION_STATUS_CODES = Object.values(STATUS).map(String) as [string, ...string[]];
@@ -184,8 +186,8 @@ const planChange = z.object({
   subscriptionId: z.string(),
   subscriptionCode: z.string(),
   when: z.enum(['NOW', 'PERIOD_END']),
-  result: z.enum(['CHANGED', 'SCHEDULED', 'UNSCHEDULED', 'DECLINED', 'ENDED']).meta({
-    description: 'CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays; ENDED: the subscription was cancelled while the charge ran (the charge counts, the plan did not move)',
+  result: z.enum(['CHANGED', 'SCHEDULED', 'UNSCHEDULED', 'DECLINED', 'ENDED', 'PENDING']).meta({
+    description: 'CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays; ENDED: the subscription was cancelled while the charge ran (the charge counts, the plan did not move); PENDING: Stripe has not answered the CHANGE charge yet, nothing moved, the renewal run records the outcome (no second charge) and PLAN_CHANGED reports a change',
   }),
   planId: z.string().meta({ description: 'The plan in force after the request' }),
   pendingPlanId: z.string().optional().meta({ description: 'The plan the next renewal moves to, while a change at period end waits' }),
@@ -201,8 +203,9 @@ const cardUpdate = z.object({
   subscriptionId: z.string(),
   subscriptionCode: z.string(),
   transactionOrderId: z.string().meta({ description: 'The zero-amount card check (a CARD_CHECK transaction)' }),
-  status: z.enum([String(STATUS.SUCCEEDED), String(STATUS.REQUIRES_3DS), String(STATUS.FAILED)]).meta({
-    description: '200000: the new card replaced the old one; 100040: send the subscriber to url (3-D Secure) first; 300000: declined, the old card stays',
+  status: z.enum([String(STATUS.SUCCEEDED), String(STATUS.REQUIRES_3DS), String(STATUS.FAILED), String(STATUS.ACCEPTED)]).meta({
+    description:
+      '200000: the new card replaced the old one; 100040: send the subscriber to url (3-D Secure) first; 300000: declined, the old card stays; 100000 (Stripe merchants): Stripe has not answered yet, the old card stays until its webhook or the renewal run settles the check',
   }),
   url: z.string().optional().meta({ description: 'The 3-D Secure page, while the check waits on it' }),
   failReason: failReason.optional(),

@@ -100,7 +100,7 @@ async function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): Promise<
 }
 
 /** Stripe serves its challenge pages from hooks.stripe.com; a local stand-in from its API origin. */
-function stripeChallengeOrigins(): string[] {
+export function stripeChallengeOrigins(): string[] {
   return [...new Set(['https://hooks.stripe.com', new URL(stripeApiUrlFrom()).origin])];
 }
 

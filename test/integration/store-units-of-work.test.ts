@@ -159,3 +159,35 @@ describe('a read outside a unit of work', () => {
     expect(await store.getMerchant(row.id)).toBeUndefined();
   });
 });
+
+describe('a card Stripe keeps', () => {
+  it('reads back with its channel and Stripe ids, inside and outside a unit of work (a card update and a plan change now rely on them)', async () => {
+    app = await testApp();
+    const store = app.ctx.store;
+    const now = app.clock.now();
+    const m = merchantRow(now);
+    const card = {
+      id: `crd_uow_${n}`,
+      merchantId: m.id,
+      panEnc: null,
+      channel: 'stripe' as const,
+      stripeCustomerId: null,
+      stripePaymentMethodId: null,
+      bin: '424242',
+      last4: '4242',
+      brand: 'Visa',
+      expMonth: 12,
+      expYear: 2040,
+      holderName: null,
+      createdAt: now,
+    };
+    await store.transaction(async (tx) => {
+      await tx.insertMerchant(m);
+      await tx.insertCard(card);
+      await tx.setStripeCard(card.id, { customerId: 'cus_1', paymentMethodId: 'pm_1', brand: 'visa', last4: '4242', expMonth: 12, expYear: 2040 });
+    });
+    const expected = { channel: 'stripe', panEnc: null, stripeCustomerId: 'cus_1', stripePaymentMethodId: 'pm_1', brand: 'visa' };
+    expect(await store.getCard(card.id)).toMatchObject(expected);
+    expect(await store.transaction((tx) => tx.getCard(card.id))).toMatchObject(expected);
+  });
+});

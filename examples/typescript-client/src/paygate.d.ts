@@ -634,7 +634,7 @@ export interface components {
              * @description Why a charge failed
              * @enum {string}
              */
-            failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired";
+            failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired" | "authentication_required";
             /**
              * @description Sum refunded so far, when anything was
              * @example 10.00
@@ -836,7 +836,7 @@ export interface components {
              * @description Why a charge failed
              * @enum {string}
              */
-            failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired";
+            failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired" | "authentication_required";
             retryCount: number;
             /**
              * @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with
@@ -851,10 +851,10 @@ export interface components {
             /** @enum {string} */
             when: "NOW" | "PERIOD_END";
             /**
-             * @description CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays; ENDED: the subscription was cancelled while the charge ran (the charge counts, the plan did not move)
+             * @description CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays; ENDED: the subscription was cancelled while the charge ran (the charge counts, the plan did not move); PENDING: Stripe has not answered the CHANGE charge yet, nothing moved, the renewal run records the outcome (no second charge) and PLAN_CHANGED reports a change
              * @enum {string}
              */
-            result: "CHANGED" | "SCHEDULED" | "UNSCHEDULED" | "DECLINED" | "ENDED";
+            result: "CHANGED" | "SCHEDULED" | "UNSCHEDULED" | "DECLINED" | "ENDED" | "PENDING";
             /** @description The plan in force after the request */
             planId: string;
             /** @description The plan the next renewal moves to, while a change at period end waits */
@@ -915,7 +915,7 @@ export interface components {
                  * @description Why a charge failed
                  * @enum {string}
                  */
-                failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired";
+                failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired" | "authentication_required";
                 retryCount: number;
                 /**
                  * @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with
@@ -927,7 +927,7 @@ export interface components {
              * @description Why a charge failed
              * @enum {string}
              */
-            failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired";
+            failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired" | "authentication_required";
         };
         /** @description What a card update did */
         CardUpdate: {
@@ -936,17 +936,17 @@ export interface components {
             /** @description The zero-amount card check (a CARD_CHECK transaction) */
             transactionOrderId: string;
             /**
-             * @description 200000: the new card replaced the old one; 100040: send the subscriber to url (3-D Secure) first; 300000: declined, the old card stays
+             * @description 200000: the new card replaced the old one; 100040: send the subscriber to url (3-D Secure) first; 300000: declined, the old card stays; 100000 (Stripe merchants): Stripe has not answered yet, the old card stays until its webhook or the renewal run settles the check
              * @enum {string}
              */
-            status: "100040" | "200000" | "300000";
+            status: "100000" | "100040" | "200000" | "300000";
             /** @description The 3-D Secure page, while the check waits on it */
             url?: string;
             /**
              * @description Why a charge failed
              * @enum {string}
              */
-            failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired";
+            failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired" | "authentication_required";
             /** @description The card on file after the request, masked (424242******4242) */
             card?: string;
             /**

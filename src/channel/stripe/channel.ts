@@ -5,6 +5,7 @@ import { createStripeClient } from './client.js';
 import { paymentKey, refundKey } from './idempotency-keys.js';
 import { chargeOffSession, createAndConfirmPayment, resumePayment, retrieveIntent } from './payments.js';
 import { refundPayment, retrieveRefund } from './refunds.js';
+import { isSetupIntentId, resumeSetup, retrieveSetup, setUpCard } from './setup-intents.js';
 import type { StripeCardOnFile, StripeChargeResult, StripeRefundResult } from './results.js';
 
 export interface StripeChannelOptions {
@@ -72,6 +73,10 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
     async charge(req: ChargeRequest): Promise<ChargeResult> {
       const idempotencyKey = stripeBaseKey(req.idempotencyKey);
       if (req.stored) {
+        // Nothing to charge (a renewal or plan change paid by carried credit): a PaymentIntent
+        // cannot be for 0, and the card was checked when Stripe saved it. The reference is the
+        // PaymentMethod that would have paid; there is nothing to refund.
+        if (req.amount === 0) return { outcome: 'approved', ref: req.stored.paymentMethodId };
         const r = await chargeOffSession(client, {
           idempotencyKey,
           amount: req.amount,
@@ -82,6 +87,18 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
         return toChargeResult(r);
       }
       if (!req.transactionId || !req.card) throw new Error('stripe channel: a customer-present charge needs the card and its transaction id (3DS return)');
+      if (req.amount === 0) {
+        // A card check: a PaymentIntent cannot be for 0, a SetupIntent saves the card without charging.
+        const r = await setUpCard(client, {
+          idempotencyKey,
+          card: req.card,
+          customerId: req.customerId ?? null,
+          returnUrl: threeDsReturnUrl(opts.publicUrl, req.transactionId),
+          ...(req.card.holderName ? { customer: { name: req.card.holderName } } : {}),
+          metadata: { paygate_transaction: req.transactionId },
+        });
+        return toChargeResult(r, r.card);
+      }
       const r = await createAndConfirmPayment(client, {
         idempotencyKey,
         amount: req.amount,
@@ -105,6 +122,10 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
       return toRefundResult(await retrieveRefund(client, ref));
     },
     async resume(r) {
+      if (isSetupIntentId(r.ref)) {
+        const returnUrl = r.transactionId ? threeDsReturnUrl(opts.publicUrl, r.transactionId) : undefined;
+        return toChargeResult(await resumeSetup(client, { idempotencyKey: stripeBaseKey(r.idempotencyKey), intentId: r.ref, ...(returnUrl ? { returnUrl } : {}) }));
+      }
       return toChargeResult(
         await resumePayment(client, {
           idempotencyKey: stripeBaseKey(r.idempotencyKey),
@@ -114,7 +135,7 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
       );
     },
     async retrieve(ref) {
-      return toChargeResult(await retrieveIntent(client, ref));
+      return toChargeResult(isSetupIntentId(ref) ? await retrieveSetup(client, ref) : await retrieveIntent(client, ref));
     },
     async abandon(r): Promise<AbandonResult> {
       const a = await abandonIntent(client, { intentId: r.ref, idempotencyKey: stripeBaseKey(r.idempotencyKey) });

@@ -16,6 +16,7 @@ const TABLE: Record<string, StripeFailReason> = {
   try_again_later: 'processing_error',
   authentication_required: 'authentication_required',
   payment_intent_authentication_failure: 'authentication_failed',
+  setup_intent_authentication_failure: 'authentication_failed',
   generic_decline: 'card_declined',
   card_declined: 'card_declined',
 };

@@ -35,7 +35,8 @@ export function refundKey(refundId: string): string {
   return `paygate:${refundId}`;
 }
 
-export type PaymentStep = 'payment_method' | 'customer' | 'payment_intent' | 'confirm';
+/** A card saved without a charge (a trial, a card update) uses setup_intent and setup_confirm instead of the intent's steps. */
+export type PaymentStep = 'payment_method' | 'customer' | 'payment_intent' | 'confirm' | 'setup_intent' | 'setup_confirm';
 
 export function stepKey(baseKey: string, step: PaymentStep): string {
   return `${baseKey}:${step}`;

@@ -26,12 +26,12 @@ export interface PaymentInput {
   metadata?: Record<string, string>;
 }
 
-const cardOf = (pm: Stripe.PaymentMethod, customerId: string | null): StripeCardOnFile | null =>
+export const cardOf = (pm: Stripe.PaymentMethod, customerId: string | null): StripeCardOnFile | null =>
   pm.card
     ? { paymentMethodId: pm.id, customerId, brand: pm.card.brand, last4: pm.card.last4, expMonth: pm.card.exp_month, expYear: pm.card.exp_year }
     : null;
 
-async function obtainPaymentMethod(client: Stripe, input: PaymentInput): Promise<Stripe.PaymentMethod | StripeChargeResult> {
+export async function obtainPaymentMethod(client: Stripe, input: Pick<PaymentInput, 'idempotencyKey' | 'source'>): Promise<Stripe.PaymentMethod | StripeChargeResult> {
   try {
     if ('card' in input.source) {
       const c = input.source.card;

@@ -1,9 +1,11 @@
 import Stripe from 'stripe';
 import { mapIntent, mapRefund } from './map.js';
+import { mapSetupIntent } from './setup-intents.js';
 import type { StripeChargeResult, StripeRefundResult } from './results.js';
 
 /** What a verified event settles, in paygate's terms. */
 export type WebhookSettlement =
+  /** A PaymentIntent (pi_…) or a SetupIntent (seti_…) that ended. */
   | { kind: 'payment'; intentId: string; result: StripeChargeResult }
   | { kind: 'refund'; refundId: string; intentId: string | null; result: StripeRefundResult }
   /**
@@ -42,6 +44,12 @@ function settlementOf(event: Stripe.Event): WebhookSettlement {
     case 'payment_intent.payment_failed': {
       const pi = event.data.object;
       return { kind: 'payment', intentId: pi.id, result: mapIntent(pi) };
+    }
+    case 'setup_intent.succeeded':
+    case 'setup_intent.setup_failed': {
+      // A card saved without a charge (a trial, a card update) settles like a payment: by its intent.
+      const si = event.data.object;
+      return { kind: 'payment', intentId: si.id, result: mapSetupIntent(si) };
     }
     case 'refund.updated': {
       const r = event.data.object;

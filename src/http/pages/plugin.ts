@@ -19,7 +19,7 @@ import { splitUrl } from '../body.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import { createCsrf, type Csrf } from './csrf.js';
 import { contentSecurityPolicy, layout, newNonce } from './html.js';
-import { cardUpdatedPage, cardUpdatePage, checkoutPage, messagePage, reasonText, resultPage, threeDsPage } from './views.js';
+import { cardCheckingPage, cardUpdatedPage, cardUpdatePage, checkoutPage, messagePage, reasonText, resultPage, threeDsPage } from './views.js';
 
 export const pageDocs: PlainRouteDoc[] = [
   { method: 'GET', url: '/checkout/:token', summary: 'Hosted checkout page (HTML)', contentType: 'text/html' },
@@ -53,8 +53,10 @@ const field = (form: Form, name: string): string => {
   return typeof v === 'string' ? v : '';
 };
 
+type FormTargets = Pick<PageView, 'handOverOrigins' | 'returnUrl' | 'failedUrl' | 'cancelUrl'>;
+
 /** Origins the page's forms may end up at (the transaction's redirect URLs), for CSP form-action. */
-function formTargets(view: PageView | undefined): string[] {
+function formTargets(view: FormTargets | undefined): string[] {
   const origins: string[] = [...(view?.handOverOrigins ?? [])];
   for (const u of [view?.returnUrl, view?.failedUrl, view?.cancelUrl]) {
     if (!u) continue;
@@ -67,7 +69,7 @@ function formTargets(view: PageView | undefined): string[] {
   return origins;
 }
 
-function sendPage(reply: FastifyReply, status: number, title: string, body: (nonce: string) => string, view?: PageView, sandbox = false): FastifyReply {
+function sendPage(reply: FastifyReply, status: number, title: string, body: (nonce: string) => string, view?: FormTargets, sandbox = false): FastifyReply {
   const nonce = newNonce();
   return reply
     .code(status)
@@ -218,7 +220,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
 
   app.get('/card/:token', async (req, reply) => {
     const view = await getCardPage(ctx, tokenOf(req));
-    return sendPage(reply, 200, 'Update your card', () => cardUpdatePage(view, csrf.issue('card', view.token)), undefined, page.sandbox);
+    return sendPage(reply, 200, 'Update your card', () => cardUpdatePage(view, csrf.issue('card', view.token)), view, page.sandbox);
   });
 
   app.post('/card/:token', async (req, reply) => {
@@ -235,7 +237,8 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
     });
     if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
     if (out.result === 'updated') return sendPage(reply, 200, 'Card updated', () => cardUpdatedPage(out.view), undefined, page.sandbox);
-    return sendPage(reply, 200, 'Update your card', () => cardUpdatePage(out.view, csrf.issue('card', token), reasonText(out.failReason), holderName), undefined, page.sandbox);
+    if (out.result === 'processing') return sendPage(reply, 200, 'Card being checked', () => cardCheckingPage(out.view), undefined, page.sandbox);
+    return sendPage(reply, 200, 'Update your card', () => cardUpdatePage(out.view, csrf.issue('card', token), reasonText(out.failReason), holderName), out.view, page.sandbox);
   });
 
   app.post('/3ds/:token', async (req, reply) => {

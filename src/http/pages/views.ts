@@ -69,6 +69,14 @@ export function cardUpdatedPage(view: CardPageView): string {
 <p>You can close this page.</p></div>`;
 }
 
+/** Stripe has not answered the check yet: the new card replaces the old one once it does. */
+export function cardCheckingPage(view: CardPageView): string {
+  return `<div class="card"><h1>Card being checked</h1>
+<p class="merchant">${esc(view.merchantName)} · ${esc(view.planName)}</p>
+<p>Your bank has not answered yet. Your new card replaces the old one as soon as it confirms; nothing is charged now.</p>
+<p>You can close this page.</p></div>`;
+}
+
 /** `holderName` refills the name after a decline, so only the card has to be typed again. */
 export function checkoutPage(view: PageView, csrf: string, error?: string, holderName?: string): string {
   const year = new Date().getUTCFullYear();

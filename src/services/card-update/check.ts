@@ -1,10 +1,10 @@
 import type { Ctx } from '../../ctx.js';
-import { notAllowed, notFound } from '../../domain/errors.js';
+import { notAllowed, notFound, PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { formatTime } from '../../domain/time.js';
 import type { TransactionRow } from '../../store/store.js';
 import { channelCard, maskStored, sealCard, type ValidCard } from '../../vault/card.js';
-import { applyChargeResult } from '../transactions/outcome.js';
+import { applyChargeResult, finishUnpaid } from '../transactions/outcome.js';
 import { pageUrl, STATUS } from '../transactions/view.js';
 import { cardReplaceable } from './rules.js';
 
@@ -13,7 +13,11 @@ export interface CardUpdateResult {
   subscriptionId: string;
   subscriptionCode: string;
   transactionOrderId: string;
-  /** 200000 the card replaced the old one; 100040 send the subscriber to `url` (3-D Secure) first; 300000 declined, the old card stays. */
+  /**
+   * 200000 the card replaced the old one; 100040 send the subscriber to `url` (3-D Secure) first;
+   * 300000 declined, the old card stays; 100000 Stripe has not answered yet (settled by its
+   * webhook or the renewal run; the old card stays until then).
+   */
   status: string;
   url?: string;
   failReason?: string;
@@ -23,25 +27,28 @@ export interface CardUpdateResult {
 }
 
 /**
- * Replace a subscription's card: the new card is vaulted and checked with a zero-amount,
- * customer-present charge through the merchant's channel (so it may ask for 3-D Secure), and
- * only an approved check puts it in the old card's place (services/card-update/outcome.ts).
- * The channel is called between two units of work, with the check's transaction id as its
- * idempotency key.
+ * Replace a subscription's card: the new card is checked with a zero-amount, customer-present
+ * charge through the merchant's channel (so it may ask for 3-D Secure), and only an approved
+ * check puts it in the old card's place (services/card-update/outcome.ts). The channel is called
+ * between two units of work, with the check's transaction id as its idempotency key.
+ *
+ * On the sandbox the new card is vaulted (number encrypted). On Stripe the card becomes a
+ * PaymentMethod saved on the subscription's Customer by a SetupIntent (no number stored, no
+ * money moved); its ids are recorded on the new card row as soon as Stripe names them, and the
+ * row replaces the old card only once the SetupIntent succeeded.
  */
 export async function replaceCard(ctx: Ctx, merchantId: string, subscriptionId: string, card: ValidCard): Promise<CardUpdateResult> {
-  // The check runs on the sandbox channel's vaulted cards; a Stripe merchant's card would have to
-  // become a Stripe PaymentMethod, which this path does not do yet: refuse rather than vault it here.
-  if ((await ctx.store.getMerchant(merchantId))?.channel === 'stripe') {
-    throw notAllowed('card update is not available yet for merchants on the Stripe channel');
-  }
+  const merchant = await ctx.store.getMerchant(merchantId);
+  const onStripe = merchant?.channel === 'stripe';
   const intent = await ctx.store.transaction(async (tx) => {
     const s = await tx.lockSubscription(merchantId, subscriptionId);
     if (!s) throw notFound('subscription');
     if (!cardReplaceable(s.status)) throw notAllowed(`cannot update the card of a ${s.status} subscription`);
     const now = ctx.clock.now();
-    const vaulted = sealCard(ctx.vault, merchantId, card, now);
+    const vaulted = sealCard(ctx.vault, merchantId, card, now, onStripe ? 'stripe' : 'sandbox');
     await tx.insertCard(vaulted);
+    // The card Stripe keeps now names the subscription's Customer: the new card joins it.
+    const current = onStripe && s.cardId !== null ? await tx.getCard(s.cardId) : undefined;
     const row: TransactionRow = {
       id: newId('txn', now),
       merchantId,
@@ -72,7 +79,7 @@ export async function replaceCard(ctx: Ctx, merchantId: string, subscriptionId: 
       billingAddress: null,
       shippingAddress: null,
       items: null,
-      channel: ctx.channel.name,
+      channel: onStripe ? 'stripe' : ctx.channel.name,
       channelRef: null,
       pageToken: null,
       pageExpiresAt: null,
@@ -83,20 +90,45 @@ export async function replaceCard(ctx: Ctx, merchantId: string, subscriptionId: 
       updatedAt: now,
     };
     await tx.insertTransaction(row);
-    return { row, code: s.code };
+    const customerId = current?.channel === 'stripe' ? current.stripeCustomerId : null;
+    return { row, code: s.code, customerId };
   });
-  const result = await ctx.channel.charge({
-    idempotencyKey: intent.row.id,
-    amount: 0,
-    currency: intent.row.currency,
-    card: channelCard(card, true),
-    customerPresent: true,
-  });
+  const result =
+    onStripe && merchant
+      ? await ctx.channels.forMerchant(merchant).charge({
+          idempotencyKey: intent.row.id,
+          amount: 0,
+          currency: intent.row.currency,
+          card: channelCard(card, true),
+          customerPresent: true,
+          transactionId: intent.row.id,
+          keepCard: true,
+          ...(intent.customerId ? { customerId: intent.customerId } : {}),
+        })
+      : await ctx.channel.charge({
+          idempotencyKey: intent.row.id,
+          amount: 0,
+          currency: intent.row.currency,
+          card: channelCard(card, true),
+          customerPresent: true,
+        });
+  if (result.outcome === 'refused') return refusedCheck(ctx, intent.row, result.message);
   const after = await ctx.store.transaction(async (tx) => {
+    if ('kept' in result && result.kept && intent.row.cardId) await tx.setStripeCard(intent.row.cardId, result.kept);
     await applyChargeResult(ctx, tx, intent.row, STATUS.ACCEPTED, result, ctx.clock.now());
     return (await tx.getTransaction(intent.row.id)) ?? intent.row;
   });
   return cardUpdateView(ctx, after, intent.code);
+}
+
+/**
+ * The channel did not run the check at all (a revoked key, a missing permission): nothing was
+ * set up, the old card stays. The check ends FAILED (processing_error) and the caller gets 9999
+ * with the channel's reason, as a payment would.
+ */
+async function refusedCheck(ctx: Ctx, row: TransactionRow, message: string): Promise<never> {
+  await ctx.store.transaction((tx) => finishUnpaid(ctx, tx, row, STATUS.ACCEPTED, STATUS.FAILED, 'processing_error', ctx.clock.now()));
+  throw new PaygateError(RESULT_CODES.INTERNAL, `the payment channel refused the request, the card was not changed: ${message}`);
 }
 
 export async function cardUpdateView(ctx: Ctx, txn: TransactionRow, code: string): Promise<CardUpdateResult> {

@@ -2,7 +2,7 @@ import type { Ctx } from '../../ctx.js';
 import { isPaygateError } from '../../domain/errors.js';
 import { formatAmount } from '../../domain/money.js';
 import { validateCard, type ValidCard } from '../../vault/card.js';
-import type { PageCard } from '../pages.js';
+import { stripeChallengeOrigins, type PageCard } from '../pages.js';
 import { STATUS } from '../transactions/view.js';
 import { replaceCard } from './check.js';
 import { openCardLink } from './link.js';
@@ -17,10 +17,13 @@ export interface CardPageView {
   currency: string;
   /** The card that failed, masked to its last four digits. */
   last4?: string;
+  /** A Stripe merchant: the form may lead (through paygate's 3DS page) to Stripe's challenge pages. */
+  handOverOrigins?: string[];
 }
 
 export interface CardPageOutcome {
-  result: 'updated' | 'declined' | 'three_ds';
+  /** processing: Stripe has not answered yet; its webhook or the renewal run settles the check. */
+  result: 'updated' | 'declined' | 'three_ds' | 'processing';
   /** three_ds: our own 3DS page (a relative path). */
   redirectUrl?: string;
   failReason?: string;
@@ -40,6 +43,7 @@ export async function getCardPage(ctx: Ctx, token: string): Promise<CardPageView
     amount: formatAmount(retry?.amount ?? s.amount, s.currency),
     currency: s.currency,
     ...(card ? { last4: card.last4 } : {}),
+    ...(merchant?.channel === 'stripe' ? { handOverOrigins: stripeChallengeOrigins() } : {}),
   };
 }
 
@@ -63,5 +67,6 @@ export async function submitCardPage(ctx: Ctx, token: string, input: PageCard): 
   const r = await replaceCard(ctx, s.merchantId, s.id, card);
   if (r.status === String(STATUS.SUCCEEDED)) return { result: 'updated', view };
   if (r.status === String(STATUS.REQUIRES_3DS) && r.url) return { result: 'three_ds', redirectUrl: new URL(r.url).pathname, view };
+  if (r.status === String(STATUS.ACCEPTED)) return { result: 'processing', view };
   return { result: 'declined', ...(r.failReason ? { failReason: r.failReason } : {}), view };
 }

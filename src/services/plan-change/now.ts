@@ -1,13 +1,13 @@
 import type { Ctx } from '../../ctx.js';
 import { billingTime } from '../../domain/calendar.js';
-import { notAllowed, notFound } from '../../domain/errors.js';
+import { notAllowed, notFound, PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { applyCredit, unusedCredit } from '../../domain/proration.js';
 import { isCounted, isEnded } from '../../domain/subscription-state.js';
 import { subscriptionCallbackBody } from '../../notify/payloads.js';
 import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
-import type { FailReason } from '../../channel/channel.js';
+import { chargeKeptCard, type ChangeOutcome } from './kept-card.js';
 import { renewalPrice } from './price.js';
 import type { ChangePlanInput } from './request.js';
 import { lockForChange, reserveTarget } from './rules.js';
@@ -32,7 +32,25 @@ export const CHANGE_LEASE_MS = 10 * 60_000;
 export async function changeNow(ctx: Ctx, merchantId: string, req: ChangePlanInput): Promise<ChangeResult> {
   const recordId = await ctx.store.transaction((tx) => writeIntent(ctx, tx, merchantId, req));
   const out = await chargeChange(ctx, recordId);
+  if ('waiting' in out) return pendingChange(ctx, recordId);
+  if ('refused' in out) {
+    // Stripe ran nothing (a revoked key): the change ends declined, and the caller learns why.
+    await ctx.store.transaction((tx) => recordChange(ctx, tx, recordId, { approved: false, reason: 'processing_error', ref: null }));
+    throw new PaygateError(RESULT_CODES.INTERNAL, `the payment channel refused the request, nothing was charged and the plan did not change: ${out.message}`);
+  }
   return ctx.store.transaction((tx) => recordChange(ctx, tx, recordId, out));
+}
+
+/**
+ * Stripe has not said how the CHANGE charge ended (no answer in time, an intent still
+ * processing): nothing moves yet. The answer says PENDING with the record; the renewal run
+ * finishes it from the intent Stripe holds (never a second charge) and PLAN_CHANGED reports it.
+ */
+async function pendingChange(ctx: Ctx, recordId: string): Promise<ChangeResult> {
+  const record = await ctx.store.getRecord(recordId);
+  const s = record ? await ctx.store.getSubscriptionById(record.subscriptionId) : undefined;
+  if (!record || !s) throw notFound('subscription');
+  return changeResult(ctx, s, { when: 'NOW', result: 'PENDING', credit: record.creditGranted, next: await ctx.store.nextBillingTime(s.id), record });
 }
 
 /**
@@ -46,7 +64,10 @@ export async function resumeStaleChanges(ctx: Ctx): Promise<number> {
   let done = 0;
   for (const id of await ctx.store.stalePendingChanges(ctx.clock.now() - CHANGE_LEASE_MS, 100)) {
     const out = await chargeChange(ctx, id);
-    await ctx.store.transaction((tx) => recordChange(ctx, tx, id, out));
+    // Stripe still has not said: asked again by the next run.
+    if ('waiting' in out) continue;
+    const settled: Settled = 'refused' in out ? { approved: false, reason: 'processing_error', ref: null } : out;
+    await ctx.store.transaction((tx) => recordChange(ctx, tx, id, settled));
     done++;
   }
   return done;
@@ -62,9 +83,6 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
   }
   const card = s.cardId !== null ? await tx.getCard(s.cardId) : undefined;
   if (!card) throw notAllowed('the subscription has no card on file');
-  // The immediate CHANGE charge runs on the sandbox channel's vaulted card; a card kept by Stripe
-  // changes plan at period end (its next renewal charges the new plan through Stripe).
-  if (card.panEnc === null) throw notAllowed('a card kept by Stripe cannot be charged for a plan change now yet: change it at PERIOD_END');
   // A change at period end already holds the place on this plan.
   if (plan.id !== s.pendingPlanId) await reserveTarget(tx, plan);
 
@@ -101,7 +119,8 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
     billingAddress: null,
     shippingAddress: null,
     items: null,
-    channel: ctx.channel.name,
+    // A card Stripe keeps is charged through Stripe, whatever the merchant's channel is now.
+    channel: card.channel === 'stripe' ? 'stripe' : ctx.channel.name,
     channelRef: null,
     pageToken: null,
     pageExpiresAt: null,
@@ -146,17 +165,19 @@ async function unusedPeriodCredit(tx: Tx, s: SubscriptionRow, now: number): Prom
   return unusedCredit(last.amount + last.creditApplied, last.actualTime ?? last.scheduledTime, s.paidThrough, now);
 }
 
-/** Merchant-initiated like a renewal (the subscriber is not on a page): a channel asking for 3DS is a decline. */
-/** A plan change's charge answers at once, on the sandbox channel (a Stripe-kept card cannot change plan NOW yet). */
-type ChangeOutcome = { approved: true; ref: string } | { approved: false; reason: FailReason; ref: string | null };
+/** A CHANGE charge's final answer: recorded by recordChange. */
+type Settled = Extract<ChangeOutcome, { approved: boolean }>;
 
+/** Merchant-initiated like a renewal (the subscriber is not on a page): a channel asking for 3DS is a decline. */
 async function chargeChange(ctx: Ctx, recordId: string): Promise<ChangeOutcome> {
   const now = ctx.clock.now();
   const record = await ctx.store.getRecord(recordId);
   const s = record ? await ctx.store.getSubscriptionById(record.subscriptionId) : undefined;
   const card = s?.cardId ? await ctx.store.getCard(s.cardId) : undefined;
   // Ended meanwhile (its card deleted): nothing to charge.
-  if (!record || !card || card.panEnc === null) return { approved: false, reason: 'processing_error', ref: null };
+  if (!record || !card) return { approved: false, reason: 'processing_error', ref: null };
+  if (card.channel === 'stripe') return chargeKeptCard(ctx, record, card, now);
+  if (card.panEnc === null) return { approved: false, reason: 'processing_error', ref: null };
   if (cardExpired(card.expMonth, card.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
   const result = await ctx.channel.charge({
     idempotencyKey: record.id,
@@ -170,7 +191,7 @@ async function chargeChange(ctx: Ctx, recordId: string): Promise<ChangeOutcome> 
   return { approved: false, reason: 'authentication_failed', ref: result.ref };
 }
 
-async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: ChangeOutcome): Promise<ChangeResult> {
+async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): Promise<ChangeResult> {
   const now = ctx.clock.now();
   const failReason = out.approved ? null : out.reason;
   const settled = await tx.settleFirstRecord(recordId, out.approved ? 'SUCCESS' : 'FAILED', failReason, now);

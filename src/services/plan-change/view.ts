@@ -9,13 +9,15 @@ import type { ChangeWhen } from './request.js';
  * What a plan change answers. `result`: CHANGED (the new plan is in force), SCHEDULED (it takes
  * over at the next renewal), UNSCHEDULED (a pending change was withdrawn by asking for the
  * current plan), DECLINED (the CHANGE charge was declined: the old plan stays), ENDED (the
- * subscription was cancelled while the charge ran: the charge counts, the plan did not move).
+ * subscription was cancelled while the charge ran: the charge counts, the plan did not move),
+ * PENDING (Stripe has not answered the CHANGE charge yet: nothing moved; the renewal run records
+ * the outcome from Stripe's own answer).
  */
 export interface ChangeResult {
   subscriptionId: string;
   subscriptionCode: string;
   when: ChangeWhen;
-  result: 'CHANGED' | 'SCHEDULED' | 'UNSCHEDULED' | 'DECLINED' | 'ENDED';
+  result: 'CHANGED' | 'SCHEDULED' | 'UNSCHEDULED' | 'DECLINED' | 'ENDED' | 'PENDING';
   /** The plan in force after the request. */
   planId: string;
   /** The plan the next renewal moves to, while a change at period end waits. */

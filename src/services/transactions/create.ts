@@ -58,10 +58,6 @@ export async function createTransaction(
   // the card): only this fingerprint keyed under the vault key.
   const hash = requestFingerprint(ctx.vault, input as Record<string, unknown>);
   const plan = data.paymentType === 'SUBSCRIPTION' && data.planId ? await requirePlan(ctx, merchant.id, data.planId) : undefined;
-  if (plan && plan.trialDays > 0 && merchant.channel === 'stripe') {
-    // A trial's first charge is a zero-amount card check, which a Stripe PaymentIntent cannot be.
-    throw new PaygateError(RESULT_CODES.NOT_ALLOWED, 'plans with a trial are not available yet for a merchant on the stripe channel');
-  }
   const step = await ctx.store.transaction(async (tx): Promise<Step> => {
     // The key is also unique in the store: a concurrent duplicate that slips past this read fails
     // its insert, and the unit of work is redone (PostgreSQL) or was serialised (SQLite), then finds it.

@@ -30,7 +30,8 @@ export function deleteCard(sqlite: Sqlite, id: string): void {
 export function getCard(sqlite: Sqlite, id: string): CardRow | undefined {
   return prepared(
     sqlite,
-    `SELECT id, merchant_id AS merchantId, pan_enc AS panEnc, bin, last4, brand, exp_month AS expMonth, exp_year AS expYear,
+    `SELECT id, merchant_id AS merchantId, pan_enc AS panEnc, channel, stripe_customer_id AS stripeCustomerId,
+       stripe_payment_method_id AS stripePaymentMethodId, bin, last4, brand, exp_month AS expMonth, exp_year AS expYear,
        holder_name AS holderName, created_at AS createdAt FROM cards WHERE id = ?`,
   ).get(id) as CardRow | undefined;
 }

@@ -4,8 +4,15 @@ import type { StripeJson } from './fixtures.js';
 import { str, type FormObject } from './form.js';
 import type { AccountState } from './state.js';
 
-/** The event types the stand-in emits: the four paygate subscribes to, and payment_intent.canceled. */
-export type EventType = 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'payment_intent.canceled' | 'charge.refunded' | 'refund.updated';
+/** The event types the stand-in emits: those paygate subscribes to, and payment_intent.canceled. */
+export type EventType =
+  | 'payment_intent.succeeded'
+  | 'payment_intent.payment_failed'
+  | 'payment_intent.canceled'
+  | 'charge.refunded'
+  | 'refund.updated'
+  | 'setup_intent.succeeded'
+  | 'setup_intent.setup_failed';
 
 export interface Emitted {
   type: EventType;

@@ -4,3 +4,4 @@ export * from './ops-cards.js';
 export * from './ops-intents.js';
 export * from './ops-refunds.js';
 export * from './ops-cancel.js';
+export * from './ops-setup-intents.js';

@@ -11,7 +11,7 @@ const resources = (
   JSON.parse(readFileSync(new URL('./fixtures3.json', import.meta.url), 'utf8')) as { resources: Record<string, StripeJson> }
 ).resources;
 
-export function fixture(name: 'payment_intent' | 'payment_method' | 'customer' | 'charge' | 'refund' | 'balance' | 'event'): StripeJson {
+export function fixture(name: 'payment_intent' | 'payment_method' | 'customer' | 'charge' | 'refund' | 'balance' | 'event' | 'setup_intent'): StripeJson {
   const base = resources[name];
   if (!base) throw new Error(`stripe-standin: fixtures3.json has no ${name}`);
   return structuredClone(base);

@@ -13,7 +13,7 @@ import type { LoggedRequest, StandinAccount, StripeStandin } from './types.js';
 import { fixture, type StripeJson } from './fixtures.js';
 import { parseForm, type FormObject } from './form.js';
 import { IdempotencyStore } from './idempotency.js';
-import { threeDsRequest } from './page.js';
+import { challengeOf, threeDsRequest } from './page.js';
 import { newAccount, stripeId, type AccountState } from './state.js';
 import { buildEvent, deliver, type Delivery } from './webhooks.js';
 
@@ -136,8 +136,6 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     for (const e of publish(acct, sink, { requestId: null, idempotencyKey: null, apiVersion: null })) send(acct, e);
   };
 
-  const intentOwner = (intentId: string) => accounts.find((a) => a.intents.has(intentId));
-
   function route(ctx: engine.EngineCtx, method: string, path: string, params: FormObject): Answer {
     const seg = path.split('/').filter(Boolean);
     const [v1, resource, id, action] = seg;
@@ -159,6 +157,10 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
         if (method === 'GET' && id && seg.length === 3) return engine.retrieveIntent(ctx, id);
         if (method === 'POST' && id && action === 'confirm' && seg.length === 4) return engine.confirmIntent(ctx, id, params);
         if (method === 'POST' && id && action === 'cancel' && seg.length === 4) return engine.cancelIntent(ctx, id, params);
+      }
+      if (resource === 'setup_intents') {
+        const answer = engine.routeSetupIntents(ctx, method, seg, params);
+        if (answer) return answer;
       }
       if (resource === 'refunds') {
         if (method === 'POST' && seg.length === 2) return engine.createRefund(ctx, params);
@@ -281,12 +283,9 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (url.pathname.startsWith('/3ds/')) {
         return threeDsRequest(req, res, url, raw, {
-          find: (id) => {
-            const acct = intentOwner(id);
-            const pi = acct?.intents.get(id);
-            return acct && pi ? { acct, pi } : undefined;
-          },
-          complete: (acct, id, passed) => outOfBand(acct, (ctx) => engine.completeAuthentication(ctx, id, passed)),
+          find: (id) => challengeOf(accounts, id),
+          complete: (acct, id, passed) =>
+            outOfBand(acct, (ctx) => (acct.setupIntents.has(id) ? engine.completeSetupAuthentication(ctx, id, passed) : engine.completeAuthentication(ctx, id, passed))),
         });
       }
       return api(req, res, url.pathname, raw);

@@ -67,6 +67,24 @@ export interface IntentState {
   cancellationReason?: string | null;
 }
 
+export type SetupIntentStatus = 'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'succeeded' | 'canceled';
+
+/** A SetupIntent: a card saved on a Customer for later off-session charges, with no charge now. */
+export interface SetupIntentState {
+  id: string;
+  created: number;
+  clientSecret: string;
+  customerId: string | null;
+  paymentMethodId: string | null;
+  status: SetupIntentStatus;
+  usage: 'off_session' | 'on_session';
+  returnUrl: string | null;
+  lastError: LastError | null;
+  cancellationReason: string | null;
+  description: string | null;
+  metadata: Record<string, string>;
+}
+
 export interface ChargeState {
   id: string;
   created: number;
@@ -113,6 +131,7 @@ export interface AccountState {
   customers: Map<string, CustomerState>;
   paymentMethods: Map<string, PaymentMethodState>;
   intents: Map<string, IntentState>;
+  setupIntents: Map<string, SetupIntentState>;
   charges: Map<string, ChargeState>;
   refunds: Map<string, RefundState>;
 }
@@ -139,6 +158,7 @@ export function newAccount(opts: { webhook?: WebhookEndpoint | null; rawCardData
     customers: new Map(),
     paymentMethods: new Map(),
     intents: new Map(),
+    setupIntents: new Map(),
     charges: new Map(),
     refunds: new Map(),
   };
