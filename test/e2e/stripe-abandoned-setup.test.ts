@@ -131,6 +131,17 @@ describe('a trial plan\'s 3-D Secure card check that ran out on Stripe', () => {
     expect(cardOf(sub)).toMatchObject({ stripe_payment_method_id: acct.state.setupIntents.get(intent)?.paymentMethodId });
   });
 
+  it('the challenge failed at Stripe meanwhile (webhook missed): the SetupIntent is closed (cancelled) and recorded 300000 authentication_failed, the subscription EXPIRED', async () => {
+    const { sub, txn, intent } = await threeDsTrial();
+    await completeOnStripe(intent, 'fail');
+    expect(acct.state.setupIntents.get(intent)?.status).toBe('requires_payment_method');
+    await sweep(31);
+    expect(cancels(intent).map((q) => [q.idempotencyKey, q.status])).toEqual([[`paygate:${txn}:0:cancel`, 200]]);
+    expect(acct.state.setupIntents.get(intent)?.status).toBe('canceled');
+    expect(row(txn)).toMatchObject({ status: 300000, fail_reason: 'authentication_failed' });
+    expect(subStatus(sub)).toBe('EXPIRED');
+  });
+
   it('Stripe failing the cancel (500): left 100040, not expired on a guess; the next sweep cancels it and expires it', async () => {
     const { sub, txn, intent } = await threeDsTrial();
     stripe.faults.inject({ kind: 'server_error' }, { match: { path: `/v1/setup_intents/${intent}/cancel` } });
