@@ -128,23 +128,23 @@ const askStripeFirst = (row: TransactionRow): boolean => row.channel === 'stripe
 /**
  * The challenge ran out unanswered: the intent is cancelled at Stripe before paygate records
  * EXPIRED, so a shopper who finishes the challenge later cannot be charged for a payment paygate
- * has given up. The cancel is keyed by the payment attempt (a repeat is answered the first
- * result). If Stripe will not cancel it because it was paid (or is being paid) meanwhile, its state
- * comes back and the payment is recorded from it instead: money taken is never recorded lost.
- * 'expire': nothing can be paid any more (cancelled at the channel, or a card check still
- * waiting); otherwise how it stands.
+ * has given up — nor, for a card check (a trial's first charge, a card update: a SetupIntent),
+ * have a card saved that paygate will not use. The cancel is keyed by the payment attempt (a
+ * repeat is answered the first result). If Stripe will not cancel it because it was paid or the
+ * card saved (or is being paid) meanwhile, its state comes back and the transaction is recorded
+ * from it instead: money taken or a card saved is never recorded lost.
+ * 'expire': nothing can be paid or saved any more; otherwise how it stands.
  */
 async function abandonAtChannel(ctx: Ctx, row: TransactionRow): Promise<'expire' | ChargeResult> {
   const stillOpen: ChargeResult = { outcome: 'in_flight', ref: row.channelRef, moved: true, cause: 'not_asked' };
   try {
     const channel = await channelOf(ctx, row.merchantId, row.channel);
-    // A card check (a replacement card) charges nothing: it is only read, and expired if still waiting.
-    if (!channel.abandon || row.paymentType === 'CARD_CHECK') {
+    if (!channel.abandon) {
       const r = await retrieveCharge(ctx, row);
       return r.outcome === 'requires_action' ? 'expire' : r;
     }
     if (!row.channelRef) return stillOpen;
-    // A checkout's card attempts have their own keys; PAY and SUBSCRIPTION charge once, as attempt 0.
+    // A checkout's card attempts have their own keys; PAY, SUBSCRIPTION and CARD_CHECK charge once, as attempt 0.
     const idempotencyKey = row.paymentType === 'CHECKOUT' ? `${row.id}:${row.checkoutDeclines + 1}` : row.id;
     const r = await channel.abandon({ ref: row.channelRef, idempotencyKey });
     return r.outcome === 'cancelled' ? 'expire' : r;

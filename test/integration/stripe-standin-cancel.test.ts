@@ -1,10 +1,10 @@
 import Stripe from 'stripe';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { abandonIntent } from '../../src/channel/stripe/index.js';
+import { abandonIntent, abandonSetup } from '../../src/channel/stripe/index.js';
 import { cardPm, officialClient, rejected } from '../helpers/stripe.js';
 import { startStripeStandin, type StripeStandin } from '../helpers/stripe-standin/index.js';
 
-/** The stand-in's PaymentIntent cancel and key roll, and the adapter's abandonIntent against them. */
+/** The stand-in's PaymentIntent and SetupIntent cancels and key roll, and the adapter's abandonIntent / abandonSetup against them. */
 let s: StripeStandin;
 let stripe: Stripe;
 beforeEach(async () => {
@@ -41,6 +41,38 @@ describe('stand-in: POST /v1/payment_intents/:id/cancel', () => {
   });
 });
 
+async function setupWaitingOnChallenge(): Promise<Stripe.SetupIntent> {
+  const pm = await cardPm(stripe, '4000002500003155');
+  const cus = await stripe.customers.create({});
+  const si = await stripe.setupIntents.create({ customer: cus.id, payment_method: pm.id, usage: 'off_session', confirm: true, return_url: 'http://127.0.0.1:9/back' });
+  expect(si.status).toBe('requires_action');
+  return si;
+}
+const finishSetup = (si: Stripe.SetupIntent, outcome: 'pass' | 'fail') =>
+  fetch(`${s.url}/3ds/${si.id}/complete?client_secret=${encodeURIComponent(si.client_secret ?? '')}&outcome=${outcome}`, { redirect: 'manual' });
+
+describe('stand-in: POST /v1/setup_intents/:id/cancel', () => {
+  it('cancels a SetupIntent waiting on its challenge, with the reason, and emits setup_intent.canceled; the challenge can no longer save the card', async () => {
+    const si = await setupWaitingOnChallenge();
+    const c = await stripe.setupIntents.cancel(si.id, { cancellation_reason: 'abandoned' }, { idempotencyKey: 'sc-1' });
+    expect(c).toMatchObject({ id: si.id, status: 'canceled', cancellation_reason: 'abandoned' });
+    await finishSetup(si, 'pass');
+    expect((await stripe.setupIntents.retrieve(si.id)).status).toBe('canceled');
+    expect(s.events.filter((e) => e.type === 'setup_intent.canceled').map((e) => (e.data as { object: { id: string } }).object.id)).toEqual([si.id]);
+  });
+
+  it('a succeeded or canceled SetupIntent cannot be cancelled (400 setup_intent_unexpected_state); `fraudulent` is no reason for one', async () => {
+    const si = await setupWaitingOnChallenge();
+    const bad = await rejected(stripe.setupIntents.cancel(si.id, { cancellation_reason: 'fraudulent' as 'abandoned' }));
+    expect(bad).toMatchObject({ statusCode: 400, param: 'cancellation_reason' });
+    await finishSetup(si, 'pass');
+    expect(await rejected(stripe.setupIntents.cancel(si.id))).toMatchObject({ statusCode: 400, code: 'setup_intent_unexpected_state' });
+    const other = await setupWaitingOnChallenge();
+    await stripe.setupIntents.cancel(other.id);
+    expect(await rejected(stripe.setupIntents.cancel(other.id))).toMatchObject({ statusCode: 400, code: 'setup_intent_unexpected_state' });
+  });
+});
+
 describe('stand-in: rollKey', () => {
   it('the old key answers 401 Expired, the new one works', async () => {
     const old = s.account.secretKey;
@@ -70,5 +102,26 @@ describe('adapter: abandonIntent', () => {
     expect(s.requests.filter((q) => q.path.endsWith('/cancel'))).toHaveLength(0);
     s.account.revokeKey();
     expect(await abandonIntent(stripe, { intentId: pi.id, idempotencyKey: 'paygate:txn_2:0' })).toMatchObject({ outcome: 'refused', cause: 'key_rejected' });
+  });
+});
+
+describe('adapter: abandonSetup', () => {
+  it('waiting on the challenge → cancelled (abandoned, key …:cancel); already cancelled → cancelled without a second cancel', async () => {
+    const si = await setupWaitingOnChallenge();
+    expect(await abandonSetup(stripe, { intentId: si.id, idempotencyKey: 'paygate:txn_3:0' })).toEqual({ outcome: 'cancelled', ref: si.id });
+    expect(s.account.state.setupIntents.get(si.id)?.cancellationReason).toBe('abandoned');
+    expect(await abandonSetup(stripe, { intentId: si.id, idempotencyKey: 'paygate:txn_3:0' })).toEqual({ outcome: 'cancelled', ref: si.id });
+    expect(s.requests.filter((q) => q.path.endsWith('/cancel')).map((q) => q.idempotencyKey)).toEqual(['paygate:txn_3:0:cancel']);
+  });
+
+  it('saved meanwhile → approved, never cancelled; a failed challenge → cancelled at Stripe but reported declined authentication_failed', async () => {
+    const ok = await setupWaitingOnChallenge();
+    await finishSetup(ok, 'pass');
+    expect(await abandonSetup(stripe, { intentId: ok.id, idempotencyKey: 'paygate:txn_4:0' })).toMatchObject({ outcome: 'approved', ref: ok.id });
+    expect(s.requests.filter((q) => q.path.endsWith('/cancel'))).toHaveLength(0);
+    const failed = await setupWaitingOnChallenge();
+    await finishSetup(failed, 'fail');
+    expect(await abandonSetup(stripe, { intentId: failed.id, idempotencyKey: 'paygate:txn_5:0' })).toMatchObject({ outcome: 'declined', ref: failed.id, reason: 'authentication_failed' });
+    expect(s.account.state.setupIntents.get(failed.id)?.status).toBe('canceled');
   });
 });

@@ -1,8 +1,9 @@
 import Stripe from 'stripe';
 import { mapFault, mapIntent } from './map.js';
+import { mapSetupIntent } from './setup-intents.js';
 import type { StripeChargeResult } from './results.js';
 
-/** What giving up an abandoned intent ended in: cancelled, or how the intent stands instead. */
+/** What giving up an abandoned intent (PaymentIntent or SetupIntent) ended in: cancelled, or how it stands instead. */
 export type StripeAbandonResult = { outcome: 'cancelled'; ref: string } | StripeChargeResult;
 
 export interface AbandonInput {
@@ -44,6 +45,44 @@ export async function abandonIntent(client: Stripe, input: AbandonInput): Promis
   }
   try {
     return stateOf(await client.paymentIntents.retrieve(input.intentId));
+  } catch (err) {
+    return faultOf(err, input.intentId);
+  }
+}
+
+/** A SetupIntent Stripe still lets the cardholder finish, and so lets paygate cancel. */
+const SETUP_CANCELLABLE = new Set<Stripe.SetupIntent.Status>(['requires_action', 'requires_payment_method', 'requires_confirmation']);
+
+const setupStateOf = (si: Stripe.SetupIntent): StripeAbandonResult => (si.status === 'canceled' ? { outcome: 'cancelled', ref: si.id } : mapSetupIntent(si));
+
+/**
+ * A card check's 3-D Secure session that ran out (a trial's first charge, a card update): its
+ * SetupIntent is cancelled (`cancellation_reason=abandoned`, same key as a PaymentIntent's cancel)
+ * so a cardholder finishing the challenge later cannot save a card paygate has given up. Read
+ * first, as for a payment: one that succeeded meanwhile comes back approved (the card is saved,
+ * never cancelled over), one already cancelled is `cancelled` without a second call, and a cancel
+ * Stripe refuses because it succeeded at that instant (setup_intent_unexpected_state) is read
+ * again. One whose last attempt failed (requires_payment_method with an error) is closed too,
+ * but reported as the decline it was, as a PaymentIntent in that state is.
+ */
+export async function abandonSetup(client: Stripe, input: AbandonInput): Promise<StripeAbandonResult> {
+  let si: Stripe.SetupIntent;
+  try {
+    si = await client.setupIntents.retrieve(input.intentId);
+  } catch (err) {
+    return faultOf(err, input.intentId);
+  }
+  if (!SETUP_CANCELLABLE.has(si.status)) return setupStateOf(si);
+  const failed = si.status === 'requires_payment_method' && si.last_setup_error ? mapSetupIntent(si) : null;
+  try {
+    const after = setupStateOf(await client.setupIntents.cancel(input.intentId, { cancellation_reason: 'abandoned' }, { idempotencyKey: `${input.idempotencyKey}:cancel` }));
+    return after.outcome === 'cancelled' && failed ? failed : after;
+  } catch (err) {
+    const raced = err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'setup_intent_unexpected_state';
+    if (!raced) return faultOf(err, input.intentId);
+  }
+  try {
+    return setupStateOf(await client.setupIntents.retrieve(input.intentId));
   } catch (err) {
     return faultOf(err, input.intentId);
   }

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { AbandonResult, Channel, ChargeRequest, ChargeResult, KeptCard, RefundResult } from '../channel.js';
-import { abandonIntent } from './cancel.js';
+import { abandonIntent, abandonSetup } from './cancel.js';
 import { createStripeClient } from './client.js';
 import { paymentKey, refundKey } from './idempotency-keys.js';
 import { chargeOffSession, createAndConfirmPayment, resumePayment, retrieveIntent } from './payments.js';
@@ -138,7 +138,8 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
       return toChargeResult(isSetupIntentId(ref) ? await retrieveSetup(client, ref) : await retrieveIntent(client, ref));
     },
     async abandon(r): Promise<AbandonResult> {
-      const a = await abandonIntent(client, { intentId: r.ref, idempotencyKey: stripeBaseKey(r.idempotencyKey) });
+      const input = { intentId: r.ref, idempotencyKey: stripeBaseKey(r.idempotencyKey) };
+      const a = isSetupIntentId(r.ref) ? await abandonSetup(client, input) : await abandonIntent(client, input);
       return a.outcome === 'cancelled' ? a : toChargeResult(a);
     },
   };

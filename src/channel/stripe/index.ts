@@ -2,7 +2,7 @@
  * The Stripe channel's pure parts: the official client, paygate's idempotency keys, and every
  * Stripe answer mapped onto paygate's results. No store, no services: callers pass plain values.
  */
-export { abandonIntent, type AbandonInput, type StripeAbandonResult } from './cancel.js';
+export { abandonIntent, abandonSetup, type AbandonInput, type StripeAbandonResult } from './cancel.js';
 export { checkKey, keyShapeError, type KeyCheck } from './account.js';
 export { createStripeClient, parseStripeApiUrl, stripeApiUrlFrom, DEFAULT_STRIPE_API_URL, DEFAULT_STRIPE_TIMEOUT_MS } from './client.js';
 export { DECLINE_TABLE, failReasonOf } from './decline-codes.js';

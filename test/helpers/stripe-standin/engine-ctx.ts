@@ -4,7 +4,7 @@ import type { StripeJson } from './fixtures.js';
 import { str, type FormObject } from './form.js';
 import type { AccountState } from './state.js';
 
-/** The event types the stand-in emits: those paygate subscribes to, and payment_intent.canceled. */
+/** The event types the stand-in emits: those paygate subscribes to, and payment_intent.canceled / setup_intent.canceled. */
 export type EventType =
   | 'payment_intent.succeeded'
   | 'payment_intent.payment_failed'
@@ -12,7 +12,8 @@ export type EventType =
   | 'charge.refunded'
   | 'refund.updated'
   | 'setup_intent.succeeded'
-  | 'setup_intent.setup_failed';
+  | 'setup_intent.setup_failed'
+  | 'setup_intent.canceled';
 
 export interface Emitted {
   type: EventType;

@@ -168,14 +168,32 @@ export function retrieveSetupIntent(ctx: EngineCtx, id: string): OpResult {
   return ok(render(ctx, setupIntent(ctx, id)));
 }
 
+/** Stripe's accepted reasons for cancelling a SetupIntent (no `fraudulent`, unlike a PaymentIntent). */
+const CANCEL_REASONS = new Set(['abandoned', 'duplicate', 'requested_by_customer']);
+const CANCELLABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action']);
+
+/**
+ * POST /v1/setup_intents/:id/cancel: a cancelled SetupIntent can no longer be confirmed nor finish
+ * its challenge. One that succeeded (or is cancelled already) answers 400
+ * setup_intent_unexpected_state with the intent, as Stripe does; emits setup_intent.canceled.
+ */
 export function cancelSetupIntent(ctx: EngineCtx, id: string, params: FormObject): OpResult {
   const si = setupIntent(ctx, id);
-  if (si.status === 'succeeded' || si.status === 'canceled') {
-    throw invalidRequest(`You cannot cancel this SetupIntent because it has a status of ${si.status}.`, { code: 'setup_intent_unexpected_state', setup_intent: render(ctx, si) });
+  const reason = str(params, 'cancellation_reason');
+  if (reason !== undefined && !CANCEL_REASONS.has(reason)) {
+    throw invalidRequest('Invalid cancellation_reason: must be one of abandoned, duplicate, or requested_by_customer', { param: 'cancellation_reason' });
+  }
+  if (!CANCELLABLE.has(si.status)) {
+    throw invalidRequest(
+      `You cannot cancel this SetupIntent because it has a status of ${si.status}. Only a SetupIntent with one of the following statuses may be canceled: requires_payment_method, requires_confirmation, requires_action.`,
+      { code: 'setup_intent_unexpected_state', setup_intent: render(ctx, si) },
+    );
   }
   si.status = 'canceled';
-  si.cancellationReason = str(params, 'cancellation_reason') ?? null;
-  return ok(render(ctx, si));
+  si.cancellationReason = reason ?? null;
+  const body = render(ctx, si);
+  ctx.emit({ type: 'setup_intent.canceled', object: body });
+  return ok(body);
 }
 
 /** The cardholder finished (or failed) the challenge on the stand-in's 3DS page. */
