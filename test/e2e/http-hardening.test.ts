@@ -1,29 +1,23 @@
 import { createHmac } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
 import { jsonOf, sendRaw } from '../helpers/socket.js';
-import { client, createMerchant, raw, signV2, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, raw, signV2, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 /** Request-target forms, malformed HTTP and ambiguous bodies, against a real serve over raw sockets. */
 let srv: Served;
 let m: TestMerchant;
 let host: string;
-let cleanup: () => void;
+let shop: ServedShop;
 let n = 0;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-http-hard-');
-  cleanup = t.cleanup;
-  const db = join(t.dir, 'h.db');
-  m = createMerchant(db, 2, 'Hard Shop');
-  srv = await startServe({ dbPath: db });
+  shop = await servedShop({ merchants: [[2, 'Hard Shop']] });
+  srv = shop.srv;
+  [m] = shop.merchants as [TestMerchant];
   host = new URL(srv.url).host;
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const TXN = () => `/payment/${m.apiKey}/transaction`;
 const QUERY = () => `/payment/${m.apiKey}/transaction/query`;
