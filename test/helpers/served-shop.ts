@@ -1,4 +1,4 @@
-import type { TestEngine } from './ctx.js';
+import type { TestEngine } from './env.js';
 import { paygateAsync } from './cli-async.js';
 import { paygate, type CliResult } from './cli.js';
 import { createMerchant, startServe, type Served, type ServeOptions, type TestMerchant } from './serve.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { TEST_ENGINE, tempDir, type TestEngine } from './ctx.js';
+import { TEST_ENGINE, tempDir, type TestEngine } from './env.js';
 import { createPgDatabase } from './postgres.js';
 
 /**
