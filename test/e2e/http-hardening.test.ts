@@ -181,3 +181,16 @@ describe('ambiguous bodies are refused (1000)', () => {
     expect(r.body).toMatchObject({ rtn_code: '1000', rtn_msg: 'request body is not valid UTF-8' });
   });
 });
+
+describe('hosted page paths holding U+0000', () => {
+  it('are the not-found page (404), never an error page, for every page route', async () => {
+    const token = await checkoutToken();
+    for (const path of ['/checkout/%00abc', `/checkout/${token}%00`, '/3ds/%00', '/card/%00', '/3ds/return/txn_%00']) {
+      const r = await raw(srv.url + path);
+      expect([path, r.status]).toEqual([path, 404]);
+      expect(r.text).not.toContain('Something went wrong');
+    }
+    // The token itself still opens its page.
+    expect((await raw(`${srv.url}/checkout/${token}`)).status).toBe(200);
+  });
+});
