@@ -87,9 +87,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // vitest's default is one worker less than the cores: ONE on a 2-core machine, so every file
-    // waited for the one before it while most of an end-to-end file's time is spent waiting on the
-    // `paygate` processes it starts. Three workers keep both cores busy there.
-    maxWorkers: Math.max(3, availableParallelism() - 1),
+    // waited for the one before it and one core idled while an end-to-end file waited on the
+    // `paygate` processes it starts. At least two (VITEST_MAX_WORKERS overrides): three on a
+    // loaded 2-core machine pushed the heaviest multi-process tests past their 30 s.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Runs once per project, but every call after the first reuses the first one's cluster.
     globalSetup: ['test/helpers/postgres-global-setup.ts'],
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-results.json' }]] : ['default'],
