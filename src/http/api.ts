@@ -4,7 +4,7 @@ import type { Ctx } from '../ctx.js';
 import type { ResultCode } from '../domain/errors.js';
 import type { MerchantRow } from '../store/store.js';
 import { authenticate, type Budget } from './auth.js';
-import { parseJsonObject, parseQuery, readGetBody, splitUrl, type Params } from './body.js';
+import { parseJsonObject, parseQuery, readGetBody, refuseNul, splitUrl, type Params } from './body.js';
 import { MalformedRequest, success } from './envelope.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -78,6 +78,7 @@ export function registerApiRoute(app: FastifyInstance, deps: ApiDeps, route: Api
       if (route.failData !== undefined) req.failData = route.failData;
       const input = await readInput(req);
       const apiKey = route.by === 'apiKey' ? (req.params as { apiKey?: string }).apiKey : undefined;
+      refuseNul(apiKey === undefined ? input.params : { apiKey, ...input.params });
       const merchant = await authenticate(
         deps.ctx,
         deps.limiter,

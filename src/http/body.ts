@@ -97,6 +97,27 @@ export function parseJsonObject(raw: string): Params {
 }
 
 /**
+ * The first field (by its top-level name) with a U+0000 anywhere in it, in a name or a value at
+ * any depth. PostgreSQL cannot store that character in text, so one engine would keep it and the
+ * other fail: paygate refuses it on both, as a malformed request, before anything is looked up.
+ */
+export function nulField(params: Params): string | undefined {
+  const has = (v: unknown): boolean => {
+    if (typeof v === 'string') return v.includes('\u0000');
+    if (Array.isArray(v)) return v.some(has);
+    if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || has(x));
+    return false;
+  };
+  return Object.entries(params).find(([k, v]) => k.includes('\u0000') || has(v))?.[0];
+}
+
+/** A 1000 when any parameter carries U+0000 (see nulField). */
+export function refuseNul(params: Params): void {
+  const field = nulField(params);
+  if (field !== undefined) throw new MalformedRequest(`parameter ${JSON.stringify(field.slice(0, 64))} contains the NUL character (U+0000), which no parameter may contain`);
+}
+
+/**
  * JSON is UTF-8 (RFC 8259). A lenient decoder would turn every invalid byte into U+FFFD, so two
  * different byte strings would read as the same request while v2 signs the bytes: refuse them.
  * A BOM is kept (and then fails JSON.parse) so the text is always exactly the bytes sent.

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContractValidator, currentDocument, type Exchange } from '../helpers/contract.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { client, createMerchant, raw, recordTraffic, signV2, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 
 /**

@@ -4,7 +4,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 

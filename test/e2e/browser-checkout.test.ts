@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 
 const CHROMIUM = '/usr/bin/chromium';

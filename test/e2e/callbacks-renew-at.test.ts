@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/ctx.js';
+import { shopDatabase } from '../helpers/shop-db.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /*
@@ -26,18 +26,18 @@ async function readmeVerifier(dir: string): Promise<Verifier> {
 }
 
 let rx: Receiver | undefined;
-let cleanup: (() => void) | undefined;
+let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await rx?.close();
-  cleanup?.();
+  await cleanup?.();
 });
 
 describe('renew --at far in the future', () => {
   it('sends callbacks whose v2 signatures verify with the README verifier, with business times on the test clock', async () => {
-    const t = tempDir('paygate-renew-at-');
-    cleanup = t.cleanup;
+    const t = await shopDatabase({ prefix: 'paygate-renew-at-' });
+    cleanup = t.drop;
     rx = await startReceiver();
-    const db = join(t.dir, 'paygate.db');
+    const db = t.db;
     // Not spawnSync: the receiver runs in this process and must answer while paygate runs.
     const run = async (...args: string[]): Promise<Record<string, string>> => {
       const r = await paygateAsync(['--db', db, '--json', ...args]);

@@ -1,19 +1,17 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardYear } from '../helpers/cards.js';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 
 let db: string;
-let cleanup: () => void;
+let shopDb: ShopDatabase;
 const cli = (args: string[], input?: string) => paygate(['--db', db, '--json', ...args], input !== undefined ? { input } : {});
 
-beforeAll(() => {
-  const t = tempDir('paygate-cli-card-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 'paygate.db');
+beforeAll(async () => {
+  shopDb = await shopDatabase({ prefix: 'paygate-cli-card-' });
+  db = shopDb.db;
 });
-afterAll(() => cleanup());
+afterAll(() => shopDb.drop());
 
 describe('paygate sub update-card', () => {
   it('replaces the card with --card flags or --card-json -, without asking; the card never appears in full', async () => {

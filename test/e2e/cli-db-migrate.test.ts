@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 
 const t = tempDir('paygate-migrate-');
 afterAll(() => t.cleanup());

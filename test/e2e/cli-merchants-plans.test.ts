@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { paygate } from '../helpers/cli.js';
 
 let dir: string;
@@ -10,12 +10,27 @@ let cleanup: () => void;
 let n = 0;
 /** A fresh database path per test, in one temp dir. */
 const freshDb = () => join(dir, `t${++n}.db`);
-/** A database that already exists (so the one-line "created a new database" note is not part of the output). */
-const emptyDb = () => {
+/**
+ * A copy of a database made once by `args` (each made by the real CLI, then copied per test so
+ * that a test starts from it without spawning the command again).
+ */
+const templates = new Map<string, string>();
+function copyOf(args: string[]): string {
+  const key = args.join('\0');
+  let template = templates.get(key);
+  if (!template) {
+    template = freshDb();
+    const r = paygate(['--db', template, ...args]);
+    if (r.status !== 0) throw new Error(r.stderr);
+    templates.set(key, template);
+  }
   const db = freshDb();
-  paygate(['--db', db, 'merchant', 'list']);
+  copyFileSync(template, db);
+  if (existsSync(`${template}-wal`)) copyFileSync(`${template}-wal`, `${db}-wal`);
   return db;
-};
+}
+/** A database that already exists (so the one-line "created a new database" note is not part of the output). */
+const emptyDb = () => copyOf(['merchant', 'list']);
 
 beforeAll(() => ({ dir, cleanup } = tempDir('paygate-cli-')));
 afterAll(() => cleanup());
@@ -107,11 +122,7 @@ describe('paygate merchant', () => {
 });
 
 describe('paygate plan', () => {
-  function withMerchant(): string {
-    const db = freshDb();
-    paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']);
-    return db;
-  }
+  const withMerchant = (): string => copyOf(['merchant', 'create', '--name', 'Shop']);
 
   it('create prints the plan ACTIVE, --merchant left out with one merchant', () => {
     const db = withMerchant();

@@ -1,17 +1,16 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { FixedClock } from '../../src/domain/clock.js';
 import { paygate } from '../helpers/cli.js';
-import { CLOSED_NOTIFY_URL, TEST_VAULT_KEY, tempDir, testMerchant } from '../helpers/ctx.js';
+import { CLOSED_NOTIFY_URL, TEST_VAULT_KEY, testMerchant } from '../helpers/ctx.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 import { paygatePty } from '../helpers/pty.js';
 import { subscribe } from '../helpers/subscriptions.js';
 import { createPlan } from '../../src/services/plans.js';
 import { cardYear } from '../helpers/cards.js';
 
-let dir: string;
-let cleanup: () => void;
+let shopDb: ShopDatabase;
 let db: string;
 const cli = (args: string[]) => paygate(['--db', db, ...args]);
 const card = ['--card', '4242424242424242', '--exp', `12/${cardYear()}`, '--cvv', '123'];
@@ -19,15 +18,15 @@ let shopA = '';
 let shopB = '';
 let planB = '';
 
-beforeAll(() => {
-  ({ dir, cleanup } = tempDir());
-  db = join(dir, 'paygate.db');
+beforeAll(async () => {
+  shopDb = await shopDatabase();
+  db = shopDb.db;
   shopA = cli(['merchant', 'create', '--name', 'Shop A']).json().merchantId;
   shopB = cli(['merchant', 'create', '--name', 'Shop B']).json().merchantId;
   cli(['plan', 'create', '--merchant', shopA, '--name', 'A-Gold', '--price', '5.00', '--cycle-type', 'MONTHLY']);
   planB = cli(['plan', 'create', '--merchant', shopB, '--name', 'B-Gold', '--price', '4.50', '--cycle-type', 'MONTHLY']).json().planId;
 });
-afterAll(() => cleanup());
+afterAll(() => shopDb.drop());
 
 describe('commands that name an object by its id never need --merchant (two merchants)', () => {
   it('plan show / deactivate / activate', () => {
@@ -113,8 +112,10 @@ describe('on a terminal a missing merchant is chosen from a list', () => {
 
 describe('paging on every list', () => {
   let pagedDb: string;
+  let paged: ShopDatabase;
   beforeAll(async () => {
-    pagedDb = join(dir, 'paged.db');
+    paged = await shopDatabase();
+    pagedDb = paged.db;
     const ctx = await openApp(loadConfig({ db: pagedDb, tz: 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }), { clock: new FixedClock(Date.UTC(2026, 0, 15, 9)) });
     // A URL, so each payment's callback event is written (events with nowhere to go are not).
     const m = await testMerchant(ctx, { notifyUrl: CLOSED_NOTIFY_URL });
@@ -122,6 +123,7 @@ describe('paging on every list', () => {
     for (let i = 0; i < 120; i++) await subscribe(ctx, m.merchantId, p.planId, { userId: `u-${i}` });
     await ctx.close();
   });
+  afterAll(() => paged.drop());
 
   it('sub list goes past 100: --limit and --page reach every subscription once', () => {
     const seen: string[] = [];

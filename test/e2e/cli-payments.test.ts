@@ -2,11 +2,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 import { cardYear } from '../helpers/cards.js';
 
 let dir: string;
-let cleanup: () => void;
+let shopDb: ShopDatabase;
 let db: string;
 const outputs: string[] = [];
 
@@ -17,12 +17,12 @@ function cli(args: string[], input?: string) {
   return r;
 }
 
-beforeAll(() => {
-  ({ dir, cleanup } = tempDir());
-  db = join(dir, 'paygate.db');
+beforeAll(async () => {
+  shopDb = await shopDatabase();
+  ({ dir, db } = shopDb);
   expect(cli(['merchant', 'create', '--name', 'Shop', '--json']).status).toBe(0);
 });
-afterAll(() => cleanup());
+afterAll(() => shopDb.drop());
 
 const card = (n: string) => ['--card', n, '--exp', `12/${cardYear()}`, '--cvv', '123'];
 

@@ -1,11 +1,18 @@
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 import { createMerchant, startServe } from '../helpers/serve.js';
 
-const t = tempDir('paygate-public-url-');
-afterAll(() => t.cleanup());
+const databases: ShopDatabase[] = [];
+afterAll(async () => {
+  for (const d of databases) await d.drop();
+});
+/** A fresh database of this test's own, on the engine under test. */
+async function freshDb(): Promise<string> {
+  const d = await shopDatabase({ prefix: 'paygate-public-url-' });
+  databases.push(d);
+  return d.db;
+}
 
 const checkoutUrl = (db: string, env: NodeJS.ProcessEnv = {}): string => {
   const r = paygate(['--db', db, 'pay', '--amount', '5.00', '--checkout'], { env });
@@ -14,8 +21,8 @@ const checkoutUrl = (db: string, env: NodeJS.ProcessEnv = {}): string => {
 };
 
 describe('one public URL for every process', () => {
-  it('paygate config set public-url makes CLI checkout links use it', () => {
-    const db = join(t.dir, 'a.db');
+  it('paygate config set public-url makes CLI checkout links use it', async () => {
+    const db = await freshDb();
     createMerchant(db);
     expect(checkoutUrl(db)).toMatch(/^http:\/\/127\.0\.0\.1:8080\/checkout\//);
     const set = paygate(['--db', db, 'config', 'set', 'public-url', 'https://pay.example.test/']);
@@ -29,7 +36,7 @@ describe('one public URL for every process', () => {
   });
 
   it('serve --public-url records it, so a checkout created from the CLI links to the public address', async () => {
-    const db = join(t.dir, 'b.db');
+    const db = await freshDb();
     createMerchant(db);
     const srv = await startServe({ dbPath: db, args: ['--public-url', 'https://shop-pay.example.test'] });
     try {
@@ -40,8 +47,8 @@ describe('one public URL for every process', () => {
     }
   });
 
-  it('refuses a value that is not an http(s) base URL', () => {
-    const db = join(t.dir, 'c.db');
+  it('refuses a value that is not an http(s) base URL', async () => {
+    const db = await freshDb();
     const r = paygate(['--db', db, 'config', 'set', 'public-url', 'ftp://x']);
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^error 1001: public-url: must start with http:\/\/ or https:\/\//);

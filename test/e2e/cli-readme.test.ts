@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { paygateAsync } from '../helpers/cli-async.js';
 import { paygate } from '../helpers/cli.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -20,10 +21,12 @@ describe('README CLI reference matches --help', () => {
     expect(top.length).toBeGreaterThan(8);
   });
 
-  it('names every command and subcommand of the binary', () => {
+  it('names every command and subcommand of the binary', async () => {
+    // One --help per group, all at once: they are independent processes.
+    const helps = await Promise.all(top.map((group) => paygateAsync([group, '--help'])));
     const missing: string[] = [];
-    for (const group of top) {
-      const subs = commandsOf(paygate([group, '--help']).stdout);
+    for (const [i, group] of top.entries()) {
+      const subs = commandsOf(helps[i]?.stdout ?? '');
       const paths = subs.length > 0 ? subs.map((s) => `${group} ${s}`) : [group];
       for (const path of paths) if (!readme.includes(`\`${path}`)) missing.push(path);
     }

@@ -1,15 +1,22 @@
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 import { client, createMerchant, startServe } from '../helpers/serve.js';
 
-const t = tempDir('paygate-rotate-key-');
-afterAll(() => t.cleanup());
+const databases: ShopDatabase[] = [];
+afterAll(async () => {
+  for (const d of databases) await d.drop();
+});
+/** A fresh database of this test's own, on the engine under test. */
+async function freshDb(): Promise<string> {
+  const d = await shopDatabase({ prefix: 'paygate-rotate-key-' });
+  databases.push(d);
+  return d.db;
+}
 
 describe('paygate merchant rotate-key', () => {
   it('issues a new apiKey once; the old one keeps working for 24 hours, then is refused (1003)', async () => {
-    const db = join(t.dir, 'k.db');
+    const db = await freshDb();
     // v1: its signature carries no timestamp, so the server 24 hours ahead can still check it.
     const m = createMerchant(db, 1);
     const r = paygate(['--db', db, 'merchant', 'rotate-key', m.merchantId]);
@@ -37,8 +44,8 @@ describe('paygate merchant rotate-key', () => {
     }
   });
 
-  it('answers 1007 for an unknown merchant', () => {
-    const db = join(t.dir, 'k2.db');
+  it('answers 1007 for an unknown merchant', async () => {
+    const db = await freshDb();
     createMerchant(db);
     const r = paygate(['--db', db, 'merchant', 'rotate-key', 'mer_nope']);
     expect(r.status).toBe(1);

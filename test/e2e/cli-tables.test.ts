@@ -1,28 +1,26 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 import { paygatePtyRun } from '../helpers/pty.js';
 import { cardYear } from '../helpers/cards.js';
 
-let dir: string;
-let cleanup: () => void;
+let shopDb: ShopDatabase;
 let db: string;
 const cli = (args: string[]) => paygate(['--db', db, ...args]);
 const card = (n: string) => ['--card', n, '--exp', `12/${cardYear()}`, '--cvv', '123'];
 let declined = '';
 let subscriptionId = '';
 
-beforeAll(() => {
-  ({ dir, cleanup } = tempDir());
-  db = join(dir, 'paygate.db');
+beforeAll(async () => {
+  shopDb = await shopDatabase();
+  db = shopDb.db;
   cli(['merchant', 'create', '--name', 'Shop']);
   const plan = cli(['plan', 'create', '--name', 'Gold', '--price', '4.5', '--cycle-type', 'MONTHLY', '--description', 'word '.repeat(40).trim()]).json();
   subscriptionId = cli(['subscribe', '--plan', plan.planId, '--user', 'u-1', ...card('4242424242424242')]).json().subscriptionId;
   cli(['pay', '--amount', '10', ...card('4242424242424242'), '--relation', `order-${'x'.repeat(60)}-end`]);
   declined = cli(['pay', '--amount', '4.5', ...card('4000000000000002')]).json().transactionOrderId;
 });
-afterAll(() => cleanup());
+afterAll(() => shopDb.drop());
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes being removed
 const COLOUR = /\x1b\[[0-9;]*m/g;

@@ -1,10 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/ctx.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 import { paygatePtyRun } from '../helpers/pty.js';
 import { cardYear } from '../helpers/cards.js';
 
@@ -12,15 +11,14 @@ import { cardYear } from '../helpers/cards.js';
 const EVIL = '\x1b]0;pwned\x07\x1b[31mred\x9b2J';
 const SHOWN = '\\x1b]0;pwned\\x07\\x1b[31mred\\x9b2J';
 
-let dir: string;
-let cleanup: () => void;
+let shopDb: ShopDatabase;
 let db: string;
 const cli = (args: string[]) => paygate(['--db', db, ...args]);
 const card = ['--card', '4242424242424242', '--exp', `12/${cardYear()}`, '--cvv', '123'];
 
 beforeAll(async () => {
-  ({ dir, cleanup } = tempDir());
-  db = join(dir, 'paygate.db');
+  shopDb = await shopDatabase();
+  db = shopDb.db;
   // A receiver whose error body carries the same escapes.
   const receiver = createServer((req, res) => {
     req.resume();
@@ -36,7 +34,7 @@ beforeAll(async () => {
   receiver.closeAllConnections();
   await new Promise<void>((r) => receiver.close(() => r()));
 });
-afterAll(() => cleanup());
+afterAll(() => shopDb.drop());
 
 describe('outside text on a terminal has its control characters made visible', () => {
   for (const [what, args] of [

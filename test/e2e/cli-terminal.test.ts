@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 import { paygatePty, paygatePtyRun } from '../helpers/pty.js';
 import { cardYear } from '../helpers/cards.js';
 
@@ -9,17 +8,16 @@ import { cardYear } from '../helpers/cards.js';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the sequence
 const SGR = /\x1b\[[0-9;]*m/;
 
-let dir: string;
-let cleanup: () => void;
+let shopDb: ShopDatabase;
 let db: string;
 const cli = (args: string[]) => paygate(['--db', db, ...args]);
 
-beforeAll(() => {
-  ({ dir, cleanup } = tempDir());
-  db = join(dir, 'paygate.db');
+beforeAll(async () => {
+  shopDb = await shopDatabase();
+  db = shopDb.db;
   expect(cli(['merchant', 'create', '--name', 'Shop']).status).toBe(0);
 });
-afterAll(() => cleanup());
+afterAll(() => shopDb.drop());
 
 describe('colour follows NO_COLOR, FORCE_COLOR and --no-color', () => {
   const list = (env: NodeJS.ProcessEnv, extra: string[] = []) => paygatePtyRun(['--db', db, 'merchant', 'list', ...extra], { env });

@@ -2,15 +2,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 import { createMerchant } from '../helpers/serve.js';
 
-const t = tempDir('paygate-tracking-');
-const db = join(t.dir, 't.db');
+let t: ShopDatabase;
+let db: string;
 let txn: string;
-afterAll(() => t.cleanup());
+afterAll(() => t.drop());
 
-beforeAll(() => {
+beforeAll(async () => {
+  t = await shopDatabase({ prefix: 'paygate-tracking-' });
+  db = t.db;
   createMerchant(db);
   const year = String(new Date().getUTCFullYear() + 2);
   const pay = paygate(['--db', db, 'pay', '--amount', '9.00', '--relation', 'order-77', '--card', '4242424242424242', '--exp', `12/${year}`, '--cvv', '123']);

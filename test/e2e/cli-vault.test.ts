@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
 import { paygatePty } from '../helpers/pty.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 
 const NO_ENV_KEY = { PAYGATE_VAULT_KEY: '' };
 const key = (): string => randomBytes(32).toString('base64');

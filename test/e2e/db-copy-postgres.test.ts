@@ -8,7 +8,7 @@ import { pgCopySource } from '../../src/store/postgres/copy.js';
 import { sqliteCopySource } from '../../src/store/sqlite/copy.js';
 import type { CopyProgress } from '../../src/store/store.js';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { populate, sqliteTables, type Populated } from '../helpers/populated-db.js';
 import { createPgDatabase, pgAvailable, usePgDatabase } from '../helpers/postgres.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite/client.js';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { populate, sqliteTables, type Populated } from '../helpers/populated-db.js';
 import { paygatePtyRun } from '../helpers/pty.js';
 

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 
 /**
  * The deployment files of docs/deploy.md are checked by the tools that will read them:

@@ -1,28 +1,21 @@
 import { createHmac } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
-import { client, createMerchant, raw, signV1, signV2, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, raw, signV1, signV2, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 /** Errors a developer can act on: 1001 names the field and the rule; 1002 names the failed check. */
 
 let srv: Served;
 let v1: TestMerchant;
 let v2: TestMerchant;
-let cleanup: () => void;
+let shop: ServedShop;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-errors-');
-  cleanup = t.cleanup;
-  const db = join(t.dir, 'e.db');
-  v1 = createMerchant(db, 1, 'V1 Shop');
-  v2 = createMerchant(db, 2, 'V2 Shop');
-  srv = await startServe({ dbPath: db });
+  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  srv = shop.srv;
+  [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const card = JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
 let n = 0;

@@ -1,8 +1,6 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
-import { createMerchant, raw, signV1, signV2, startServe, type Answer, type Served, type TestMerchant } from '../helpers/serve.js';
+import { raw, signV1, signV2, type Answer, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 import { cardYear } from '../helpers/cards.js';
 
 /**
@@ -25,23 +23,16 @@ function mulberry32(seed: number): () => number {
 }
 
 let srv: Served;
-let db: string;
 let v1: TestMerchant;
 let v2: TestMerchant;
-let cleanup: () => void;
+let shop: ServedShop;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-http-fuzz-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 'f.db');
-  v1 = createMerchant(db, 1, 'V1 Shop');
-  v2 = createMerchant(db, 2, 'V2 Shop');
-  srv = await startServe({ dbPath: db, args: ['--no-rate-limit'], env: { PAYGATE_LOG_LEVEL: 'warn' } });
+  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']], serve: { args: ['--no-rate-limit'], env: { PAYGATE_LOG_LEVEL: 'warn' } } });
+  srv = shop.srv;
+  [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 describe('fuzz', () => {
   it(`${COUNT} seeded malformed requests: no 5xx, still answering, integrity ok (seed ${SEED})`, async () => {
@@ -145,11 +136,6 @@ describe('fuzz', () => {
     expect(statuses.get(400) ?? 0).toBeGreaterThan(100);
 
     expect((await raw(`${srv.url}/healthz`)).body).toMatchObject({ status: 'ok', database: 'ok' });
-    const sqlite = new Database(db, { readonly: true });
-    try {
-      expect(sqlite.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
-    } finally {
-      sqlite.close();
-    }
+    expect(await shop.rows.integrity()).toBe('ok');
   }, 120_000);
 });

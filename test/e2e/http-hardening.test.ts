@@ -1,29 +1,23 @@
 import { createHmac } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
 import { jsonOf, sendRaw } from '../helpers/socket.js';
-import { client, createMerchant, raw, signV2, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, raw, signV2, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 /** Request-target forms, malformed HTTP and ambiguous bodies, against a real serve over raw sockets. */
 let srv: Served;
 let m: TestMerchant;
 let host: string;
-let cleanup: () => void;
+let shop: ServedShop;
 let n = 0;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-http-hard-');
-  cleanup = t.cleanup;
-  const db = join(t.dir, 'h.db');
-  m = createMerchant(db, 2, 'Hard Shop');
-  srv = await startServe({ dbPath: db });
+  shop = await servedShop({ merchants: [[2, 'Hard Shop']] });
+  srv = shop.srv;
+  [m] = shop.merchants as [TestMerchant];
   host = new URL(srv.url).host;
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const TXN = () => `/payment/${m.apiKey}/transaction`;
 const QUERY = () => `/payment/${m.apiKey}/transaction/query`;
@@ -185,5 +179,18 @@ describe('ambiguous bodies are refused (1000)', () => {
     const bytes = Buffer.concat([Buffer.from(`{"merchantId":"${m.merchantId}","relationId":"x`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
     const r = await raw(srv.url + QUERY(), { method: 'GET', headers: { 'content-type': 'application/json', 'x-paygate-signature': signBytes('GET', QUERY(), bytes) }, body: bytes });
     expect(r.body).toMatchObject({ rtn_code: '1000', rtn_msg: 'request body is not valid UTF-8' });
+  });
+});
+
+describe('hosted page paths holding U+0000', () => {
+  it('are the not-found page (404), never an error page, for every page route', async () => {
+    const token = await checkoutToken();
+    for (const path of ['/checkout/%00abc', `/checkout/${token}%00`, '/3ds/%00', '/card/%00', '/3ds/return/txn_%00']) {
+      const r = await raw(srv.url + path);
+      expect([path, r.status]).toEqual([path, 404]);
+      expect(r.text).not.toContain('Something went wrong');
+    }
+    // The token itself still opens its page.
+    expect((await raw(`${srv.url}/checkout/${token}`)).status).toBe(200);
   });
 });

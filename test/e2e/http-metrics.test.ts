@@ -1,30 +1,23 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
-import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, raw, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 const TOKEN = 'metrics-token-for-tests';
 const card = () =>
   JSON.stringify({ holderName: 'Ada Lovelace', cardNumber: '4242424242424242', month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
 
-let cleanup: () => void;
-let db: string;
+let shop: ServedShop;
 let m: TestMerchant;
 let plain: Served;
 let proxied: Served;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-metrics-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 'm.db');
-  m = createMerchant(db);
-  plain = await startServe({ dbPath: db, env: { PAYGATE_METRICS_TOKEN: TOKEN } });
-  proxied = await startServe({ dbPath: db, args: ['--trust-proxy', '127.0.0.1/8'] });
+  shop = await servedShop({ merchants: [[2, 'Test Shop']], serve: { env: { PAYGATE_METRICS_TOKEN: TOKEN } } });
+  [m] = shop.merchants as [TestMerchant];
+  plain = shop.srv;
+  proxied = await shop.serve({ args: ['--trust-proxy', '127.0.0.1/8'] });
 });
-afterAll(async () => {
-  await Promise.all([plain.stop(), proxied.stop()]);
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const logLines = (s: Served): Array<Record<string, unknown>> =>
   s.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -104,6 +97,6 @@ describe('--trust-proxy', () => {
   });
 
   it('refuses a list that is not addresses or ranges, as a usage error', async () => {
-    await expect(startServe({ args: ['--trust-proxy', '10.0.0.0/99'] })).rejects.toThrow(/exited with 2[\s\S]*trust-proxy/);
+    await expect(shop.serve({ args: ['--trust-proxy', '10.0.0.0/99'] })).rejects.toThrow(/exited with 2[\s\S]*trust-proxy/);
   });
 });

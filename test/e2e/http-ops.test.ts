@@ -1,28 +1,20 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../src/http/server.js';
 import { testApp } from '../helpers/ctx.js';
-import { tempDir } from '../helpers/ctx.js';
-import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, raw, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 let srv: Served;
-let db: string;
 let v1: TestMerchant;
 let v2: TestMerchant;
-let cleanup: () => void;
+let shop: ServedShop;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-http-ops-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 'o.db');
-  v1 = createMerchant(db, 1, 'V1 Shop');
-  v2 = createMerchant(db, 2, 'V2 Shop');
-  srv = await startServe({ dbPath: db });
+  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  srv = shop.srv;
+  [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 describe('operations', () => {
   it('GET /healthz answers {"status":"ok"} with a request id', async () => {
@@ -102,7 +94,7 @@ describe('operations', () => {
 
 describe('graceful shutdown', () => {
   it('SIGTERM finishes in-flight requests, then exits 0', async () => {
-    const one = await startServe({ dbPath: db });
+    const one = await shop.serve();
     const c = client(one.url, v2);
     const pending = Array.from({ length: 10 }, (_, i) =>
       c.post(`/payment/${v2.apiKey}/transaction`, {

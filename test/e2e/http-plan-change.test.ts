@@ -1,38 +1,30 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
-import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 let srv: Served;
-let db: string;
-let shop: TestMerchant;
-let cleanup: () => void;
+let merchant: TestMerchant;
+let shop: ServedShop;
 let n = 0;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-plan-change-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 'p.db');
-  shop = createMerchant(db, 2, 'Change Shop');
-  srv = await startServe({ dbPath: db });
+  shop = await servedShop({ merchants: [[2, 'Change Shop']] });
+  srv = shop.srv;
+  [merchant] = shop.merchants as [TestMerchant];
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const card = (cardNumber = '4242424242424242') =>
   JSON.stringify({ holderName: 'Ada', cardNumber, month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
 
 async function plan(price: string, maxSubscriptions = 0): Promise<string> {
-  const r = await client(srv.url, shop).post('/subscription/plan/create', { planName: `P ${price}`, price, currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, maxSubscriptions });
+  const r = await client(srv.url, merchant).post('/subscription/plan/create', { planName: `P ${price}`, price, currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, maxSubscriptions });
   return r.body.data.planId as string;
 }
 
 async function subscribe(planId: string, cardNumber?: string): Promise<{ subscriptionId: string; subscriptionCode: string }> {
   n++;
-  const r = await client(srv.url, shop).post('/subscription/create', { requestId: `c-${n}`, relationId: `c-${n}`, planId, userId: `u-${n}`, cardInfo: card(cardNumber) });
+  const r = await client(srv.url, merchant).post('/subscription/create', { requestId: `c-${n}`, relationId: `c-${n}`, planId, userId: `u-${n}`, cardInfo: card(cardNumber) });
   expect(r.body.rtn_code).toBe('0000');
   return r.body.data;
 }
@@ -42,7 +34,7 @@ describe('POST /subscription/change', () => {
     const basic = await plan('10.00');
     const pro = await plan('30.00');
     const sub = await subscribe(basic);
-    const c = client(srv.url, shop);
+    const c = client(srv.url, merchant);
     const r = await c.post('/subscription/change', { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
     expect(r.body).toMatchObject({ rtn_code: '0000', success: true, data: { result: 'CHANGED', when: 'NOW', planId: pro, creditBalance: 0 } });
     // Changed the moment it was paid for: (almost) the whole period is credited.
@@ -60,7 +52,7 @@ describe('POST /subscription/change', () => {
     const full = await plan('8.00', 1);
     await subscribe(full);
     const sub = await subscribe(basic);
-    const c = client(srv.url, shop);
+    const c = client(srv.url, merchant);
     const refused = await c.post('/subscription/change', { subscriptionId: sub.subscriptionId, planId: full });
     expect([refused.status, refused.body.rtn_code]).toEqual([422, '1009']);
     const gold = await plan('12.00');
@@ -81,18 +73,18 @@ describe('paygate sub change', () => {
     const pro = await plan('20.00');
     const max = await plan('40.00');
     const one = await subscribe(basic);
-    const now = paygate(['--db', db, '--json', 'sub', 'change', one.subscriptionCode, '--plan', pro, '--now']);
+    const now = shop.cli(['--json', 'sub', 'change', one.subscriptionCode, '--plan', pro, '--now']);
     expect(now.status).toBe(0);
     expect(now.json()).toMatchObject({ result: 'CHANGED', planId: pro });
     const two = await subscribe(basic);
-    const later = paygate(['--db', db, '--json', 'sub', 'change', two.subscriptionId, '--plan', max]);
+    const later = shop.cli(['--json', 'sub', 'change', two.subscriptionId, '--plan', max]);
     expect(later.json()).toMatchObject({ result: 'SCHEDULED', pendingPlanId: max });
     const next = later.json().nextBillingTime as string;
-    const run = paygate(['--db', db, '--json', 'renew', '--at', next]);
+    const run = shop.cli(['--json', 'renew', '--at', next]);
     expect(run.status).toBe(0);
-    const shown = paygate(['--db', db, '--json', 'sub', 'show', two.subscriptionId]).json();
+    const shown = shop.cli(['--json', 'sub', 'show', two.subscriptionId]).json();
     expect(shown).toMatchObject({ planId: max, amount: '40.00', billingCount: 2 });
-    const unknown = paygate(['--db', db, 'sub', 'change', two.subscriptionId, '--plan', 'pln_nope']);
+    const unknown = shop.cli(['sub', 'change', two.subscriptionId, '--plan', 'pln_nope']);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr.trim()).toBe('error 1007: plan not found');
   });

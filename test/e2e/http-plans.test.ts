@@ -1,25 +1,18 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
-import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, raw, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 let srv: Served;
 let v1: TestMerchant;
 let v2: TestMerchant;
-let cleanup: () => void;
+let shop: ServedShop;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-http-plans-');
-  cleanup = t.cleanup;
-  const db = join(t.dir, 'p.db');
-  v1 = createMerchant(db, 1, 'V1 Shop');
-  v2 = createMerchant(db, 2, 'V2 Shop');
-  srv = await startServe({ dbPath: db });
+  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  srv = shop.srv;
+  [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const plan = { planName: 'Gold', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 };
 

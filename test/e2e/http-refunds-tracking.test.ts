@@ -1,28 +1,20 @@
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
-import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 let srv: Served;
-let db: string;
 let v1: TestMerchant;
 let v2: TestMerchant;
-let cleanup: () => void;
+let shop: ServedShop;
 let n = 0;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-http-refund-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 'r.db');
-  v1 = createMerchant(db, 1, 'V1 Shop');
-  v2 = createMerchant(db, 2, 'V2 Shop');
-  srv = await startServe({ dbPath: db });
+  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  srv = shop.srv;
+  [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const card = (cardNumber = '4242424242424242') =>
   JSON.stringify({ holderName: 'Ada', cardNumber, month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
@@ -69,7 +61,7 @@ describe('refunds over HTTP', () => {
   });
 
   it('the 31st refund request in 60 s is 429', async () => {
-    const m = createMerchant(db, 2, 'Refunder');
+    const m = shop.merchant(2, 'Refunder');
     const codes: string[] = [];
     for (let i = 0; i < 31; i++) codes.push((await refund(m, { transactionOrderId: 'txn_NOPE', refundAmount: '1.00' })).body.rtn_code);
     expect(codes.slice(0, 30).every((c) => c === '1007')).toBe(true);

@@ -1,27 +1,18 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
-import { client, createMerchant, raw, signV1, signV2, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, raw, signV1, signV2, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 let srv: Served;
-let db: string;
 let v1: TestMerchant;
 let v2: TestMerchant;
-let cleanup: () => void;
+let shop: ServedShop;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-http-sec-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 's.db');
-  v1 = createMerchant(db, 1, 'V1 Shop');
-  v2 = createMerchant(db, 2, 'V2 Shop');
-  srv = await startServe({ dbPath: db });
+  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  srv = shop.srv;
+  [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const LIST = '/subscription/plan/list';
 const CREATE = '/subscription/plan/create';
@@ -99,13 +90,13 @@ describe('signatures (security)', () => {
   });
 
   it('a rotated secret keeps working (grace) and the new one works at once; a disabled merchant is 1003', async () => {
-    const m = createMerchant(db, 2, 'Rotating');
-    const rot = paygate(['--db', db, '--json', 'merchant', 'rotate-secret', m.merchantId]);
+    const m = shop.merchant(2, 'Rotating');
+    const rot = shop.cli(['--json', 'merchant', 'rotate-secret', m.merchantId]);
     expect(rot.status).toBe(0);
     const fresh = { ...m, secret: rot.json().secret as string };
     expect((await client(srv.url, m).get(LIST, {})).body.rtn_code).toBe('0000');
     expect((await client(srv.url, fresh).get(LIST, {})).body.rtn_code).toBe('0000');
-    expect(paygate(['--db', db, 'merchant', 'update', m.merchantId, '--disable']).status).toBe(0);
+    expect(shop.cli(['merchant', 'update', m.merchantId, '--disable']).status).toBe(0);
     expect((await client(srv.url, fresh).get(LIST, {})).body.rtn_code).toBe('1003');
   });
 
@@ -117,6 +108,22 @@ describe('signatures (security)', () => {
       if (r.body.success) expect(r.body.data.planName).toBe(name);
     }
     expect((await c.get(LIST, {})).body.rtn_code).toBe('0000');
+  });
+
+  it('a NUL character (U+0000) in any parameter, at any depth, is 1000 naming the parameter, and nothing is written', async () => {
+    const c = client(srv.url, v2);
+    const before = (await c.get(LIST, {})).body.data.length as number;
+    const named = await c.post(CREATE, { ...plan, planName: 'Gold\u0000' });
+    expect([named.status, named.body.rtn_code, named.body.success]).toEqual([400, '1000', false]);
+    expect(named.body.rtn_msg).toBe('parameter "planName" contains the NUL character (U+0000), which no parameter may contain');
+    const nested = await c.post(`/payment/${v2.apiKey}/transaction`, {
+      requestId: 'nul-1', relationId: 'nul-1', paymentType: 'CHECKOUT', payAmount: '1.00', currency: 'USD', items: [{ name: 'a\u0000b', price: '1.00', num: '1' }],
+    });
+    expect([nested.status, nested.body.rtn_code]).toEqual([400, '1000']);
+    expect(nested.body.rtn_msg).toContain('"items"');
+    const inQuery = await c.get(LIST, { status: 'ACTIVE\u0000' });
+    expect([inQuery.status, inQuery.body.rtn_code]).toEqual([400, '1000']);
+    expect((await c.get(LIST, {})).body.data).toHaveLength(before);
   });
 
   it('a URL the router cannot decode, or with an over-long segment, is 400/1000 in the envelope', async () => {
@@ -162,7 +169,7 @@ describe('rate limits (security)', () => {
   });
 
   it('the 301st plan list of one merchant in 60 s is 429; another merchant is unaffected', async () => {
-    const m = createMerchant(db, 1, 'Busy');
+    const m = shop.merchant(1, 'Busy');
     const c = client(srv.url, m);
     const codes: string[] = [];
     for (let i = 0; i < 301; i++) codes.push((await c.get(LIST, {})).body.rtn_code);

@@ -1,27 +1,19 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
-import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 let srv: Served;
-let db: string;
 let v1: TestMerchant;
 let v2: TestMerchant;
-let cleanup: () => void;
+let shop: ServedShop;
 let n = 0;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-http-sub-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 's.db');
-  v1 = createMerchant(db, 1, 'V1 Shop');
-  v2 = createMerchant(db, 2, 'V2 Shop');
-  srv = await startServe({ dbPath: db });
+  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  srv = shop.srv;
+  [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const card = (cardNumber = '4242424242424242') =>
   JSON.stringify({ holderName: 'Ada', cardNumber, month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
@@ -107,8 +99,7 @@ describe('subscriptions over HTTP (errors)', () => {
 describe('the renewal timer inside serve', () => {
   it('a second serve whose clock is 32 days ahead renews the subscription on its cron', async () => {
     const { c, sub } = await subscribe(v2, 'user-renew');
-    const later = await startServe({
-      dbPath: db,
+    const later = await shop.serve({
       args: ['--renew-cron', '* * * * * *'],
       env: { PAYGATE_TEST_CLOCK_OFFSET_MS: String(32 * 24 * 3600 * 1000) },
     });

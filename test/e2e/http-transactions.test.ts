@@ -1,28 +1,19 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
-import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, raw, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 let srv: Served;
-let db: string;
 let v1: TestMerchant;
 let v2: TestMerchant;
-let cleanup: () => void;
+let shop: ServedShop;
 let n = 0;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-http-txn-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 't.db');
-  v1 = createMerchant(db, 1, 'V1 Shop');
-  v2 = createMerchant(db, 2, 'V2 Shop');
-  srv = await startServe({ dbPath: db, args: ['--public-url', 'https://pay.example.test'] });
+  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']], serve: { args: ['--public-url', 'https://pay.example.test'] } });
+  srv = shop.srv;
+  [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const card = (cardNumber = '4242424242424242', extra: Record<string, string> = {}) =>
   JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123', ...extra });
@@ -138,7 +129,7 @@ describe('transactions over HTTP (errors)', () => {
     const unknown = await c.post('/subscription/create', pay({ planId: 'pln_NOPE', userId: 'u', paymentType: 'SUBSCRIPTION' }));
     expect([unknown.status, unknown.body.rtn_code]).toEqual([404, '1007']);
     const p = await c.post('/subscription/plan/create', { planName: 'Old', price: '5.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
-    expect(paygate(['--db', db, 'plan', 'deactivate', p.body.data.planId, '--merchant', v1.merchantId]).status).toBe(0);
+    expect(shop.cli(['plan', 'deactivate', p.body.data.planId, '--merchant', v1.merchantId]).status).toBe(0);
     const inactive = await c.post('/subscription/create', pay({ planId: p.body.data.planId, userId: 'u', paymentType: undefined }));
     expect([inactive.status, inactive.body.rtn_code]).toEqual([422, '1009']);
   });
@@ -163,7 +154,7 @@ describe('transactions over HTTP (errors)', () => {
 
 describe('transaction rate limit', () => {
   it('the 61st transaction in 60 s is 429 + Retry-After, counted across the path and its /v1 alias', async () => {
-    const m = createMerchant(db, 2, 'Limited');
+    const m = shop.merchant(2, 'Limited');
     const c = client(srv.url, m);
     const codes: string[] = [];
     for (let i = 0; i < 60; i++) codes.push((await c.post(txPath(m, i % 2 === 1), pay({ payAmount: i === 0 ? '0' : '1.00' }))).body.rtn_code);

@@ -7,7 +7,7 @@ import type { Middleware } from 'openapi-fetch';
 import { createPaygateClient, type PaygateClient } from '../../examples/typescript-client/src/client.js';
 import { runDemo } from '../../examples/typescript-client/src/demo.js';
 import { documentText, typesText } from '../../examples/typescript-client/generate.mjs';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 import { record } from '../helpers/traffic.js';
 

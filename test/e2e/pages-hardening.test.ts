@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { sendRaw } from '../helpers/socket.js';
 import { client, createMerchant, raw, startServe, type Answer, type Served, type TestMerchant } from '../helpers/serve.js';
 

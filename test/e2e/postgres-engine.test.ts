@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { tempDir, TEST_VAULT_KEY } from '../helpers/ctx.js';
+import { tempDir, TEST_VAULT_KEY } from '../helpers/env.js';
 import { startCutProxy } from '../helpers/pg-cut-proxy.js';
 import { createPgDatabase, pgAvailable, type PgTestDatabase } from '../helpers/postgres.js';
 import { client, createMerchant, startServe } from '../helpers/serve.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
-import { tempDir, TEST_VAULT_KEY } from '../helpers/ctx.js';
+import { tempDir, TEST_VAULT_KEY } from '../helpers/env.js';
 import { createPgDatabase, pgAvailable, type PgTestDatabase } from '../helpers/postgres.js';
 import { seedDueSubscriptions } from '../helpers/seed-renewals.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir, TEST_VAULT_KEY } from '../helpers/ctx.js';
+import { tempDir, TEST_VAULT_KEY } from '../helpers/env.js';
 import { BIN } from '../helpers/cli.js';
 import { seedDueSubscriptions } from '../helpers/seed-renewals.js';
 

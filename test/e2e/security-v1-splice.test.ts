@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { client, createMerchant, raw, signV1, startServe, type Answer, type Served, type TestMerchant } from '../helpers/serve.js';
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { startStripeStandin, type StripeStandin } from '../helpers/stripe-standin/index.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 

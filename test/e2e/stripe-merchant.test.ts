@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { answerChallenge } from '../helpers/stripe.js';
 import { startStripeStandin, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
 import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { startStripeStandin, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/ctx.js';
+import { tempDir } from '../helpers/env.js';
 import { signatureHeader, startStripeStandin, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 

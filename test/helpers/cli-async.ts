@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { BIN } from './cli.js';
-import { TEST_VAULT_KEY } from './ctx.js';
+import { TEST_VAULT_KEY } from './env.js';
 
 export interface AsyncCliResult {
   status: number | null;

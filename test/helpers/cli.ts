@@ -1,6 +1,6 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { TEST_VAULT_KEY } from './ctx.js';
+import { TEST_VAULT_KEY } from './env.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/paygate.js', import.meta.url));
 

@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { openApp } from '../../src/app.js';
@@ -10,27 +8,12 @@ import { FixedClock } from '../../src/domain/clock.js';
 import { createMerchant } from '../../src/services/merchants.js';
 import pg from 'pg';
 import { createPgDatabase, type PgTestDatabase } from './postgres.js';
+import { TEST_ENGINE, TEST_NOW, TEST_VAULT_KEY, tempDir, type TestEngine } from './env.js';
 
-/**
- * The engine the integration suite runs on: PAYGATE_TEST_ENGINE=postgres runs it against the
- * run's PostgreSQL cluster (vitest.config.ts runs test/integration once per engine).
- */
-export type TestEngine = 'sqlite' | 'postgres';
-export const TEST_ENGINE: TestEngine = process.env.PAYGATE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+export { CLOSED_NOTIFY_URL, TEST_ENGINE, TEST_NOW, TEST_VAULT_KEY, tempDir, type TestEngine } from './env.js';
 
 /** For tests that read or arrange rows through the SQLite connection (`sqliteOf`): they run on SQLite only. */
 export const onPostgres = TEST_ENGINE === 'postgres';
-
-export const TEST_VAULT_KEY = Buffer.alloc(32, 7).toString('base64');
-
-/** A fresh temp directory, removed by the returned cleanup. */
-export function tempDir(prefix = 'paygate-test-'): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** The default start of a test app's clock. */
-export const TEST_NOW = Date.UTC(2026, 0, 15, 9, 0, 0);
 
 export interface TestApp {
   ctx: Ctx;
@@ -103,12 +86,6 @@ export function sqliteOf(ctx: Ctx): Database {
   if (!(ctx.store instanceof SqliteStore)) throw new Error('this test inspects SQLite rows');
   return ctx.store.connection;
 }
-
-/**
- * A notifyUrl for tests that look at the outbox rather than at deliveries (events with no URL
- * anywhere are not written): nothing listens on port 9, so an attempt fails at once.
- */
-export const CLOSED_NOTIFY_URL = 'http://127.0.0.1:9/notify';
 
 export function testMerchant(ctx: Ctx, input: Record<string, unknown> = {}) {
   return createMerchant(ctx, { name: 'Test Shop', ...input });

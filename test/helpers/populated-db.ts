@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { COPY_TABLES } from '../../src/store/copy.js';
 import { cardYear } from './cards.js';
 import { paygate } from './cli.js';
-import { CLOSED_NOTIFY_URL } from './ctx.js';
+import { CLOSED_NOTIFY_URL } from './env.js';
 
 export interface Populated {
   merchantId: string;

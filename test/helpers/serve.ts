@@ -3,7 +3,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { BIN, paygate } from './cli.js';
-import { TEST_VAULT_KEY, tempDir } from './ctx.js';
+import { TEST_VAULT_KEY, tempDir } from './env.js';
 import { paygateOrigins, record, recorders } from './traffic.js';
 
 export { recordTraffic } from './traffic.js';

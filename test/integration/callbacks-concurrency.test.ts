@@ -1,29 +1,13 @@
 import { rowsOf } from '../helpers/rows.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
 import { deliverDue, startDeliveryLoop } from '../../src/notify/deliver.js';
-import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { testMerchant, type TestApp } from '../helpers/ctx.js';
+import { callbackHarness } from '../helpers/callback-harness.js';
 import { enqueue, enqueueIn, outboxRow, paymentBody, subscriptionBody } from '../helpers/events.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
-let rx: Receiver;
 let app: TestApp;
-
-beforeAll(async () => {
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'ignore' });
-  rx = await startReceiver();
-}, 120_000);
-afterAll(async () => {
-  await closeCallbackAgents();
-  await rx.close();
-});
-afterEach(async () => {
-  app?.close();
-  rx.received.length = 0;
-  rx.answer(() => 200);
-});
+const { rx, open } = callbackHarness({ build: true });
 
 const waitFor = async (cond: () => boolean | Promise<boolean>, what: string): Promise<void> => {
   for (let i = 0; i < 400; i++) {
@@ -35,7 +19,7 @@ const waitFor = async (cond: () => boolean | Promise<boolean>, what: string): Pr
 
 describe('a hanging receiver', () => {
   it("does not hold up another merchant's callback: it is sent while every hanging request is still open", async () => {
-    app = await testApp();
+    app = await open();
     const slow = await testMerchant(app.ctx, { name: 'Slow', notifyUrl: rx.url('/hang') });
     const fast = await testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
     const slowIds = await Promise.all([1, 2, 3, 4].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) })));
@@ -58,7 +42,7 @@ describe('a hanging receiver', () => {
   });
 
   it('the serve loop delivers a new callback while earlier ones hang; stop() waits for the ones in flight', async () => {
-    app = await testApp();
+    app = await open();
     const slow = await testMerchant(app.ctx, { name: 'Slow', notifyUrl: rx.url('/hang') });
     const fast = await testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
     rx.answer((r) => (r.path === '/hang' ? 'hang' : 200));
@@ -77,7 +61,7 @@ describe('a hanging receiver', () => {
 
 describe('two deliverers racing', () => {
   it('two `paygate events deliver` processes over 1,000 events: each arrives exactly once, in order per subscription', async () => {
-    app = await testApp({ now: Date.now() - 1000 });
+    app = await open({ now: Date.now() - 1000 });
     const a = await testMerchant(app.ctx, { name: 'A', notifyUrl: rx.url('/a') });
     const b = await testMerchant(app.ctx, { name: 'B', signatureVersion: 1, notifyUrl: rx.url('/b') });
     const ids: string[] = [];

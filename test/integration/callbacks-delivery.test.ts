@@ -2,14 +2,14 @@ import { rowsOf } from '../helpers/rows.js';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deliverDue } from '../../src/notify/deliver.js';
 import { requireMerchant, updateMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
-import { closeCallbackAgents } from '../../src/notify/http-client.js';
-import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
+import { testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
+import { callbackHarness } from '../helpers/callback-harness.js';
 import { enqueue, enqueueIn, outboxRow, paymentBody, subscriptionBody, SUBSCRIPTION_EVENT_TYPES } from '../helpers/events.js';
-import { startReceiver, verifyV1Callback, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
+import { verifyV1Callback, verifyV2Callback } from '../helpers/receiver.js';
 import { cardYear } from '../helpers/cards.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../fixtures/signatures.json', import.meta.url), 'utf8')) as {
@@ -17,21 +17,8 @@ const vectors = JSON.parse(readFileSync(new URL('../fixtures/signatures.json', i
   v2Callbacks: { rawBody: string; t: number; header: string }[];
 };
 
-let rx: Receiver;
 let app: TestApp;
-
-beforeAll(async () => {
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await closeCallbackAgents();
-  await rx.close();
-});
-afterEach(async () => {
-  app?.close();
-  rx.received.length = 0;
-  rx.answer(() => 200);
-});
+const { rx, open } = callbackHarness();
 
 describe('independent verifier', () => {
   it('accepts the shared v2 callback vector', async () => {
@@ -41,7 +28,7 @@ describe('independent verifier', () => {
 
 describe('callback bodies and signatures', () => {
   it('v2: every event kind arrives with the documented body and a valid X-Paygate-Signature', async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/hooks/paygate') });
     const sent = new Map<string, Record<string, string>>();
     const pay = paymentBody(m.merchantId, 1, { subscriptionId: 'sub_a', subscriptionCode: 'SC_sub_a' });
@@ -78,7 +65,7 @@ describe('callback bodies and signatures', () => {
   });
 
   it('v1: every event kind carries a body sign over POST + the notifyUrl path (query excluded)', async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx, { signatureVersion: 1, notifyUrl: rx.url('/shop/notify?source=paygate') });
     const ids = [await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 7) })];
     for (const [i, type] of SUBSCRIPTION_EVENT_TYPES.entries()) {
@@ -98,7 +85,7 @@ describe('callback bodies and signatures', () => {
   });
 
   it("the event's own notifyUrl wins over the merchant's default", async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/merchant-default') });
     await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1), notifyUrl: rx.url('/per-transaction') });
     await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2) });
@@ -112,7 +99,7 @@ describe('callback bodies and signatures', () => {
 
 describe('end to end from a real payment', () => {
   it('an approved and a declined PAY reach the transaction notifyUrl, signed, with no card data', async () => {
-    app = await testApp();
+    app = await open();
     const created = await testMerchant(app.ctx);
     const m = await requireMerchant(app.ctx, created.merchantId);
     const card = (pan: string) => JSON.stringify({ holderName: 'Ada L', cardNumber: pan, month: '12', year: cardYear(TEST_NOW), cvv: '123' });
@@ -131,7 +118,7 @@ describe('end to end from a real payment', () => {
 
 describe('guard rails', () => {
   it('an event with no notifyUrl anywhere is not written at all', async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx);
     const written = await app.ctx.store.transaction((tx) =>
       tx.enqueueEvent({ merchantId: m.merchantId, kind: 'PAYMENT', eventType: 'PAYMENT', body: paymentBody(m.merchantId, 1), now: app.ctx.clock.now() }),
@@ -145,7 +132,7 @@ describe('guard rails', () => {
   });
 
   it('an event whose merchant cleared its URL, a non-http URL and an over-long URL end DEAD with the reason, nothing sent', async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     const none = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     await updateMerchant(app.ctx, m.merchantId, { notifyUrl: '' });
@@ -159,7 +146,7 @@ describe('guard rails', () => {
   });
 
   it('events left without a target (the merchant cleared its URL) all end DEAD in one pass; an event with its own URL is still sent', async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/gone') });
     const now = app.ctx.clock.now();
     const orphans = await app.ctx.store.transaction((tx) =>
@@ -176,7 +163,7 @@ describe('guard rails', () => {
   });
 
   it('a limited pass marks at most its limit of target-less events DEAD', async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     for (let i = 0; i < 5; i++) await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) });
     await updateMerchant(app.ctx, m.merchantId, { notifyUrl: '' });
@@ -185,7 +172,7 @@ describe('guard rails', () => {
   });
 
   it('a redirect is not followed: it counts as a failed attempt', async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/moved') });
     rx.answer((r) => (r.path === '/moved' ? 302 : 200));
     const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
@@ -211,7 +198,7 @@ describe('guard rails', () => {
     });
     await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
     try {
-      app = await testApp();
+      app = await open();
       const port = (endless.address() as AddressInfo).port;
       const m = await testMerchant(app.ctx, { notifyUrl: `http://127.0.0.1:${port}/big` });
       const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
@@ -226,7 +213,7 @@ describe('guard rails', () => {
   });
 
   it('a disabled merchant still gets its callbacks (SPEC §2)', async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     (await rowsOf(app.ctx).run("UPDATE merchants SET status = 'DISABLED' WHERE id = ?", m.merchantId));
     await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });

@@ -1,35 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../src/notify/deliver.js';
-import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { formatTime } from '../../src/domain/time.js';
 import { listEvents } from '../../src/services/events.js';
 import { paygate } from '../helpers/cli.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { testMerchant, type TestApp } from '../helpers/ctx.js';
+import { callbackHarness } from '../helpers/callback-harness.js';
 import { enqueue, outboxRow, paymentBody, subscriptionBody } from '../helpers/events.js';
-import { startReceiver, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
+import { verifyV2Callback } from '../helpers/receiver.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-let rx: Receiver;
 let app: TestApp;
-
-beforeAll(async () => {
-  // The resend test spawns the real CLI.
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'ignore' });
-  rx = await startReceiver();
-}, 120_000);
-afterAll(async () => {
-  await closeCallbackAgents();
-  await rx.close();
-});
-afterEach(async () => {
-  app?.close();
-  rx.received.length = 0;
+const { rx, open } = callbackHarness({ build: true });
+afterEach(() => {
   arrivals.length = 0;
-  rx.answer(() => 200);
 });
 
 /** The test clock at each arrival, in seconds (the signature's t is real time, not this). */
@@ -43,7 +29,7 @@ const answerAt = (fn: () => number): void =>
 
 describe('retry schedule (test clock)', () => {
   it('500 three times then 200: delivered on the 4th attempt at t0, +1 min, +5 min, +30 min', async () => {
-    app = await testApp();
+    app = await open();
     const t0 = app.clock.now();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     let calls = 0;
@@ -71,7 +57,7 @@ describe('retry schedule (test clock)', () => {
   });
 
   it('a receiver that never answers 2xx: DEAD after the 7th attempt; `events resend` (real CLI) gets it delivered once it is back', async () => {
-    app = await testApp();
+    app = await open();
     const t0 = app.clock.now();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     answerAt(() => 503);
@@ -133,7 +119,7 @@ describe('retry schedule (test clock)', () => {
 
 describe('order per subscription', () => {
   it('a later event waits while an earlier one of the same subscription is PENDING; other subscriptions do not wait', async () => {
-    app = await testApp();
+    app = await open();
     const t0 = app.clock.now();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     const body = (n: number, sub = 'sub_o') => subscriptionBody(m.merchantId, sub, n === 1 ? 'RENEW_FAILED' : 'RENEW_SUCCEEDED', n);
@@ -159,7 +145,7 @@ describe('order per subscription', () => {
   });
 
   it('a DEAD event does not block the later ones', async () => {
-    app = await testApp();
+    app = await open();
     const t0 = app.clock.now();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     const e1 = await enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, 'sub_d', 'RENEW_FAILED', 1), subscriptionId: 'sub_d' });

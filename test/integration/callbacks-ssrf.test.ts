@@ -1,13 +1,13 @@
 import { rowsOf } from '../helpers/rows.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Ctx } from '../../src/ctx.js';
 import { deliverDue } from '../../src/notify/deliver.js';
-import { closeCallbackAgents } from '../../src/notify/http-client.js';
 import { createMerchant, requireMerchant, updateMerchant } from '../../src/services/merchants.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
-import { testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
+import { testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
+import { callbackHarness } from '../helpers/callback-harness.js';
 import { enqueue, outboxRow, paymentBody } from '../helpers/events.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
 import { cardYear } from '../helpers/cards.js';
 
 /*
@@ -17,20 +17,8 @@ import { cardYear } from '../helpers/cards.js';
  * to decides.
  */
 
-let rx: Receiver;
 let app: TestApp;
-
-beforeAll(async () => {
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await closeCallbackAgents();
-  await rx.close();
-});
-afterEach(async () => {
-  app?.close();
-  rx.received.length = 0;
-});
+const { rx, open } = callbackHarness();
 
 const card = JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW), cvv: '123' });
 const pay = (n: string, notifyUrl: string) => ({ requestId: n, relationId: n, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card, notifyUrl });
@@ -62,7 +50,7 @@ const METADATA_URLS = [
 
 describe('a notifyUrl that can never be called back is 1001 where it is given', () => {
   it.each(METADATA_URLS)('by default: %s (merchant create, merchant update, transaction)', async (url) => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     const merchants = await count(app.ctx, 'merchants');
     expect(await errorOf(() => createMerchant(app.ctx, { name: 'Evil', notifyUrl: url }))).toMatchObject({
@@ -84,7 +72,7 @@ describe('a notifyUrl that can never be called back is 1001 where it is given', 
   const LOOPBACK_AND_PRIVATE = ['http://127.0.0.1:9/', 'http://[::127.0.0.1]/', 'http://[::1]/', 'http://2130706433/', 'http://localhost:9/', 'http://10.0.0.1/', 'http://[fd12::1]/', 'http://100.64.0.1/'];
 
   it.each(LOOPBACK_AND_PRIVATE)('with PAYGATE_CALLBACK_PRIVATE=deny: %s', async (url) => {
-    app = await testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
+    app = await open({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
     const m = await testMerchant(app.ctx, { notifyUrl: 'https://shop.example/notify' });
     expect(await errorOf(() => createMerchant(app.ctx, { name: 'Local', notifyUrl: url }))).toMatchObject({
       code: '1001',
@@ -98,7 +86,7 @@ describe('a notifyUrl that can never be called back is 1001 where it is given', 
   });
 
   it.each(LOOPBACK_AND_PRIVATE)('by default %s is accepted (a shop on its own host)', async (url) => {
-    app = await testApp();
+    app = await open();
     const m = await createMerchant(app.ctx, { name: 'Local', notifyUrl: url });
     expect(m.notifyUrl).toBe(url);
     const view = await createTransaction(app.ctx, await requireMerchant(app.ctx, m.merchantId), pay('r1', url));
@@ -108,7 +96,7 @@ describe('a notifyUrl that can never be called back is 1001 where it is given', 
 
 describe('delivery connects only where the policy allows', () => {
   it('by default a loopback receiver gets its callbacks, by address and by name', async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/by-ip') });
     await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url('/by-name').replace('127.0.0.1', 'localhost') });
@@ -117,7 +105,7 @@ describe('delivery connects only where the policy allows', () => {
   });
 
   it('by default an event stored with a metadata address is never sent: DEAD after one attempt, with the reason', async () => {
-    app = await testApp();
+    app = await open();
     const m = await testMerchant(app.ctx);
     await setMerchantUrl(app.ctx, m.merchantId, 'http://2852039166/latest/meta-data/');
     const viaMerchant = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
@@ -137,7 +125,7 @@ describe('delivery connects only where the policy allows', () => {
   });
 
   it('with deny, a loopback address in the URL is never connected to: DEAD after one attempt', async () => {
-    app = await testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
+    app = await open({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
     const m = await testMerchant(app.ctx);
     await setMerchantUrl(app.ctx, m.merchantId, rx.url());
     const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
@@ -153,7 +141,7 @@ describe('delivery connects only where the policy allows', () => {
   });
 
   it('with deny, a host name resolving to loopback is refused when connecting: a failed attempt with the reason, nothing received', async () => {
-    app = await testApp({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
+    app = await open({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
     const m = await testMerchant(app.ctx);
     // The receiver is listening on 127.0.0.1: without the policy this name would reach it.
     await setMerchantUrl(app.ctx, m.merchantId, rx.url().replace('127.0.0.1', 'localhost'));

@@ -1,32 +1,19 @@
 import { rowsOf } from '../helpers/rows.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeCallbackAgents } from '../../src/notify/http-client.js';
+import { describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/services/events.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { updateMerchant } from '../../src/services/merchants.js';
-import { testApp, type TestApp } from '../helpers/ctx.js';
-import { startReceiver, verifyV2Callback, type Receiver } from '../helpers/receiver.js';
+import { type TestApp } from '../helpers/ctx.js';
+import { callbackHarness } from '../helpers/callback-harness.js';
+import { verifyV2Callback } from '../helpers/receiver.js';
 import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
 
-let rx: Receiver;
 let app: TestApp;
-
-beforeAll(async () => {
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await closeCallbackAgents();
-  await rx.close();
-});
-afterEach(async () => {
-  app?.close();
-  rx.received.length = 0;
-  rx.answer(() => 200);
-});
+const { rx, open } = callbackHarness();
 
 describe('callbacks of a real subscription', () => {
   it('first charge (PAYMENT) then a renewal (RENEW_SUCCEEDED): delivered by the renewal run, in order, listed per subscription', async () => {
-    app = await testApp();
+    app = await open();
     const { merchantId, planId } = await merchantWithPlan(app.ctx);
     await updateMerchant(app.ctx, merchantId, { notifyUrl: rx.url('/subs') });
     const sub = await subscribe(app.ctx, merchantId, planId);

@@ -180,6 +180,13 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
   const forbidden = (reply: FastifyReply) =>
     sendPage(reply, 403, 'Payment page', () => messagePage('This form has expired', 'Please reload the payment page and try again.'));
 
+  // A path parameter holding U+0000 names no page; PostgreSQL cannot even compare it with stored
+  // text (it would fail the lookup), so it is answered as the unknown page it is, on both engines.
+  app.addHook('preHandler', async (req, reply) => {
+    const params = (req.params ?? {}) as Record<string, unknown>;
+    if (Object.values(params).some((v) => typeof v === 'string' && v.includes('\u0000'))) return pageNotFound(reply);
+  });
+
   const tokenOf = (req: FastifyRequest): string => (req.params as { token: string }).token;
   const formOf = (req: FastifyRequest): Form => (req.body !== null && typeof req.body === 'object' ? (req.body as Form) : {});
 

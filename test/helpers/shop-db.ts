@@ -1,0 +1,110 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { TEST_ENGINE, tempDir, type TestEngine } from './env.js';
+import { createPgDatabase } from './postgres.js';
+
+/**
+ * A fresh database for tests that drive the real `paygate` processes (CLI, serve) rather than
+ * the services in-process: a SQLite file in a temp dir, or on PostgreSQL a new database of the
+ * run's cluster. The engine defaults to PAYGATE_TEST_ENGINE (vitest.config.ts runs the e2e
+ * suites once per engine).
+ */
+export interface ShopDatabase {
+  readonly engine: TestEngine;
+  /** What `--db` and PAYGATE_DB take: the SQLite file's path or the database's postgres:// URL. */
+  readonly db: string;
+  /** A temp directory of the test's own (certificates, exports, other files), removed on drop. */
+  readonly dir: string;
+  /** Rows as another process sees them, read through a connection opened per call. */
+  readonly rows: RowReader;
+  /** Removes the database (and the temp dir); call after every process on it has stopped. */
+  drop(): Promise<void>;
+}
+
+/** SQL with `?` placeholders, portable across both engines; int8 values read as numbers. */
+export interface RowReader {
+  all<T = Record<string, unknown>>(sql: string, ...args: unknown[]): Promise<T[]>;
+  get<T = Record<string, unknown>>(sql: string, ...args: unknown[]): Promise<T | undefined>;
+  /** Row count of a table. */
+  count(table: string): Promise<number>;
+  /**
+   * The engine's own consistency check: 'ok', or what it found. SQLite: PRAGMA integrity_check;
+   * PostgreSQL: amcheck's bt_index_check over every index of the database (tables against their
+   * indexes, heapallindexed), which raises on the first inconsistency.
+   */
+  integrity(): Promise<string>;
+}
+
+const INT8 = 20;
+const builtinParser = pg.types.getTypeParser as unknown as (oid: number, format: 'text' | 'binary') => (v: string) => unknown;
+const numberInt8: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 ? (v: string) => Number(v) : builtinParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+function rowReader(engine: TestEngine, db: string): RowReader {
+  const all = async <T>(sql: string, ...args: unknown[]): Promise<T[]> => {
+    if (engine === 'sqlite') {
+      const s = new Database(db, { readonly: true, fileMustExist: true });
+      try {
+        return s.prepare(sql).all(...args) as T[];
+      } finally {
+        s.close();
+      }
+    }
+    const c = new pg.Client({ connectionString: db, types: numberInt8 });
+    await c.connect();
+    try {
+      return (await c.query(numbered(sql), args)).rows as T[];
+    } finally {
+      await c.end();
+    }
+  };
+  return {
+    all,
+    get: async <T>(sql: string, ...args: unknown[]) => (await all<T>(sql, ...args))[0],
+    count: async (table: string) => (await all<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]?.n ?? 0,
+    integrity: async () => {
+      if (engine === 'sqlite') return (await all<{ integrity_check: string }>('PRAGMA integrity_check')).map((r) => r.integrity_check).join('\n');
+      const c = new pg.Client({ connectionString: db });
+      await c.connect();
+      try {
+        await c.query('CREATE EXTENSION IF NOT EXISTS amcheck');
+        const r = await c.query<{ n: string }>(
+          `SELECT count(bt_index_check(i.indexrelid, true)) AS n FROM pg_index i
+             JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+             JOIN pg_namespace s ON s.oid = c.relnamespace
+            WHERE a.amname = 'btree' AND s.nspname = 'public'`,
+        );
+        return Number(r.rows[0]?.n) > 0 ? 'ok' : 'no indexes checked';
+      } catch (e) {
+        return (e as Error).message;
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export async function shopDatabase(opts: { engine?: TestEngine; file?: string; prefix?: string } = {}): Promise<ShopDatabase> {
+  const engine = opts.engine ?? TEST_ENGINE;
+  const tmp = tempDir(opts.prefix ?? 'paygate-shop-');
+  const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
+  const db = pgDb ? pgDb.url : join(tmp.dir, opts.file ?? 'paygate.db');
+  return {
+    engine,
+    db,
+    dir: tmp.dir,
+    rows: rowReader(engine, db),
+    drop: async () => {
+      await pgDb?.drop();
+      tmp.cleanup();
+    },
+  };
+}
