@@ -62,6 +62,14 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/stripe-merchant.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-renewals-refunds.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-webhook.test.ts': 'the Stripe channel against its stand-in',
+  'test/e2e/stripe-abandoned-3ds.test.ts': 'the Stripe channel against its stand-in',
+  'test/e2e/stripe-abandoned-setup.test.ts': 'the Stripe channel against its stand-in',
+  'test/e2e/stripe-card-page-browser.test.ts': 'the Stripe channel against its stand-in',
+  'test/e2e/stripe-cards.test.ts': 'the Stripe channel against its stand-in',
+  'test/e2e/stripe-key-faults.test.ts': 'the Stripe channel against its stand-in',
+  'test/e2e/stripe-key-input.test.ts': 'the Stripe channel against its stand-in',
+  'test/e2e/stripe-scenarios.test.ts': 'the Stripe channel against its stand-in',
+  'test/e2e/stripe-live.test.ts': 'opt-in, against Stripe\'s test mode (skipped without STRIPE_TEST_SECRET_KEY, never in CI)',
 };
 
 /**
