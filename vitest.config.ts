@@ -26,6 +26,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/cli-terminal.test.ts',
   'test/e2e/cli-terminal-text.test.ts',
   'test/e2e/cli-tracking.test.ts',
+  'test/e2e/stripe-scenarios.test.ts',
 ];
 
 /** End-to-end suites that run in the `sqlite` project only, and why. */
@@ -68,7 +69,6 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/stripe-cards.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-key-faults.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-key-input.test.ts': 'the Stripe channel against its stand-in',
-  'test/e2e/stripe-scenarios.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-live.test.ts': 'opt-in, against Stripe\'s test mode (skipped without STRIPE_TEST_SECRET_KEY, never in CI)',
 };
 

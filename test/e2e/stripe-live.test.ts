@@ -38,7 +38,7 @@ describe.skipIf(skipReason !== null || !isTestKey)(`Stripe test mode (live)${ski
   let paid: string;
   let subscriptionId: string;
   beforeAll(async () => {
-    e = await startScenarioEnv({ secretKey: key });
+    e = await startScenarioEnv({ secretKey: key, engine: 'sqlite' });
   }, 60_000);
   afterAll(async () => e?.close());
 

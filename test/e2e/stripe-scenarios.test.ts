@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { TEST_ENGINE } from '../helpers/env.js';
 import { startStripeStandin, type StripeStandin } from '../helpers/stripe-standin/index.js';
 import {
   declineScenario,
@@ -12,7 +13,8 @@ import {
 
 /**
  * The shared Stripe scenarios against the local stand-in: the very code the opt-in live test
- * (stripe-live.test.ts) runs against Stripe's test mode, proven here on every run.
+ * (stripe-live.test.ts) runs against Stripe's test mode, proven here on every run, on both
+ * engines (the database comes from shop-db.ts; the renewal is made due with `renew --at`).
  */
 let stripe: StripeStandin;
 let e: StripeScenarioEnv & { close: () => Promise<void> };
@@ -26,7 +28,7 @@ afterAll(async () => {
   await stripe.close();
 });
 
-describe('Stripe scenarios (local stand-in)', () => {
+describe(`Stripe scenarios (local stand-in, ${TEST_ENGINE})`, () => {
   let paid: string;
   let subscriptionId: string;
   it('PAY 4242…: 200000, one succeeded intent', async () => {

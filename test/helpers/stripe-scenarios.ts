@@ -1,10 +1,10 @@
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import Stripe from 'stripe';
 import { expect } from 'vitest';
 import { paygateAsync } from './cli-async.js';
-import { tempDir } from './ctx.js';
+import type { TestEngine } from './env.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from './serve.js';
+import { shopDatabase, type RowReader } from './shop-db.js';
 
 /**
  * The Stripe flows as one merchant sees them, written once and run against two Stripes: the local
@@ -17,7 +17,18 @@ import { client, createMerchant, startServe, type Served, type TestMerchant } fr
  */
 export interface StripeScenarioEnv {
   srv: Served;
+  engine: TestEngine;
+  /** What `--db` takes: a SQLite file or a postgres:// URL. */
   db: string;
+  /** Rows of that database, read as another process would (`?` placeholders on both engines). */
+  rows: RowReader;
+  /**
+   * How a renewal is made due without waiting a month. 'clock': both runs are `renew --at` the
+   * renewal's time, which paygate allows only while Stripe is a local stand-in (plain http on
+   * loopback). 'record': against Stripe itself, where a run ahead of the clock is refused, the
+   * record is moved into the past in the SQLite file instead.
+   */
+  dueBy: 'clock' | 'record';
   m: TestMerchant;
   /** The CLI's environment (PAYGATE_STRIPE_API_URL for the stand-in; nothing for Stripe). */
   cliEnv: Record<string, string>;
@@ -30,21 +41,12 @@ export interface StripeScenarioEnv {
 const YEAR = String(new Date().getUTCFullYear() + 2);
 export const scenarioCard = (cardNumber: string) => JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
 
-function rows<T>(db: string, sql: string, ...args: unknown[]): T[] {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare(sql).all(...args) as T[];
-  } finally {
-    d.close();
-  }
-}
-
 let seq = 0;
 const next = (e: StripeScenarioEnv, what: string) => `${e.tag}-${what}-${++seq}`;
 const api = (e: StripeScenarioEnv) => client(e.srv.url, e.m);
 
 async function intentOf(e: StripeScenarioEnv, txn: string): Promise<Stripe.PaymentIntent> {
-  const ref = rows<{ channel_ref: string | null }>(e.db, 'SELECT channel_ref FROM transactions WHERE id = ?', txn)[0]?.channel_ref;
+  const ref = (await e.rows.get<{ channel_ref: string | null }>('SELECT channel_ref FROM transactions WHERE id = ?', txn))?.channel_ref;
   expect(ref, `transaction ${txn} has no PaymentIntent`).toMatch(/^pi_/);
   return e.stripe.paymentIntents.retrieve(ref ?? '');
 }
@@ -79,7 +81,7 @@ export async function subscriptionScenario(e: StripeScenarioEnv): Promise<{ subs
   expect(r.body.rtn_code, r.text).toBe('0000');
   expect(r.body.data).toMatchObject({ status: '200000' });
   const subscriptionId = r.body.data.subscriptionId as string;
-  const [card] = rows<Record<string, unknown>>(e.db, 'SELECT c.* FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?', subscriptionId);
+  const card = await e.rows.get('SELECT c.* FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?', subscriptionId);
   expect(card).toMatchObject({ channel: 'stripe', pan_enc: null, last4: '4242' });
   const customer = String(card?.stripe_customer_id);
   const pm = await e.stripe.paymentMethods.retrieve(String(card?.stripe_payment_method_id));
@@ -90,11 +92,36 @@ export async function subscriptionScenario(e: StripeScenarioEnv): Promise<{ subs
 }
 
 /**
- * The subscription's next renewal made due now (its record moved into the past, the one thing a
- * test may not wait a month for), then two renewal runs at once: charged exactly once,
- * off-session, with the kept Customer and PaymentMethod.
+ * The subscription's next renewal made due (see `dueBy`: the one thing a test may not wait a
+ * month for), then two renewal runs at once: charged exactly once, off-session, with the kept
+ * Customer and PaymentMethod.
  */
 export async function renewalScenario(e: StripeScenarioEnv, subscriptionId: string): Promise<void> {
+  const at = e.dueBy === 'clock' ? ['--at', await nextBillingTime(e, subscriptionId)] : (moveRenewalIntoPast(e, subscriptionId), []);
+  const runs = await Promise.all([1, 2].map(() => paygateAsync(['--db', e.db, '--json', 'renew', ...at], e.cliEnv)));
+  for (const r of runs) expect(r.status, r.stderr).toBe(0);
+  expect(runs.map((r) => (JSON.parse(r.stdout) as { succeeded: number }).succeeded).reduce((a, b) => a + b, 0)).toBe(1);
+  const renewals = await e.rows.all<{ id: string; status: number }>("SELECT id, status FROM transactions WHERE subscription_id = ? AND payment_type = 'RENEWAL'", subscriptionId);
+  expect(renewals).toHaveLength(1);
+  expect(renewals[0]?.status).toBe(200000);
+  const card = await e.rows.get<{ stripe_customer_id: string }>('SELECT c.stripe_customer_id FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?', subscriptionId);
+  const intent = await intentOf(e, renewals[0]?.id ?? '');
+  expect(intent).toMatchObject({ status: 'succeeded', amount: 999 });
+  expect(typeof intent.customer === 'string' ? intent.customer : intent.customer?.id).toBe(card?.stripe_customer_id);
+}
+
+/** The subscription's next billing time as the CLI prints it (the database's zone), ready for `renew --at`. */
+async function nextBillingTime(e: StripeScenarioEnv, subscriptionId: string): Promise<string> {
+  const r = await paygateAsync(['--db', e.db, '--json', 'sub', 'show', subscriptionId], e.cliEnv);
+  expect(r.status, r.stderr).toBe(0);
+  const next = (JSON.parse(r.stdout) as { nextBillingTime?: string }).nextBillingTime;
+  expect(next, r.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  return next ?? '';
+}
+
+/** The pending renewal record moved a minute into the past, written straight into the SQLite file. */
+function moveRenewalIntoPast(e: StripeScenarioEnv, subscriptionId: string): void {
+  if (e.engine !== 'sqlite') throw new Error('a renewal record is moved into the past in SQLite files only; use dueBy "clock"');
   const d = new Database(e.db);
   try {
     const moved = d
@@ -104,16 +131,6 @@ export async function renewalScenario(e: StripeScenarioEnv, subscriptionId: stri
   } finally {
     d.close();
   }
-  const runs = await Promise.all([1, 2].map(() => paygateAsync(['--db', e.db, '--json', 'renew'], e.cliEnv)));
-  for (const r of runs) expect(r.status, r.stderr).toBe(0);
-  expect(runs.map((r) => (JSON.parse(r.stdout) as { succeeded: number }).succeeded).reduce((a, b) => a + b, 0)).toBe(1);
-  const renewals = rows<{ id: string; status: number }>(e.db, "SELECT id, status FROM transactions WHERE subscription_id = ? AND payment_type = 'RENEWAL'", subscriptionId);
-  expect(renewals).toHaveLength(1);
-  expect(renewals[0]?.status).toBe(200000);
-  const [card] = rows<{ stripe_customer_id: string }>(e.db, 'SELECT c.stripe_customer_id FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?', subscriptionId);
-  const intent = await intentOf(e, renewals[0]?.id ?? '');
-  expect(intent).toMatchObject({ status: 'succeeded', amount: 999 });
-  expect(typeof intent.customer === 'string' ? intent.customer : intent.customer?.id).toBe(card?.stripe_customer_id);
 }
 
 /** A paid PAY refunded in two parts: 400010 then 400000; Stripe holds two succeeded Refunds summing to the amount. */
@@ -123,7 +140,7 @@ export async function refundScenario(e: StripeScenarioEnv, txn: string): Promise
   expect(a.body.data, a.text).toMatchObject({ status: '400010' });
   const b = await refund('8.34');
   expect(b.body.data, b.text).toMatchObject({ status: '400000' });
-  const refs = rows<{ channel_ref: string }>(e.db, "SELECT channel_ref FROM refunds WHERE transaction_id = ? AND status = 'SUCCEEDED'", txn).map((r) => r.channel_ref);
+  const refs = (await e.rows.all<{ channel_ref: string }>("SELECT channel_ref FROM refunds WHERE transaction_id = ? AND status = 'SUCCEEDED'", txn)).map((r) => r.channel_ref);
   expect(refs).toHaveLength(2);
   const refunds = await Promise.all(refs.map((id) => e.stripe.refunds.retrieve(id)));
   expect(refunds.every((r) => r.status === 'succeeded')).toBe(true);
@@ -131,12 +148,13 @@ export async function refundScenario(e: StripeScenarioEnv, txn: string): Promise
 }
 
 /**
- * A fresh database, a merchant switched to Stripe with `secretKey` through the CLI (the key given
- * on stdin, checked by Stripe), and `serve` running. `apiUrl`: the stand-in; absent: Stripe itself.
+ * A fresh database (`engine`, default PAYGATE_TEST_ENGINE: a SQLite file or a new PostgreSQL
+ * database), a merchant switched to Stripe with `secretKey` through the CLI (the key given on
+ * stdin, checked by Stripe), and `serve` running. `apiUrl`: the stand-in; absent: Stripe itself.
  */
-export async function startScenarioEnv(o: { secretKey: string; apiUrl?: string }): Promise<StripeScenarioEnv & { close: () => Promise<void> }> {
-  const t = tempDir('paygate-stripe-scenarios-');
-  const db = join(t.dir, 'scenarios.db');
+export async function startScenarioEnv(o: { secretKey: string; apiUrl?: string; engine?: TestEngine }): Promise<StripeScenarioEnv & { close: () => Promise<void> }> {
+  const database = await shopDatabase({ engine: o.engine, prefix: 'paygate-stripe-scenarios-' });
+  const db = database.db;
   const cliEnv: Record<string, string> = o.apiUrl ? { PAYGATE_STRIPE_API_URL: o.apiUrl } : {};
   let srv: Served | undefined;
   try {
@@ -152,19 +170,22 @@ export async function startScenarioEnv(o: { secretKey: string; apiUrl?: string }
     const served = srv;
     return {
       srv: served,
+      engine: database.engine,
       db,
+      rows: database.rows,
+      dueBy: o.apiUrl ? 'clock' : 'record',
       m,
       cliEnv,
       stripe,
       tag: `pg${Date.now().toString(36)}`,
       close: async () => {
         await served.stop();
-        t.cleanup();
+        await database.drop();
       },
     };
   } catch (e) {
     await srv?.stop();
-    t.cleanup();
+    await database.drop();
     throw e;
   }
 }
