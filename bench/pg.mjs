@@ -23,8 +23,8 @@ function withDatabase(url, name) {
 }
 
 /**
- * { url, label, createDatabase(), stop() } — createDatabase() returns the URL of a new empty
- * database; stop() drops every database it created and stops a cluster this call started.
+ * { url, label, createDatabase(), dropDatabase(), stop() } — createDatabase() returns the URL of a
+ * new database; stop() drops every database it created and stops a cluster this call started.
  */
 export async function pgServer(givenUrl) {
   let cluster;
@@ -54,9 +54,11 @@ export async function pgServer(givenUrl) {
   return {
     url: adminUrl,
     label: `${label}, server ${version}`,
-    async createDatabase() {
+    /** A new database: empty, or a copy of the database at `templateUrl` (nobody connected to it). */
+    async createDatabase(templateUrl) {
       const name = `bench_${randomBytes(5).toString('hex')}`;
-      await admin(`CREATE DATABASE ${name}`);
+      const template = templateUrl ? ` TEMPLATE ${new URL(templateUrl).pathname.slice(1)}` : '';
+      await admin(`CREATE DATABASE ${name}${template}`);
       created.push(name);
       return withDatabase(adminUrl, name);
     },
