@@ -59,12 +59,13 @@ if (process.argv[2] === '--baseline-server') {
   process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
 } else if (process.argv[2] === '--baseline-pg-server') {
   // ---- child mode: the bare fastify + one PostgreSQL INSERT baseline server ----
-  // A pool of paygate's default size, synchronous_commit=on as paygate sets it, a named
+  // A pool of paygate's size (PAYGATE_DB_POOL, else its default), synchronous_commit=on as paygate sets it, a named
   // prepared statement, autocommit: one round trip and one durable commit per request.
   const Fastify = (await import('fastify')).default;
   const pg = require('pg');
-  const { DEFAULT_POOL_SIZE } = await import(new URL('../dist/store/postgres/client.js', import.meta.url));
-  const pool = new pg.Pool({ connectionString: process.argv[3], max: DEFAULT_POOL_SIZE, options: '-c synchronous_commit=on' });
+  const { DEFAULT_POOL_SIZE, parsePoolSize } = await import(new URL('../dist/store/postgres/client.js', import.meta.url));
+  const max = process.env.PAYGATE_DB_POOL ? parsePoolSize(process.env.PAYGATE_DB_POOL) : DEFAULT_POOL_SIZE;
+  const pool = new pg.Pool({ connectionString: process.argv[3], max, options: '-c synchronous_commit=on' });
   const app = Fastify();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.post('/payment/:apiKey/transaction', async (req) => {
@@ -252,6 +253,8 @@ async function mainSqlite({ duration, connections, rounds }, logLevel) {
 async function mainPg(givenUrl, { duration, connections, rounds }, logLevel) {
   const server = await pgServer(givenUrl);
   const procs = [];
+  // Both sides get the same pool size: PAYGATE_DB_POOL when set, else paygate's default.
+  const poolEnv = process.env.PAYGATE_DB_POOL ? { PAYGATE_DB_POOL: process.env.PAYGATE_DB_POOL } : {};
   try {
     const dbUrl = await server.createDatabase();
     const baseUrl = await server.createDatabase();
@@ -264,8 +267,8 @@ async function mainPg(givenUrl, { duration, connections, rounds }, logLevel) {
 
     const startMany = (n, make) => Promise.all(Array.from({ length: n }, make)).then((list) => (procs.push(...list), list));
     const serve = () =>
-      start(process.execPath, [BIN, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'], { PAYGATE_DB: dbUrl, PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel }, /listening on (http:\/\/\S+)/);
-    const baseline = () => start(process.execPath, [SELF, '--baseline-pg-server', baseUrl], {}, /listening on (http:\/\/\S+)/);
+      start(process.execPath, [BIN, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'], { PAYGATE_DB: dbUrl, PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel, ...poolEnv }, /listening on (http:\/\/\S+)/);
+    const baseline = () => start(process.execPath, [SELF, '--baseline-pg-server', baseUrl], poolEnv, /listening on (http:\/\/\S+)/);
     const measure = async (servers) => {
       const urls = servers.map((s) => s.url);
       await load(urls, payRequest, { duration: 1, connections }); // warm-up
