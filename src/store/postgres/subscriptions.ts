@@ -207,9 +207,10 @@ export function pageRecords(
   );
 }
 
-export async function insertPendingRecord(db: Conn, r: NewRecord): Promise<string> {
+/** The INSERT of a new PENDING record, sent; its id at once, its answer in `write`. */
+export function sendPendingRecord(db: Conn, r: NewRecord): { id: string; write: Promise<number> } {
   const id = newId('rec', r.now);
-  await run(
+  const write = run(
     db,
     `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status,
        retry_count, cycle_index, credit_applied, plan_id, created_at)
@@ -217,7 +218,7 @@ export async function insertPendingRecord(db: Conn, r: NewRecord): Promise<strin
        @creditApplied, @planId, @now)`,
     { id, ...r, creditApplied: r.creditApplied ?? 0, planId: r.planId ?? null },
   );
-  return id;
+  return { id, write };
 }
 
 /**

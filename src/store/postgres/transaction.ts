@@ -9,13 +9,57 @@ import {
   sqlState,
   UNIQUE_VIOLATION,
 } from './errors.js';
+import type { Conn } from './query.js';
 import * as schema from './schema/index.js';
 
 /** One unit of work: a connection of its own, inside BEGIN … COMMIT. */
 export interface PgTx {
   readonly client: pg.PoolClient;
+  /** The connection for the repositories, with writes that need not be waited for (see TxConn). */
+  readonly conn: TxConn;
   /** drizzle on this transaction's connection (built on first use). */
   readonly db: PgDb;
+}
+
+/**
+ * A unit of work's connection, pipelined (client.ts). A write whose answer the caller does not
+ * need (an INSERT of a row whose id it made, an UPDATE that must simply happen) is sent and
+ * `defer`red: the unit of work goes on at once and the write's answer arrives with the next
+ * statement's, or with COMMIT's. Its failure is never lost: PostgreSQL aborts the transaction at
+ * the failed statement, so every later statement fails and COMMIT ends in a rollback; the first
+ * failure is what the unit of work, and then withTransaction, see (a unique violation stays a
+ * unique violation, retried as such). Writes are sent in order, so they run in order.
+ */
+export class TxConn implements Conn {
+  private pending: Promise<void>[] = [];
+  private failure: { error: unknown } | undefined;
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  query(cfg: pg.QueryConfig): Promise<pg.QueryResult> {
+    return this.client.query(cfg).catch(async (e: unknown) => {
+      // A statement refused because an earlier deferred write failed: report that write's error.
+      await this.settle();
+      throw e;
+    });
+  }
+
+  defer(write: Promise<unknown>): void {
+    this.pending.push(
+      write.then(
+        () => undefined,
+        (e: unknown) => {
+          this.failure ??= { error: e };
+        },
+      ),
+    );
+  }
+
+  /** Waits for every deferred write; throws the first one's failure. */
+  async settle(): Promise<void> {
+    while (this.pending.length > 0) await Promise.all(this.pending.splice(0));
+    if (this.failure) throw this.failure.error;
+  }
 }
 
 export interface TransactionOptions {
@@ -73,32 +117,50 @@ export async function withTransaction<T>(
     let stage: 'begin' | 'work' | 'commit' = 'begin';
     let txid: string | undefined;
     let result: T | undefined;
+    const conn = new TxConn(client);
+    // Whether BEGIN was answered: a connection lost before that ran nothing that could commit.
+    let begun = false;
     try {
-      if (opts.readOnly) {
-        await client.query(begin);
-      } else {
-        // One round trip: the transaction id lets a lost COMMIT be looked up afterwards.
-        const rs = (await client.query(`${begin}; SELECT txid_current()::text AS txid`)) as unknown as pg.QueryResult[];
-        txid = rs[1]?.rows[0]?.txid as string | undefined;
-      }
+      // Deferred: the connection is pipelined (client.ts), so fn's first statement goes out right
+      // behind BEGIN and the two share a round trip; the server runs it inside the transaction.
+      // The transaction id (same message) lets a lost COMMIT be looked up afterwards.
+      conn.defer(
+        client.query(opts.readOnly ? begin : `${begin}; SELECT txid_current()::text AS txid`).then((rs) => {
+          if (!opts.readOnly) txid = (rs as unknown as pg.QueryResult[])[1]?.rows[0]?.txid as string | undefined;
+          begun = true;
+        }),
+      );
       stage = 'work';
       let db: PgDb | undefined;
       const tx: PgTx = {
         client,
+        conn,
         get db() {
           db ??= drizzle(client, { schema });
           return db;
         },
       };
-      result = await fn(tx);
+      try {
+        result = await fn(tx);
+      } catch (e) {
+        // A lost connection or a failed BEGIN fails whatever came behind it; report the first failure.
+        await conn.settle();
+        throw e;
+      }
+      // COMMIT goes out behind the deferred writes; if one of them failed, the server has aborted
+      // the transaction and turns this COMMIT into a rollback, and settle() throws that failure.
       stage = 'commit';
-      await client.query('COMMIT');
+      const commit = client.query('COMMIT');
+      const settled = conn.settle();
+      await Promise.allSettled([commit, settled]);
+      await settled;
+      await commit;
       release();
       return result;
     } catch (e) {
       if (isConnectionLost(e)) {
         release(e as Error);
-        if (stage === 'begin' || opts.readOnly) {
+        if (stage === 'begin' || !begun || opts.readOnly) {
           if (reconnects++ < 1) continue;
           throw new PgConnectionLostError(false, e);
         }

@@ -118,8 +118,13 @@ export async function subscriptionCodeOf(db: Conn, subscriptionId: string): Prom
  * statement reads the latest commit), answering "relationId already used" instead of the result.
  */
 export async function lockIdempotency(db: Conn, merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
-  await get(db, 'SELECT pg_advisory_xact_lock(hashtextextended(@key, 0)) AS l', { key: `idem:${merchantId}:${scope}:${requestId}` });
-  return getIdempotency(db, merchantId, scope, requestId);
+  // Two statements in one round trip (the connection is pipelined): the read is sent at once but
+  // the server starts it, and takes its snapshot, only after the lock is granted.
+  const [, row] = await Promise.all([
+    get(db, 'SELECT pg_advisory_xact_lock(hashtextextended(@key, 0)) AS l', { key: `idem:${merchantId}:${scope}:${requestId}` }),
+    getIdempotency(db, merchantId, scope, requestId),
+  ]);
+  return row;
 }
 
 export function getIdempotency(db: Conn, merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
