@@ -345,7 +345,9 @@ export async function rescheduleRecord(db: Conn, id: string, scheduledTime: numb
 export async function stalePendingChanges(db: Conn, before: number, limit: number): Promise<string[]> {
   const rows = await all<{ id: string }>(
     db,
-    `SELECT id FROM billing_records WHERE status = 'PENDING' AND billing_type = 'CHANGE' AND created_at < @before
+    // scheduled_time = created_at for a CHANGE record (see the SQLite engine): the same condition,
+    // which the partial due index answers without visiting the future renewals.
+    `SELECT id FROM billing_records WHERE status = 'PENDING' AND scheduled_time < @before AND billing_type = 'CHANGE' AND created_at < @before
      ORDER BY scheduled_time, id COLLATE "C" LIMIT @limit`,
     { before, limit },
   );
