@@ -238,6 +238,8 @@ class PgReads implements Reads {
  * so a unit of work's trailing writes and its COMMIT share one round trip.
  */
 class PgTx extends PgReads implements Tx {
+  private changed: { row: TransactionRow; mark: number } | undefined;
+
   constructor(private readonly conn: TxConn) {
     super(conn);
   }
@@ -282,7 +284,19 @@ class PgTx extends PgReads implements Tx {
     return this.later(txns.insertIdempotency(this.db, row));
   }
   async updateTransactionIf(id: string, fromStatus: number, patch: Partial<Omit<TransactionRow, 'id'>>): Promise<boolean> {
-    return txns.updateTransactionIf(this.db, id, fromStatus, patch);
+    const r = await txns.updateTransactionIf(this.db, id, fromStatus, patch);
+    if (r.row) this.changed = { row: r.row, mark: this.conn.transactionWriteMark };
+    return r.updated;
+  }
+  /**
+   * The row this unit of work just changed, as the UPDATE returned it, while no later statement
+   * could have changed it again (the row stays locked by this transaction until it ends): the
+   * read that usually follows a state change costs no round trip.
+   */
+  override async getTransaction(id: string): Promise<TransactionRow | undefined> {
+    const c = this.changed;
+    if (c && c.row.id === id && c.mark === this.conn.transactionWriteMark) return { ...c.row };
+    return super.getTransaction(id);
   }
   async claimCharge(id: string, now: number, leaseMs: number): Promise<boolean> {
     return txns.claimCharge(this.db, id, now, leaseMs);

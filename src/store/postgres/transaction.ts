@@ -33,10 +33,21 @@ export interface PgTx {
 export class TxConn implements Conn {
   private pending: Promise<void>[] = [];
   private failure: { error: unknown } | undefined;
+  private transactionWrites = 0;
 
   constructor(private readonly client: pg.PoolClient) {}
 
+  /**
+   * Counts the statements sent so far that may change a row of `transactions` (any INSERT,
+   * UPDATE or DELETE naming the table): a row read or returned at one count is still the row
+   * while the count stays the same, for nobody else can change it under this unit of work's lock.
+   */
+  get transactionWriteMark(): number {
+    return this.transactionWrites;
+  }
+
   query(cfg: pg.QueryConfig): Promise<pg.QueryResult> {
+    if (WRITES_TRANSACTIONS.test(cfg.text)) this.transactionWrites++;
     return this.client.query(cfg).catch(async (e: unknown) => {
       // A statement refused because an earlier deferred write failed: report that write's error.
       await this.settle();
@@ -76,6 +87,8 @@ export interface TransactionOptions {
 }
 
 const DEFAULT_ATTEMPTS = 5;
+
+const WRITES_TRANSACTIONS = /\b(?:UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+transactions\b/i;
 
 /**
  * Runs fn in one transaction on one pooled connection and commits. fn may run more than once:
