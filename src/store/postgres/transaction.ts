@@ -1,4 +1,5 @@
 import { drizzle } from 'drizzle-orm/node-postgres';
+import type { Socket } from 'node:net';
 import type pg from 'pg';
 import type { PgDb } from './client.js';
 import {
@@ -34,6 +35,7 @@ export class TxConn implements Conn {
   private pending: Promise<void>[] = [];
   private failure: { error: unknown } | undefined;
   private transactionWrites = 0;
+  private corked = false;
 
   constructor(private readonly client: pg.PoolClient) {}
 
@@ -46,7 +48,25 @@ export class TxConn implements Conn {
     return this.transactionWrites;
   }
 
+  /**
+   * Statements sent in one turn of the event loop (BEGIN and the first statement, deferred writes
+   * and the COMMIT behind them) leave in one socket write instead of one each: the socket is
+   * corked until the turn ends (pg corks around each statement; corks nest).
+   */
+  gather(): void {
+    if (this.corked) return;
+    const stream = (this.client as unknown as { connection?: { stream?: Partial<Pick<Socket, 'cork' | 'uncork'>> } }).connection?.stream;
+    if (!stream?.cork || !stream.uncork) return;
+    stream.cork();
+    this.corked = true;
+    process.nextTick(() => {
+      this.corked = false;
+      stream.uncork?.();
+    });
+  }
+
   query(cfg: pg.QueryConfig): Promise<pg.QueryResult> {
+    this.gather();
     if (WRITES_TRANSACTIONS.test(cfg.text)) this.transactionWrites++;
     return this.client.query(cfg).catch(async (e: unknown) => {
       // A statement refused because an earlier deferred write failed: report that write's error.
@@ -137,6 +157,7 @@ export async function withTransaction<T>(
       // Deferred: the connection is pipelined (client.ts), so fn's first statement goes out right
       // behind BEGIN and the two share a round trip; the server runs it inside the transaction.
       // The transaction id (same message) lets a lost COMMIT be looked up afterwards.
+      conn.gather();
       conn.defer(
         client.query(opts.readOnly ? begin : `${begin}; SELECT txid_current()::text AS txid`).then((rs) => {
           if (!opts.readOnly) txid = (rs as unknown as pg.QueryResult[])[1]?.rows[0]?.txid as string | undefined;
@@ -163,6 +184,7 @@ export async function withTransaction<T>(
       // COMMIT goes out behind the deferred writes; if one of them failed, the server has aborted
       // the transaction and turns this COMMIT into a rollback, and settle() throws that failure.
       stage = 'commit';
+      conn.gather();
       const commit = client.query('COMMIT');
       const settled = conn.settle();
       await Promise.allSettled([commit, settled]);
