@@ -1,15 +1,21 @@
 #!/usr/bin/env node
-// HTTP benchmark (issue 5). Run: `npx tsc -p tsconfig.build.json && node bench/http.mjs`
+// HTTP benchmark (issues 5 and 11). Run: `npx tsc -p tsconfig.build.json && node bench/http.mjs`
 // (or `npm run bench -- http`). Options: --duration S (default 10), --connections N (default 50),
-// --rounds R (default 3: the three servers take turns R times; the table shows each server's median
+// --rounds R (default 3: the servers take turns R times; the table shows each server's median
 // round, and every round's ratio is listed, because a shared 2-core machine is noisy).
-// Three servers, each in its own process, each hit by autocannon for the same time at the same
-// concurrency, one after another on this machine:
+// SQLite (default): three servers, each in its own process, each hit by autocannon for the same
+// time at the same concurrency, one after another on this machine:
 //  1. paygate: `paygate serve --no-rate-limit --no-renew`, signed (v2) PAY transactions with the
 //     sandbox card 4242…, each with its own requestId/relationId; every success is on disk.
 //  2. baseline: a bare fastify route doing one better-sqlite3 INSERT of the same body
 //     (WAL, synchronous=FULL) — the floor for "parse a request, write it durably, answer".
 //  3. stripe-stateful-mock: POST /v1/charges with an Idempotency-Key (in memory, no durability).
+// --pg [URL]: the same on PostgreSQL (a throwaway cluster unless a superuser URL is given), twice:
+//  A. one `paygate serve` (PAYGATE_DB=postgres://…) beside one bare fastify route doing one
+//     INSERT of the same body through a pg pool of paygate's default size (synchronous_commit=on);
+//  B. two `serve` processes on one database beside two baseline processes on one database; two
+//     autocannon runs at once, half the connections each, req/s summed and the latency
+//     histograms of both merged before the percentiles are read.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +23,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { pgArg, pgServer } from './pg.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -28,6 +36,8 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
+
+const BASELINE_TABLE = 'CREATE TABLE IF NOT EXISTS requests (id bigserial PRIMARY KEY, body text NOT NULL, created_at bigint NOT NULL)';
 
 // ---- child mode: the bare fastify + better-sqlite3 baseline server ----
 if (process.argv[2] === '--baseline-server') {
@@ -47,6 +57,24 @@ if (process.argv[2] === '--baseline-server') {
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   console.log(`listening on ${url}`);
   process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
+} else if (process.argv[2] === '--baseline-pg-server') {
+  // ---- child mode: the bare fastify + one PostgreSQL INSERT baseline server ----
+  // A pool of paygate's size (PAYGATE_DB_POOL, else its default), synchronous_commit=on as paygate sets it, a named
+  // prepared statement, autocommit: one round trip and one durable commit per request.
+  const Fastify = (await import('fastify')).default;
+  const pg = require('pg');
+  const { DEFAULT_POOL_SIZE, parsePoolSize } = await import(new URL('../dist/store/postgres/client.js', import.meta.url));
+  const max = process.env.PAYGATE_DB_POOL ? parsePoolSize(process.env.PAYGATE_DB_POOL) : DEFAULT_POOL_SIZE;
+  const pool = new pg.Pool({ connectionString: process.argv[3], max, options: '-c synchronous_commit=on' });
+  const app = Fastify();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.post('/payment/:apiKey/transaction', async (req) => {
+    const r = await pool.query({ name: 'insert_request', text: 'INSERT INTO requests (body, created_at) VALUES ($1, $2) RETURNING id', values: [req.body, Date.now()] });
+    return { rtn_code: '0000', rtn_msg: 'success', success: true, data: { id: String(r.rows[0].id) } };
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  console.log(`listening on ${url}`);
+  process.on('SIGTERM', () => app.close().then(() => pool.end()).then(() => process.exit(0)));
 } else {
   await main();
 }
@@ -77,22 +105,76 @@ async function stop(proc) {
   await done;
 }
 
-async function load(url, requestOf, { duration, connections }) {
+/**
+ * autocannon against one or more servers at once, the connections split evenly between them.
+ * req/s is the sum of each run's completed requests per second; the latency percentiles come
+ * from the runs' latency histograms merged into one (every request counted once), not from
+ * averaging percentiles.
+ */
+async function load(urls, requestOf, { duration, connections }) {
   const autocannon = require('autocannon');
   let n = 0;
-  const result = await autocannon({
-    url,
-    connections,
-    duration,
-    requests: [{ setupRequest: (req) => ({ ...req, ...requestOf(n++) }) }],
-  });
+  const list = Array.isArray(urls) ? urls : [urls];
+  const raw = await Promise.all(
+    list.map((url, i) =>
+      autocannon({
+        url,
+        connections: Math.floor(connections / list.length) + (i < connections % list.length ? 1 : 0),
+        duration,
+        skipAggregateResult: true,
+        requests: [{ setupRequest: (req) => ({ ...req, ...requestOf(n++) }) }],
+      }),
+    ),
+  );
+  const merged = autocannon.aggregateResult(raw, { url: list[0], connections, duration });
   return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    ok: result['2xx'],
-    errors: result.errors + result.timeouts + result.non2xx,
+    rps: raw.reduce((sum, r) => sum + r.totalCompletedRequests / Math.max(r.samples, 1), 0),
+    p50: merged.latency.p50,
+    p99: merged.latency.p99,
+    ok: merged['2xx'],
+    errors: merged.errors + merged.timeouts + merged.non2xx,
   };
+}
+
+function createMerchant(db) {
+  const created = spawnSync(process.execPath, [BIN, '--db', db, '--json', 'merchant', 'create', '--name', 'Bench', '--signature-version', '2'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, PAYGATE_VAULT_KEY: KEY },
+  });
+  if (created.status !== 0) throw new Error(created.stderr);
+  return JSON.parse(created.stdout);
+}
+
+/** Signed v2 PAY requests, each with its own requestId/relationId. */
+function payRequests(m) {
+  const year = String(new Date().getUTCFullYear() + 2);
+  const cardInfo = JSON.stringify({ holderName: 'Bench', cardNumber: '4242424242424242', month: '12', year, cvv: '123' });
+  const run = Date.now().toString(36);
+  const path = `/payment/${m.apiKey}/transaction`;
+  let seq = 0;
+  return () => {
+    const i = seq++;
+    const body = JSON.stringify({
+      merchantId: m.merchantId, requestId: `${run}-${i}`, relationId: `${run}-${i}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo,
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const sig = createHmac('sha256', m.secret).update(`${t}.POST.${path}.${body}`).digest('hex');
+    return { method: 'POST', path, body, headers: { 'content-type': 'application/json', 'x-paygate-signature': `t=${t},v2=${sig}` } };
+  };
+}
+
+function median(list) {
+  return [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
+}
+
+function pct(a, b) {
+  return `${((a / b) * 100).toFixed(0)}%`;
+}
+
+function printTable(rows) {
+  console.log('| server (median round by req/s) | req/s | p50 ms | p99 ms | 2xx | errors/non-2xx |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const [name, r] of rows) console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.errors} |`);
 }
 
 async function main() {
@@ -100,35 +182,22 @@ async function main() {
     console.error('build first: npx tsc -p tsconfig.build.json');
     process.exit(1);
   }
-  const duration = arg('--duration', 10);
-  const connections = arg('--connections', 50);
-  const rounds = Math.max(1, arg('--rounds', 3));
-  const dir = mkdtempSync(join(tmpdir(), 'paygate-bench-http-'));
-  const year = String(new Date().getUTCFullYear() + 2);
-  const cardInfo = JSON.stringify({ holderName: 'Bench', cardNumber: '4242424242424242', month: '12', year, cvv: '123' });
-  const run = Date.now().toString(36);
+  const opts = { duration: arg('--duration', 10), connections: arg('--connections', 50), rounds: Math.max(1, arg('--rounds', 3)) };
   const logLevel = process.env.PAYGATE_LOG_LEVEL ?? 'info';
+  const pg = pgArg();
+  if (pg.wanted) await mainPg(pg.url, opts, logLevel);
+  else await mainSqlite(opts, logLevel);
+}
+
+async function mainSqlite({ duration, connections, rounds }, logLevel) {
+  const dir = mkdtempSync(join(tmpdir(), 'paygate-bench-http-'));
   const results = { paygate: [], baseline: [], stripe: [] };
   try {
     // 1. paygate (one database for every round, as a long-running server would have)
     const dbPath = join(dir, 'paygate.db');
-    const created = spawnSync(process.execPath, [BIN, '--db', dbPath, '--json', 'merchant', 'create', '--name', 'Bench', '--signature-version', '2'], {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, PAYGATE_VAULT_KEY: KEY },
-    });
-    if (created.status !== 0) throw new Error(created.stderr);
-    const m = JSON.parse(created.stdout);
-    const path = `/payment/${m.apiKey}/transaction`;
+    const payRequest = payRequests(createMerchant(dbPath));
+    const run = Date.now().toString(36);
     let seq = 0;
-    const payRequest = () => {
-      const i = seq++;
-      const body = JSON.stringify({
-        merchantId: m.merchantId, requestId: `${run}-${i}`, relationId: `${run}-${i}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo,
-      });
-      const t = Math.floor(Date.now() / 1000);
-      const sig = createHmac('sha256', m.secret).update(`${t}.POST.${path}.${body}`).digest('hex');
-      return { method: 'POST', path, body, headers: { 'content-type': 'application/json', 'x-paygate-signature': `t=${t},v2=${sig}` } };
-    };
     const chargeRequest = () => {
       const i = seq++;
       return {
@@ -161,22 +230,74 @@ async function main() {
       results.stripe.push(await measure(mock, chargeRequest, `http://127.0.0.1:${port}`));
     }
 
-    const median = (list) => [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
     const [paygate, baseline, stripe] = [median(results.paygate), median(results.baseline), median(results.stripe)];
-    const rows = [
+    console.log(`## HTTP: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`);
+    printTable([
       ['paygate serve (signed PAY, sandbox charge, durable)', paygate],
       ['baseline: fastify + 1 better-sqlite3 insert (WAL, synchronous=FULL)', baseline],
       ['stripe-stateful-mock (charges + Idempotency-Key, in memory)', stripe],
-    ];
-    console.log(`## HTTP: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`);
-    console.log('| server (median round by req/s) | req/s | p50 ms | p99 ms | 2xx | errors/non-2xx |');
-    console.log('|---|---:|---:|---:|---:|---:|');
-    for (const [name, r] of rows) console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.errors} |`);
-    const pct = (a, b) => `${((a / b) * 100).toFixed(0)}%`;
+    ]);
     const perRound = (other) => results.paygate.map((r, i) => pct(r.rps, results[other][i].rps)).join(', ');
     console.log(`\npaygate / baseline: ${pct(paygate.rps, baseline.rps)} of req/s (target ≥ 60%), p99 ${(paygate.p99 / Math.max(baseline.p99, 1)).toFixed(2)}× (target ≤ 2×); rounds: ${perRound('baseline')}`);
     console.log(`paygate / stripe-stateful-mock: ${pct(paygate.rps, stripe.rps)} of req/s, p99 ${(paygate.p99 / Math.max(stripe.p99, 1)).toFixed(2)}×; rounds: ${perRound('stripe')}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * PostgreSQL: one paygate database and one baseline database on the same server, kept for every
+ * round; in each round paygate and the baseline take turns, first with one process each, then
+ * with two processes each on their one database.
+ */
+async function mainPg(givenUrl, { duration, connections, rounds }, logLevel) {
+  const server = await pgServer(givenUrl);
+  const procs = [];
+  // Both sides get the same pool size: PAYGATE_DB_POOL when set, else paygate's default.
+  const poolEnv = process.env.PAYGATE_DB_POOL ? { PAYGATE_DB_POOL: process.env.PAYGATE_DB_POOL } : {};
+  try {
+    const dbUrl = await server.createDatabase();
+    const baseUrl = await server.createDatabase();
+    const payRequest = payRequests(createMerchant(dbUrl));
+    const pg = require('pg');
+    const c = new pg.Client({ connectionString: baseUrl });
+    await c.connect();
+    await c.query(BASELINE_TABLE);
+    await c.end();
+
+    const startMany = (n, make) => Promise.all(Array.from({ length: n }, make)).then((list) => (procs.push(...list), list));
+    const serve = () =>
+      start(process.execPath, [BIN, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'], { PAYGATE_DB: dbUrl, PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel, ...poolEnv }, /listening on (http:\/\/\S+)/);
+    const baseline = () => start(process.execPath, [SELF, '--baseline-pg-server', baseUrl], poolEnv, /listening on (http:\/\/\S+)/);
+    const measure = async (servers) => {
+      const urls = servers.map((s) => s.url);
+      await load(urls, payRequest, { duration: 1, connections }); // warm-up
+      const r = await load(urls, payRequest, { duration, connections });
+      await Promise.all(servers.map((s) => stop(s.proc)));
+      return r;
+    };
+
+    console.log(`## HTTP on PostgreSQL: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`);
+    console.log(`Server: ${server.label}.\n`);
+    for (const n of [1, 2]) {
+      const results = { paygate: [], baseline: [] };
+      for (let round = 0; round < rounds; round++) {
+        results.paygate.push(await measure(await startMany(n, serve)));
+        results.baseline.push(await measure(await startMany(n, baseline)));
+      }
+      const [p, b] = [median(results.paygate), median(results.baseline)];
+      const what = n === 1 ? 'one process each' : `${n} processes each on one database, ${connections / n} connections per process, req/s summed, latencies merged`;
+      console.log(`### ${what}\n`);
+      printTable([
+        [`paygate serve ×${n} (signed PAY, sandbox charge, durable)`, p],
+        [`baseline ×${n}: fastify + 1 INSERT (pg pool, synchronous_commit=on)`, b],
+      ]);
+      const rps = results.paygate.map((r, i) => pct(r.rps, results.baseline[i].rps)).join(', ');
+      const p99 = results.paygate.map((r, i) => `${(r.p99 / Math.max(results.baseline[i].p99, 1)).toFixed(2)}×`).join(', ');
+      console.log(`\npaygate / baseline (×${n}): ${pct(p.rps, b.rps)} of req/s (target ≥ 60%), p99 ${(p.p99 / Math.max(b.p99, 1)).toFixed(2)}× (target ≤ 2×); rounds: ${rps}; p99 rounds: ${p99}\n`);
+    }
+  } finally {
+    await Promise.all(procs.map((p) => stop(p.proc)));
+    await server.stop();
   }
 }

@@ -9,11 +9,22 @@
 //             pragmas, committed in batches of the engine's batch size — rows/s baseline;
 //  3. idle:   `runRenewal` with M subscriptions (default 1,000,000) and none due — run time.
 // Options: --due N  --idle M
-import { spawnSync } from 'node:child_process';
+// --pg [URL]: on PostgreSQL instead (a throwaway cluster unless a superuser URL is given), each
+// scenario on its own copy of one seeded database:
+//  1. engine ×1 and ×4: one, then four processes, each running what `paygate renew` runs
+//     (`runRenewal`, its own pool of the default size) over the same N due subscriptions at once;
+//     renewals/s over the wall time from the common start to the last process's end; then the
+//     callback pass, timed apart as on SQLite;
+//  2. raw, per row: the same six row writes per renewal as prepared statements on one connection,
+//     committed per batch of the engine's batch size (the SQLite baseline's method);
+//  3. raw, multi-row: the same rows as one INSERT/UPDATE per table per batch (unnest arrays) —
+//     the fastest plain way to write them.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pgArg, pgServer } from './pg.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const DIST = new URL('../dist/', import.meta.url);
@@ -68,6 +79,14 @@ async function seed(dbPath, count, dueAt) {
   await ctx.close();
 }
 
+/** Through the store, so it works on either engine. */
+async function setNotifyUrl(ctx, notifyUrl) {
+  const merchants = await ctx.store.listMerchants();
+  await ctx.store.transaction(async (tx) => {
+    for (const m of merchants) await tx.updateMerchant(m.id, { notifyUrl });
+  });
+}
+
 /** Child: the engine over everything due. */
 async function engine(dbPath) {
   const ctx = await app(dbPath, RUN_AT);
@@ -77,11 +96,11 @@ async function engine(dbPath) {
   // them, timed on its own. An event with no notifyUrl anywhere is not written, so the merchant
   // has one during the run (an event per renewal, as in the raw baseline) and none by the pass,
   // which retires every event as DEAD in bulk: no network in a benchmark.
-  ctx.sqlite.prepare("UPDATE merchants SET notify_url = 'https://shop.example/notify'").run();
+  await setNotifyUrl(ctx, 'https://shop.example/notify');
   const t0 = performance.now();
   const s = await runRenewal(ctx, { deliverCallbacks: false });
   const ms = performance.now() - t0;
-  ctx.sqlite.prepare('UPDATE merchants SET notify_url = NULL').run();
+  await setNotifyUrl(ctx, null);
   const t1 = performance.now();
   const d = await deliverDue(ctx, { now: RUN_AT });
   const deliveryMs = performance.now() - t1;
@@ -141,6 +160,202 @@ async function idle(dbPath) {
   return { ms, warmMs, openMs, count: s.due };
 }
 
+// ---- PostgreSQL ----
+
+/** Child: seed the PostgreSQL database at `url` like seed() does SQLite (same ids, same rows). */
+async function seedPg(url, count, dueAt) {
+  const ctx = await app(url, START);
+  const { createMerchant } = await import(new URL('services/merchants.js', DIST));
+  const { createPlan } = await import(new URL('services/plans.js', DIST));
+  const m = await createMerchant(ctx, { name: 'Bench Shop' });
+  const plan = await createPlan(ctx, m.merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+  const panEnc = ctx.vault.encrypt('4242424242424242');
+  // Seeding reaches past the store boundary to the PostgreSQL engine's pool: set-based inserts.
+  const pool = ctx.store.handle.pool;
+  const n = "lpad(i::text, 8, '0')";
+  const args = [m.merchantId, panEnc, START, count];
+  await pool.query(
+    `INSERT INTO cards (id, merchant_id, pan_enc, bin, last4, brand, exp_month, exp_year, created_at)
+     SELECT 'crd_b' || ${n}, $1, $2, '424242', '4242', 'Visa', 12, 2099, $3 FROM generate_series(0, $4 - 1) AS i`,
+    args,
+  );
+  await pool.query(
+    `INSERT INTO subscriptions (id, code, merchant_id, plan_id, user_id, card_id, amount, currency, cycle_type, cycle_length, status,
+       anchor_time, paid_through, start_time, billing_count, failed_count, total_paid, created_at, updated_at)
+     SELECT 'sub_b' || ${n}, 'SCB' || ${n}, $1, $5, 'user-' || i, 'crd_b' || ${n}, 999, 'USD', 'MONTHLY', 1, 'ACTIVE',
+       $3, $6, $3, 1, 0, 999, $3, $3 FROM generate_series(0, $4 - 1) AS i WHERE $2::text IS NOT NULL`,
+    [...args, plan.planId, dueAt],
+  );
+  await pool.query(
+    `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
+     SELECT 'rec_b' || ${n}, 'sub_b' || ${n}, $1, 'RENEW', 999, 'USD', $5, 'PENDING', 0, 1, $3 FROM generate_series(0, $4 - 1) AS i WHERE $2::text IS NOT NULL`,
+    [...args, dueAt],
+  );
+  await pool.query('VACUUM ANALYZE');
+  await ctx.close();
+}
+
+/**
+ * Child: one renewal process. Opens the app, says "ready", waits for "go" on stdin (so that
+ * several start together), runs what `paygate renew` runs, and reports when it started and ended
+ * (wall clock, shared by every process on the machine).
+ */
+async function enginePg(url) {
+  const ctx = await app(url, RUN_AT);
+  const { runRenewal } = await import(new URL('services/renew/index.js', DIST));
+  await ctx.store.countDue(RUN_AT); // the pool's first connection, before the clock starts
+  process.stdout.write('ready\n');
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  const startedAt = performance.timeOrigin + performance.now();
+  const s = await runRenewal(ctx, { deliverCallbacks: false });
+  const endedAt = performance.timeOrigin + performance.now();
+  await ctx.close();
+  return { startedAt, endedAt, count: s.succeeded, due: s.due };
+}
+
+/** Child: the callback pass after the renewals (no notifyUrl any more: every event retired). */
+async function deliverPg(url) {
+  const ctx = await app(url, RUN_AT);
+  const { deliverDue } = await import(new URL('notify/deliver.js', DIST));
+  await setNotifyUrl(ctx, null);
+  const t0 = performance.now();
+  const d = await deliverDue(ctx, { now: RUN_AT });
+  const ms = performance.now() - t0;
+  await ctx.close();
+  return { ms, retired: d.dead };
+}
+
+/** Child: the raw write rate of the same rows on one connection (synchronous_commit=on). */
+async function rawPg(url, mode) {
+  const { BATCH_SIZE } = await import(new URL('services/renew/run.js', DIST));
+  const { createRequire } = await import('node:module');
+  const pg = createRequire(import.meta.url)('pg');
+  const c = new pg.Client({ connectionString: url, options: '-c synchronous_commit=on' });
+  await c.connect();
+  const ids = (await c.query("SELECT id, subscription_id AS sid, merchant_id AS mid FROM billing_records WHERE status = 'PENDING' ORDER BY id")).rows;
+  const payload = JSON.stringify({ notifyType: 'SUBSCRIPTION', eventType: 'RENEW_SUCCEEDED', amount: '9.99' });
+  const NEXT = RUN_AT + 28 * 86_400_000;
+  const q = (name, text, values) => c.query({ name, text, values });
+  const t0 = performance.now();
+  for (let b = 0; b < ids.length; b += BATCH_SIZE) {
+    const batch = ids.slice(b, b + BATCH_SIZE);
+    await c.query('BEGIN');
+    if (mode === 'rows') {
+      for (const r of batch) {
+        await q('charge', `INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, card_bin, card_last4, customer_present, outcome, created_at, updated_at)
+          VALUES ($1, $2, 'charge', 999, 'USD', '424242', '4242', false, 'approved', $3, $3)`, [`ch_${r.id}`, r.id, RUN_AT]);
+        await q('txn', `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id, created_at, updated_at)
+          VALUES ($1, $2, 'RENEWAL', 200000, 999, 'USD', $3, $4, $5, $5)`, [`txn_${r.id}`, r.mid, r.sid, r.id, RUN_AT]);
+        await q('settle', "UPDATE billing_records SET status = 'SUCCESS', actual_time = $1, transaction_id = $2 WHERE id = $3", [RUN_AT, `txn_${r.id}`, r.id]);
+        await q('next', `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
+          VALUES ($1, $2, $3, 'RENEW', 999, 'USD', $4, 'PENDING', 0, 2, $5)`, [`rec_n${r.id}`, r.sid, r.mid, NEXT, RUN_AT]);
+        await q('sub', 'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + 999, paid_through = $1, updated_at = $2 WHERE id = $3', [NEXT, RUN_AT, r.sid]);
+        await q('evt', `INSERT INTO outbox_events (id, merchant_id, kind, event_type, subscription_id, payload, status, attempts, next_attempt_at, created_at)
+          VALUES ($1, $2, 'SUBSCRIPTION', 'RENEW_SUCCEEDED', $3, $4, 'PENDING', 0, $5, $5)`, [`evt_${r.id}`, r.mid, r.sid, payload, RUN_AT]);
+      }
+    } else {
+      const rid = batch.map((r) => r.id);
+      const sid = batch.map((r) => r.sid);
+      const mid = batch.map((r) => r.mid);
+      await q('m_charge', `INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, card_bin, card_last4, customer_present, outcome, created_at, updated_at)
+        SELECT 'ch_' || r, r, 'charge', 999, 'USD', '424242', '4242', false, 'approved', $2, $2 FROM unnest($1::text[]) AS r`, [rid, RUN_AT]);
+      await q('m_txn', `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id, created_at, updated_at)
+        SELECT 'txn_' || r, m, 'RENEWAL', 200000, 999, 'USD', s, r, $4, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(r, s, m)`, [rid, sid, mid, RUN_AT]);
+      await q('m_settle', "UPDATE billing_records SET status = 'SUCCESS', actual_time = $2, transaction_id = 'txn_' || id WHERE id = ANY($1::text[])", [rid, RUN_AT]);
+      await q('m_next', `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
+        SELECT 'rec_n' || r, s, m, 'RENEW', 999, 'USD', $4, 'PENDING', 0, 2, $5 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(r, s, m)`, [rid, sid, mid, NEXT, RUN_AT]);
+      await q('m_sub', 'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + 999, paid_through = $2, updated_at = $3 WHERE id = ANY($1::text[])', [sid, NEXT, RUN_AT]);
+      await q('m_evt', `INSERT INTO outbox_events (id, merchant_id, kind, event_type, subscription_id, payload, status, attempts, next_attempt_at, created_at)
+        SELECT 'evt_' || r, m, 'SUBSCRIPTION', 'RENEW_SUCCEEDED', s, $4, 'PENDING', 0, $5, $5 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(r, s, m)`, [rid, sid, mid, payload, RUN_AT]);
+    }
+    await c.query('COMMIT');
+  }
+  const ms = performance.now() - t0;
+  await c.end();
+  return { ms, count: ids.length };
+}
+
+/** N engine processes over one database, started together. */
+async function engineRun(url, processes) {
+  const kids = Array.from({ length: processes }, () => {
+    const proc = spawn(process.execPath, [SELF, '--child', 'engine-pg', url], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (d) => (out += d));
+    proc.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 900_000);
+    const done = new Promise((resolve, reject) =>
+      proc.on('exit', (code) => {
+        clearTimeout(timer);
+        if (code === 0) resolve(JSON.parse(out.trim().split('\n').pop()));
+        else reject(new Error(`engine-pg exited ${code}: ${err}`));
+      }),
+    );
+    const ready = new Promise((resolve, reject) => {
+      proc.stdout.on('data', () => out.includes('ready\n') && resolve());
+      done.catch(reject);
+    });
+    return { proc, done, ready };
+  });
+  await Promise.all(kids.map((k) => k.ready));
+  for (const k of kids) k.proc.stdin.end('go\n');
+  const results = await Promise.all(kids.map((k) => k.done));
+  const startedAt = Math.min(...results.map((r) => r.startedAt));
+  const endedAt = Math.max(...results.map((r) => r.endedAt));
+  return {
+    ms: endedAt - startedAt,
+    count: results.reduce((n, r) => n + r.count, 0),
+    perProcess: results.map((r) => r.count),
+    maxRssMiB: Math.max(...results.map((r) => r.maxRssMiB)),
+  };
+}
+
+async function mainPg(givenUrl, due) {
+  const server = await pgServer(givenUrl);
+  try {
+    // One seeded database; each scenario runs on its own copy (CREATE DATABASE … TEMPLATE).
+    const seeded = await server.createDatabase();
+    const s0 = performance.now();
+    child('seed-pg', seeded, [due, DUE]);
+    const seedMs = performance.now() - s0;
+    const copy = () => server.createDatabase(seeded);
+    const withNotify = async (url) => {
+      // An event per renewal, as in the raw baselines: the merchant has a notifyUrl during the run.
+      const { createRequire } = await import('node:module');
+      const pg = createRequire(import.meta.url)('pg');
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query("UPDATE merchants SET notify_url = 'https://shop.example/notify'");
+      await c.end();
+      return url;
+    };
+    const oneUrl = await withNotify(await copy());
+    const one = await engineRun(oneUrl, 1);
+    const four = await engineRun(await withNotify(await copy()), 4);
+    const d = child('deliver-pg', oneUrl);
+    const rows = child('raw-pg', await copy(), ['rows']);
+    const multi = child('raw-pg', await copy(), ['multi']);
+    const rate = (r) => r.count / (r.ms / 1000);
+    const fmt = (r) => `${Math.round(rate(r)).toLocaleString('en')} renewals/s (${(r.ms / 1000).toFixed(1)} s)`;
+    const pctOf = (a, b) => `${((rate(a) / rate(b)) * 100).toFixed(0)}%`;
+    console.log('## Renewals on PostgreSQL (`node bench/renewals.mjs --pg`)\n');
+    console.log(`Server: ${server.label}; ${due.toLocaleString('en')} due subscriptions seeded in ${(seedMs / 1000).toFixed(1)} s, each scenario on its own copy.\n`);
+    console.log('| scenario | result | peak RSS | target |');
+    console.log('|---|---|---|---|');
+    console.log(`| engine ×1: one renewal process (\`runRenewal\`, pool of the default size) | ${fmt(one)} | ${one.maxRssMiB.toFixed(0)} MiB | < 256 MiB |`);
+    console.log(`| engine ×4: four renewal processes at once on one database (charged per process: ${four.perProcess.map((n) => n.toLocaleString('en')).join(' / ')}) | ${fmt(four)} | ${four.maxRssMiB.toFixed(0)} MiB each at most | faster than ×1 |`);
+    console.log(`| then the callback pass \`paygate renew\` runs after it (no notifyUrl: ${d.retired.toLocaleString('en')} events retired) | ${(d.ms / 1000).toFixed(2)} s | | |`);
+    console.log(`| raw, per row: the same six row writes as prepared statements on one connection, a commit per batch | ${fmt(rows)} | | baseline |`);
+    console.log(`| raw, multi-row: one statement per table per batch (unnest arrays), a commit per batch | ${fmt(multi)} | | |`);
+    console.log(`| ratio engine ×1 / raw per row | **${pctOf(one, rows)}** | | ≥ 25% |`);
+    console.log(`| ratio engine ×1 / raw multi-row | ${pctOf(one, multi)} | | |`);
+    console.log(`| ratio engine ×4 / engine ×1 | **${(rate(four) / rate(one)).toFixed(2)}×** | | > 1 |`);
+    for (const [name, r] of [['×1', one], ['×4', four]]) if (r.count !== due) console.log(`\nWARNING: engine ${name} charged ${r.count} of ${due}`);
+  } finally {
+    await server.stop();
+  }
+}
+
 function child(kind, dbPath, extra = []) {
   const r = spawnSync(process.execPath, [SELF, '--child', kind, dbPath, ...extra], { encoding: 'utf8', maxBuffer: 1 << 24, timeout: 900_000 });
   if (r.status !== 0) throw new Error(`${kind} failed: ${r.stderr}`);
@@ -154,8 +369,14 @@ if (process.argv[2] === '--child') {
   else if (kind === 'engine') out = await engine(dbPath);
   else if (kind === 'raw') out = await raw(dbPath);
   else if (kind === 'idle') out = await idle(dbPath);
+  else if (kind === 'seed-pg') await seedPg(dbPath, Number(a), Number(b));
+  else if (kind === 'engine-pg') out = await enginePg(dbPath);
+  else if (kind === 'deliver-pg') out = await deliverPg(dbPath);
+  else if (kind === 'raw-pg') out = await rawPg(dbPath, a);
   out.maxRssMiB = process.resourceUsage().maxRSS / 1024;
   process.stdout.write(JSON.stringify(out) + '\n');
+} else if (pgArg().wanted) {
+  await mainPg(pgArg().url, arg('--due', 100_000));
 } else {
   const due = arg('--due', 100_000);
   const idleN = arg('--idle', 1_000_000);

@@ -1,27 +1,43 @@
 #!/usr/bin/env node
 // `npm run bench`: every benchmark, each beside its baseline, in one run on this machine.
-// Usage: npm run bench [-- renewals|http|report|stripe ...]   (default: all). Build first (npm ci does).
+// Usage: npm run bench [-- NAME ...]   (default: all). Build first (npm ci does).
+// Names: renewals, http, report (SQLite), renewals-pg, http-pg (PostgreSQL), stripe (a Stripe PAY
+// against the local stand-in beside a sandbox PAY), and the groups
+// `sqlite` and `pg`. The PostgreSQL runs start their own throwaway cluster (Debian's postgresql
+// package) unless PAYGATE_BENCH_PG_URL gives a superuser URL of a server to use instead.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-const all = ['renewals', 'http', 'report', 'stripe'];
+const BENCHES = {
+  renewals: ['renewals.mjs'],
+  http: ['http.mjs'],
+  report: ['report.mjs'],
+  'renewals-pg': ['renewals.mjs', '--pg'],
+  'http-pg': ['http.mjs', '--pg'],
+  stripe: ['stripe.mjs'],
+};
+const GROUPS = { sqlite: ['renewals', 'http', 'report'], pg: ['renewals-pg', 'http-pg'] };
+const all = [...GROUPS.sqlite, 'stripe', ...GROUPS.pg];
+
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const names = chosen.length > 0 ? chosen : all;
+const names = (chosen.length > 0 ? chosen : all).flatMap((n) => GROUPS[n] ?? [n]);
+const pgUrl = process.env.PAYGATE_BENCH_PG_URL;
 
 console.log(`# paygate benchmarks — ${new Date().toISOString().slice(0, 10)}`);
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}\n`);
 
 let failed = false;
 for (const name of names) {
-  const file = fileURLToPath(new URL(`./${name}.mjs`, import.meta.url));
-  if (!existsSync(file)) {
-    console.error(`unknown benchmark ${name} (have: ${all.join(', ')})`);
+  const spec = BENCHES[name];
+  if (!spec) {
+    console.error(`unknown benchmark ${name} (have: ${Object.keys(BENCHES).join(', ')}, or the groups ${Object.keys(GROUPS).join(', ')})`);
     failed = true;
     continue;
   }
-  const r = spawnSync(process.execPath, ['--expose-gc', file], { stdio: 'inherit' });
+  const [file, ...args] = spec;
+  if (args.includes('--pg') && pgUrl) args.push(pgUrl);
+  const r = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(new URL(`./${file}`, import.meta.url)), ...args], { stdio: 'inherit' });
   if (r.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

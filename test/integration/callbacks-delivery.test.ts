@@ -149,9 +149,12 @@ describe('guard rails', () => {
     app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/gone') });
     const now = app.ctx.clock.now();
-    const orphans = await app.ctx.store.transaction((tx) =>
-      Promise.all(Array.from({ length: 2_500 }, (_, i) => enqueueIn(tx, now, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }))),
-    );
+    // One after another, as a unit of work runs: its statements share one connection.
+    const orphans = await app.ctx.store.transaction(async (tx) => {
+      const ids: string[] = [];
+      for (let i = 0; i < 2_500; i++) ids.push(await enqueueIn(tx, now, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }));
+      return ids;
+    });
     await updateMerchant(app.ctx, m.merchantId, { notifyUrl: '' });
     const own = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 9_999), notifyUrl: rx.url('/own') });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 2_500 });

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openPgStore, type PgStore } from '../../src/store/postgres/client.js';
 import { PgConnectionLostError, sqlState } from '../../src/store/postgres/errors.js';
+import { PgStore as PgEngine } from '../../src/store/postgres/store.js';
 import { withTransaction, type PgTx } from '../../src/store/postgres/transaction.js';
 import { pgAvailable, usePgDatabase } from '../helpers/postgres.js';
 import { startCutProxy, type CutProxy } from '../helpers/pg-cut-proxy.js';
@@ -142,17 +143,81 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
     let bothLocked!: () => void;
     const barrier = new Promise<void>((r) => (bothLocked = r));
     let runs = 0;
-    const crossing = (first: string, second: string) => (tx: PgTx) =>
-      (async () => {
+    const crossing = (first: string, second: string, other: () => Promise<unknown>) => {
+      let attempts = 0;
+      return async (tx: PgTx): Promise<void> => {
         runs++;
+        // The loser's rerun starts once the winner has committed. Otherwise, on a busy machine, it
+        // can take its first row again before the winner (woken by the loser's rollback) has
+        // taken it, and the two deadlock a second time: a fourth run, one second later.
+        if (++attempts > 1) await other();
         await tx.client.query('UPDATE probe SET n = n + 1 WHERE k = $1', [first]);
         if (++locked === 2) bothLocked();
         await barrier;
         await tx.client.query('UPDATE probe SET n = n + 1 WHERE k = $1', [second]);
-      })();
-    await Promise.all([withTransaction(store.pool, crossing('x', 'y')), withTransaction(store.pool, crossing('y', 'x'))]);
+      };
+    };
+    const xy: Promise<void> = withTransaction(store.pool, crossing('x', 'y', () => yx));
+    const yx: Promise<void> = withTransaction(store.pool, crossing('y', 'x', () => xy));
+    await Promise.all([xy, yx]);
     expect(runs).toBe(3);
     expect([await value('x'), await value('y')]).toEqual([2, 2]);
+  });
+
+  it('fails the unit of work with a deferred write\'s own error when a later statement is refused for it', async () => {
+    const e = await withTransaction(store.pool, async (tx) => {
+      await tx.client.query("INSERT INTO probe VALUES ('a', 1)");
+      tx.conn.defer(tx.client.query("INSERT INTO probe VALUES ('a', 2)"));
+      await tx.conn.query({ text: "SELECT n FROM probe WHERE k = 'a'" });
+    }).catch((x: unknown) => x);
+    // The read behind it fails too (25P02, transaction aborted); what surfaces is the cause.
+    expect(sqlState(e)).toBe('23505');
+    expect(await value('a')).toBeUndefined();
+  });
+
+  it('rolls back, with the deferred write\'s error, a unit of work whose last write fails behind its COMMIT', async () => {
+    const e = await withTransaction(store.pool, async (tx) => {
+      await tx.client.query("INSERT INTO probe VALUES ('b', 1)");
+      tx.conn.defer(tx.client.query("INSERT INTO probe VALUES ('b', 2)"));
+    }).catch((x: unknown) => x);
+    expect(sqlState(e)).toBe('23505');
+    expect(await value('b')).toBeUndefined();
+  });
+
+  it('retries on a unique violation raised by a deferred write when asked, and the retry sees the winner', async () => {
+    let runs = 0;
+    const r = await withTransaction(
+      store.pool,
+      async (tx) => {
+        runs++;
+        const found = await tx.conn.query({ text: "SELECT n FROM probe WHERE k = 'd'" });
+        if (found.rowCount) return 'found the winner';
+        if (runs === 1) await other.query("INSERT INTO probe VALUES ('d', 7)");
+        tx.conn.defer(tx.client.query("INSERT INTO probe VALUES ('d', 1)"));
+        return 'inserted';
+      },
+      { retryOnUniqueViolation: true },
+    );
+    expect([r, runs, await value('d')]).toEqual(['found the winner', 2, 7]);
+  });
+
+  it('leaves the connection at synchronous_commit=on after a sandbox charge (whose own commit skips the disk wait)', async () => {
+    const single = await openPgStore(database.url, { env: {}, poolSize: 1 });
+    try {
+      const engine = new PgEngine(single);
+      const now = Date.now();
+      const inserted = await engine.transaction((tx) =>
+        tx.insertSandboxCharge({
+          id: 'ch_sync', idempotencyKey: 'key_sync', kind: 'charge', parentId: null, amount: 1000, currency: 'USD', cardBin: '424242',
+          cardLast4: '4242', customerPresent: true, outcome: 'approved', declineCode: null, createdAt: now, updatedAt: now,
+        }),
+      );
+      expect(inserted).toBe(true);
+      // One connection in this pool: the next unit of work runs on the one the charge used.
+      expect((await single.pool.query('SHOW synchronous_commit')).rows).toEqual([{ synchronous_commit: 'on' }]);
+    } finally {
+      await single.close();
+    }
   });
 
   it('retries a read once when its connection is lost', async () => {

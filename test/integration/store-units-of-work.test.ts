@@ -105,7 +105,16 @@ describe('a unit of work', () => {
     expect(await app.ctx.store.getMerchant(row.id)).toBeDefined();
   });
 
-  it('sees the writes of the units of work before it, even in the same batch', async () => {
+  it('sees the writes of a unit of work committed before it', async () => {
+    app = await testApp();
+    const row = merchantRow(app.clock.now());
+    await app.ctx.store.transaction((tx) => tx.insertMerchant(row));
+    expect(await app.ctx.store.transaction((tx) => tx.getMerchant(row.id))).toMatchObject({ id: row.id });
+  });
+
+  // SQLite's writer runs units of work one after another in call order; on PostgreSQL two units
+  // started together run at once on two connections, and neither waits for the other's commit.
+  it.skipIf(onPostgres)('sees the writes of the units of work called before it, even in the same batch', async () => {
     app = await testApp();
     const row = merchantRow(app.clock.now());
     const insert = app.ctx.store.transaction((tx) => tx.insertMerchant(row));

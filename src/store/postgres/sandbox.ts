@@ -11,8 +11,16 @@ const SELECT = `SELECT id, idempotency_key AS "idempotencyKey", kind, parent_id 
  * for a concurrent insert of the same key and then does nothing: the first caller decides.
  */
 export async function insertSandboxCharge(db: Conn, r: SandboxChargeRow): Promise<boolean> {
-  return (
-    (await run(
+  // The sandbox stands in for a processor: nothing is answered on its ledger alone. Every caller
+  // records the outcome in paygate's own tables afterwards, in a later transaction that commits
+  // with synchronous_commit=on, and PostgreSQL writes its log in order: that commit reaching
+  // disk carries this one with it. So this commit need not wait for the disk itself (one flush
+  // fewer per charge). A crash before that later commit loses both, and nothing was answered:
+  // a repeat of the request or the next renewal run asks the sandbox again, which decides the
+  // same way. Sent in the same round trip as the INSERT (pipelined connection).
+  const [, inserted] = await Promise.all([
+    run(db, 'SET LOCAL synchronous_commit = off'),
+    run(
       db,
       `INSERT INTO sandbox_charges (id, idempotency_key, kind, parent_id, amount, currency, card_bin, card_last4,
          customer_present, outcome, decline_code, created_at, updated_at)
@@ -20,8 +28,9 @@ export async function insertSandboxCharge(db: Conn, r: SandboxChargeRow): Promis
          @declineCode, @createdAt, @updatedAt)
        ON CONFLICT (idempotency_key) DO NOTHING`,
       { ...r },
-    )) === 1
-  );
+    ),
+  ]);
+  return inserted === 1;
 }
 
 export function getSandboxChargeByKey(db: Conn, key: string): Promise<SandboxChargeRow | undefined> {

@@ -67,7 +67,7 @@ import * as renewals from './renewals.js';
 import * as sandbox from './sandbox.js';
 import * as subs from './subscriptions.js';
 import * as tracking from './tracking.js';
-import { withTransaction } from './transaction.js';
+import { withTransaction, type TxConn } from './transaction.js';
 import * as txns from './transactions.js';
 import * as vault from './vault.js';
 import { settleZone } from './zone.js';
@@ -232,8 +232,23 @@ class PgReads implements Reads {
   }
 }
 
-/** One per unit of work, on its connection. */
+/**
+ * One per unit of work, on its connection. Writes whose answer the unit of work does not use are
+ * deferred (TxConn): sent at once, their answers collected with the next statement's or COMMIT's,
+ * so a unit of work's trailing writes and its COMMIT share one round trip.
+ */
 class PgTx extends PgReads implements Tx {
+  private changed: { row: TransactionRow; mark: number } | undefined;
+
+  constructor(private readonly conn: TxConn) {
+    super(conn);
+  }
+
+  private later(write: Promise<unknown>): Promise<void> {
+    this.conn.defer(write);
+    return Promise.resolve();
+  }
+
   /** See transactions.lockIdempotency: the first unit of work on a requestId decides, duplicates wait for it. */
   override async getIdempotency(merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
     return txns.lockIdempotency(this.db, merchantId, scope, requestId);
@@ -262,14 +277,26 @@ class PgTx extends PgReads implements Tx {
   async releasePlanSlot(planId: string): Promise<void> {
     await plans.releasePlanSlot(this.db, planId);
   }
-  async insertTransaction(row: TransactionRow): Promise<void> {
-    await txns.insertTransaction(this.db, row);
+  insertTransaction(row: TransactionRow): Promise<void> {
+    return this.later(txns.insertTransaction(this.db, row));
   }
-  async insertIdempotency(row: NewIdempotency): Promise<void> {
-    await txns.insertIdempotency(this.db, row);
+  insertIdempotency(row: NewIdempotency): Promise<void> {
+    return this.later(txns.insertIdempotency(this.db, row));
   }
   async updateTransactionIf(id: string, fromStatus: number, patch: Partial<Omit<TransactionRow, 'id'>>): Promise<boolean> {
-    return txns.updateTransactionIf(this.db, id, fromStatus, patch);
+    const r = await txns.updateTransactionIf(this.db, id, fromStatus, patch);
+    if (r.row) this.changed = { row: r.row, mark: this.conn.transactionWriteMark };
+    return r.updated;
+  }
+  /**
+   * The row this unit of work just changed, as the UPDATE returned it, while no later statement
+   * could have changed it again (the row stays locked by this transaction until it ends): the
+   * read that usually follows a state change costs no round trip.
+   */
+  override async getTransaction(id: string): Promise<TransactionRow | undefined> {
+    const c = this.changed;
+    if (c && c.row.id === id && c.mark === this.conn.transactionWriteMark) return { ...c.row };
+    return super.getTransaction(id);
   }
   async claimCharge(id: string, now: number, leaseMs: number): Promise<boolean> {
     return txns.claimCharge(this.db, id, now, leaseMs);
@@ -325,8 +352,8 @@ class PgTx extends PgReads implements Tx {
   async expireSubscription(id: string, now: number): Promise<boolean> {
     return subs.expireSubscription(this.db, id, now);
   }
-  async addChargeToSubscription(id: string, c: { approved: boolean; amount: number; paidThrough: number | null; now: number }): Promise<void> {
-    await renewals.addChargeToSubscription(this.db, id, c);
+  addChargeToSubscription(id: string, c: { approved: boolean; amount: number; paidThrough: number | null; now: number }): Promise<void> {
+    return this.later(renewals.addChargeToSubscription(this.db, id, c));
   }
   async insertBillingRecord(row: BillingRecordRow): Promise<void> {
     await subs.insertBillingRecord(this.db, row);
@@ -353,7 +380,9 @@ class PgTx extends PgReads implements Tx {
     return subs.repriceRecord(this.db, id, p);
   }
   async insertPendingRecord(r: NewRecord): Promise<string> {
-    return subs.insertPendingRecord(this.db, r);
+    const { id, write } = subs.sendPendingRecord(this.db, r);
+    await this.later(write);
+    return id;
   }
   async settleFirstRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
     return subs.settleFirstRecord(this.db, id, status, failReason, now);
@@ -370,11 +399,11 @@ class PgTx extends PgReads implements Tx {
   async settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
     return renewals.settleRecord(this.db, id, status, failReason, now);
   }
-  async finishRenewalTransaction(
+  finishRenewalTransaction(
     id: string,
     r: { approved: boolean; failReason: string | null; channelRef: string | null; now: number },
   ): Promise<void> {
-    await renewals.finishRenewalTransaction(this.db, id, r);
+    return this.later(renewals.finishRenewalTransaction(this.db, id, r));
   }
   async enqueueEvent(e: NewEvent): Promise<string | undefined> {
     return outbox.enqueueEvent(this.db, e);
@@ -443,7 +472,7 @@ export class PgStore extends PgReads implements Store {
   }
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return withTransaction(this.handle.pool, (t) => fn(new PgTx(t.client)), { retryOnUniqueViolation: true });
+    return withTransaction(this.handle.pool, (t) => fn(new PgTx(t.conn)), { retryOnUniqueViolation: true });
   }
 
   settleZone(wanted: string | undefined): Promise<string> {

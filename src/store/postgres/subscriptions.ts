@@ -207,9 +207,10 @@ export function pageRecords(
   );
 }
 
-export async function insertPendingRecord(db: Conn, r: NewRecord): Promise<string> {
+/** The INSERT of a new PENDING record, sent; its id at once, its answer in `write`. */
+export function sendPendingRecord(db: Conn, r: NewRecord): { id: string; write: Promise<number> } {
   const id = newId('rec', r.now);
-  await run(
+  const write = run(
     db,
     `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status,
        retry_count, cycle_index, credit_applied, plan_id, created_at)
@@ -217,7 +218,7 @@ export async function insertPendingRecord(db: Conn, r: NewRecord): Promise<strin
        @creditApplied, @planId, @now)`,
     { id, ...r, creditApplied: r.creditApplied ?? 0, planId: r.planId ?? null },
   );
-  return id;
+  return { id, write };
 }
 
 /**
@@ -344,7 +345,9 @@ export async function rescheduleRecord(db: Conn, id: string, scheduledTime: numb
 export async function stalePendingChanges(db: Conn, before: number, limit: number): Promise<string[]> {
   const rows = await all<{ id: string }>(
     db,
-    `SELECT id FROM billing_records WHERE status = 'PENDING' AND billing_type = 'CHANGE' AND created_at < @before
+    // scheduled_time = created_at for a CHANGE record (see the SQLite engine): the same condition,
+    // which the partial due index answers without visiting the future renewals.
+    `SELECT id FROM billing_records WHERE status = 'PENDING' AND scheduled_time < @before AND billing_type = 'CHANGE' AND created_at < @before
      ORDER BY scheduled_time, id COLLATE "C" LIMIT @limit`,
     { before, limit },
   );

@@ -1,4 +1,5 @@
 import { drizzle } from 'drizzle-orm/node-postgres';
+import type { Socket } from 'node:net';
 import type pg from 'pg';
 import type { PgDb } from './client.js';
 import {
@@ -9,13 +10,87 @@ import {
   sqlState,
   UNIQUE_VIOLATION,
 } from './errors.js';
+import type { Conn } from './query.js';
 import * as schema from './schema/index.js';
 
 /** One unit of work: a connection of its own, inside BEGIN … COMMIT. */
 export interface PgTx {
   readonly client: pg.PoolClient;
+  /** The connection for the repositories, with writes that need not be waited for (see TxConn). */
+  readonly conn: TxConn;
   /** drizzle on this transaction's connection (built on first use). */
   readonly db: PgDb;
+}
+
+/**
+ * A unit of work's connection, pipelined (client.ts). A write whose answer the caller does not
+ * need (an INSERT of a row whose id it made, an UPDATE that must simply happen) is sent and
+ * `defer`red: the unit of work goes on at once and the write's answer arrives with the next
+ * statement's, or with COMMIT's. Its failure is never lost: PostgreSQL aborts the transaction at
+ * the failed statement, so every later statement fails and COMMIT ends in a rollback; the first
+ * failure is what the unit of work, and then withTransaction, see (a unique violation stays a
+ * unique violation, retried as such). Writes are sent in order, so they run in order.
+ */
+export class TxConn implements Conn {
+  private pending: Promise<void>[] = [];
+  private failure: { error: unknown } | undefined;
+  private transactionWrites = 0;
+  private corked = false;
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  /**
+   * Counts the statements sent so far that may change a row of `transactions` (any INSERT,
+   * UPDATE or DELETE naming the table): a row read or returned at one count is still the row
+   * while the count stays the same, for nobody else can change it under this unit of work's lock.
+   */
+  get transactionWriteMark(): number {
+    return this.transactionWrites;
+  }
+
+  /**
+   * Statements sent in one turn of the event loop (BEGIN and the first statement, deferred writes
+   * and the COMMIT behind them) leave in one socket write instead of one each: the socket is
+   * corked until the turn ends (pg corks around each statement; corks nest).
+   */
+  gather(): void {
+    if (this.corked) return;
+    const stream = (this.client as unknown as { connection?: { stream?: Partial<Pick<Socket, 'cork' | 'uncork'>> } }).connection?.stream;
+    if (!stream?.cork || !stream.uncork) return;
+    stream.cork();
+    this.corked = true;
+    process.nextTick(() => {
+      this.corked = false;
+      stream.uncork?.();
+    });
+  }
+
+  query(cfg: pg.QueryConfig): Promise<pg.QueryResult> {
+    this.gather();
+    if (WRITES_TRANSACTIONS.test(cfg.text)) this.transactionWrites++;
+    return this.client.query(cfg).catch(async (e: unknown) => {
+      // A statement refused because an earlier deferred write failed: report that write's error.
+      await this.settle();
+      throw e;
+    });
+  }
+
+  defer(write: Promise<unknown>): void {
+    this.pending.push(
+      write.then(
+        () => undefined,
+        (e: unknown) => {
+          this.failure ??= { error: e };
+        },
+      ),
+    );
+  }
+
+  /** Waits for every deferred write; throws the first one's failure. */
+  async settle(): Promise<void> {
+    while (this.pending.length > 0) await Promise.all(this.pending.splice(0));
+    if (this.failure) throw this.failure.error;
+  }
 }
 
 export interface TransactionOptions {
@@ -32,6 +107,8 @@ export interface TransactionOptions {
 }
 
 const DEFAULT_ATTEMPTS = 5;
+
+const WRITES_TRANSACTIONS = /\b(?:UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+transactions\b/i;
 
 /**
  * Runs fn in one transaction on one pooled connection and commits. fn may run more than once:
@@ -73,32 +150,52 @@ export async function withTransaction<T>(
     let stage: 'begin' | 'work' | 'commit' = 'begin';
     let txid: string | undefined;
     let result: T | undefined;
+    const conn = new TxConn(client);
+    // Whether BEGIN was answered: a connection lost before that ran nothing that could commit.
+    let begun = false;
     try {
-      if (opts.readOnly) {
-        await client.query(begin);
-      } else {
-        // One round trip: the transaction id lets a lost COMMIT be looked up afterwards.
-        const rs = (await client.query(`${begin}; SELECT txid_current()::text AS txid`)) as unknown as pg.QueryResult[];
-        txid = rs[1]?.rows[0]?.txid as string | undefined;
-      }
+      // Deferred: the connection is pipelined (client.ts), so fn's first statement goes out right
+      // behind BEGIN and the two share a round trip; the server runs it inside the transaction.
+      // The transaction id (same message) lets a lost COMMIT be looked up afterwards.
+      conn.gather();
+      conn.defer(
+        client.query(opts.readOnly ? begin : `${begin}; SELECT txid_current()::text AS txid`).then((rs) => {
+          if (!opts.readOnly) txid = (rs as unknown as pg.QueryResult[])[1]?.rows[0]?.txid as string | undefined;
+          begun = true;
+        }),
+      );
       stage = 'work';
       let db: PgDb | undefined;
       const tx: PgTx = {
         client,
+        conn,
         get db() {
           db ??= drizzle(client, { schema });
           return db;
         },
       };
-      result = await fn(tx);
+      try {
+        result = await fn(tx);
+      } catch (e) {
+        // A lost connection or a failed BEGIN fails whatever came behind it; report the first failure.
+        await conn.settle();
+        throw e;
+      }
+      // COMMIT goes out behind the deferred writes; if one of them failed, the server has aborted
+      // the transaction and turns this COMMIT into a rollback, and settle() throws that failure.
       stage = 'commit';
-      await client.query('COMMIT');
+      conn.gather();
+      const commit = client.query('COMMIT');
+      const settled = conn.settle();
+      await Promise.allSettled([commit, settled]);
+      await settled;
+      await commit;
       release();
       return result;
     } catch (e) {
       if (isConnectionLost(e)) {
         release(e as Error);
-        if (stage === 'begin' || opts.readOnly) {
+        if (stage === 'begin' || !begun || opts.readOnly) {
           if (reconnects++ < 1) continue;
           throw new PgConnectionLostError(false, e);
         }

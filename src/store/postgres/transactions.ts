@@ -79,11 +79,14 @@ export async function updateTransactionIf(
   id: string,
   fromStatus: number,
   patch: Partial<Omit<TransactionRow, 'id'>>,
-): Promise<boolean> {
+): Promise<{ updated: boolean; row?: TransactionRow }> {
   const keys = (Object.keys(patch) as (keyof TransactionRow)[]).filter((k) => patch[k as keyof typeof patch] !== undefined).sort();
-  if (keys.length === 0) return (await run(db, 'SELECT 1 FROM transactions WHERE id = @id AND status = @fromStatus', { id, fromStatus })) === 1;
-  const sql = `UPDATE transactions SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE id = @id AND status = @fromStatus`;
-  return (await run(db, sql, { ...patch, id, fromStatus })) === 1;
+  if (keys.length === 0) return { updated: (await run(db, 'SELECT 1 FROM transactions WHERE id = @id AND status = @fromStatus', { id, fromStatus })) === 1 };
+  // The row as changed comes back with the answer: the caller's next read of it needs no round trip.
+  const sql = `UPDATE transactions t SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE t.id = @id AND t.status = @fromStatus
+    RETURNING ${selectList(COLUMNS, 't.')}`;
+  const row = await get<TransactionRow>(db, sql, { ...patch, id, fromStatus });
+  return row ? { updated: true, row } : { updated: false };
 }
 
 export async function stalePageIds(db: Conn, now: number, limit: number): Promise<string[]> {
@@ -118,8 +121,13 @@ export async function subscriptionCodeOf(db: Conn, subscriptionId: string): Prom
  * statement reads the latest commit), answering "relationId already used" instead of the result.
  */
 export async function lockIdempotency(db: Conn, merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
-  await get(db, 'SELECT pg_advisory_xact_lock(hashtextextended(@key, 0)) AS l', { key: `idem:${merchantId}:${scope}:${requestId}` });
-  return getIdempotency(db, merchantId, scope, requestId);
+  // Two statements in one round trip (the connection is pipelined): the read is sent at once but
+  // the server starts it, and takes its snapshot, only after the lock is granted.
+  const [, row] = await Promise.all([
+    get(db, 'SELECT pg_advisory_xact_lock(hashtextextended(@key, 0)) AS l', { key: `idem:${merchantId}:${scope}:${requestId}` }),
+    getIdempotency(db, merchantId, scope, requestId),
+  ]);
+  return row;
 }
 
 export function getIdempotency(db: Conn, merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {

@@ -316,7 +316,10 @@ export function stalePendingChanges(sqlite: Sqlite, before: number, limit: numbe
   return (
     prepared(
       sqlite,
-      "SELECT id FROM billing_records INDEXED BY billing_records_due WHERE status = 'PENDING' AND billing_type = 'CHANGE' AND created_at < ? ORDER BY scheduled_time LIMIT ?",
-    ).all(before, limit) as { id: string }[]
+      // A CHANGE record is scheduled when it is created and never moved (it has its transaction
+      // from the start): the bound on scheduled_time is the same condition, and lets the due index
+      // skip every record scheduled later (a million future renewals cost nothing).
+      "SELECT id FROM billing_records INDEXED BY billing_records_due WHERE status = 'PENDING' AND scheduled_time < ? AND billing_type = 'CHANGE' AND created_at < ? ORDER BY scheduled_time LIMIT ?",
+    ).all(before, before, limit) as { id: string }[]
   ).map((r) => r.id);
 }
