@@ -26,6 +26,11 @@ export interface ShopDatabase {
 export interface RowReader {
   all<T = Record<string, unknown>>(sql: string, ...args: unknown[]): Promise<T[]>;
   get<T = Record<string, unknown>>(sql: string, ...args: unknown[]): Promise<T | undefined>;
+  /**
+   * One write, as an older version or an operator would have left a row (arranging a case the
+   * product cannot reach on its own); through a connection opened per call.
+   */
+  run(sql: string, ...args: unknown[]): Promise<void>;
   /** Row count of a table. */
   count(table: string): Promise<number>;
   /**
@@ -69,6 +74,24 @@ function rowReader(engine: TestEngine, db: string): RowReader {
   return {
     all,
     get: async <T>(sql: string, ...args: unknown[]) => (await all<T>(sql, ...args))[0],
+    run: async (sql: string, ...args: unknown[]) => {
+      if (engine === 'sqlite') {
+        const s = new Database(db, { fileMustExist: true });
+        try {
+          s.prepare(sql).run(...args);
+        } finally {
+          s.close();
+        }
+        return;
+      }
+      const c = new pg.Client({ connectionString: db });
+      await c.connect();
+      try {
+        await c.query(numbered(sql), args);
+      } finally {
+        await c.end();
+      }
+    },
     count: async (table: string) => (await all<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]?.n ?? 0,
     integrity: async () => {
       if (engine === 'sqlite') return (await all<{ integrity_check: string }>('PRAGMA integrity_check')).map((r) => r.integrity_check).join('\n');
