@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -33,6 +34,15 @@ export interface RowReader {
   run(sql: string, ...args: unknown[]): Promise<void>;
   /** Row count of a table. */
   count(table: string): Promise<number>;
+  /** Names of the database's own tables (the schema's, migration bookkeeping included). */
+  tables(): Promise<string[]>;
+  /**
+   * The bytes the engine keeps on disk for this database, for checks that nothing lingers
+   * unseen in them. SQLite: the file and its -wal. PostgreSQL (after a CHECKPOINT, read as the
+   * superuser the test URLs connect as): the main fork of every table, TOAST table and index
+   * of the database, and the cluster's WAL segments written since `since`.
+   */
+  rawFiles(since?: Date): Promise<Array<{ name: string; bytes: Buffer }>>;
   /**
    * The engine's own consistency check: 'ok', or what it found. SQLite: PRAGMA integrity_check;
    * PostgreSQL: amcheck's bt_index_check over every index of the database (tables against their
@@ -88,6 +98,35 @@ function rowReader(engine: TestEngine, db: string): RowReader {
       await c.connect();
       try {
         await c.query(numbered(sql), args);
+      } finally {
+        await c.end();
+      }
+    },
+    tables: async () =>
+      engine === 'sqlite'
+        ? (await all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((r) => r.name)
+        : (await all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")).map((r) => r.name),
+    rawFiles: async (since = new Date(0)) => {
+      if (engine === 'sqlite') return [db, `${db}-wal`].filter((f) => existsSync(f)).map((f) => ({ name: f, bytes: readFileSync(f) }));
+      const c = new pg.Client({ connectionString: db });
+      await c.connect();
+      try {
+        await c.query('CHECKPOINT');
+        const rels = await c.query<{ name: string; path: string }>(
+          `SELECT c.relname AS name, pg_relation_filepath(c.oid) AS path FROM pg_class c
+            WHERE c.relkind IN ('r', 't', 'i', 'm', 'S') AND pg_relation_filepath(c.oid) IS NOT NULL`,
+        );
+        const wal = await c.query<{ name: string }>('SELECT name FROM pg_ls_waldir() WHERE modification >= $1 ORDER BY name', [since]);
+        const read = async (path: string) => (await c.query<{ bytes: Buffer }>('SELECT pg_read_binary_file($1) AS bytes', [path])).rows[0]?.bytes ?? Buffer.alloc(0);
+        const out: Array<{ name: string; bytes: Buffer }> = [];
+        for (const r of rels.rows) out.push({ name: r.name, bytes: await read(r.path) });
+        for (const w of wal.rows) {
+          // A segment the server recycles (renames) between the listing and the read is gone:
+          // whatever it held is no longer kept.
+          const bytes = await read(`pg_wal/${w.name}`).catch(() => undefined);
+          if (bytes) out.push({ name: `pg_wal/${w.name}`, bytes });
+        }
+        return out;
       } finally {
         await c.end();
       }
