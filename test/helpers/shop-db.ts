@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -61,6 +61,11 @@ const numberInt8: pg.CustomTypesConfig = {
 function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** The row reader of any database by what `--db` takes (a backup file, a database made by a command). */
+export function rowsOf(db: string): RowReader {
+  return rowReader(/^postgres(ql)?:\/\//.test(db) ? 'postgres' : 'sqlite', db);
 }
 
 function rowReader(engine: TestEngine, db: string): RowReader {
@@ -154,11 +159,21 @@ function rowReader(engine: TestEngine, db: string): RowReader {
   };
 }
 
-export async function shopDatabase(opts: { engine?: TestEngine; file?: string; prefix?: string } = {}): Promise<ShopDatabase> {
-  const engine = opts.engine ?? TEST_ENGINE;
+/**
+ * `copyOf`: a copy of another shop database of the same engine that no process has open any
+ * more (SQLite: its file and -wal copied; PostgreSQL: CREATE DATABASE … TEMPLATE), for tests
+ * that start many times from the same arranged state.
+ */
+export async function shopDatabase(opts: { engine?: TestEngine; file?: string; prefix?: string; copyOf?: ShopDatabase } = {}): Promise<ShopDatabase> {
+  const engine = opts.copyOf?.engine ?? opts.engine ?? TEST_ENGINE;
   const tmp = tempDir(opts.prefix ?? 'paygate-shop-');
-  const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
+  const template = opts.copyOf && engine === 'postgres' ? new URL(opts.copyOf.db).pathname.slice(1) : undefined;
+  const pgDb = engine === 'postgres' ? await createPgDatabase({ template }) : undefined;
   const db = pgDb ? pgDb.url : join(tmp.dir, opts.file ?? 'paygate.db');
+  if (opts.copyOf && engine === 'sqlite') {
+    copyFileSync(opts.copyOf.db, db);
+    if (existsSync(`${opts.copyOf.db}-wal`)) copyFileSync(`${opts.copyOf.db}-wal`, `${db}-wal`);
+  }
   return {
     engine,
     db,
