@@ -27,6 +27,12 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/cli-terminal-text.test.ts',
   'test/e2e/cli-tracking.test.ts',
   'test/e2e/stripe-scenarios.test.ts',
+  'test/e2e/pages-hardening.test.ts',
+  'test/e2e/security-fingerprints.test.ts',
+  'test/e2e/report-cli.test.ts',
+  'test/e2e/browser-checkout.test.ts',
+  'test/e2e/browser-card-update.test.ts',
+  'test/e2e/cli-merchants-plans.test.ts',
 ];
 
 /** End-to-end suites that run in the `sqlite` project only, and why. */
@@ -49,15 +55,6 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/deploy-files.test.ts': 'deployment files (systemd, nginx, caddy)',
   'test/e2e/cli-readme.test.ts': 'README against --help',
   'test/e2e/security-v1-splice.test.ts': 'v1 signature parsing, decided before anything is read or stored',
-  // Not ported yet: they read the SQLite file directly (better-sqlite3, raw bytes, a copied file);
-  // shop-db.ts's row reader is the way to port them. Their storage paths run on PostgreSQL in
-  // the integration suite (payments-pages, card-update, report, fingerprint-rekey).
-  'test/e2e/cli-merchants-plans.test.ts': 'not ported yet: reads the SQLite file (row counts, raw bytes)',
-  'test/e2e/pages-hardening.test.ts': 'not ported yet: reads and arranges rows with better-sqlite3',
-  'test/e2e/security-fingerprints.test.ts': 'not ported yet: scans every table of the SQLite file for card data',
-  'test/e2e/report-cli.test.ts': 'not ported yet: copies a test app\'s SQLite file',
-  'test/e2e/browser-checkout.test.ts': 'not ported yet: a browser per engine doubles the slowest files',
-  'test/e2e/browser-card-update.test.ts': 'not ported yet: a browser per engine doubles the slowest files',
   // The Stripe channel against its stand-in (owned by the Stripe work).
   'test/e2e/stripe-browser.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-merchant.test.ts': 'the Stripe channel against its stand-in',

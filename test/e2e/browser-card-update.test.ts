@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/env.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
@@ -17,7 +16,7 @@ let rx: Receiver;
 let browser: Browser;
 let m: TestMerchant;
 let db: string;
-let cleanup: () => void;
+let database: ShopDatabase;
 
 /**
  * Dunning end to end: a real serve, a real renewal run (another process, on a test clock), the
@@ -25,9 +24,8 @@ let cleanup: () => void;
  */
 describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
   beforeAll(async () => {
-    const t = tempDir('paygate-card-page-');
-    cleanup = t.cleanup;
-    db = join(t.dir, 'c.db');
+    database = await shopDatabase({ prefix: 'paygate-card-page-' });
+    db = database.db;
     rx = await startReceiver();
     m = createMerchant(db, 2, 'Tea & Co <Shop>');
     expect(paygate(['--db', db, 'merchant', 'update', m.merchantId, '--notify-url', rx.url('/hooks')]).status).toBe(0);
@@ -41,7 +39,7 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
     await browser?.close();
     await srv?.stop();
     await rx?.close();
-    cleanup?.();
+    await database?.drop();
   });
 
   /** A renewal run as its own process; its callbacks name the serve's pages. */

@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/env.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -19,14 +18,13 @@ let shopUrl: string;
 let browser: Browser;
 let m: TestMerchant;
 let db: string;
-let cleanup: () => void;
+let database: ShopDatabase;
 let n = 0;
 
 describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
   beforeAll(async () => {
-    const t = tempDir('paygate-browser-');
-    cleanup = t.cleanup;
-    db = join(t.dir, 'b.db');
+    database = await shopDatabase({ prefix: 'paygate-browser-' });
+    db = database.db;
     m = createMerchant(db, 2, 'Tea & Co <Shop>');
     srv = await startServe({ dbPath: db });
     // The merchant's site: every redirect lands here.
@@ -42,7 +40,7 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     await browser?.close();
     await srv?.stop();
     await new Promise((r) => shop?.close(r));
-    cleanup?.();
+    await database?.drop();
   });
 
   async function checkout(extra: Record<string, unknown> = {}): Promise<{ url: string; id: string; relationId: string }> {

@@ -1,51 +1,57 @@
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/env.js';
+import { TEST_ENGINE, tempDir } from '../helpers/env.js';
 import { paygate } from '../helpers/cli.js';
+import { rowsOf, shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 
+/** A temp dir of the file's own: SQLite paths that are not shop databases (a missing directory, a backup). */
 let dir: string;
 let cleanup: () => void;
-let n = 0;
-/** A fresh database path per test, in one temp dir. */
-const freshDb = () => join(dir, `t${++n}.db`);
+/** Every database the tests made (SQLite files or PostgreSQL databases), dropped after the file. */
+const made: ShopDatabase[] = [];
+async function fresh(copy?: ShopDatabase): Promise<ShopDatabase> {
+  const d = await shopDatabase({ prefix: 'paygate-cli-', copyOf: copy });
+  made.push(d);
+  return d;
+}
+/** A fresh database per test, on the engine under test. */
+const freshDb = async () => (await fresh()).db;
 /**
  * A copy of a database made once by `args` (each made by the real CLI, then copied per test so
  * that a test starts from it without spawning the command again).
  */
-const templates = new Map<string, string>();
-function copyOf(args: string[]): string {
+const templates = new Map<string, Promise<ShopDatabase>>();
+async function copyOf(args: string[]): Promise<string> {
   const key = args.join('\0');
   let template = templates.get(key);
   if (!template) {
-    template = freshDb();
-    const r = paygate(['--db', template, ...args]);
-    if (r.status !== 0) throw new Error(r.stderr);
+    template = fresh().then((t) => {
+      const r = paygate(['--db', t.db, ...args]);
+      if (r.status !== 0) throw new Error(r.stderr);
+      return t;
+    });
     templates.set(key, template);
   }
-  const db = freshDb();
-  copyFileSync(template, db);
-  if (existsSync(`${template}-wal`)) copyFileSync(`${template}-wal`, `${db}-wal`);
-  return db;
+  return (await fresh(await template)).db;
 }
 /** A database that already exists (so the one-line "created a new database" note is not part of the output). */
 const emptyDb = () => copyOf(['merchant', 'list']);
 
 beforeAll(() => ({ dir, cleanup } = tempDir('paygate-cli-')));
-afterAll(() => cleanup());
+afterAll(async () => {
+  await Promise.all(made.map((d) => d.drop()));
+  cleanup();
+});
 
-function counts(db: string): Record<string, number> {
-  const sqlite = new Database(db, { readonly: true });
+async function counts(db: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const t of ['merchants', 'plans']) out[t] = (sqlite.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
-  sqlite.close();
+  for (const t of ['merchants', 'plans']) out[t] = await rowsOf(db).count(t);
   return out;
 }
 
 describe('paygate merchant', () => {
-  it('create --json prints the SPEC shape with the secret and key once', () => {
-    const db = freshDb();
+  it('create --json prints the SPEC shape with the secret and key once', async () => {
+    const db = await freshDb();
     const r = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop', '--json']);
     expect(r.status).toBe(0);
     const m = r.json();
@@ -55,13 +61,14 @@ describe('paygate merchant', () => {
     expect(m.signatureVersion).toBe(2);
   });
 
-  it('create with a notify URL and version 1 includes them', () => {
-    const r = paygate(['--db', freshDb(), 'merchant', 'create', '--name', 'Shop', '--signature-version', '1', '--notify-url', 'https://shop.example/n']);
+  it('create with a notify URL and version 1 includes them', async () => {
+    const r = paygate(['--db', await freshDb(), 'merchant', 'create', '--name', 'Shop', '--signature-version', '1', '--notify-url', 'https://shop.example/n']);
     expect(r.json()).toMatchObject({ signatureVersion: 1, notifyUrl: 'https://shop.example/n' });
   });
 
-  it('list and show mask the key and secret; the secret is stored encrypted', () => {
-    const db = freshDb();
+  it('list and show mask the key and secret; the secret is stored encrypted', async () => {
+    const started = new Date(Date.now() - 1000);
+    const db = await freshDb();
     const created = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();
     const list = paygate(['--db', db, 'merchant', 'list']);
     expect(list.stdout).not.toContain(created.secret);
@@ -69,28 +76,31 @@ describe('paygate merchant', () => {
     const shown = paygate(['--db', db, 'merchant', 'show', created.merchantId]).json();
     expect(shown.secret).toBe('********');
     expect(shown.status).toBe('ACTIVE');
-    const raw = readFileSync(db).toString('latin1') + readFileSync(`${db}-wal`, { flag: 'a+' }).toString('latin1');
+    // Every byte the engine keeps for the database (SQLite: the file and its WAL; PostgreSQL: its
+    // table and index files and the WAL written since the test started).
+    const raw = (await rowsOf(db).rawFiles(started)).map((f) => f.bytes.toString('latin1')).join('');
+    expect(raw).toContain(created.merchantId);
     expect(raw).not.toContain(created.secret);
   });
 
-  it('update disables, enables and changes the notify URL', () => {
-    const db = freshDb();
+  it('update disables, enables and changes the notify URL', async () => {
+    const db = await freshDb();
     const { merchantId } = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();
     expect(paygate(['--db', db, 'merchant', 'update', merchantId, '--disable']).json().status).toBe('DISABLED');
     const updated = paygate(['--db', db, 'merchant', 'update', merchantId, '--enable', '--notify-url', 'http://localhost:9/x']).json();
     expect(updated).toMatchObject({ status: 'ACTIVE', notifyUrl: 'http://localhost:9/x' });
   });
 
-  it('rotate-secret prints a new secret once', () => {
-    const db = freshDb();
+  it('rotate-secret prints a new secret once', async () => {
+    const db = await freshDb();
     const created = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();
     const rotated = paygate(['--db', db, 'merchant', 'rotate-secret', created.merchantId]).json();
     expect(rotated.secret).toMatch(/^sk_/);
     expect(rotated.secret).not.toBe(created.secret);
   });
 
-  it('show of an unknown merchant is error 1007, exit 1', () => {
-    const r = paygate(['--db', emptyDb(), 'merchant', 'show', 'mer_nope']);
+  it('show of an unknown merchant is error 1007, exit 1', async () => {
+    const r = paygate(['--db', await emptyDb(), 'merchant', 'show', 'mer_nope']);
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe('error 1007: merchant not found');
   });
@@ -99,33 +109,33 @@ describe('paygate merchant', () => {
     ['a 201-character name', ['--name', 'x'.repeat(201)], /name/],
     ['an ftp notify URL', ['--name', 'Shop', '--notify-url', 'ftp://x'], /notifyUrl/],
     ['signature version 3', ['--name', 'Shop', '--signature-version', '3'], /signatureVersion/],
-  ])('create refuses %s with one line, exit 1, nothing written', (_label, args, field) => {
-    const db = emptyDb();
+  ])('create refuses %s with one line, exit 1, nothing written', async (_label, args, field) => {
+    const db = await emptyDb();
     const r = paygate(['--db', db, 'merchant', 'create', ...args]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(field);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(counts(db).merchants).toBe(0);
+    expect((await counts(db)).merchants).toBe(0);
   });
 
-  it('a database path in a missing directory is a one-line start-up error (exit 2)', () => {
+  it('a database path in a missing directory is a one-line start-up error (exit 2)', async () => {
     const r = paygate(['--db', join(dir, 'missing', 'x.db'), 'merchant', 'list']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error startup: database directory does not exist/);
   });
 
-  it('an unknown option is a usage error, exit 2', () => {
-    const r = paygate(['--db', freshDb(), 'merchant', 'list', '--bogus']);
+  it('an unknown option is a usage error, exit 2', async () => {
+    const r = paygate(['--db', await freshDb(), 'merchant', 'list', '--bogus']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error usage:/);
   });
 });
 
 describe('paygate plan', () => {
-  const withMerchant = (): string => copyOf(['merchant', 'create', '--name', 'Shop']);
+  const withMerchant = (): Promise<string> => copyOf(['merchant', 'create', '--name', 'Shop']);
 
-  it('create prints the plan ACTIVE, --merchant left out with one merchant', () => {
-    const db = withMerchant();
+  it('create prints the plan ACTIVE, --merchant left out with one merchant', async () => {
+    const db = await withMerchant();
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', '--price', '9.99', '--currency', 'USD', '--cycle-type', 'MONTHLY', '--cycle-length', '1', '--json']);
     expect(r.status).toBe(0);
     const p = r.json();
@@ -134,8 +144,8 @@ describe('paygate plan', () => {
     expect(p.createTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
 
-  it('list shows plans newest first and filters by status; deactivate and activate flip status', () => {
-    const db = withMerchant();
+  it('list shows plans newest first and filters by status; deactivate and activate flip status', async () => {
+    const db = await withMerchant();
     const a = paygate(['--db', db, 'plan', 'create', '--name', 'A', '--price', '1.00', '--cycle-type', 'DAILY']).json();
     const b = paygate(['--db', db, 'plan', 'create', '--name', 'B', '--price', '2.00', '--cycle-type', 'WEEKLY']).json();
     expect(paygate(['--db', db, 'plan', 'list']).json().map((p: { planId: string }) => p.planId)).toEqual([b.planId, a.planId]);
@@ -147,13 +157,13 @@ describe('paygate plan', () => {
     expect(paygate(['--db', db, 'plan', 'activate', a.planId]).json().status).toBe('ACTIVE');
   });
 
-  it('without a terminal, missing required values are a usage error naming them (no prompt)', () => {
-    const db = withMerchant();
+  it('without a terminal, missing required values are a usage error naming them (no prompt)', async () => {
+    const db = await withMerchant();
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--price/);
     expect(r.stderr).toMatch(/--cycle-type/);
-    expect(counts(db).plans).toBe(0);
+    expect((await counts(db)).plans).toBe(0);
   });
 
   it.each([
@@ -168,47 +178,47 @@ describe('paygate plan', () => {
     [['--price', '9.99', '--cycle-type', 'MONTHLY', '--trial-days', '-1'], /trialDays/],
     [['--price', '0', '--cycle-type', 'MONTHLY'], /price/],
     [['--price', '9.99', '--cycle-type', 'MONTHLY', '--max-subscriptions', 'many'], /maxSubscriptions/],
-  ])('create refuses %j naming the field, exit 1, database unchanged', (args, field) => {
-    const db = withMerchant();
+  ])('create refuses %j naming the field, exit 1, database unchanged', async (args, field) => {
+    const db = await withMerchant();
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', ...args]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^error 1001: /);
     expect(r.stderr).toMatch(field);
-    expect(counts(db).plans).toBe(0);
+    expect((await counts(db)).plans).toBe(0);
   });
 
-  it('refuses a description over 500 characters', () => {
-    const db = withMerchant();
+  it('refuses a description over 500 characters', async () => {
+    const db = await withMerchant();
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', '--price', '1.00', '--cycle-type', 'DAILY', '--description', 'd'.repeat(501)]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/description/);
-    expect(counts(db).plans).toBe(0);
+    expect((await counts(db)).plans).toBe(0);
   });
 
-  it('refuses a too-long name', () => {
-    const db = withMerchant();
+  it('refuses a too-long name', async () => {
+    const db = await withMerchant();
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'n'.repeat(201), '--price', '1.00', '--cycle-type', 'DAILY']);
     expect(r.stderr).toMatch(/planName/);
-    expect(counts(db).plans).toBe(0);
+    expect((await counts(db)).plans).toBe(0);
   });
 
-  it('a zero price is allowed with a trial', () => {
-    const db = withMerchant();
+  it('a zero price is allowed with a trial', async () => {
+    const db = await withMerchant();
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'Free', '--price', '0', '--cycle-type', 'MONTHLY', '--trial-days', '14']);
     expect(r.status).toBe(0);
     expect(r.json()).toMatchObject({ price: '0.00', trialDays: 14 });
   });
 
-  it('off a terminal, plan create needs --merchant when several merchants exist', () => {
-    const db = withMerchant();
+  it('off a terminal, plan create needs --merchant when several merchants exist', async () => {
+    const db = await withMerchant();
     paygate(['--db', db, 'merchant', 'create', '--name', 'Other']);
     const r = paygate(['--db', db, 'plan', 'create', '--name', 'A', '--price', '1.00', '--cycle-type', 'DAILY']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/--merchant is required/);
   });
 
-  it('show of another merchant’s plan is 1007 like an unknown one', () => {
-    const db = withMerchant();
+  it('show of another merchant’s plan is 1007 like an unknown one', async () => {
+    const db = await withMerchant();
     const p = paygate(['--db', db, 'plan', 'create', '--name', 'A', '--price', '1.00', '--cycle-type', 'DAILY']).json();
     const other = paygate(['--db', db, 'merchant', 'create', '--name', 'Other']).json();
     const r = paygate(['--db', db, 'plan', 'show', p.planId, '--merchant', other.merchantId]);
@@ -216,18 +226,19 @@ describe('paygate plan', () => {
   });
 });
 
-describe('paygate db backup', () => {
-  it('copies the database with the online backup', () => {
-    const db = freshDb();
+// db backup copies SQLite files; on PostgreSQL it refuses and names pg_dump and db copy instead.
+describe.skipIf(TEST_ENGINE === 'postgres')('paygate db backup', () => {
+  it('copies the database with the online backup', async () => {
+    const db = await freshDb();
     paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']);
-    const target = join(dir, `backup-${n}.db`);
+    const target = join(dir, 'backup.db');
     const r = paygate(['--db', db, 'db', 'backup', target]);
     expect(r.status).toBe(0);
-    expect(counts(target).merchants).toBe(1);
+    expect((await counts(target)).merchants).toBe(1);
   });
 
-  it('refuses to overwrite an existing file', () => {
-    const db = freshDb();
+  it('refuses to overwrite an existing file', async () => {
+    const db = await freshDb();
     paygate(['--db', db, 'merchant', 'list']);
     const r = paygate(['--db', db, 'db', 'backup', db]);
     expect(r.status).toBe(1);

@@ -1,10 +1,8 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/env.js';
 import { sendRaw } from '../helpers/socket.js';
-import { client, createMerchant, raw, startServe, type Answer, type Served, type TestMerchant } from '../helpers/serve.js';
+import { client, createMerchant, raw, type Answer, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 /**
  * The hosted pages over a real serve, driven as a browser without JavaScript would (GET the page,
@@ -13,22 +11,17 @@ import { client, createMerchant, raw, startServe, type Answer, type Served, type
 let srv: Served;
 let db: string;
 let shop: TestMerchant;
-let cleanup: () => void;
+let served: ServedShop;
 let n = 0;
 const YEAR = String(new Date().getUTCFullYear() + 3);
 const SHOP = 'https://shop.example';
 
 beforeAll(async () => {
-  const t = tempDir('paygate-pages-hard-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 'p.db');
-  shop = createMerchant(db, 2, 'Boutique');
-  srv = await startServe({ dbPath: db });
+  served = await servedShop({ merchants: [[2, 'Boutique']] });
+  ({ srv, db } = served);
+  shop = served.merchants[0] as TestMerchant;
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => served?.stop());
 
 async function checkout(m: TestMerchant, extra: Record<string, unknown> = {}): Promise<{ path: string; id: string; relationId: string }> {
   n++;
@@ -62,22 +55,12 @@ function payForm(csrf: string, cardNumber: string): Record<string, string> {
   return { csrf, action: 'pay', holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' };
 }
 
-function row(id: string): { status: number; return_url: string | null; failed_url: string | null; cancel_url: string | null; card_last4: string | null } {
-  const sqlite = new Database(db, { readonly: true });
-  try {
-    return sqlite.prepare('SELECT status, return_url, failed_url, cancel_url, card_last4 FROM transactions WHERE id = ?').get(id) as never;
-  } finally {
-    sqlite.close();
-  }
-}
+interface TransactionRow { status: number; return_url: string | null; failed_url: string | null; cancel_url: string | null; card_last4: string | null }
 
-function writeRow(sql: string, ...args: unknown[]): void {
-  const sqlite = new Database(db);
-  try {
-    sqlite.prepare(sql).run(...args);
-  } finally {
-    sqlite.close();
-  }
+async function row(id: string): Promise<TransactionRow> {
+  const r = await served.rows.get<TransactionRow>('SELECT status, return_url, failed_url, cancel_url, card_last4 FROM transactions WHERE id = ?', id);
+  if (!r) throw new Error(`no transaction ${id}`);
+  return r;
 }
 
 const expectHtml = (r: Answer, what: string) => {
@@ -94,7 +77,7 @@ describe('redirect URLs with characters outside Latin-1', () => {
 
   it('are accepted and stored WHATWG-serialised (percent-encoded, punycode host)', async () => {
     const { id } = await checkout(shop, urls);
-    expect(row(id)).toMatchObject({
+    expect(await row(id)).toMatchObject({
       return_url: `${SHOP}/merci/%E2%82%AC?note=th%C3%A9#fin`,
       failed_url: `${SHOP}/%C3%A9chec/%F0%9F%98%80`,
       cancel_url: 'https://xn--bcher-kva.example/annul%C3%A9',
@@ -107,7 +90,7 @@ describe('redirect URLs with characters outside Latin-1', () => {
     const r = await post(t.path, payForm(csrfOf(page.text), '4242424242424242'));
     expect(r.status).toBe(303);
     expect(r.headers.get('location')).toBe(`${SHOP}/merci/%E2%82%AC?note=th%C3%A9&${result(t, 200000)}#fin`);
-    expect(row(t.id).status).toBe(200000);
+    expect((await row(t.id)).status).toBe(200000);
   });
 
   it('cancel and the third decline redirect to the encoded cancelUrl and failedUrl', async () => {
@@ -122,12 +105,12 @@ describe('redirect URLs with characters outside Latin-1', () => {
     for (let i = 0; i < 3; i++) last = await post(b.path, payForm(csrf, '4000000000000002'));
     expect(last?.status).toBe(303);
     expect(last?.headers.get('location')).toBe(`${SHOP}/%C3%A9chec/%F0%9F%98%80?${result(b, 300000)}`);
-    expect(row(b.id).status).toBe(300000);
+    expect((await row(b.id)).status).toBe(300000);
   });
 
   it('a URL stored raw by an older version is still sent encoded', async () => {
     const t = await checkout(shop, urls);
-    writeRow('UPDATE transactions SET return_url = ? WHERE id = ?', `${SHOP}/merci/€`, t.id);
+    await served.rows.run('UPDATE transactions SET return_url = ? WHERE id = ?', `${SHOP}/merci/€`, t.id);
     const r = await post(t.path, payForm(csrfOf((await raw(srv.url + t.path)).text), '4242424242424242'));
     expect(r.status).toBe(303);
     expect(r.headers.get('location')).toBe(`${SHOP}/merci/%E2%82%AC?${result(t, 200000)}`);
@@ -195,7 +178,7 @@ describe('a DISABLED merchant', () => {
       expect(paid.text).toContain('This payment page is no longer available');
       const cancelled = await post(path, { csrf, action: 'cancel' });
       expect(cancelled.status).toBe(404);
-      expect(row(id)).toMatchObject({ status: 100050, card_last4: null });
+      expect(await row(id)).toMatchObject({ status: 100050, card_last4: null });
     } finally {
       enable();
     }
@@ -216,25 +199,19 @@ describe('a DISABLED merchant', () => {
       expect(page.text).toContain('This payment page is no longer available');
       const done = await post(threeDs, { csrf, action: 'complete' });
       expect(done.status).toBe(404);
-      expect(row(id).status).toBe(100040);
+      expect((await row(id)).status).toBe(100040);
     } finally {
       enable();
     }
   });
 
-  it('`paygate pay` and `paygate subscribe` refuse it with error 1003 and create nothing', () => {
+  it('`paygate pay` and `paygate subscribe` refuse it with error 1003 and create nothing', async () => {
     const plan = paygate(['--db', db, '--json', 'plan', 'create', '--merchant', d.merchantId, '--name', 'Monthly', '--price', '5.00', '--cycle-type', 'MONTHLY']);
     expect(plan.status, plan.stderr).toBe(0);
     const planId = plan.json().planId as string;
-    const count = () => {
-      const sqlite = new Database(db, { readonly: true });
-      try {
-        return (sqlite.prepare('SELECT count(*) AS n FROM transactions WHERE merchant_id = ?').get(d.merchantId) as { n: number }).n;
-      } finally {
-        sqlite.close();
-      }
-    };
-    const before = count();
+    const count = async () =>
+      (await served.rows.get<{ n: number }>('SELECT count(*) AS n FROM transactions WHERE merchant_id = ?', d.merchantId))?.n;
+    const before = await count();
     disable();
     try {
       const card = ['--card', '4242424242424242', '--exp', `12/${YEAR}`, '--cvv', '123'];
@@ -248,7 +225,7 @@ describe('a DISABLED merchant', () => {
         expect(r.stderr, args.join(' ')).toMatch(/^error 1003: merchant mer_\w+ is disabled/);
         expect(r.stdout).toBe('');
       }
-      expect(count()).toBe(before);
+      expect(await count()).toBe(before);
     } finally {
       enable();
     }

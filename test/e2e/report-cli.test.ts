@@ -5,7 +5,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { paygate } from '../helpers/cli.js';
-import { tempDir, testApp } from '../helpers/ctx.js';
+import { testApp, type TestApp } from '../helpers/ctx.js';
 import { paygatePtyRun } from '../helpers/pty.js';
 import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
 
@@ -14,13 +14,11 @@ const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
 
 let db: string;
 let dir: string;
-let cleanup: () => void;
+let app: TestApp;
 
 beforeAll(async () => {
-  const t = tempDir('paygate-report-');
-  cleanup = t.cleanup;
-  dir = t.dir;
-  const app = await testApp({ now: Date.UTC(2026, 0, 10, 9) });
+  app = await testApp({ now: Date.UTC(2026, 0, 10, 9) });
+  dir = app.dir;
   const { merchantId, planId } = await merchantWithPlan(app.ctx, { price: '10.00' });
   await subscribe(app.ctx, merchantId, planId, { userId: 'a' });
   await subscribe(app.ctx, merchantId, planId, { userId: 'b', card: '4000000000000036' });
@@ -28,14 +26,12 @@ beforeAll(async () => {
   await runRenewal(app.ctx);
   app.clock.set(Date.UTC(2026, 1, 11, 9, 0, 1));
   await runRenewal(app.ctx);
-  // Keep the database: the CLI reads it below.
-  const { copyFileSync } = await import('node:fs');
-  db = join(dir, 'report.db');
+  // The app lets go of its database, which stays (a SQLite file or a PostgreSQL database) until
+  // afterAll: the CLI reads it below.
   await app.ctx.close();
-  copyFileSync(app.dbPath, db);
-  app.close();
+  db = app.dbPath;
 });
-afterAll(() => cleanup?.());
+afterAll(() => app?.close());
 
 const args = () => ['--db', db, 'report', '--from', '2026-01', '--to', '2026-03'];
 

@@ -1,22 +1,20 @@
-import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/env.js';
-import { createMerchant, raw, signV1, signV2, startServe, type Answer, type Served, type TestMerchant } from '../helpers/serve.js';
+import { raw, signV1, signV2, type Answer, type Served, type TestMerchant } from '../helpers/serve.js';
+import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 /**
  * SPEC §10: nothing derived from a request that carries card data is stored as a plain hash. Real
  * requests over a real `serve`, then every value of every column of every table (and the raw bytes
- * of the database and its WAL) is compared with every plain SHA-256 of what was sent.
+ * the engine keeps on disk: SQLite's file and its WAL; PostgreSQL's table, TOAST and index files
+ * of the database and the WAL written meanwhile) is compared with every plain SHA-256 of what was sent.
  */
 
 let srv: Served;
-let db: string;
 let v1: TestMerchant;
 let v2: TestMerchant;
-let cleanup: () => void;
+let shop: ServedShop;
+let started: Date;
 
 /** Plain SHA-256 of each text an attacker could guess was hashed: hex (both cases), base64, base64url. */
 const plainHashes = new Set<string>();
@@ -58,35 +56,27 @@ const year = String(new Date().getUTCFullYear() + 2);
 const card = (cardNumber: string, cvv = '123') => JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year, cvv });
 
 beforeAll(async () => {
-  const t = tempDir('paygate-fingerprint-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 'f.db');
-  v1 = createMerchant(db, 1, 'V1 Shop');
-  v2 = createMerchant(db, 2, 'V2 Shop');
-  srv = await startServe({ dbPath: db });
+  // WAL segments a PostgreSQL cluster wrote before this file started hold none of its requests.
+  started = new Date(Date.now() - 1000);
+  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  srv = shop.srv;
+  [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
-afterAll(async () => {
-  await srv.stop();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
-function storedValues(): string[] {
-  const sqlite = new Database(db, { readonly: true });
-  try {
-    const tables = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    const out: string[] = [];
-    for (const { name } of tables) {
-      for (const row of sqlite.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) {
-        for (const v of Object.values(row)) {
-          if (typeof v === 'string') out.push(v);
-          else if (Buffer.isBuffer(v)) out.push(v.toString('hex'), v.toString('base64'), v.toString('latin1'));
-        }
+async function storedValues(): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of await shop.rows.tables()) {
+    for (const row of await shop.rows.all(`SELECT * FROM "${name}"`)) {
+      for (const v of Object.values(row)) {
+        if (typeof v === 'string') out.push(v);
+        else if (Buffer.isBuffer(v)) out.push(v.toString('hex'), v.toString('base64'), v.toString('latin1'));
+        // PostgreSQL hands json/jsonb columns over parsed: their text is searched too.
+        else if (v !== null && typeof v === 'object' && !(v instanceof Date)) out.push(JSON.stringify(v));
       }
     }
-    return out;
-  } finally {
-    sqlite.close();
   }
+  return out;
 }
 
 describe('idempotency fingerprints (SPEC §5, §10)', () => {
@@ -119,15 +109,17 @@ describe('idempotency fingerprints (SPEC §5, §10)', () => {
     });
     expect(tracking.body.data.successCount).toBe(1);
 
-    const values = storedValues();
+    const values = await storedValues();
     expect(values.length).toBeGreaterThan(50);
     const hits = values.filter((v) => [...plainHashes].some((h) => v.includes(h)));
     expect(hits).toEqual([]);
 
     // The raw pages too: a value deleted or overwritten by the rekeying must not linger in the files.
-    for (const file of [db, `${db}-wal`].filter((f) => existsSync(f))) {
-      const bytes = readFileSync(file).toString('latin1');
-      expect([...plainHashes].filter((h) => bytes.includes(h))).toEqual([]);
+    const files = await shop.rows.rawFiles(started);
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const bytes = file.bytes.toString('latin1');
+      expect([...plainHashes].filter((h) => bytes.includes(h)), file.name).toEqual([]);
     }
   });
 

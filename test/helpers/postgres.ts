@@ -55,10 +55,14 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** A new empty database on the run's cluster. */
-export async function createPgDatabase(): Promise<PgTestDatabase> {
+/**
+ * A new empty database on the run's cluster, or a copy of `template` (a database of the cluster
+ * nobody is connected to) made by PostgreSQL's CREATE DATABASE … TEMPLATE.
+ */
+export async function createPgDatabase(opts: { template?: string } = {}): Promise<PgTestDatabase> {
   const name = `t_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  if (opts.template !== undefined && !/^t_[0-9a-f]{12}$/.test(opts.template)) throw new Error(`createPgDatabase: ${opts.template} is not a test database`);
+  await admin((c) => c.query(`CREATE DATABASE ${name}${opts.template ? ` TEMPLATE ${opts.template}` : ''}`));
   let dropped = false;
   return {
     url: withDatabase(pgClusterUrl(), name),

@@ -1,3 +1,4 @@
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -26,8 +27,22 @@ export interface ShopDatabase {
 export interface RowReader {
   all<T = Record<string, unknown>>(sql: string, ...args: unknown[]): Promise<T[]>;
   get<T = Record<string, unknown>>(sql: string, ...args: unknown[]): Promise<T | undefined>;
+  /**
+   * One write, as an older version or an operator would have left a row (arranging a case the
+   * product cannot reach on its own); through a connection opened per call.
+   */
+  run(sql: string, ...args: unknown[]): Promise<void>;
   /** Row count of a table. */
   count(table: string): Promise<number>;
+  /** Names of the database's own tables (the schema's, migration bookkeeping included). */
+  tables(): Promise<string[]>;
+  /**
+   * The bytes the engine keeps on disk for this database, for checks that nothing lingers
+   * unseen in them. SQLite: the file and its -wal. PostgreSQL (after a CHECKPOINT, read as the
+   * superuser the test URLs connect as): the main fork of every table, TOAST table and index
+   * of the database, and the cluster's WAL segments written since `since`.
+   */
+  rawFiles(since?: Date): Promise<Array<{ name: string; bytes: Buffer }>>;
   /**
    * The engine's own consistency check: 'ok', or what it found. SQLite: PRAGMA integrity_check;
    * PostgreSQL: amcheck's bt_index_check over every index of the database (tables against their
@@ -46,6 +61,11 @@ const numberInt8: pg.CustomTypesConfig = {
 function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** The row reader of any database by what `--db` takes (a backup file, a database made by a command). */
+export function rowsOf(db: string): RowReader {
+  return rowReader(/^postgres(ql)?:\/\//.test(db) ? 'postgres' : 'sqlite', db);
 }
 
 function rowReader(engine: TestEngine, db: string): RowReader {
@@ -69,6 +89,53 @@ function rowReader(engine: TestEngine, db: string): RowReader {
   return {
     all,
     get: async <T>(sql: string, ...args: unknown[]) => (await all<T>(sql, ...args))[0],
+    run: async (sql: string, ...args: unknown[]) => {
+      if (engine === 'sqlite') {
+        const s = new Database(db, { fileMustExist: true });
+        try {
+          s.prepare(sql).run(...args);
+        } finally {
+          s.close();
+        }
+        return;
+      }
+      const c = new pg.Client({ connectionString: db });
+      await c.connect();
+      try {
+        await c.query(numbered(sql), args);
+      } finally {
+        await c.end();
+      }
+    },
+    tables: async () =>
+      engine === 'sqlite'
+        ? (await all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((r) => r.name)
+        : (await all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")).map((r) => r.name),
+    rawFiles: async (since = new Date(0)) => {
+      if (engine === 'sqlite') return [db, `${db}-wal`].filter((f) => existsSync(f)).map((f) => ({ name: f, bytes: readFileSync(f) }));
+      const c = new pg.Client({ connectionString: db });
+      await c.connect();
+      try {
+        await c.query('CHECKPOINT');
+        const rels = await c.query<{ name: string; path: string }>(
+          `SELECT c.relname AS name, pg_relation_filepath(c.oid) AS path FROM pg_class c
+            WHERE c.relkind IN ('r', 't', 'i', 'm', 'S') AND pg_relation_filepath(c.oid) IS NOT NULL`,
+        );
+        const wal = await c.query<{ name: string }>('SELECT name FROM pg_ls_waldir() WHERE modification >= $1 ORDER BY name', [since]);
+        const read = async (path: string) => (await c.query<{ bytes: Buffer }>('SELECT pg_read_binary_file($1) AS bytes', [path])).rows[0]?.bytes ?? Buffer.alloc(0);
+        const out: Array<{ name: string; bytes: Buffer }> = [];
+        for (const r of rels.rows) out.push({ name: r.name, bytes: await read(r.path) });
+        for (const w of wal.rows) {
+          // A segment the server recycles (renames) between the listing and the read is gone:
+          // whatever it held is no longer kept.
+          const bytes = await read(`pg_wal/${w.name}`).catch(() => undefined);
+          if (bytes) out.push({ name: `pg_wal/${w.name}`, bytes });
+        }
+        return out;
+      } finally {
+        await c.end();
+      }
+    },
     count: async (table: string) => (await all<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]?.n ?? 0,
     integrity: async () => {
       if (engine === 'sqlite') return (await all<{ integrity_check: string }>('PRAGMA integrity_check')).map((r) => r.integrity_check).join('\n');
@@ -92,11 +159,21 @@ function rowReader(engine: TestEngine, db: string): RowReader {
   };
 }
 
-export async function shopDatabase(opts: { engine?: TestEngine; file?: string; prefix?: string } = {}): Promise<ShopDatabase> {
-  const engine = opts.engine ?? TEST_ENGINE;
+/**
+ * `copyOf`: a copy of another shop database of the same engine that no process has open any
+ * more (SQLite: its file and -wal copied; PostgreSQL: CREATE DATABASE … TEMPLATE), for tests
+ * that start many times from the same arranged state.
+ */
+export async function shopDatabase(opts: { engine?: TestEngine; file?: string; prefix?: string; copyOf?: ShopDatabase } = {}): Promise<ShopDatabase> {
+  const engine = opts.copyOf?.engine ?? opts.engine ?? TEST_ENGINE;
   const tmp = tempDir(opts.prefix ?? 'paygate-shop-');
-  const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
+  const template = opts.copyOf && engine === 'postgres' ? new URL(opts.copyOf.db).pathname.slice(1) : undefined;
+  const pgDb = engine === 'postgres' ? await createPgDatabase({ template }) : undefined;
   const db = pgDb ? pgDb.url : join(tmp.dir, opts.file ?? 'paygate.db');
+  if (opts.copyOf && engine === 'sqlite') {
+    copyFileSync(opts.copyOf.db, db);
+    if (existsSync(`${opts.copyOf.db}-wal`)) copyFileSync(`${opts.copyOf.db}-wal`, `${db}-wal`);
+  }
   return {
     engine,
     db,
