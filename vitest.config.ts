@@ -44,7 +44,8 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/cli-vault.test.ts': 'vault key files beside the database file, backups and restores of a file',
   'test/e2e/db-copy.test.ts': 'db copy between SQLite files (db-copy-postgres covers PostgreSQL both ways)',
   'test/e2e/security-file-modes.test.ts': 'permissions of the database file, its -wal/-shm and backups',
-  'test/e2e/renew-concurrency.test.ts': 'renew processes sharing one SQLite file (postgres-multi-instance is the PostgreSQL counterpart)',
+  'test/e2e/renew-concurrency.test.ts':
+    'renew processes sharing one SQLite file (postgres-multi-instance is the PostgreSQL counterpart)',
   // They choose their engines themselves.
   'test/e2e/postgres-engine.test.ts': 'PostgreSQL only, picks its own databases',
   'test/e2e/postgres-multi-instance.test.ts': 'PostgreSQL only, picks its own databases',
@@ -66,7 +67,8 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/stripe-cards.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-key-faults.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-key-input.test.ts': 'the Stripe channel against its stand-in',
-  'test/e2e/stripe-live.test.ts': 'opt-in, against Stripe\'s test mode (skipped without STRIPE_TEST_SECRET_KEY, never in CI)',
+  'test/e2e/stripe-live.test.ts':
+    "opt-in, against Stripe's test mode (skipped without STRIPE_TEST_SECRET_KEY, never in CI)",
 };
 
 /**
@@ -104,15 +106,19 @@ export default defineConfig({
         extends: true,
         test: { name: 'sqlite', include: ['test/**/*.test.ts'], env: { PAYGATE_TEST_ENGINE: 'sqlite' } },
       },
-      ...(postgresRun() ? [{
-        extends: true as const,
-        test: {
-          name: 'postgres',
-          include: ['test/integration/**/*.test.ts', ...BOTH_ENGINES_E2E],
-          exclude: ENGINE_SPECIFIC,
-          env: { PAYGATE_TEST_ENGINE: 'postgres' },
-        },
-      }] : []),
+      ...(postgresRun()
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: ['test/integration/**/*.test.ts', ...BOTH_ENGINES_E2E],
+                exclude: ENGINE_SPECIFIC,
+                env: { PAYGATE_TEST_ENGINE: 'postgres' },
+              },
+            },
+          ]
+        : []),
     ],
   },
 });
@@ -128,7 +134,12 @@ function postgresRun(): boolean {
 /** Every end-to-end file is on one of the two lists, so a new one is a decision, not an accident. */
 function unclassifiedE2e(): void {
   const both = BOTH_ENGINES_E2E.map((g) => new RegExp(`^${g.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`));
-  const files = readdirSync(new URL('./test/e2e/', import.meta.url)).filter((f) => f.endsWith('.test.ts')).map((f) => `test/e2e/${f}`);
+  const files = readdirSync(new URL('./test/e2e/', import.meta.url))
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => `test/e2e/${f}`);
   const loose = files.filter((f) => !both.some((re) => re.test(f)) && !(f in SQLITE_ONLY_E2E));
-  if (loose.length > 0) throw new Error(`vitest.config.ts: put ${loose.join(', ')} in BOTH_ENGINES_E2E or SQLITE_ONLY_E2E (with the reason)`);
+  if (loose.length > 0)
+    throw new Error(
+      `vitest.config.ts: put ${loose.join(', ')} in BOTH_ENGINES_E2E or SQLITE_ONLY_E2E (with the reason)`,
+    );
 }

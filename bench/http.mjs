@@ -37,7 +37,8 @@ const arg = (name, dflt) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 
-const BASELINE_TABLE = 'CREATE TABLE IF NOT EXISTS requests (id bigserial PRIMARY KEY, body text NOT NULL, created_at bigint NOT NULL)';
+const BASELINE_TABLE =
+  'CREATE TABLE IF NOT EXISTS requests (id bigserial PRIMARY KEY, body text NOT NULL, created_at bigint NOT NULL)';
 
 // ---- child mode: the bare fastify + better-sqlite3 baseline server ----
 if (process.argv[2] === '--baseline-server') {
@@ -46,7 +47,9 @@ if (process.argv[2] === '--baseline-server') {
   const db = new Database(process.argv[3]);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.exec('CREATE TABLE IF NOT EXISTS requests (id INTEGER PRIMARY KEY, body TEXT NOT NULL, created_at INTEGER NOT NULL)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS requests (id INTEGER PRIMARY KEY, body TEXT NOT NULL, created_at INTEGER NOT NULL)',
+  );
   const insert = db.prepare('INSERT INTO requests (body, created_at) VALUES (?, ?)');
   const app = Fastify();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
@@ -63,24 +66,38 @@ if (process.argv[2] === '--baseline-server') {
   // prepared statement, autocommit: one round trip and one durable commit per request.
   const Fastify = (await import('fastify')).default;
   const pg = require('pg');
-  const { DEFAULT_POOL_SIZE, parsePoolSize } = await import(new URL('../dist/store/postgres/client.js', import.meta.url));
+  const { DEFAULT_POOL_SIZE, parsePoolSize } = await import(
+    new URL('../dist/store/postgres/client.js', import.meta.url)
+  );
   const max = process.env.PAYGATE_DB_POOL ? parsePoolSize(process.env.PAYGATE_DB_POOL) : DEFAULT_POOL_SIZE;
   const pool = new pg.Pool({ connectionString: process.argv[3], max, options: '-c synchronous_commit=on' });
   const app = Fastify();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.post('/payment/:apiKey/transaction', async (req) => {
-    const r = await pool.query({ name: 'insert_request', text: 'INSERT INTO requests (body, created_at) VALUES ($1, $2) RETURNING id', values: [req.body, Date.now()] });
+    const r = await pool.query({
+      name: 'insert_request',
+      text: 'INSERT INTO requests (body, created_at) VALUES ($1, $2) RETURNING id',
+      values: [req.body, Date.now()],
+    });
     return { rtn_code: '0000', rtn_msg: 'success', success: true, data: { id: String(r.rows[0].id) } };
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   console.log(`listening on ${url}`);
-  process.on('SIGTERM', () => app.close().then(() => pool.end()).then(() => process.exit(0)));
+  process.on('SIGTERM', () =>
+    app
+      .close()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+  );
 } else {
   await main();
 }
 
 function start(cmd, args, env, pattern) {
-  const proc = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(cmd, args, {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not start: ${cmd} ${args.join(' ')}\n${out}`)), 20_000);
@@ -137,10 +154,14 @@ async function load(urls, requestOf, { duration, connections }) {
 }
 
 function createMerchant(db) {
-  const created = spawnSync(process.execPath, [BIN, '--db', db, '--json', 'merchant', 'create', '--name', 'Bench', '--signature-version', '2'], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, PAYGATE_VAULT_KEY: KEY },
-  });
+  const created = spawnSync(
+    process.execPath,
+    [BIN, '--db', db, '--json', 'merchant', 'create', '--name', 'Bench', '--signature-version', '2'],
+    {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PAYGATE_VAULT_KEY: KEY },
+    },
+  );
   if (created.status !== 0) throw new Error(created.stderr);
   return JSON.parse(created.stdout);
 }
@@ -148,18 +169,35 @@ function createMerchant(db) {
 /** Signed v2 PAY requests, each with its own requestId/relationId. */
 function payRequests(m) {
   const year = String(new Date().getUTCFullYear() + 2);
-  const cardInfo = JSON.stringify({ holderName: 'Bench', cardNumber: '4242424242424242', month: '12', year, cvv: '123' });
+  const cardInfo = JSON.stringify({
+    holderName: 'Bench',
+    cardNumber: '4242424242424242',
+    month: '12',
+    year,
+    cvv: '123',
+  });
   const run = Date.now().toString(36);
   const path = `/payment/${m.apiKey}/transaction`;
   let seq = 0;
   return () => {
     const i = seq++;
     const body = JSON.stringify({
-      merchantId: m.merchantId, requestId: `${run}-${i}`, relationId: `${run}-${i}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo,
+      merchantId: m.merchantId,
+      requestId: `${run}-${i}`,
+      relationId: `${run}-${i}`,
+      paymentType: 'PAY',
+      payAmount: '10.00',
+      currency: 'USD',
+      cardInfo,
     });
     const t = Math.floor(Date.now() / 1000);
     const sig = createHmac('sha256', m.secret).update(`${t}.POST.${path}.${body}`).digest('hex');
-    return { method: 'POST', path, body, headers: { 'content-type': 'application/json', 'x-paygate-signature': `t=${t},v2=${sig}` } };
+    return {
+      method: 'POST',
+      path,
+      body,
+      headers: { 'content-type': 'application/json', 'x-paygate-signature': `t=${t},v2=${sig}` },
+    };
   };
 }
 
@@ -174,7 +212,8 @@ function pct(a, b) {
 function printTable(rows) {
   console.log('| server (median round by req/s) | req/s | p50 ms | p99 ms | 2xx | errors/non-2xx |');
   console.log('|---|---:|---:|---:|---:|---:|');
-  for (const [name, r] of rows) console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.errors} |`);
+  for (const [name, r] of rows)
+    console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.errors} |`);
 }
 
 async function main() {
@@ -182,7 +221,11 @@ async function main() {
     console.error('build first: npx tsc -p tsconfig.build.json');
     process.exit(1);
   }
-  const opts = { duration: arg('--duration', 10), connections: arg('--connections', 50), rounds: Math.max(1, arg('--rounds', 3)) };
+  const opts = {
+    duration: arg('--duration', 10),
+    connections: arg('--connections', 50),
+    rounds: Math.max(1, arg('--rounds', 3)),
+  };
   const logLevel = process.env.PAYGATE_LOG_LEVEL ?? 'info';
   const pg = pgArg();
   if (pg.wanted) await mainPg(pg.url, opts, logLevel);
@@ -204,7 +247,11 @@ async function mainSqlite({ duration, connections, rounds }, logLevel) {
         method: 'POST',
         path: '/v1/charges',
         body: `amount=1000&currency=usd&source=tok_visa&description=bench-${i}`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer sk_test_bench', 'idempotency-key': `${run}-${i}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: 'Bearer sk_test_bench',
+          'idempotency-key': `${run}-${i}`,
+        },
       };
     };
     const measure = async (server, requestOf, url) => {
@@ -214,32 +261,53 @@ async function mainSqlite({ duration, connections, rounds }, logLevel) {
       return r;
     };
     for (let round = 0; round < rounds; round++) {
-      const pg = await start(process.execPath, [BIN, '--db', dbPath, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'], { PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel }, /listening on (http:\/\/\S+)/);
+      const pg = await start(
+        process.execPath,
+        [BIN, '--db', dbPath, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'],
+        { PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel },
+        /listening on (http:\/\/\S+)/,
+      );
       results.paygate.push(await measure(pg, payRequest));
 
       // 2. bare fastify + one durable insert
-      const base = await start(process.execPath, [SELF, '--baseline-server', join(dir, 'baseline.db')], {}, /listening on (http:\/\/\S+)/);
+      const base = await start(
+        process.execPath,
+        [SELF, '--baseline-server', join(dir, 'baseline.db')],
+        {},
+        /listening on (http:\/\/\S+)/,
+      );
       results.baseline.push(await measure(base, payRequest));
 
       // 3. stripe-stateful-mock
       const mockCli = require.resolve('stripe-stateful-mock/dist/cli.js');
       const port = 20000 + Math.floor(Math.random() * 20000);
-      const mock = await start(process.execPath, [mockCli], { PORT: String(port), LOG_LEVEL: 'info' }, /(Server started on port)/);
+      const mock = await start(
+        process.execPath,
+        [mockCli],
+        { PORT: String(port), LOG_LEVEL: 'info' },
+        /(Server started on port)/,
+      );
       // Its per-request logging would slow it down; we only needed the start line. Drain the pipe.
       mock.proc.stdout.resume();
       results.stripe.push(await measure(mock, chargeRequest, `http://127.0.0.1:${port}`));
     }
 
     const [paygate, baseline, stripe] = [median(results.paygate), median(results.baseline), median(results.stripe)];
-    console.log(`## HTTP: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`);
+    console.log(
+      `## HTTP: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`,
+    );
     printTable([
       ['paygate serve (signed PAY, sandbox charge, durable)', paygate],
       ['baseline: fastify + 1 better-sqlite3 insert (WAL, synchronous=FULL)', baseline],
       ['stripe-stateful-mock (charges + Idempotency-Key, in memory)', stripe],
     ]);
     const perRound = (other) => results.paygate.map((r, i) => pct(r.rps, results[other][i].rps)).join(', ');
-    console.log(`\npaygate / baseline: ${pct(paygate.rps, baseline.rps)} of req/s (target ≥ 60%), p99 ${(paygate.p99 / Math.max(baseline.p99, 1)).toFixed(2)}× (target ≤ 2×); rounds: ${perRound('baseline')}`);
-    console.log(`paygate / stripe-stateful-mock: ${pct(paygate.rps, stripe.rps)} of req/s, p99 ${(paygate.p99 / Math.max(stripe.p99, 1)).toFixed(2)}×; rounds: ${perRound('stripe')}\n`);
+    console.log(
+      `\npaygate / baseline: ${pct(paygate.rps, baseline.rps)} of req/s (target ≥ 60%), p99 ${(paygate.p99 / Math.max(baseline.p99, 1)).toFixed(2)}× (target ≤ 2×); rounds: ${perRound('baseline')}`,
+    );
+    console.log(
+      `paygate / stripe-stateful-mock: ${pct(paygate.rps, stripe.rps)} of req/s, p99 ${(paygate.p99 / Math.max(stripe.p99, 1)).toFixed(2)}×; rounds: ${perRound('stripe')}\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -265,10 +333,20 @@ async function mainPg(givenUrl, { duration, connections, rounds }, logLevel) {
     await c.query(BASELINE_TABLE);
     await c.end();
 
-    const startMany = (n, make) => Promise.all(Array.from({ length: n }, make)).then((list) => (procs.push(...list), list));
+    const startMany = (n, make) =>
+      Promise.all(Array.from({ length: n }, make)).then((list) => {
+        procs.push(...list);
+        return list;
+      });
     const serve = () =>
-      start(process.execPath, [BIN, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'], { PAYGATE_DB: dbUrl, PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel, ...poolEnv }, /listening on (http:\/\/\S+)/);
-    const baseline = () => start(process.execPath, [SELF, '--baseline-pg-server', baseUrl], poolEnv, /listening on (http:\/\/\S+)/);
+      start(
+        process.execPath,
+        [BIN, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'],
+        { PAYGATE_DB: dbUrl, PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel, ...poolEnv },
+        /listening on (http:\/\/\S+)/,
+      );
+    const baseline = () =>
+      start(process.execPath, [SELF, '--baseline-pg-server', baseUrl], poolEnv, /listening on (http:\/\/\S+)/);
     const measure = async (servers) => {
       const urls = servers.map((s) => s.url);
       await load(urls, payRequest, { duration: 1, connections }); // warm-up
@@ -277,7 +355,9 @@ async function mainPg(givenUrl, { duration, connections, rounds }, logLevel) {
       return r;
     };
 
-    console.log(`## HTTP on PostgreSQL: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`);
+    console.log(
+      `## HTTP on PostgreSQL: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`,
+    );
     console.log(`Server: ${server.label}.\n`);
     for (const n of [1, 2]) {
       const results = { paygate: [], baseline: [] };
@@ -286,15 +366,22 @@ async function mainPg(givenUrl, { duration, connections, rounds }, logLevel) {
         results.baseline.push(await measure(await startMany(n, baseline)));
       }
       const [p, b] = [median(results.paygate), median(results.baseline)];
-      const what = n === 1 ? 'one process each' : `${n} processes each on one database, ${connections / n} connections per process, req/s summed, latencies merged`;
+      const what =
+        n === 1
+          ? 'one process each'
+          : `${n} processes each on one database, ${connections / n} connections per process, req/s summed, latencies merged`;
       console.log(`### ${what}\n`);
       printTable([
         [`paygate serve ×${n} (signed PAY, sandbox charge, durable)`, p],
         [`baseline ×${n}: fastify + 1 INSERT (pg pool, synchronous_commit=on)`, b],
       ]);
       const rps = results.paygate.map((r, i) => pct(r.rps, results.baseline[i].rps)).join(', ');
-      const p99 = results.paygate.map((r, i) => `${(r.p99 / Math.max(results.baseline[i].p99, 1)).toFixed(2)}×`).join(', ');
-      console.log(`\npaygate / baseline (×${n}): ${pct(p.rps, b.rps)} of req/s (target ≥ 60%), p99 ${(p.p99 / Math.max(b.p99, 1)).toFixed(2)}× (target ≤ 2×); rounds: ${rps}; p99 rounds: ${p99}\n`);
+      const p99 = results.paygate
+        .map((r, i) => `${(r.p99 / Math.max(results.baseline[i].p99, 1)).toFixed(2)}×`)
+        .join(', ');
+      console.log(
+        `\npaygate / baseline (×${n}): ${pct(p.rps, b.rps)} of req/s (target ≥ 60%), p99 ${(p.p99 / Math.max(b.p99, 1)).toFixed(2)}× (target ≤ 2×); rounds: ${rps}; p99 rounds: ${p99}\n`,
+      );
     }
   } finally {
     await Promise.all(procs.map((p) => stop(p.proc)));

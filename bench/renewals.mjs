@@ -51,11 +51,19 @@ async function seed(dbPath, count, dueAt) {
   const { createMerchant } = await import(new URL('services/merchants.js', DIST));
   const { createPlan } = await import(new URL('services/plans.js', DIST));
   const m = await createMerchant(ctx, { name: 'Bench Shop' });
-  const plan = await createPlan(ctx, m.merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+  const plan = await createPlan(ctx, m.merchantId, {
+    planName: 'Monthly',
+    price: '9.99',
+    currency: 'USD',
+    cycleType: 'MONTHLY',
+    cycleLength: 1,
+  });
   const panEnc = ctx.vault.encrypt('4242424242424242');
   // Seeding reaches past the store boundary to the SQLite engine's connection: fast bulk inserts.
   const sqlite = ctx.store.connection;
-  const card = sqlite.prepare(`INSERT INTO cards (id, merchant_id, pan_enc, bin, last4, brand, exp_month, exp_year, created_at) VALUES (?, ?, ?, '424242', '4242', 'Visa', 12, 2099, ?)`);
+  const card = sqlite.prepare(
+    `INSERT INTO cards (id, merchant_id, pan_enc, bin, last4, brand, exp_month, exp_year, created_at) VALUES (?, ?, ?, '424242', '4242', 'Visa', 12, 2099, ?)`,
+  );
   const sub = sqlite.prepare(
     `INSERT INTO subscriptions (id, code, merchant_id, plan_id, user_id, card_id, amount, currency, cycle_type, cycle_length, status,
        anchor_time, paid_through, start_time, billing_count, failed_count, total_paid, created_at, updated_at)
@@ -71,7 +79,19 @@ async function seed(dbPath, count, dueAt) {
       for (let i = base; i < Math.min(count, base + CHUNK); i++) {
         const n = String(i).padStart(8, '0');
         card.run(`crd_b${n}`, m.merchantId, panEnc, START);
-        sub.run(`sub_b${n}`, `SCB${n}`, m.merchantId, plan.planId, `user-${i}`, `crd_b${n}`, START, dueAt, START, START, START);
+        sub.run(
+          `sub_b${n}`,
+          `SCB${n}`,
+          m.merchantId,
+          plan.planId,
+          `user-${i}`,
+          `crd_b${n}`,
+          START,
+          dueAt,
+          START,
+          START,
+          START,
+        );
         rec.run(`rec_b${n}`, `sub_b${n}`, m.merchantId, dueAt, START);
       }
     })();
@@ -113,30 +133,42 @@ async function raw(dbPath) {
   const { openSqlite } = await import(new URL('store/sqlite/client.js', DIST));
   const { BATCH_SIZE } = await import(new URL('services/renew/run.js', DIST));
   const sqlite = openSqlite(dbPath);
-  const ids = sqlite.prepare("SELECT id, subscription_id AS sid, merchant_id AS mid FROM billing_records WHERE status = 'PENDING'").all();
-  const charge = sqlite.prepare(`INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, card_bin, card_last4, customer_present, outcome, created_at, updated_at)
+  const ids = sqlite
+    .prepare("SELECT id, subscription_id AS sid, merchant_id AS mid FROM billing_records WHERE status = 'PENDING'")
+    .all();
+  const charge =
+    sqlite.prepare(`INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, card_bin, card_last4, customer_present, outcome, created_at, updated_at)
     VALUES (?, ?, 'charge', 999, 'USD', '424242', '4242', 0, 'approved', ?, ?)`);
-  const txn = sqlite.prepare(`INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id, created_at, updated_at)
+  const txn =
+    sqlite.prepare(`INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id, created_at, updated_at)
     VALUES (?, ?, 'RENEWAL', 200000, 999, 'USD', ?, ?, ?, ?)`);
-  const settle = sqlite.prepare("UPDATE billing_records SET status = 'SUCCESS', actual_time = ?, transaction_id = ? WHERE id = ?");
-  const next = sqlite.prepare(`INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
+  const settle = sqlite.prepare(
+    "UPDATE billing_records SET status = 'SUCCESS', actual_time = ?, transaction_id = ? WHERE id = ?",
+  );
+  const next =
+    sqlite.prepare(`INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
     VALUES (?, ?, ?, 'RENEW', 999, 'USD', ?, 'PENDING', 0, 2, ?)`);
-  const subUpd = sqlite.prepare('UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + 999, paid_through = ?, updated_at = ? WHERE id = ?');
-  const evt = sqlite.prepare(`INSERT INTO outbox_events (id, merchant_id, kind, event_type, subscription_id, payload, status, attempts, next_attempt_at, created_at)
+  const subUpd = sqlite.prepare(
+    'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + 999, paid_through = ?, updated_at = ? WHERE id = ?',
+  );
+  const evt =
+    sqlite.prepare(`INSERT INTO outbox_events (id, merchant_id, kind, event_type, subscription_id, payload, status, attempts, next_attempt_at, created_at)
     VALUES (?, ?, 'SUBSCRIPTION', 'RENEW_SUCCEEDED', ?, ?, 'PENDING', 0, ?, ?)`);
   const payload = JSON.stringify({ notifyType: 'SUBSCRIPTION', eventType: 'RENEW_SUCCEEDED', amount: '9.99' });
   const t0 = performance.now();
   for (let b = 0; b < ids.length; b += BATCH_SIZE) {
-    sqlite.transaction(() => {
-      for (const r of ids.slice(b, b + BATCH_SIZE)) {
-        charge.run(`ch_${r.id}`, r.id, RUN_AT, RUN_AT);
-        txn.run(`txn_${r.id}`, r.mid, r.sid, r.id, RUN_AT, RUN_AT);
-        settle.run(RUN_AT, `txn_${r.id}`, r.id);
-        next.run(`rec_n${r.id}`, r.sid, r.mid, RUN_AT + 28 * 86_400_000, RUN_AT);
-        subUpd.run(RUN_AT + 28 * 86_400_000, RUN_AT, r.sid);
-        evt.run(`evt_${r.id}`, r.mid, r.sid, payload, RUN_AT, RUN_AT);
-      }
-    }).immediate();
+    sqlite
+      .transaction(() => {
+        for (const r of ids.slice(b, b + BATCH_SIZE)) {
+          charge.run(`ch_${r.id}`, r.id, RUN_AT, RUN_AT);
+          txn.run(`txn_${r.id}`, r.mid, r.sid, r.id, RUN_AT, RUN_AT);
+          settle.run(RUN_AT, `txn_${r.id}`, r.id);
+          next.run(`rec_n${r.id}`, r.sid, r.mid, RUN_AT + 28 * 86_400_000, RUN_AT);
+          subUpd.run(RUN_AT + 28 * 86_400_000, RUN_AT, r.sid);
+          evt.run(`evt_${r.id}`, r.mid, r.sid, payload, RUN_AT, RUN_AT);
+        }
+      })
+      .immediate();
   }
   const ms = performance.now() - t0;
   sqlite.close();
@@ -168,7 +200,13 @@ async function seedPg(url, count, dueAt) {
   const { createMerchant } = await import(new URL('services/merchants.js', DIST));
   const { createPlan } = await import(new URL('services/plans.js', DIST));
   const m = await createMerchant(ctx, { name: 'Bench Shop' });
-  const plan = await createPlan(ctx, m.merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+  const plan = await createPlan(ctx, m.merchantId, {
+    planName: 'Monthly',
+    price: '9.99',
+    currency: 'USD',
+    cycleType: 'MONTHLY',
+    cycleLength: 1,
+  });
   const panEnc = ctx.vault.encrypt('4242424242424242');
   // Seeding reaches past the store boundary to the PostgreSQL engine's pool: set-based inserts.
   const pool = ctx.store.handle.pool;
@@ -232,7 +270,11 @@ async function rawPg(url, mode) {
   const pg = createRequire(import.meta.url)('pg');
   const c = new pg.Client({ connectionString: url, options: '-c synchronous_commit=on' });
   await c.connect();
-  const ids = (await c.query("SELECT id, subscription_id AS sid, merchant_id AS mid FROM billing_records WHERE status = 'PENDING' ORDER BY id")).rows;
+  const ids = (
+    await c.query(
+      "SELECT id, subscription_id AS sid, merchant_id AS mid FROM billing_records WHERE status = 'PENDING' ORDER BY id",
+    )
+  ).rows;
   const payload = JSON.stringify({ notifyType: 'SUBSCRIPTION', eventType: 'RENEW_SUCCEEDED', amount: '9.99' });
   const NEXT = RUN_AT + 28 * 86_400_000;
   const q = (name, text, values) => c.query({ name, text, values });
@@ -242,31 +284,79 @@ async function rawPg(url, mode) {
     await c.query('BEGIN');
     if (mode === 'rows') {
       for (const r of batch) {
-        await q('charge', `INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, card_bin, card_last4, customer_present, outcome, created_at, updated_at)
-          VALUES ($1, $2, 'charge', 999, 'USD', '424242', '4242', false, 'approved', $3, $3)`, [`ch_${r.id}`, r.id, RUN_AT]);
-        await q('txn', `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id, created_at, updated_at)
-          VALUES ($1, $2, 'RENEWAL', 200000, 999, 'USD', $3, $4, $5, $5)`, [`txn_${r.id}`, r.mid, r.sid, r.id, RUN_AT]);
-        await q('settle', "UPDATE billing_records SET status = 'SUCCESS', actual_time = $1, transaction_id = $2 WHERE id = $3", [RUN_AT, `txn_${r.id}`, r.id]);
-        await q('next', `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
-          VALUES ($1, $2, $3, 'RENEW', 999, 'USD', $4, 'PENDING', 0, 2, $5)`, [`rec_n${r.id}`, r.sid, r.mid, NEXT, RUN_AT]);
-        await q('sub', 'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + 999, paid_through = $1, updated_at = $2 WHERE id = $3', [NEXT, RUN_AT, r.sid]);
-        await q('evt', `INSERT INTO outbox_events (id, merchant_id, kind, event_type, subscription_id, payload, status, attempts, next_attempt_at, created_at)
-          VALUES ($1, $2, 'SUBSCRIPTION', 'RENEW_SUCCEEDED', $3, $4, 'PENDING', 0, $5, $5)`, [`evt_${r.id}`, r.mid, r.sid, payload, RUN_AT]);
+        await q(
+          'charge',
+          `INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, card_bin, card_last4, customer_present, outcome, created_at, updated_at)
+          VALUES ($1, $2, 'charge', 999, 'USD', '424242', '4242', false, 'approved', $3, $3)`,
+          [`ch_${r.id}`, r.id, RUN_AT],
+        );
+        await q(
+          'txn',
+          `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id, created_at, updated_at)
+          VALUES ($1, $2, 'RENEWAL', 200000, 999, 'USD', $3, $4, $5, $5)`,
+          [`txn_${r.id}`, r.mid, r.sid, r.id, RUN_AT],
+        );
+        await q(
+          'settle',
+          "UPDATE billing_records SET status = 'SUCCESS', actual_time = $1, transaction_id = $2 WHERE id = $3",
+          [RUN_AT, `txn_${r.id}`, r.id],
+        );
+        await q(
+          'next',
+          `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
+          VALUES ($1, $2, $3, 'RENEW', 999, 'USD', $4, 'PENDING', 0, 2, $5)`,
+          [`rec_n${r.id}`, r.sid, r.mid, NEXT, RUN_AT],
+        );
+        await q(
+          'sub',
+          'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + 999, paid_through = $1, updated_at = $2 WHERE id = $3',
+          [NEXT, RUN_AT, r.sid],
+        );
+        await q(
+          'evt',
+          `INSERT INTO outbox_events (id, merchant_id, kind, event_type, subscription_id, payload, status, attempts, next_attempt_at, created_at)
+          VALUES ($1, $2, 'SUBSCRIPTION', 'RENEW_SUCCEEDED', $3, $4, 'PENDING', 0, $5, $5)`,
+          [`evt_${r.id}`, r.mid, r.sid, payload, RUN_AT],
+        );
       }
     } else {
       const rid = batch.map((r) => r.id);
       const sid = batch.map((r) => r.sid);
       const mid = batch.map((r) => r.mid);
-      await q('m_charge', `INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, card_bin, card_last4, customer_present, outcome, created_at, updated_at)
-        SELECT 'ch_' || r, r, 'charge', 999, 'USD', '424242', '4242', false, 'approved', $2, $2 FROM unnest($1::text[]) AS r`, [rid, RUN_AT]);
-      await q('m_txn', `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id, created_at, updated_at)
-        SELECT 'txn_' || r, m, 'RENEWAL', 200000, 999, 'USD', s, r, $4, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(r, s, m)`, [rid, sid, mid, RUN_AT]);
-      await q('m_settle', "UPDATE billing_records SET status = 'SUCCESS', actual_time = $2, transaction_id = 'txn_' || id WHERE id = ANY($1::text[])", [rid, RUN_AT]);
-      await q('m_next', `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
-        SELECT 'rec_n' || r, s, m, 'RENEW', 999, 'USD', $4, 'PENDING', 0, 2, $5 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(r, s, m)`, [rid, sid, mid, NEXT, RUN_AT]);
-      await q('m_sub', 'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + 999, paid_through = $2, updated_at = $3 WHERE id = ANY($1::text[])', [sid, NEXT, RUN_AT]);
-      await q('m_evt', `INSERT INTO outbox_events (id, merchant_id, kind, event_type, subscription_id, payload, status, attempts, next_attempt_at, created_at)
-        SELECT 'evt_' || r, m, 'SUBSCRIPTION', 'RENEW_SUCCEEDED', s, $4, 'PENDING', 0, $5, $5 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(r, s, m)`, [rid, sid, mid, payload, RUN_AT]);
+      await q(
+        'm_charge',
+        `INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, card_bin, card_last4, customer_present, outcome, created_at, updated_at)
+        SELECT 'ch_' || r, r, 'charge', 999, 'USD', '424242', '4242', false, 'approved', $2, $2 FROM unnest($1::text[]) AS r`,
+        [rid, RUN_AT],
+      );
+      await q(
+        'm_txn',
+        `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id, created_at, updated_at)
+        SELECT 'txn_' || r, m, 'RENEWAL', 200000, 999, 'USD', s, r, $4, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(r, s, m)`,
+        [rid, sid, mid, RUN_AT],
+      );
+      await q(
+        'm_settle',
+        "UPDATE billing_records SET status = 'SUCCESS', actual_time = $2, transaction_id = 'txn_' || id WHERE id = ANY($1::text[])",
+        [rid, RUN_AT],
+      );
+      await q(
+        'm_next',
+        `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
+        SELECT 'rec_n' || r, s, m, 'RENEW', 999, 'USD', $4, 'PENDING', 0, 2, $5 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(r, s, m)`,
+        [rid, sid, mid, NEXT, RUN_AT],
+      );
+      await q(
+        'm_sub',
+        'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + 999, paid_through = $2, updated_at = $3 WHERE id = ANY($1::text[])',
+        [sid, NEXT, RUN_AT],
+      );
+      await q(
+        'm_evt',
+        `INSERT INTO outbox_events (id, merchant_id, kind, event_type, subscription_id, payload, status, attempts, next_attempt_at, created_at)
+        SELECT 'evt_' || r, m, 'SUBSCRIPTION', 'RENEW_SUCCEEDED', s, $4, 'PENDING', 0, $5, $5 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(r, s, m)`,
+        [rid, sid, mid, payload, RUN_AT],
+      );
     }
     await c.query('COMMIT');
   }
@@ -339,25 +429,45 @@ async function mainPg(givenUrl, due) {
     const fmt = (r) => `${Math.round(rate(r)).toLocaleString('en')} renewals/s (${(r.ms / 1000).toFixed(1)} s)`;
     const pctOf = (a, b) => `${((rate(a) / rate(b)) * 100).toFixed(0)}%`;
     console.log('## Renewals on PostgreSQL (`node bench/renewals.mjs --pg`)\n');
-    console.log(`Server: ${server.label}; ${due.toLocaleString('en')} due subscriptions seeded in ${(seedMs / 1000).toFixed(1)} s, each scenario on its own copy.\n`);
+    console.log(
+      `Server: ${server.label}; ${due.toLocaleString('en')} due subscriptions seeded in ${(seedMs / 1000).toFixed(1)} s, each scenario on its own copy.\n`,
+    );
     console.log('| scenario | result | peak RSS | target |');
     console.log('|---|---|---|---|');
-    console.log(`| engine ×1: one renewal process (\`runRenewal\`, pool of the default size) | ${fmt(one)} | ${one.maxRssMiB.toFixed(0)} MiB | < 256 MiB |`);
-    console.log(`| engine ×4: four renewal processes at once on one database (charged per process: ${four.perProcess.map((n) => n.toLocaleString('en')).join(' / ')}) | ${fmt(four)} | ${four.maxRssMiB.toFixed(0)} MiB each at most | faster than ×1 |`);
-    console.log(`| then the callback pass \`paygate renew\` runs after it (no notifyUrl: ${d.retired.toLocaleString('en')} events retired) | ${(d.ms / 1000).toFixed(2)} s | | |`);
-    console.log(`| raw, per row: the same six row writes as prepared statements on one connection, a commit per batch | ${fmt(rows)} | | baseline |`);
-    console.log(`| raw, multi-row: one statement per table per batch (unnest arrays), a commit per batch | ${fmt(multi)} | | |`);
+    console.log(
+      `| engine ×1: one renewal process (\`runRenewal\`, pool of the default size) | ${fmt(one)} | ${one.maxRssMiB.toFixed(0)} MiB | < 256 MiB |`,
+    );
+    console.log(
+      `| engine ×4: four renewal processes at once on one database (charged per process: ${four.perProcess.map((n) => n.toLocaleString('en')).join(' / ')}) | ${fmt(four)} | ${four.maxRssMiB.toFixed(0)} MiB each at most | faster than ×1 |`,
+    );
+    console.log(
+      `| then the callback pass \`paygate renew\` runs after it (no notifyUrl: ${d.retired.toLocaleString('en')} events retired) | ${(d.ms / 1000).toFixed(2)} s | | |`,
+    );
+    console.log(
+      `| raw, per row: the same six row writes as prepared statements on one connection, a commit per batch | ${fmt(rows)} | | baseline |`,
+    );
+    console.log(
+      `| raw, multi-row: one statement per table per batch (unnest arrays), a commit per batch | ${fmt(multi)} | | |`,
+    );
     console.log(`| ratio engine ×1 / raw per row | **${pctOf(one, rows)}** | | ≥ 25% |`);
     console.log(`| ratio engine ×1 / raw multi-row | ${pctOf(one, multi)} | | |`);
     console.log(`| ratio engine ×4 / engine ×1 | **${(rate(four) / rate(one)).toFixed(2)}×** | | > 1 |`);
-    for (const [name, r] of [['×1', one], ['×4', four]]) if (r.count !== due) console.log(`\nWARNING: engine ${name} charged ${r.count} of ${due}`);
+    for (const [name, r] of [
+      ['×1', one],
+      ['×4', four],
+    ])
+      if (r.count !== due) console.log(`\nWARNING: engine ${name} charged ${r.count} of ${due}`);
   } finally {
     await server.stop();
   }
 }
 
 function child(kind, dbPath, extra = []) {
-  const r = spawnSync(process.execPath, [SELF, '--child', kind, dbPath, ...extra], { encoding: 'utf8', maxBuffer: 1 << 24, timeout: 900_000 });
+  const r = spawnSync(process.execPath, [SELF, '--child', kind, dbPath, ...extra], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+    timeout: 900_000,
+  });
   if (r.status !== 0) throw new Error(`${kind} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
@@ -397,11 +507,19 @@ if (process.argv[2] === '--child') {
     console.log('## Renewals (`node bench/renewals.mjs`)\n');
     console.log('| scenario | result | peak RSS | target |');
     console.log('|---|---|---|---|');
-    console.log(`| engine: \`runRenewal\`, ${due.toLocaleString('en')} due subscriptions | ${Math.round(eRate).toLocaleString('en')} renewals/s (${(e.ms / 1000).toFixed(1)} s) | ${mib(e.maxRssMiB)} | < 256 MiB |`);
-    console.log(`| then the callback pass \`paygate renew\` runs after it (no notifyUrl: ${e.retired.toLocaleString('en')} events retired) | ${(e.deliveryMs / 1000).toFixed(2)} s | | |`);
-    console.log(`| raw SQLite: the same rows, prepared statements, same pragmas and batch size | ${Math.round(rRate).toLocaleString('en')} renewals/s (${(r.ms / 1000).toFixed(1)} s) | ${mib(r.maxRssMiB)} | baseline |`);
+    console.log(
+      `| engine: \`runRenewal\`, ${due.toLocaleString('en')} due subscriptions | ${Math.round(eRate).toLocaleString('en')} renewals/s (${(e.ms / 1000).toFixed(1)} s) | ${mib(e.maxRssMiB)} | < 256 MiB |`,
+    );
+    console.log(
+      `| then the callback pass \`paygate renew\` runs after it (no notifyUrl: ${e.retired.toLocaleString('en')} events retired) | ${(e.deliveryMs / 1000).toFixed(2)} s | | |`,
+    );
+    console.log(
+      `| raw SQLite: the same rows, prepared statements, same pragmas and batch size | ${Math.round(rRate).toLocaleString('en')} renewals/s (${(r.ms / 1000).toFixed(1)} s) | ${mib(r.maxRssMiB)} | baseline |`,
+    );
     console.log(`| ratio engine / raw | **${((eRate / rRate) * 100).toFixed(0)}%** | | ≥ 25% |`);
-    console.log(`| nothing due, ${idleN.toLocaleString('en')} subscriptions: first run / warm run | ${i.ms.toFixed(1)} ms / ${i.warmMs.toFixed(1)} ms (open + migrate ${i.openMs.toFixed(0)} ms) | ${mib(i.maxRssMiB)} | < 50 ms, < 256 MiB |`);
+    console.log(
+      `| nothing due, ${idleN.toLocaleString('en')} subscriptions: first run / warm run | ${i.ms.toFixed(1)} ms / ${i.warmMs.toFixed(1)} ms (open + migrate ${i.openMs.toFixed(0)} ms) | ${mib(i.maxRssMiB)} | < 50 ms, < 256 MiB |`,
+    );
     if (e.count !== due) console.log(`\nWARNING: engine charged ${e.count} of ${due}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

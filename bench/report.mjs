@@ -40,7 +40,13 @@ async function seed(dbPath, subs) {
   const { createMerchant } = await import(new URL('services/merchants.js', DIST));
   const { createPlan } = await import(new URL('services/plans.js', DIST));
   const m = await createMerchant(ctx, { name: 'Bench Shop' });
-  const plan = await createPlan(ctx, m.merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+  const plan = await createPlan(ctx, m.merchantId, {
+    planName: 'Monthly',
+    price: '9.99',
+    currency: 'USD',
+    cycleType: 'MONTHLY',
+    cycleLength: 1,
+  });
   // Seeding reaches past the store boundary to the SQLite engine's connection: fast bulk inserts.
   const sqlite = ctx.store.connection;
   const sub = sqlite.prepare(
@@ -68,17 +74,54 @@ async function seed(dbPath, subs) {
         const start = START + (i % 24) * MONTH + (i % 1000) * 60_000;
         const cancelled = i % 100 === 0;
         const end = cancelled ? Math.min(NOW - 1, start + 12 * MONTH) : null;
-        sub.run(id, `code_${i}`, m.merchantId, plan.planId, `u${i}`, cancelled ? 'CANCELLED' : 'ACTIVE', start, start, end, end, start, end ?? start);
+        sub.run(
+          id,
+          `code_${i}`,
+          m.merchantId,
+          plan.planId,
+          `u${i}`,
+          cancelled ? 'CANCELLED' : 'ACTIVE',
+          start,
+          start,
+          end,
+          end,
+          start,
+          end ?? start,
+        );
         for (let k = 0; k < 24; k++) {
           const t = start + k * MONTH;
           if (t >= NOW || (end !== null && t >= end)) break;
           const n = records++;
           const declined = n % 25 === 7;
           const txnId = declined ? null : `txn_bench_${n}`;
-          rec.run(`rec_bench_${n}`, id, m.merchantId, k === 0 ? 'INITIAL' : 'RENEW', t, t, declined ? 'FAILED' : 'SUCCESS', txnId, 0, k, t);
+          rec.run(
+            `rec_bench_${n}`,
+            id,
+            m.merchantId,
+            k === 0 ? 'INITIAL' : 'RENEW',
+            t,
+            t,
+            declined ? 'FAILED' : 'SUCCESS',
+            txnId,
+            0,
+            k,
+            t,
+          );
           if (declined) {
             const r = records++;
-            rec.run(`rec_bench_${r}`, id, m.merchantId, 'RETRY', t + 86_400_000, t + 86_400_000, 'SUCCESS', `txn_bench_${r}`, 1, k, t);
+            rec.run(
+              `rec_bench_${r}`,
+              id,
+              m.merchantId,
+              'RETRY',
+              t + 86_400_000,
+              t + 86_400_000,
+              'SUCCESS',
+              `txn_bench_${r}`,
+              1,
+              k,
+              t,
+            );
             txn.run(`txn_bench_${r}`, m.merchantId, `rel_${r}`, t, t);
           } else {
             txn.run(txnId, m.merchantId, `rel_${n}`, t, t);
@@ -128,25 +171,36 @@ else {
     const db = join(dir, 'report.db');
     const s0 = performance.now();
     const { records } = child('--seed', db, String(subs));
-    console.log(`## report — ${records.toLocaleString('en')} billing records, ${subs.toLocaleString('en')} subscriptions (seeded in ${((performance.now() - s0) / 1000).toFixed(1)} s)`);
+    console.log(
+      `## report — ${records.toLocaleString('en')} billing records, ${subs.toLocaleString('en')} subscriptions (seeded in ${((performance.now() - s0) / 1000).toFixed(1)} s)`,
+    );
     const cold = child('--report', db, '1');
     const warm = child('--report', db, '6');
     const sorted = warm.times.slice(1).sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)];
-    console.log(`report over ${warm.months} months, all merchants: cold ${cold.times[0].toFixed(0)} ms, warm median ${median.toFixed(0)} ms (runs: ${warm.times.map((t) => t.toFixed(0)).join(', ')} ms)`);
-    console.log(`baseline: one full scan of billing_records ${warm.scan.toFixed(0)} ms · peak RSS ${(warm.rss / 2 ** 20).toFixed(0)} MiB`);
+    console.log(
+      `report over ${warm.months} months, all merchants: cold ${cold.times[0].toFixed(0)} ms, warm median ${median.toFixed(0)} ms (runs: ${warm.times.map((t) => t.toFixed(0)).join(', ')} ms)`,
+    );
+    console.log(
+      `baseline: one full scan of billing_records ${warm.scan.toFixed(0)} ms · peak RSS ${(warm.rss / 2 ** 20).toFixed(0)} MiB`,
+    );
     console.log(`target < 2000 ms: ${Math.max(cold.times[0], median) < 2000 ? 'met' : 'NOT met'}`);
     // --pg URL: the same database copied into an empty PostgreSQL database (paygate db copy), timed there too.
     const pgUrl = process.argv[process.argv.indexOf('--pg') + 1];
     if (process.argv.includes('--pg') && pgUrl) {
       const bin = fileURLToPath(new URL('../bin/paygate.js', import.meta.url));
-      const c = spawnSync(process.execPath, [bin, '--db', db, 'db', 'copy', '--to', pgUrl, '--json'], { encoding: 'utf8', env: { ...process.env, PAYGATE_VAULT_KEY: KEY } });
+      const c = spawnSync(process.execPath, [bin, '--db', db, 'db', 'copy', '--to', pgUrl, '--json'], {
+        encoding: 'utf8',
+        env: { ...process.env, PAYGATE_VAULT_KEY: KEY },
+      });
       if (c.status !== 0) throw new Error(`db copy failed: ${c.stderr}`);
       const pgCold = child('--report', pgUrl, '1');
       const pgWarm = child('--report', pgUrl, '6');
       const pgSorted = pgWarm.times.slice(1).sort((a, b) => a - b);
       const pgMedian = pgSorted[Math.floor(pgSorted.length / 2)];
-      console.log(`PostgreSQL: cold ${pgCold.times[0].toFixed(0)} ms, warm median ${pgMedian.toFixed(0)} ms (runs: ${pgWarm.times.map((t) => t.toFixed(0)).join(', ')} ms) · target < 2000 ms: ${Math.max(pgCold.times[0], pgMedian) < 2000 ? 'met' : 'NOT met'}`);
+      console.log(
+        `PostgreSQL: cold ${pgCold.times[0].toFixed(0)} ms, warm median ${pgMedian.toFixed(0)} ms (runs: ${pgWarm.times.map((t) => t.toFixed(0)).join(', ')} ms) · target < 2000 ms: ${Math.max(pgCold.times[0], pgMedian) < 2000 ? 'met' : 'NOT met'}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

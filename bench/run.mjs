@@ -25,19 +25,27 @@ const names = (chosen.length > 0 ? chosen : all).flatMap((n) => GROUPS[n] ?? [n]
 const pgUrl = process.env.PAYGATE_BENCH_PG_URL;
 
 console.log(`# paygate benchmarks — ${new Date().toISOString().slice(0, 10)}`);
-console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}\n`);
+console.log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}\n`,
+);
 
 let failed = false;
 for (const name of names) {
   const spec = BENCHES[name];
   if (!spec) {
-    console.error(`unknown benchmark ${name} (have: ${Object.keys(BENCHES).join(', ')}, or the groups ${Object.keys(GROUPS).join(', ')})`);
+    console.error(
+      `unknown benchmark ${name} (have: ${Object.keys(BENCHES).join(', ')}, or the groups ${Object.keys(GROUPS).join(', ')})`,
+    );
     failed = true;
     continue;
   }
   const [file, ...args] = spec;
   if (args.includes('--pg') && pgUrl) args.push(pgUrl);
-  const r = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(new URL(`./${file}`, import.meta.url)), ...args], { stdio: 'inherit' });
+  const r = spawnSync(
+    process.execPath,
+    ['--expose-gc', fileURLToPath(new URL(`./${file}`, import.meta.url)), ...args],
+    { stdio: 'inherit' },
+  );
   if (r.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

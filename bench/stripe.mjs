@@ -47,7 +47,13 @@ if (process.argv[2] === '--standin-server') {
   console.log(`listening on ${s.url} keys ${keys.join(',')}`);
   process.on('SIGTERM', () => s.close().then(() => process.exit(0)));
 } else if (process.argv[2] === '--direct-client') {
-  await directClient(process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]), process.argv[7]);
+  await directClient(
+    process.argv[3],
+    process.argv[4],
+    Number(process.argv[5]),
+    Number(process.argv[6]),
+    process.argv[7],
+  );
 } else {
   await main();
 }
@@ -56,14 +62,30 @@ if (process.argv[2] === '--standin-server') {
 async function directClient(url, key, duration, workers, tag) {
   const Stripe = (await import('stripe')).default;
   const u = new URL(url);
-  const stripe = new Stripe(key, { host: u.hostname, port: Number(u.port), protocol: 'http', maxNetworkRetries: 0, telemetry: false });
+  const stripe = new Stripe(key, {
+    host: u.hostname,
+    port: Number(u.port),
+    protocol: 'http',
+    maxNetworkRetries: 0,
+    telemetry: false,
+  });
   const year = new Date().getUTCFullYear() + 2;
   let seq = 0;
   const pay = async () => {
     const base = `${tag}:${seq++}`;
-    const pm = await stripe.paymentMethods.create({ type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: year, cvc: '123' } }, { idempotencyKey: `${base}:payment_method` });
-    const pi = await stripe.paymentIntents.create({ amount: 1000, currency: 'usd', payment_method: pm.id, allowed_payment_method_types: ['card'] }, { idempotencyKey: `${base}:payment_intent` });
-    const done = await stripe.paymentIntents.confirm(pi.id, { return_url: 'http://127.0.0.1:9/3ds/return' }, { idempotencyKey: `${base}:confirm` });
+    const pm = await stripe.paymentMethods.create(
+      { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: year, cvc: '123' } },
+      { idempotencyKey: `${base}:payment_method` },
+    );
+    const pi = await stripe.paymentIntents.create(
+      { amount: 1000, currency: 'usd', payment_method: pm.id, allowed_payment_method_types: ['card'] },
+      { idempotencyKey: `${base}:payment_intent` },
+    );
+    const done = await stripe.paymentIntents.confirm(
+      pi.id,
+      { return_url: 'http://127.0.0.1:9/3ds/return' },
+      { idempotencyKey: `${base}:confirm` },
+    );
     if (done.status !== 'succeeded') throw new Error(`intent ${done.status}`);
   };
   const run = async (seconds) => {
@@ -86,14 +108,23 @@ async function directClient(url, key, duration, workers, tag) {
     );
     latencies.sort((a, b) => a - b);
     const at = (q) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-    return { rps: latencies.length / ((performance.now() - t0) / 1000), p50: at(0.5), p99: at(0.99), ok: latencies.length, errors };
+    return {
+      rps: latencies.length / ((performance.now() - t0) / 1000),
+      p50: at(0.5),
+      p99: at(0.99),
+      ok: latencies.length,
+      errors,
+    };
   };
   await run(1); // warm-up
   console.log(JSON.stringify(await run(duration)));
 }
 
 function start(cmd, args, env, pattern) {
-  const proc = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(cmd, args, {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not start: ${cmd} ${args.join(' ')}\n${out}`)), 30_000);
@@ -121,8 +152,19 @@ async function stop(proc) {
 async function load(url, requestOf, { duration, connections }) {
   const autocannon = require('autocannon');
   let n = 0;
-  const result = await autocannon({ url, connections, duration, requests: [{ setupRequest: (req) => ({ ...req, ...requestOf(n++) }) }] });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, ok: result['2xx'], errors: result.errors + result.timeouts + result.non2xx };
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    requests: [{ setupRequest: (req) => ({ ...req, ...requestOf(n++) }) }],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
 }
 
 function cli(dbPath, args, env = {}, input) {
@@ -145,11 +187,22 @@ async function main() {
   const rounds = Math.max(1, arg('--rounds', 3));
   const dir = mkdtempSync(join(tmpdir(), 'paygate-bench-stripe-'));
   const year = String(new Date().getUTCFullYear() + 2);
-  const cardInfo = JSON.stringify({ holderName: 'Bench', cardNumber: '4242424242424242', month: '12', year, cvv: '123' });
+  const cardInfo = JSON.stringify({
+    holderName: 'Bench',
+    cardNumber: '4242424242424242',
+    month: '12',
+    year,
+    cvv: '123',
+  });
   const run = Date.now().toString(36);
   const logLevel = process.env.PAYGATE_LOG_LEVEL ?? 'info';
   const results = { sandbox: [], stripe: [], direct: [], standin: [] };
-  const standin = await start(process.execPath, [SELF, '--standin-server', String(rounds)], {}, /listening on (http:\/\/\S+) keys (\S+)/);
+  const standin = await start(
+    process.execPath,
+    [SELF, '--standin-server', String(rounds)],
+    {},
+    /listening on (http:\/\/\S+) keys (\S+)/,
+  );
   const keys = standin.match[2].split(',');
   const env = { PAYGATE_STRIPE_API_URL: standin.url };
   try {
@@ -160,10 +213,23 @@ async function main() {
     const payRequest = (m) => () => {
       const i = seq++;
       const path = `/payment/${m.apiKey}/transaction`;
-      const body = JSON.stringify({ merchantId: m.merchantId, requestId: `${run}-${i}`, relationId: `${run}-${i}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo });
+      const body = JSON.stringify({
+        merchantId: m.merchantId,
+        requestId: `${run}-${i}`,
+        relationId: `${run}-${i}`,
+        paymentType: 'PAY',
+        payAmount: '10.00',
+        currency: 'USD',
+        cardInfo,
+      });
       const t = Math.floor(Date.now() / 1000);
       const sig = createHmac('sha256', m.secret).update(`${t}.POST.${path}.${body}`).digest('hex');
-      return { method: 'POST', path, body, headers: { 'content-type': 'application/json', 'x-paygate-signature': `t=${t},v2=${sig}` } };
+      return {
+        method: 'POST',
+        path,
+        body,
+        headers: { 'content-type': 'application/json', 'x-paygate-signature': `t=${t},v2=${sig}` },
+      };
     };
     const pmRequest = (key) => () => {
       const i = seq++;
@@ -171,7 +237,11 @@ async function main() {
         method: 'POST',
         path: '/v1/payment_methods',
         body: `type=card&card[number]=4242424242424242&card[exp_month]=12&card[exp_year]=${year}&card[cvc]=123`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${key}`, 'idempotency-key': `${run}-pm-${i}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Bearer ${key}`,
+          'idempotency-key': `${run}-pm-${i}`,
+        },
       };
     };
     const measure = async (url, requestOf) => {
@@ -180,7 +250,12 @@ async function main() {
     };
     for (let round = 0; round < rounds; round++) {
       // A fresh stand-in account each round: its in-memory state (and per-call scans) start empty.
-      cli(dbPath, ['merchant', 'update', stripe.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'], env, keys[round]);
+      cli(
+        dbPath,
+        ['merchant', 'update', stripe.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'],
+        env,
+        keys[round],
+      );
       const pg = await start(
         process.execPath,
         [BIN, '--db', dbPath, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'],
@@ -190,15 +265,26 @@ async function main() {
       results.sandbox.push(await measure(pg.url, payRequest(sandbox)));
       results.stripe.push(await measure(pg.url, payRequest(stripe)));
       await stop(pg.proc);
-      const direct = spawnSync(process.execPath, [SELF, '--direct-client', standin.url, keys[round], String(duration), String(connections), `${run}-${round}`], { encoding: 'utf8' });
+      const direct = spawnSync(
+        process.execPath,
+        [SELF, '--direct-client', standin.url, keys[round], String(duration), String(connections), `${run}-${round}`],
+        { encoding: 'utf8' },
+      );
       if (direct.status !== 0) throw new Error(`direct client: ${direct.stderr}`);
       results.direct.push(JSON.parse(direct.stdout.trim().split('\n').at(-1)));
       results.standin.push(await measure(standin.url, pmRequest(keys[round])));
     }
 
     const median = (list) => [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
-    const [sb, st, direct, alone] = [median(results.sandbox), median(results.stripe), median(results.direct), median(results.standin)];
-    console.log(`## Stripe channel: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`);
+    const [sb, st, direct, alone] = [
+      median(results.sandbox),
+      median(results.stripe),
+      median(results.direct),
+      median(results.standin),
+    ];
+    console.log(
+      `## Stripe channel: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`,
+    );
     console.log('| measurement (median round by req/s) | req/s | p50 ms | p99 ms | 2xx | errors/non-2xx |');
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const [name, r] of [
@@ -211,8 +297,12 @@ async function main() {
     }
     const pct = (a, b) => `${((a / b) * 100).toFixed(0)}%`;
     const perRound = (a, b) => results[a].map((r, i) => pct(r.rps, results[b][i].rps)).join(', ');
-    console.log(`\nStripe / sandbox: ${pct(st.rps, sb.rps)} of req/s, p50 +${(st.p50 - sb.p50).toFixed(1)} ms, p99 ${(st.p99 / Math.max(sb.p99, 1)).toFixed(2)}×; rounds: ${perRound('stripe', 'sandbox')}`);
-    console.log(`Stripe through paygate / the same calls without paygate: ${pct(st.rps, direct.rps)} of PAY/s, p50 +${(st.p50 - direct.p50).toFixed(1)} ms; rounds: ${perRound('stripe', 'direct')}\n`);
+    console.log(
+      `\nStripe / sandbox: ${pct(st.rps, sb.rps)} of req/s, p50 +${(st.p50 - sb.p50).toFixed(1)} ms, p99 ${(st.p99 / Math.max(sb.p99, 1)).toFixed(2)}×; rounds: ${perRound('stripe', 'sandbox')}`,
+    );
+    console.log(
+      `Stripe through paygate / the same calls without paygate: ${pct(st.rps, direct.rps)} of PAY/s, p50 +${(st.p50 - direct.p50).toFixed(1)} ms; rounds: ${perRound('stripe', 'direct')}\n`,
+    );
   } finally {
     await stop(standin.proc);
     rmSync(dir, { recursive: true, force: true });

@@ -35,7 +35,12 @@ export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Pro
   try {
     const zone = await store.settleZone(config.zone);
     const clock = opts.clock ?? systemClock;
-    const { vault, loaded } = await openVault(store, config.dbPath, config.vaultKey, opts.vaultRotation ? { rotation: opts.vaultRotation } : {});
+    const { vault, loaded } = await openVault(
+      store,
+      config.dbPath,
+      config.vaultKey,
+      opts.vaultRotation ? { rotation: opts.vaultRotation } : {},
+    );
     await keyFingerprints(store, vault);
     const channel = (opts.channel ?? createSandboxChannel)({ store, clock });
     // Links are built from one public URL for every process: the recorded one unless the
@@ -45,7 +50,17 @@ export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Pro
       if (recorded) config.publicUrl = recorded;
     }
     const channels = createChannelRegistry({ sandbox: channel, vault, config });
-    return { store, clock, zone, vault, vaultKeySource: loaded.source, channel, channels, config, close: () => store.close() };
+    return {
+      store,
+      clock,
+      zone,
+      vault,
+      vaultKeySource: loaded.source,
+      channel,
+      channels,
+      config,
+      close: () => store.close(),
+    };
   } catch (e) {
     await store.close();
     throw e;

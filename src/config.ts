@@ -52,7 +52,9 @@ export function loadConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.
     dbPool: env.PAYGATE_DB_POOL,
     retryDays: parseRetryDays(env.PAYGATE_RETRY_DAYS),
     callbackPrivate: parseCallbackPrivate(env.PAYGATE_CALLBACK_PRIVATE),
-    publicUrl: (env.PAYGATE_PUBLIC_URL || `http://${env.PAYGATE_HOST ?? '127.0.0.1'}:${env.PAYGATE_PORT ?? '8080'}`).replace(/\/+$/, ''),
+    publicUrl: (
+      env.PAYGATE_PUBLIC_URL || `http://${env.PAYGATE_HOST ?? '127.0.0.1'}:${env.PAYGATE_PORT ?? '8080'}`
+    ).replace(/\/+$/, ''),
     publicUrlFromEnv: Boolean(env.PAYGATE_PUBLIC_URL),
   };
 }

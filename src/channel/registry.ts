@@ -16,7 +16,12 @@ export interface ChannelRegistry {
   forMerchant(merchant: Pick<MerchantRow, 'id' | 'channel' | 'stripeSecretKeyEnc'>, channel?: ChannelName): Channel;
 }
 
-export function createChannelRegistry(a: { sandbox: Channel; vault: Vault; config: AppConfig; env?: NodeJS.ProcessEnv }): ChannelRegistry {
+export function createChannelRegistry(a: {
+  sandbox: Channel;
+  vault: Vault;
+  config: AppConfig;
+  env?: NodeJS.ProcessEnv;
+}): ChannelRegistry {
   const stripe = new Map<string, { sealed: string; channel: Channel }>();
   const apiUrl = stripeApiUrlFrom(a.env ?? process.env);
   return {
@@ -29,7 +34,13 @@ export function createChannelRegistry(a: { sandbox: Channel; vault: Vault; confi
       if (known && known.sealed === sealed) return known.channel;
       // publicUrl is read per call: `serve` settles it after the app is opened.
       const config = a.config;
-      const made = createStripeChannel({ secretKey: a.vault.decrypt(sealed), apiUrl, get publicUrl() { return config.publicUrl; } });
+      const made = createStripeChannel({
+        secretKey: a.vault.decrypt(sealed),
+        apiUrl,
+        get publicUrl() {
+          return config.publicUrl;
+        },
+      });
       stripe.set(merchant.id, { sealed, channel: made });
       return made;
     },

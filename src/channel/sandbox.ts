@@ -1,6 +1,14 @@
 import { newId } from '../domain/ids.js';
 import type { SandboxChargeRow } from '../store/store.js';
-import type { Channel, ChannelCard, ChannelDeps, ChargeRequest, ChargeResult, FailReason, RefundResult } from './channel.js';
+import type {
+  Channel,
+  ChannelCard,
+  ChannelDeps,
+  ChargeRequest,
+  ChargeResult,
+  FailReason,
+  RefundResult,
+} from './channel.js';
 
 /**
  * The built-in sandbox channel of SPEC §9. It decides at once from the card number and keeps
@@ -28,7 +36,9 @@ const CARDS: Record<string, Behaviour> = {
 
 type Decision = { outcome: 'approved' } | { outcome: 'declined'; reason: FailReason } | { outcome: 'requires_action' };
 
-export function sandboxDecision(req: Pick<ChargeRequest, 'card' | 'customerPresent' | 'retryCount'> & { card: ChannelCard }): Decision {
+export function sandboxDecision(
+  req: Pick<ChargeRequest, 'card' | 'customerPresent' | 'retryCount'> & { card: ChannelCard },
+): Decision {
   const b = CARDS[req.card.number] ?? { kind: 'approve' };
   switch (b.kind) {
     case 'approve':
@@ -42,7 +52,9 @@ export function sandboxDecision(req: Pick<ChargeRequest, 'card' | 'customerPrese
       return req.customerPresent ? { outcome: 'approved' } : { outcome: 'declined', reason: 'card_declined' };
     case 'first_renewal_attempt_declines':
       if (req.customerPresent) return { outcome: 'approved' };
-      return (req.retryCount ?? 0) === 0 ? { outcome: 'declined', reason: 'insufficient_funds' } : { outcome: 'approved' };
+      return (req.retryCount ?? 0) === 0
+        ? { outcome: 'declined', reason: 'insufficient_funds' }
+        : { outcome: 'approved' };
   }
 }
 
@@ -85,7 +97,12 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
     },
     async completeAction(ref, passed) {
       const row = await store.transaction(async (tx) => {
-        await tx.finishSandboxAction(ref, passed ? 'approved' : 'failed', passed ? null : 'authentication_failed', clock.now());
+        await tx.finishSandboxAction(
+          ref,
+          passed ? 'approved' : 'failed',
+          passed ? null : 'authentication_failed',
+          clock.now(),
+        );
         return tx.getSandboxCharge(ref);
       });
       if (!row) throw new Error(`sandbox: no charge ${ref}`);
@@ -97,7 +114,11 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
         if (existing) return existing;
         const parent = await tx.getSandboxCharge(req.chargeRef);
         const refunded = await tx.sandboxRefunded(req.chargeRef);
-        const ok = parent !== undefined && parent.kind === 'charge' && parent.outcome === 'approved' && refunded + req.amount <= parent.amount;
+        const ok =
+          parent !== undefined &&
+          parent.kind === 'charge' &&
+          parent.outcome === 'approved' &&
+          refunded + req.amount <= parent.amount;
         const now = clock.now();
         await tx.insertSandboxCharge({
           id: newId('ch', now),
@@ -117,7 +138,9 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
         return tx.getSandboxChargeByKey(req.idempotencyKey);
       });
       if (!row) throw new Error(`sandbox: refund ${req.idempotencyKey} not recorded`);
-      return row.outcome === 'approved' ? { outcome: 'refunded', ref: row.id } : { outcome: 'failed', reason: row.declineCode ?? 'refund_failed' };
+      return row.outcome === 'approved'
+        ? { outcome: 'refunded', ref: row.id }
+        : { outcome: 'failed', reason: row.declineCode ?? 'refund_failed' };
     },
   };
 }

@@ -13,11 +13,15 @@ import { visible } from './visible.js';
  */
 export async function chooseMerchant(ctx: Ctx, out: Output, given: string | undefined): Promise<MerchantRow> {
   const all = await merchantChoices(ctx);
-  if (given !== undefined || all.length < 2 || !out.interactive) return await requireMerchant(ctx, await defaultMerchantId(ctx, given));
+  if (given !== undefined || all.length < 2 || !out.interactive)
+    return await requireMerchant(ctx, await defaultMerchantId(ctx, given));
   const { select } = await import('@inquirer/prompts');
   const id = await select({
     message: 'Merchant',
-    choices: all.map((m) => ({ value: m.id, name: `${visible(m.name)}  ${m.id}${m.status === 'ACTIVE' ? '' : `  (${m.status})`}` })),
+    choices: all.map((m) => ({
+      value: m.id,
+      name: `${visible(m.name)}  ${m.id}${m.status === 'ACTIVE' ? '' : `  (${m.status})`}`,
+    })),
   });
   return await requireMerchant(ctx, id);
 }
@@ -34,7 +38,8 @@ export function addPaging(cmd: Command): Command {
 
 export function pageOf(opts: { limit: string; page: string }): PageRequest {
   const limit = /^\d{1,4}$/.test(opts.limit) ? Number(opts.limit) : NaN;
-  if (!(limit >= 1 && limit <= MAX_LIMIT)) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
+  if (!(limit >= 1 && limit <= MAX_LIMIT))
+    throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
   const page = /^\d{1,9}$/.test(opts.page) ? Number(opts.page) : NaN;
   if (!(page >= 1)) throw new UsageError('--page must be a whole number ≥ 1');
   return { page, limit };

@@ -17,7 +17,10 @@ export function completionScript(program: Command, shell: 'bash' | 'zsh'): strin
   const walk = (c: Command, path: string): void => {
     const subs = c.commands.filter((s) => !(s as unknown as { _hidden?: boolean })._hidden);
     const choices = c.registeredArguments.flatMap((a) => a.argChoices ?? []);
-    cases.push({ path, words: [...subs.map((s) => s.name()), ...choices, ...(path === '' ? globals : flagsOf(c)), '--help'] });
+    cases.push({
+      path,
+      words: [...subs.map((s) => s.name()), ...choices, ...(path === '' ? globals : flagsOf(c)), '--help'],
+    });
     for (const s of subs) walk(s, path ? `${path} ${s.name()}` : s.name());
   };
   walk(program, '');

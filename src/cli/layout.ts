@@ -57,7 +57,8 @@ const OVERHEAD_PER_COLUMN = 3;
 export function fitColumns(cells: string[][], ids: boolean[], total: number): ColumnFit[] {
   const n = ids.length;
   const column = (c: number): string[] => cells.map((row) => row[c] ?? '');
-  const longest = (texts: string[], split: RegExp): number => Math.max(1, ...texts.flatMap((t) => t.split(split).map((w) => w.length)));
+  const longest = (texts: string[], split: RegExp): number =>
+    Math.max(1, ...texts.flatMap((t) => t.split(split).map((w) => w.length)));
   const natural = ids.map((_, c) => longest(column(c), /\n/));
   const word = ids.map((_, c) => Math.min(16, longest(column(c), /[\n ]/)));
   const widths = [...natural];
@@ -76,8 +77,14 @@ export function fitColumns(cells: string[][], ids: boolean[], total: number): Co
     }
   };
   const header = cells[0] ?? [];
-  shrink((c) => Math.min(natural[c] ?? 1, Math.max(13, (header[c] ?? '').length)), (c) => ids[c] ?? false);
-  shrink((c) => Math.min(natural[c] ?? 1, word[c] ?? 1), (c) => !ids[c]);
+  shrink(
+    (c) => Math.min(natural[c] ?? 1, Math.max(13, (header[c] ?? '').length)),
+    (c) => ids[c] ?? false,
+  );
+  shrink(
+    (c) => Math.min(natural[c] ?? 1, word[c] ?? 1),
+    (c) => !ids[c],
+  );
   shrink((c) => Math.min(natural[c] ?? 1, ids[c] ? 7 : 4));
   return widths.map((width, c) => ({ width, id: ids[c] ?? false }));
 }

@@ -31,7 +31,9 @@ export function buildProgram(): Command {
     .description('self-hosted merchant payments and subscriptions')
     .version(version(), '-v, --version', 'print the version')
     .addOption(new Option('--db <file>', 'database file').env('PAYGATE_DB'))
-    .addOption(new Option('--tz <zone>', 'time zone of time strings and billing calendars (IANA name)').env('PAYGATE_TZ'))
+    .addOption(
+      new Option('--tz <zone>', 'time zone of time strings and billing calendars (IANA name)').env('PAYGATE_TZ'),
+    )
     .option('--json', 'machine-readable JSON output')
     .option('--no-color', 'no colour in output')
     .showHelpAfterError(false)

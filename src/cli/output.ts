@@ -37,7 +37,16 @@ export function createOutput(opts: { json: boolean; color: boolean }): Output {
 }
 
 /** Fields that hold money; their currency is the object's `currency` (or `txnCurrency`). */
-const AMOUNT_KEYS = new Set(['amount', 'price', 'totalPaid', 'payAmount', 'txnAmount', 'refundAmount', 'refundableAmount', 'refundedAmount']);
+const AMOUNT_KEYS = new Set([
+  'amount',
+  'price',
+  'totalPaid',
+  'payAmount',
+  'txnAmount',
+  'refundAmount',
+  'refundableAmount',
+  'refundedAmount',
+]);
 
 /**
  * Money in CLI output is always a string with its currency's exponent — `"4.50"`, never `4.5` —
@@ -47,10 +56,12 @@ export function moneyStrings(data: unknown): unknown {
   if (Array.isArray(data)) return data.map(moneyStrings);
   if (data === null || typeof data !== 'object') return data;
   const obj = data as Record<string, unknown>;
-  const currency = typeof obj.currency === 'string' ? obj.currency : typeof obj.txnCurrency === 'string' ? obj.txnCurrency : undefined;
+  const currency =
+    typeof obj.currency === 'string' ? obj.currency : typeof obj.txnCurrency === 'string' ? obj.txnCurrency : undefined;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
-    if (AMOUNT_KEYS.has(k) && typeof v === 'number' && currency !== undefined && isCurrency(currency)) out[k] = v.toFixed(currencyExponent(currency));
+    if (AMOUNT_KEYS.has(k) && typeof v === 'number' && currency !== undefined && isCurrency(currency))
+      out[k] = v.toFixed(currencyExponent(currency));
     else out[k] = typeof v === 'object' ? moneyStrings(v) : v;
   }
   return out;
@@ -88,13 +99,21 @@ function humanRow(row: object): Record<string, Cell> {
   for (const [k, v] of Object.entries(r)) {
     if (v === undefined) continue;
     if (status !== undefined && (k === 'statusName' || k === 'failReason')) continue;
-    out[k] = k === 'status' && status !== undefined ? status : typeof v === 'object' && v !== null ? JSON.stringify(v) : (v as Cell);
+    out[k] =
+      k === 'status' && status !== undefined
+        ? status
+        : typeof v === 'object' && v !== null
+          ? JSON.stringify(v)
+          : (v as Cell);
   }
   return out;
 }
 
 /** A table of rows with the given columns (key → header), fitted to the terminal's width. */
-export function table<T extends object>(rows: readonly T[], columns: Partial<Record<keyof T & string, string>>): string {
+export function table<T extends object>(
+  rows: readonly T[],
+  columns: Partial<Record<keyof T & string, string>>,
+): string {
   if (rows.length === 0) return chalk.dim('(none)');
   const human = rows.map(humanRow);
   // A column nothing is left in (statusName folded into status) is not shown.
@@ -102,7 +121,9 @@ export function table<T extends object>(rows: readonly T[], columns: Partial<Rec
   const header = keys.map((k) => columns[k] ?? k);
   const body = human.map((r) => keys.map((k) => plain(r[k])));
   const fits = fitColumns([header, ...body], keys.map(looksLikeId), terminalWidth());
-  const fitted = body.map((cells) => cells.map((text, c) => fitCell(text, fits[c] ?? { width: text.length, id: false })));
+  const fitted = body.map((cells) =>
+    cells.map((text, c) => fitCell(text, fits[c] ?? { width: text.length, id: false })),
+  );
   const widths = fits.map((f) => f.width);
   // Rows of one line need no rule between them; wrapped rows do, or they run together.
   const ruled = fitted.some((cells) => cells.some((text) => text.includes('\n')));
@@ -110,11 +131,20 @@ export function table<T extends object>(rows: readonly T[], columns: Partial<Rec
   const line = (cells: string[], paint: (c: number, text: string, whole: string) => string): string[] => {
     const split = cells.map((t) => t.split('\n'));
     const height = Math.max(...split.map((l) => l.length));
-    return Array.from({ length: height }, (_, i) =>
-      `│ ${split.map((lines, c) => paint(c, (lines[i] ?? '').padEnd(widths[c] ?? 0), cells[c] ?? '')).join(' │ ')} │`,
+    return Array.from(
+      { length: height },
+      (_, i) =>
+        `│ ${split.map((lines, c) => paint(c, (lines[i] ?? '').padEnd(widths[c] ?? 0), cells[c] ?? '')).join(' │ ')} │`,
     );
   };
-  const out = [rule('┌', '┬', '┐'), ...line(header.map((h, c) => fitCell(h, { width: fits[c]?.width ?? h.length, id: false })), (_, t) => chalk.bold(t)), rule('├', '┼', '┤')];
+  const out = [
+    rule('┌', '┬', '┐'),
+    ...line(
+      header.map((h, c) => fitCell(h, { width: fits[c]?.width ?? h.length, id: false })),
+      (_, t) => chalk.bold(t),
+    ),
+    rule('├', '┼', '┤'),
+  ];
   fitted.forEach((cells, i) => {
     if (ruled && i > 0) out.push(rule('├', '┼', '┤'));
     out.push(...line(cells, (c, t, whole) => colour(keys[c] ?? '', t, whole)));

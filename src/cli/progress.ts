@@ -2,7 +2,10 @@
  * A tiny progress bar for terminals (stderr only, so stdout stays clean for --json and pipes).
  * Redraws at most every 100 ms.
  */
-export function progressBar(stream: NodeJS.WriteStream): { update: (done: number, total: number) => void; done: () => void } {
+export function progressBar(stream: NodeJS.WriteStream): {
+  update: (done: number, total: number) => void;
+  done: () => void;
+} {
   let last = 0;
   let drawn = false;
   const draw = (done: number, total: number): void => {

@@ -21,7 +21,9 @@ export interface MissingField {
 export async function askMissing(out: Output, fields: readonly MissingField[]): Promise<Record<string, string>> {
   if (fields.length === 0) return {};
   if (!out.interactive) {
-    throw new UsageError(`missing required option${fields.length > 1 ? 's' : ''}: ${fields.map((f) => f.flag).join(', ')}`);
+    throw new UsageError(
+      `missing required option${fields.length > 1 ? 's' : ''}: ${fields.map((f) => f.flag).join(', ')}`,
+    );
   }
   // Loaded only when a prompt is shown: it costs start-up time every other command would pay.
   const { input, password, select } = await import('@inquirer/prompts');
@@ -36,7 +38,12 @@ export async function askMissing(out: Output, fields: readonly MissingField[]): 
     } else if (f.secret) {
       answers[f.flag] = await password({ message: f.message, mask: false, validate });
     } else {
-      answers[f.flag] = await input({ message: f.message, required: true, validate, ...(f.default ? { default: f.default } : {}) });
+      answers[f.flag] = await input({
+        message: f.message,
+        required: true,
+        validate,
+        ...(f.default ? { default: f.default } : {}),
+      });
     }
   }
   return answers;
@@ -64,7 +71,11 @@ export class Declined extends Error {}
  * Ask before what cannot be undone, on a terminal only: off a terminal (or with --json) nothing
  * is ever asked (scripts and cron must not hang), and `--yes` skips the question.
  */
-export async function confirmIrreversible(out: Output, yes: boolean | undefined, question: () => string | Promise<string>): Promise<void> {
+export async function confirmIrreversible(
+  out: Output,
+  yes: boolean | undefined,
+  question: () => string | Promise<string>,
+): Promise<void> {
   if (yes || !out.interactive) return;
   const message = await question();
   const { confirm } = await import('@inquirer/prompts');

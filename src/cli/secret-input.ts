@@ -29,22 +29,33 @@ function readStdin(flag: string): string {
     throw new UsageError(`${flag} -: stdin could not be read`);
   }
   const value = (text.split(/\r?\n/, 1)[0] ?? '').trim();
-  if (value === '') throw new UsageError(`${flag} -: nothing on stdin (pipe the value in, e.g. from a file or a password manager)`);
+  if (value === '')
+    throw new UsageError(`${flag} -: nothing on stdin (pipe the value in, e.g. from a file or a password manager)`);
   return value;
 }
 
 async function ask(f: SecretFlag): Promise<string> {
   // Loaded only when a prompt is shown: it costs start-up time every other command would pay.
   const { password } = await import('@inquirer/prompts');
-  const value = await password({ message: f.message, mask: false, validate: (v) => (v.trim() === '' ? 'a value is required' : true) });
+  const value = await password({
+    message: f.message,
+    mask: false,
+    validate: (v) => (v.trim() === '' ? 'a value is required' : true),
+  });
   return value.trim();
 }
 
 /** Each secret flag's value, read from where the user said; undefined for a flag not given. */
-export async function readSecrets(out: Output, given: Array<{ flag: SecretFlag; value: FlagValue }>, env: NodeJS.ProcessEnv = process.env): Promise<Array<string | undefined>> {
+export async function readSecrets(
+  out: Output,
+  given: Array<{ flag: SecretFlag; value: FlagValue }>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Array<string | undefined>> {
   const fromStdin = given.filter((g) => g.value === '-');
   if (fromStdin.length > 1 && !out.interactive) {
-    throw new UsageError(`only one value can be read from stdin: give ${fromStdin.map((g) => g.flag.flag).join(' or ')} through its environment variable instead`);
+    throw new UsageError(
+      `only one value can be read from stdin: give ${fromStdin.map((g) => g.flag.flag).join(' or ')} through its environment variable instead`,
+    );
   }
   const values: Array<string | undefined> = [];
   for (const { flag, value } of given) {

@@ -30,7 +30,14 @@ export function billingTime(anchorMs: number, cycle: Cycle, n: number, zone: str
           ? base.plus({ months: k }) // luxon clamps to the month's last day: Jan 31 + 1 month = Feb 28/29
           : base.plus({ years: k }); // Feb 29 + 1 year = Feb 28
   return resolveWallTime(
-    { year: moved.year, month: moved.month, day: moved.day, hour: moved.hour, minute: moved.minute, second: moved.second },
+    {
+      year: moved.year,
+      month: moved.month,
+      day: moved.day,
+      hour: moved.hour,
+      minute: moved.minute,
+      second: moved.second,
+    },
     zone,
   );
 }
@@ -57,7 +64,12 @@ function billingTimeUtc(anchorMs: number, cycle: Cycle, n: number): number {
 }
 
 /** The first cycle index n ≥ 1 whose billing time is strictly after `afterMs`, and that time. */
-export function firstBillingAfter(anchorMs: number, cycle: Cycle, afterMs: number, zone: string): { n: number; time: number } {
+export function firstBillingAfter(
+  anchorMs: number,
+  cycle: Cycle,
+  afterMs: number,
+  zone: string,
+): { n: number; time: number } {
   // Estimate from the average cycle length, then correct: cheap even years behind.
   const approxDays = { DAILY: 1, WEEKLY: 7, MONTHLY: 30.436875, YEARLY: 365.2425 }[cycle.cycleType] * cycle.cycleLength;
   let n = Math.max(1, Math.floor((afterMs - anchorMs) / (approxDays * 86_400_000)) - 1);

@@ -36,10 +36,8 @@ export class PaygateError extends Error {
 export const invalidParam = (field: string, reason: string): PaygateError =>
   new PaygateError(RESULT_CODES.INVALID_PARAM, `${field}: ${reason}`, field);
 
-export const notFound = (what: string): PaygateError =>
-  new PaygateError(RESULT_CODES.NOT_FOUND, `${what} not found`);
+export const notFound = (what: string): PaygateError => new PaygateError(RESULT_CODES.NOT_FOUND, `${what} not found`);
 
-export const notAllowed = (message: string): PaygateError =>
-  new PaygateError(RESULT_CODES.NOT_ALLOWED, message);
+export const notAllowed = (message: string): PaygateError => new PaygateError(RESULT_CODES.NOT_ALLOWED, message);
 
 export const isPaygateError = (e: unknown): e is PaygateError => e instanceof PaygateError;

@@ -10,7 +10,9 @@ import { canonicalJson } from './signature.js';
 
 export const requiredString = (max: number) =>
   z
-    .string({ error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be a string') })
+    .string({
+      error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : 'must be a string'),
+    })
     .min(1, 'is required')
     .max(max, `must be at most ${max} characters`);
 
@@ -80,21 +82,26 @@ export const optionalRedirectUrl = optionalUrl.transform((v) => (v === undefined
 /** SPEC §3: a JSON integer or a string of digits; anything else is 1001. */
 export const integerField = (min: number, max: number) =>
   wireForm(
-  z
-    .union([z.number(), z.string()], { error: 'must be a whole number (a JSON integer or a string of digits)' })
-    .transform((v, ctx) => {
-      const n = typeof v === 'number' ? v : /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
-      if (!Number.isInteger(n)) {
-        ctx.addIssue({ code: 'custom', message: 'must be a whole number (a JSON integer or a string of digits)' });
-        return z.NEVER;
-      }
-      if (n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `must be between ${min} and ${max}` });
-        return z.NEVER;
-      }
-      return n;
-    }),
-    { anyOf: [{ type: 'integer', minimum: min, maximum: max }, { type: 'string', pattern: '^\\d{1,9}$' }] },
+    z
+      .union([z.number(), z.string()], { error: 'must be a whole number (a JSON integer or a string of digits)' })
+      .transform((v, ctx) => {
+        const n = typeof v === 'number' ? v : /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
+        if (!Number.isInteger(n)) {
+          ctx.addIssue({ code: 'custom', message: 'must be a whole number (a JSON integer or a string of digits)' });
+          return z.NEVER;
+        }
+        if (n < min || n > max) {
+          ctx.addIssue({ code: 'custom', message: `must be between ${min} and ${max}` });
+          return z.NEVER;
+        }
+        return n;
+      }),
+    {
+      anyOf: [
+        { type: 'integer', minimum: min, maximum: max },
+        { type: 'string', pattern: '^\\d{1,9}$' },
+      ],
+    },
   );
 
 /** `items[0].name`: the field as a developer writes it. */
@@ -106,7 +113,8 @@ function fieldPath(prefix: string, path: readonly PropertyKey[]): string {
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let v = input;
-  for (const key of path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  for (const key of path)
+    v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined;
   return v;
 }
 
@@ -120,15 +128,23 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefi
   const issue = result.error.issues[0];
   const path = issue?.path ?? [];
   const field = fieldPath(prefix, path) || 'request';
-  const reason = issue?.code === 'invalid_type' && valueAt(input, path) === undefined ? 'is required' : issue?.message ?? 'is invalid';
+  const reason =
+    issue?.code === 'invalid_type' && valueAt(input, path) === undefined
+      ? 'is required'
+      : (issue?.message ?? 'is invalid');
   throw invalidParam(field, reason);
 }
 
 /** A request amount: a decimal string of SPEC §3's (12,2) shape; money.ts parses it per currency. */
-export const amountString = (error: string) => wireForm(z.string({ error }), { type: 'string', pattern: AMOUNT_RE.source, examples: ['10.00'] });
+export const amountString = (error: string) =>
+  wireForm(z.string({ error }), { type: 'string', pattern: AMOUNT_RE.source, examples: ['10.00'] });
 
 /** An optional amount (empty means absent), parsed later against its currency. */
-export const optionalAmount = wireForm(optionalString(32), { type: 'string', pattern: AMOUNT_RE.source, examples: ['10.00'] });
+export const optionalAmount = wireForm(optionalString(32), {
+  type: 'string',
+  pattern: AMOUNT_RE.source,
+  examples: ['10.00'],
+});
 
 /**
  * A field carrying a JSON document (cardInfo, items, addresses): either the document as a JSON
@@ -136,14 +152,22 @@ export const optionalAmount = wireForm(optionalString(32), { type: 'string', pat
  * JSON with sorted keys, the text a v1 signature covers for it, so both forms validate alike.
  */
 export function jsonDocument(what: string, shape: Record<string, unknown>, required: true): z.ZodType<string, unknown>;
-export function jsonDocument(what: string, shape: Record<string, unknown>, required?: false): z.ZodType<string | undefined, unknown>;
+export function jsonDocument(
+  what: string,
+  shape: Record<string, unknown>,
+  required?: false,
+): z.ZodType<string | undefined, unknown>;
 export function jsonDocument(what: string, shape: Record<string, unknown>, required = false): z.ZodType {
   const doc = z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], {
-    error: (issue) => (issue.input === undefined || issue.input === null ? 'is required' : `must be a JSON string or a JSON ${what}`),
+    error: (issue) =>
+      issue.input === undefined || issue.input === null ? 'is required' : `must be a JSON string or a JSON ${what}`,
   });
-  const asText = (v: unknown): string | undefined => (v === '' || v === null || v === undefined ? undefined : typeof v === 'string' ? v : canonicalJson(v));
+  const asText = (v: unknown): string | undefined =>
+    v === '' || v === null || v === undefined ? undefined : typeof v === 'string' ? v : canonicalJson(v);
   const schema = required
     ? doc.refine((v) => v !== '', 'is required').transform((v) => asText(v) as string)
     : doc.optional().nullable().transform(asText);
-  return wireForm(schema, { anyOf: [{ type: 'string', contentMediaType: 'application/json', contentSchema: shape }, shape] });
+  return wireForm(schema, {
+    anyOf: [{ type: 'string', contentMediaType: 'application/json', contentSchema: shape }, shape],
+  });
 }

@@ -23,8 +23,7 @@ function currencyTable(): Map<string, number> {
       if (!/^[A-Z]{3}$/.test(code)) continue;
       const digits =
         EXPONENT_OVERRIDES[code] ??
-        new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
-          .maximumFractionDigits ??
+        new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ??
         2;
       exponents.set(code, digits);
     }
@@ -54,7 +53,11 @@ export function parseAmount(text: unknown, currency: string, opts: ParseAmountOp
   const field = opts.field ?? 'amount';
   if (typeof text !== 'string') throw invalidParam(field, 'must be a decimal string such as "9.99"');
   const m = AMOUNT_RE.exec(text);
-  if (!m) throw invalidParam(field, 'must be a decimal string of at most 10 digits and 2 decimals, such as "9.99" (no sign, exponent or leading zero)');
+  if (!m)
+    throw invalidParam(
+      field,
+      'must be a decimal string of at most 10 digits and 2 decimals, such as "9.99" (no sign, exponent or leading zero)',
+    );
   const exp = currencyExponent(currency);
   const whole = m[1] ?? '0';
   const frac = m[3] ?? '';

@@ -27,7 +27,9 @@ export interface Charged {
 
 /** A charge of `price` with `credit` available (fresh credit plus any carried balance). */
 export function applyCredit(price: number, credit: number): Charged {
-  if (!Number.isSafeInteger(price) || price < 0) throw new RangeError(`price must be a non-negative integer, not ${price}`);
-  if (!Number.isSafeInteger(credit) || credit < 0) throw new RangeError(`credit must be a non-negative integer, not ${credit}`);
+  if (!Number.isSafeInteger(price) || price < 0)
+    throw new RangeError(`price must be a non-negative integer, not ${price}`);
+  if (!Number.isSafeInteger(credit) || credit < 0)
+    throw new RangeError(`credit must be a non-negative integer, not ${credit}`);
   return price >= credit ? { charge: price - credit, creditLeft: 0 } : { charge: 0, creditLeft: credit - price };
 }

@@ -163,14 +163,16 @@ export function verifyV2Request(
   if (header === undefined || header === null || header === '') return { ok: false, reason: 'missing' };
   const parsed = parseV2Header(header);
   if (!parsed) {
-    const versions = typeof header === 'string' ? [...header.matchAll(/(?:^|,)\s*(v\d+)=/g)].map((m) => m[1] ?? '') : [];
+    const versions =
+      typeof header === 'string' ? [...header.matchAll(/(?:^|,)\s*(v\d+)=/g)].map((m) => m[1] ?? '') : [];
     if (versions.length > 0 && !versions.includes('v2')) return { ok: false, reason: 'unknown_version', versions };
     return { ok: false, reason: 'malformed' };
   }
   const skewSeconds = Math.floor(nowMs / 1000) - parsed.t;
   if (Math.abs(skewSeconds) > V2_TOLERANCE_SECONDS) return { ok: false, reason: 'stale', skewSeconds };
   let ok = false;
-  for (const secret of secrets) ok = safeEqualHex(v2RequestHex(secret, parsed.t, method, path, payload), parsed.v2) || ok;
+  for (const secret of secrets)
+    ok = safeEqualHex(v2RequestHex(secret, parsed.t, method, path, payload), parsed.v2) || ok;
   return ok ? { ok: true } : { ok: false, reason: 'mismatch' };
 }
 

@@ -84,7 +84,14 @@ export function resolveWallTime(w: WallTime, zone: string): number {
 export function parseTime(text: string, zone: string, field = 'time'): number {
   const m = TIME_RE.exec(text.trim());
   if (!m) throw invalidParam(field, `must be "yyyy-MM-dd HH:mm:ss"`);
-  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const check = DateTime.fromObject({ year, month, day, hour: 12 }, { zone: 'utc' });
   if (!check.isValid || check.day !== day || hour > 23 || minute > 59 || second > 59) {
     throw invalidParam(field, `${text} is not a real date and time`);

@@ -71,13 +71,17 @@ function v2Refusal(result: Exclude<V2Result, { ok: true }>, hasSign: boolean): P
     case 'malformed':
       return badSignature('header malformed: X-Paygate-Signature must be t=<unix seconds>,v2=<64 hex digits>');
     case 'unknown_version':
-      return badSignature(`version unknown: ${result.versions.join(', ')} is not supported; this merchant signs with v2`);
+      return badSignature(
+        `version unknown: ${result.versions.join(', ')} is not supported; this merchant signs with v2`,
+      );
     case 'stale':
       return badSignature(
         `timestamp outside the window: t is ${Math.abs(result.skewSeconds)} s ${result.skewSeconds > 0 ? 'behind' : 'ahead of'} the server clock (allowed ±${V2_TOLERANCE_SECONDS} s)`,
       );
     case 'mismatch':
-      return badSignature('mismatch: v2 is not HMAC-SHA256(secret, t.METHOD.PATH.PAYLOAD) for this request (PAYLOAD is the raw body of a POST, the raw query string of a GET)');
+      return badSignature(
+        'mismatch: v2 is not HMAC-SHA256(secret, t.METHOD.PATH.PAYLOAD) for this request (PAYLOAD is the raw body of a POST, the raw query string of a GET)',
+      );
   }
 }
 
@@ -85,14 +89,25 @@ function checkSignature(ctx: Ctx, merchant: MerchantRow, input: AuthInput): void
   const secrets = merchantSecrets({ ...ctx, vault: cachingVault(ctx.vault) }, merchant);
   if (merchant.signatureVersion === 1) {
     if (typeof input.params.sign !== 'string' || input.params.sign === '') {
-      throw badSignature(`missing: this merchant signs with version 1, so the sign field is required (${input.method === 'GET' ? 'a query parameter' : 'a body field'})`);
+      throw badSignature(
+        `missing: this merchant signs with version 1, so the sign field is required (${input.method === 'GET' ? 'a query parameter' : 'a body field'})`,
+      );
     }
     if (!verifyV1(input.method, input.path, input.params, input.params.sign, secrets)) {
-      throw badSignature('mismatch: sign is not SHA-256 of "METHOD PATH\\n" + the sorted name=value fields + "&key=" + secret for this request');
+      throw badSignature(
+        'mismatch: sign is not SHA-256 of "METHOD PATH\\n" + the sorted name=value fields + "&key=" + secret for this request',
+      );
     }
     return;
   }
-  const result = verifyV2Request(input.signatureHeader, ctx.clock.now(), input.method, input.path, input.payload, secrets);
+  const result = verifyV2Request(
+    input.signatureHeader,
+    ctx.clock.now(),
+    input.method,
+    input.path,
+    input.payload,
+    secrets,
+  );
   if (!result.ok) throw v2Refusal(result, typeof input.params.sign === 'string' && input.params.sign !== '');
 }
 
@@ -106,7 +121,10 @@ function refuseAmbiguousV1(params: Params): void {
   if (!found) return;
   const name = found.field.length > 64 ? `${found.field.slice(0, 64)}…` : found.field;
   if (found.reason === 'name') {
-    throw invalidParam(name, 'with signature v1 a field name may only hold letters, digits and _ (it could sign like another request)');
+    throw invalidParam(
+      name,
+      'with signature v1 a field name may only hold letters, digits and _ (it could sign like another request)',
+    );
   }
   throw invalidParam(
     name,
@@ -119,7 +137,12 @@ function refuseAmbiguousV1(params: Params): void {
  * for v1 merchants the unambiguity of the signed text (1001).
  * Failed authentications spend the client address's budget, never the merchant's.
  */
-export async function authenticate(ctx: Ctx, limiter: RateLimiter, input: AuthInput, budget: Budget): Promise<MerchantRow> {
+export async function authenticate(
+  ctx: Ctx,
+  limiter: RateLimiter,
+  input: AuthInput,
+  budget: Budget,
+): Promise<MerchantRow> {
   const now = ctx.clock.now();
   let merchant: MerchantRow;
   try {

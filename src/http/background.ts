@@ -45,7 +45,9 @@ export function startBackground(ctx: Ctx, opts: BackgroundOptions): Background {
       })
     : undefined;
   // Callbacks (SPEC §8) go out continuously, not only after renewal runs.
-  const delivery = startDeliveryLoop(ctx, { onError: (err) => opts.log.error({ err }, 'callback delivery pass failed') });
+  const delivery = startDeliveryLoop(ctx, {
+    onError: (err) => opts.log.error({ err }, 'callback delivery pass failed'),
+  });
   return {
     async stop() {
       stopping = true;

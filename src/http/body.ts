@@ -23,7 +23,8 @@ function tooDeep(raw: string): boolean {
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
@@ -87,7 +88,10 @@ export function parseJsonObject(raw: string): Params {
     throw new MalformedRequest('request body is not valid JSON');
   }
   const twice = duplicateKey(raw);
-  if (twice !== undefined) throw new MalformedRequest(`request body has the key ${JSON.stringify(twice.slice(0, 64))} more than once in one object`);
+  if (twice !== undefined)
+    throw new MalformedRequest(
+      `request body has the key ${JSON.stringify(twice.slice(0, 64))} more than once in one object`,
+    );
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new MalformedRequest('request body must be a JSON object');
   }
@@ -114,7 +118,10 @@ export function nulField(params: Params): string | undefined {
 /** A 1000 when any parameter carries U+0000 (see nulField). */
 export function refuseNul(params: Params): void {
   const field = nulField(params);
-  if (field !== undefined) throw new MalformedRequest(`parameter ${JSON.stringify(field.slice(0, 64))} contains the NUL character (U+0000), which no parameter may contain`);
+  if (field !== undefined)
+    throw new MalformedRequest(
+      `parameter ${JSON.stringify(field.slice(0, 64))} contains the NUL character (U+0000), which no parameter may contain`,
+    );
 }
 
 /**

@@ -6,8 +6,10 @@ import { failure } from './envelope.js';
 
 /** What Node's HTTP parser refused, as the status and message of a 1000. */
 function answerOf(code: string | undefined): { status: number; message: string } {
-  if (code === 'HPE_HEADER_OVERFLOW') return { status: 400, message: 'malformed request: the request line and headers are larger than 16 KB' };
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'malformed request: the request was not received in time' };
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { status: 400, message: 'malformed request: the request line and headers are larger than 16 KB' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { status: 408, message: 'malformed request: the request was not received in time' };
   return { status: 400, message: 'malformed request: not valid HTTP/1.1' };
 }
 

@@ -55,7 +55,10 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: Ctx, opts: Healt
 
   app.get('/metrics', async (req, reply) => {
     if (!mayReadMetrics(req, opts.metricsToken, opts.trustsProxy)) {
-      return reply.code(403).type('text/plain; charset=utf-8').send('metrics are answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>\n');
+      return reply
+        .code(403)
+        .type('text/plain; charset=utf-8')
+        .send('metrics are answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>\n');
     }
     const text = await opts.metrics.registry.metrics();
     return reply.type(opts.metrics.registry.contentType).send(text);

@@ -3,10 +3,23 @@ import { splitUrl } from './body.js';
 
 /** Paths pino blanks out wherever they appear in a log object (defence in depth: bodies are never logged). */
 const REDACT = [
-  'cardInfo', 'cardNumber', 'cvv', 'secret', 'sign', 'authorization',
-  '*.cardInfo', '*.cardNumber', '*.cvv', '*.secret', '*.sign', '*.authorization',
-  'req.headers.authorization', 'req.headers["x-paygate-signature"]', 'req.headers.cookie',
-  'headers.authorization', 'headers["x-paygate-signature"]',
+  'cardInfo',
+  'cardNumber',
+  'cvv',
+  'secret',
+  'sign',
+  'authorization',
+  '*.cardInfo',
+  '*.cardNumber',
+  '*.cvv',
+  '*.secret',
+  '*.sign',
+  '*.authorization',
+  'req.headers.authorization',
+  'req.headers["x-paygate-signature"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["x-paygate-signature"]',
 ];
 
 const SECRET_QUERY = /^(sign|cardinfo|cardnumber|cvv|secret|authorization|apikey|token)$/i;
@@ -41,7 +54,8 @@ function redactQuery(rawQuery: string): string {
     .join('&');
 }
 
-const withQuery = (path: string, rawQuery: string): string => (rawQuery === '' ? path : `${path}?${redactQuery(rawQuery)}`);
+const withQuery = (path: string, rawQuery: string): string =>
+  rawQuery === '' ? path : `${path}?${redactQuery(rawQuery)}`;
 
 /**
  * A URL for the logs when nothing is known about it but its text: whatever the form of the
@@ -78,7 +92,11 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
     level,
     redact: { paths: REDACT, censor: '[redacted]' },
     serializers: {
-      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
+      req: (req: { method: string; url: string; ip?: string }) => ({
+        method: req.method,
+        url: redactUrl(req.url),
+        ip: req.ip,
+      }),
     },
   };
 }

@@ -27,7 +27,8 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'
     override(ctx) {
       // A default the service applies (pageNum 1, pageSize 10) is part of the contract.
       const def = (ctx.zodSchema as unknown as { _zod: { def: { type: string; defaultValue?: unknown } } })._zod.def;
-      if (def.type === 'default' && (ctx.jsonSchema as Json).default === undefined) (ctx.jsonSchema as Json).default = def.defaultValue;
+      if (def.type === 'default' && (ctx.jsonSchema as Json).default === undefined)
+        (ctx.jsonSchema as Json).default = def.defaultValue;
       const zodSchema = ctx.zodSchema as unknown as z.ZodType;
       const json = ctx.jsonSchema as Json;
       const wire = wireForms.get(zodSchema);
@@ -41,7 +42,10 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'
       const extra: Json[] = [];
       if (zodSchema.safeParse('').success && !takesEmptyString(own)) extra.push({ const: '' });
       if (zodSchema.safeParse(null).success) extra.push({ type: 'null' });
-      const variants = Array.isArray(own.anyOf) && Object.keys(own).length === 1 ? (own.anyOf as Json[]).filter((v) => v.type !== 'null') : [own];
+      const variants =
+        Array.isArray(own.anyOf) && Object.keys(own).length === 1
+          ? (own.anyOf as Json[]).filter((v) => v.type !== 'null')
+          : [own];
       Object.assign(json, extra.length > 0 ? { anyOf: [...variants, ...extra] } : own);
       if (keep !== undefined) json.default = keep;
     },
@@ -54,14 +58,31 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'
 function takesEmptyString(schema: Json): boolean {
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).some(takesEmptyString);
   const types = ([] as unknown[]).concat(schema.type ?? []);
-  return types.includes('string') && schema.pattern === undefined && schema.enum === undefined && schema.const === undefined && !schema.minLength;
+  return (
+    types.includes('string') &&
+    schema.pattern === undefined &&
+    schema.enum === undefined &&
+    schema.const === undefined &&
+    !schema.minLength
+  );
 }
 
 const TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$';
-const time = z.string().regex(new RegExp(TIME_PATTERN)).meta({ description: 'yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with', examples: ['2026-01-31 09:00:00'] });
-const amountText = z.string().meta({ description: 'Amount formatted with the currency’s decimals ("10.00", "100" for JPY)', examples: ['10.00'] });
+const time = z
+  .string()
+  .regex(new RegExp(TIME_PATTERN))
+  .meta({
+    description: 'yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with',
+    examples: ['2026-01-31 09:00:00'],
+  });
+const amountText = z
+  .string()
+  .meta({ description: 'Amount formatted with the currency’s decimals ("10.00", "100" for JPY)', examples: ['10.00'] });
 const amountNumber = z.number().meta({ description: 'Amount in major units as a JSON number', examples: [9.99] });
-const currency = z.string().regex(/^[A-Z]{3}$/).meta({ description: 'ISO 4217 code', examples: ['USD'] });
+const currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/)
+  .meta({ description: 'ISO 4217 code', examples: ['USD'] });
 const count = z.number().int().min(0);
 
 export const FAIL_REASONS = [
@@ -99,7 +120,10 @@ const plan = z.object({
 const transaction = z.object({
   transactionOrderId: z.string(),
   relationId: z.string().optional(),
-  subscriptionId: z.string().optional().meta({ description: 'A SUBSCRIPTION’s subscription, also when its first charge was declined' }),
+  subscriptionId: z
+    .string()
+    .optional()
+    .meta({ description: 'A SUBSCRIPTION’s subscription, also when its first charge was declined' }),
   subscriptionCode: z.string().optional(),
   status: z.enum(TRANSACTION_STATUS_CODES).meta({
     description:
@@ -111,7 +135,9 @@ const transaction = z.object({
   txnCurrency: currency.optional(),
   failReason: failReason.optional(),
   refundedAmount: amountText.optional().meta({ description: 'Sum refunded so far, when anything was' }),
-  url: z.string().optional().meta({ description: 'The hosted page to send the customer to (3-D Secure or checkout), while the transaction waits on it' }),
+  url: z.string().optional().meta({
+    description: 'The hosted page to send the customer to (3-D Secure or checkout), while the transaction waits on it',
+  }),
   createTime: time,
   txnTime: time.optional(),
   merchantId: z.string(),
@@ -125,7 +151,10 @@ const refund = z.object({
     description:
       'The transaction’s status after this refund: 400010 PARTIALLY_REFUNDED or 400000 REFUNDED; while the refund is still pending at the processor (refundStatus PENDING, Stripe merchants) the status it had before',
   }),
-  refundStatus: z.literal('PENDING').optional().meta({ description: 'Present while the processor has not settled the refund yet (Stripe answers some refunds pending); its amount stays reserved' }),
+  refundStatus: z.literal('PENDING').optional().meta({
+    description:
+      'Present while the processor has not settled the refund yet (Stripe answers some refunds pending); its amount stays reserved',
+  }),
   payAmount: amountText.meta({ description: 'This refund’s amount' }),
   currency,
   merchantId: z.string(),
@@ -134,8 +163,16 @@ const refund = z.object({
 const tracking = z.object({
   successCount: count,
   failedCount: count,
-  failedOrders: z.array(z.string()).meta({ description: 'For each failed entry its orderId, else its relationId, else # and its zero-based position ("#4")' }),
-  sign: z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'SHA-256 of the other fields’ values sorted by name and the secret (docs/api.md, "The tracking response sign")' }),
+  failedOrders: z.array(z.string()).meta({
+    description: 'For each failed entry its orderId, else its relationId, else # and its zero-based position ("#4")',
+  }),
+  sign: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .meta({
+      description:
+        'SHA-256 of the other fields’ values sorted by name and the secret (docs/api.md, "The tracking response sign")',
+    }),
 });
 
 const subscriptionStatus = z.enum(SUBSCRIPTION_STATUSES);
@@ -163,14 +200,22 @@ const subscriptionDetail = subscriptionListItem.extend({
   cycleType: z.enum(CYCLE_TYPES),
   cycleLength: z.number().int().min(1).max(365),
   totalPaid: amountNumber,
-  creditBalance: amountNumber.optional().meta({ description: 'Credit left over from a plan change, spent by the next charges; absent when none' }),
-  pendingPlanId: z.string().optional().meta({ description: 'The plan the next renewal moves to, while a plan change at period end waits' }),
+  creditBalance: amountNumber
+    .optional()
+    .meta({ description: 'Credit left over from a plan change, spent by the next charges; absent when none' }),
+  pendingPlanId: z
+    .string()
+    .optional()
+    .meta({ description: 'The plan the next renewal moves to, while a plan change at period end waits' }),
 });
 
 const billingRecord = z.object({
   recordId: z.string(),
   subscriptionCode: z.string(),
-  billingType: z.enum(['INITIAL', 'RENEW', 'RETRY', 'CHANGE']).meta({ description: 'INITIAL first charge, RENEW renewal, RETRY retry of a failed renewal, CHANGE a plan change charged at once' }),
+  billingType: z.enum(['INITIAL', 'RENEW', 'RETRY', 'CHANGE']).meta({
+    description:
+      'INITIAL first charge, RENEW renewal, RETRY retry of a failed renewal, CHANGE a plan change charged at once',
+  }),
   amount: amountNumber,
   currency,
   scheduledTime: time,
@@ -187,10 +232,14 @@ const planChange = z.object({
   subscriptionCode: z.string(),
   when: z.enum(['NOW', 'PERIOD_END']),
   result: z.enum(['CHANGED', 'SCHEDULED', 'UNSCHEDULED', 'DECLINED', 'ENDED', 'PENDING']).meta({
-    description: 'CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays; ENDED: the subscription was cancelled while the charge ran (the charge counts, the plan did not move); PENDING: Stripe has not answered the CHANGE charge yet, nothing moved, the renewal run records the outcome (no second charge) and PLAN_CHANGED reports a change',
+    description:
+      'CHANGED: the new plan is in force; SCHEDULED: the next renewal moves to it; UNSCHEDULED: a pending change was withdrawn; DECLINED: the CHANGE charge was declined and the old plan stays; ENDED: the subscription was cancelled while the charge ran (the charge counts, the plan did not move); PENDING: Stripe has not answered the CHANGE charge yet, nothing moved, the renewal run records the outcome (no second charge) and PLAN_CHANGED reports a change',
   }),
   planId: z.string().meta({ description: 'The plan in force after the request' }),
-  pendingPlanId: z.string().optional().meta({ description: 'The plan the next renewal moves to, while a change at period end waits' }),
+  pendingPlanId: z
+    .string()
+    .optional()
+    .meta({ description: 'The plan the next renewal moves to, while a change at period end waits' }),
   credit: amountNumber.meta({ description: 'Credit granted for the unused part of the paid period (NOW)' }),
   creditBalance: amountNumber.meta({ description: 'Credit the subscription carries into its next charges' }),
   currency,
@@ -203,21 +252,30 @@ const cardUpdate = z.object({
   subscriptionId: z.string(),
   subscriptionCode: z.string(),
   transactionOrderId: z.string().meta({ description: 'The zero-amount card check (a CARD_CHECK transaction)' }),
-  status: z.enum([String(STATUS.SUCCEEDED), String(STATUS.REQUIRES_3DS), String(STATUS.FAILED), String(STATUS.ACCEPTED)]).meta({
-    description:
-      '200000: the new card replaced the old one; 100040: send the subscriber to url (3-D Secure) first; 300000: declined, the old card stays; 100000 (Stripe merchants): Stripe has not answered yet, the old card stays until its webhook or the renewal run settles the check',
-  }),
+  status: z
+    .enum([String(STATUS.SUCCEEDED), String(STATUS.REQUIRES_3DS), String(STATUS.FAILED), String(STATUS.ACCEPTED)])
+    .meta({
+      description:
+        '200000: the new card replaced the old one; 100040: send the subscriber to url (3-D Secure) first; 300000: declined, the old card stays; 100000 (Stripe merchants): Stripe has not answered yet, the old card stays until its webhook or the renewal run settles the check',
+    }),
   url: z.string().optional().meta({ description: 'The 3-D Secure page, while the check waits on it' }),
   failReason: failReason.optional(),
   card: z.string().optional().meta({ description: 'The card on file after the request, masked (424242******4242)' }),
-  nextBillingTime: time.optional().meta({ description: 'When the next charge is scheduled: now, for a retry the new card made due' }),
+  nextBillingTime: time
+    .optional()
+    .meta({ description: 'When the next charge is scheduled: now, for a retry the new card made due' }),
 });
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 
 /** Named schemas of components.schemas; responses and requests refer to them by name. */
 export const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'output'; description: string }> = {
-  CardInfo: { schema: cardShape, io: 'input', description: 'A card: checked (Luhn, month 01–12, four-digit year, not expired, CVV 3–4 digits) before any charge; never stored for a PAY, the CVV never at all' },
+  CardInfo: {
+    schema: cardShape,
+    io: 'input',
+    description:
+      'A card: checked (Luhn, month 01–12, four-digit year, not expired, CVV 3–4 digits) before any charge; never stored for a PAY, the CVV never at all',
+  },
   Address: { schema: addressShape, io: 'input', description: 'A billing or shipping address; every value a string' },
   Item: { schema: itemShape, io: 'input', description: 'An ordered item, shown on the checkout page' },
   Plan: { schema: plan, io: 'output', description: 'A subscription plan' },
@@ -225,7 +283,11 @@ export const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'outp
   Refund: { schema: refund, io: 'output', description: 'The refund just made' },
   TrackingResult: { schema: tracking, io: 'output', description: 'How the tracking entries fared' },
   SubscriptionListItem: { schema: subscriptionListItem, io: 'output', description: 'A subscription in a user’s list' },
-  Subscription: { schema: subscriptionDetail, io: 'output', description: 'A subscription with its plan’s cycle and what it has paid' },
+  Subscription: {
+    schema: subscriptionDetail,
+    io: 'output',
+    description: 'A subscription with its plan’s cycle and what it has paid',
+  },
   BillingRecord: { schema: billingRecord, io: 'output', description: 'One charge attempt of a subscription' },
   PlanChange: { schema: planChange, io: 'output', description: 'What a plan change did' },
   CardUpdate: { schema: cardUpdate, io: 'output', description: 'What a card update did' },
@@ -274,21 +336,26 @@ export const RESULT_NAMES: Record<ResultCode, string> = Object.fromEntries(
 
 /** What a request field means, wherever it appears (the request schemas carry the rules). */
 export const FIELD_TEXT: Record<string, string> = {
-  requestId: 'Your id of this request, unique per merchant: repeating it with the same fields answers the first result again and charges nothing; with other fields it is 1006',
+  requestId:
+    'Your id of this request, unique per merchant: repeating it with the same fields answers the first result again and charges nothing; with other fields it is 1006',
   relationId: 'Your order number; usable once per merchant, for good (1005 on reuse)',
-  paymentType: 'PAY charges cardInfo now; CHECKOUT sends the customer to a hosted page; SUBSCRIPTION subscribes userId to planId',
+  paymentType:
+    'PAY charges cardInfo now; CHECKOUT sends the customer to a hosted page; SUBSCRIPTION subscribes userId to planId',
   planId: 'The plan to subscribe to (SUBSCRIPTION)',
   userId: 'Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions',
-  payAmount: 'Amount in the currency’s major unit as a decimal string, at most 10 digits and 2 decimals, greater than 0; a SUBSCRIPTION’s amount is its plan’s',
+  payAmount:
+    'Amount in the currency’s major unit as a decimal string, at most 10 digits and 2 decimals, greater than 0; a SUBSCRIPTION’s amount is its plan’s',
   currency: 'ISO 4217 code, e.g. USD',
   clientIp: 'The customer’s IP address (defaults to the caller’s)',
   returnUrl: 'Where the hosted page sends the customer after paying',
   failedUrl: 'Where the hosted page sends the customer after a failed payment',
   cancelUrl: 'Where the checkout page sends a customer who cancels',
-  notifyUrl: 'Where callbacks for this transaction go, instead of the merchant’s notifyUrl (kept for a subscription’s renewals)',
+  notifyUrl:
+    'Where callbacks for this transaction go, instead of the merchant’s notifyUrl (kept for a subscription’s renewals)',
   billingAddress: 'The billing address: an Address, as a JSON string or as the object itself',
   shippingAddress: 'The shipping address: an Address, as a JSON string or as the object itself',
-  cardInfo: 'The card (required for PAY and SUBSCRIPTION, ignored for CHECKOUT): a CardInfo, as a JSON string or as the object itself',
+  cardInfo:
+    'The card (required for PAY and SUBSCRIPTION, ignored for CHECKOUT): a CardInfo, as a JSON string or as the object itself',
   items: 'What is bought (at most 500 Items), shown on the checkout page: as a JSON string or as the array itself',
   transactionOrderId: 'paygate’s id of the transaction',
   refundAmount: 'Amount to refund, a decimal string greater than 0; at most what is still refundable',

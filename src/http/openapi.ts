@@ -55,7 +55,11 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 const MERCHANT_ID = { type: 'string', minLength: 1, maxLength: 200, description: 'Your merchant id' };
-const SIGN = { type: 'string', description: 'v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out.' };
+const SIGN = {
+  type: 'string',
+  description:
+    'v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out.',
+};
 
 const API_KEY_PARAM = {
   name: 'apiKey',
@@ -70,7 +74,10 @@ const SECURITY = [{ signatureV2: [] }, { signatureV1: [] }];
 /** The request object of one schema: merchantId first, the service's fields, then sign. */
 function requestObject(schema: z.ZodType): Json {
   const json = jsonSchemaOf(schema);
-  const fields = Object.entries(json.properties as Record<string, Json>).map(([name, s]) => [name, FIELD_TEXT[name] ? { ...s, description: FIELD_TEXT[name] } : s]);
+  const fields = Object.entries(json.properties as Record<string, Json>).map(([name, s]) => [
+    name,
+    FIELD_TEXT[name] ? { ...s, description: FIELD_TEXT[name] } : s,
+  ]);
   const properties = { merchantId: MERCHANT_ID, ...Object.fromEntries(fields), sign: SIGN };
   const required = ['merchantId', ...((json.required as string[] | undefined) ?? [])];
   return { ...json, properties, required };
@@ -84,7 +91,10 @@ function requestComponents(opId: string, request: RouteRequest, components: Json
       components[v.name] ??= requestObject(v.schema);
       mapping[value] = `#/components/schemas/${v.name}`;
     }
-    return { oneOf: Object.values(mapping).map(($ref) => ({ $ref })), discriminator: { propertyName: request.discriminator, mapping } };
+    return {
+      oneOf: Object.values(mapping).map(($ref) => ({ $ref })),
+      discriminator: { propertyName: request.discriminator, mapping },
+    };
   }
   const name = request.name ?? `${opId[0]?.toUpperCase()}${opId.slice(1)}Request`;
   components[name] ??= requestObject(request.schema);
@@ -132,9 +142,14 @@ function failureEnvelope(codes: ResultCode[], failData: unknown): Json {
     type: 'object',
     properties: {
       rtn_code: { type: 'string', enum: codes, description: codes.map((c) => `${c} ${RESULT_NAMES[c]}`).join(', ') },
-      rtn_msg: { type: 'string', description: 'What is wrong, in words: the field and the rule for 1001, the failed check for 1002' },
+      rtn_msg: {
+        type: 'string',
+        description: 'What is wrong, in words: the field and the rule for 1001, the failed check for 1002',
+      },
       success: { type: 'boolean', const: false },
-      ...(failData === undefined ? {} : { data: { const: failData, description: 'Present once the request reached the operation' } }),
+      ...(failData === undefined
+        ? {}
+        : { data: { const: failData, description: 'Present once the request reached the operation' } }),
     },
     required: ['rtn_code', 'rtn_msg', 'success'],
   };
@@ -180,12 +195,17 @@ function responses(route: ApiRoute): Json {
  * envelope, no x-request-id. Retrying (on another instance) is the right move.
  */
 const CLOSING: Json = {
-  description: 'The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope',
+  description:
+    'The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope',
   content: {
     'application/json': {
       schema: {
         type: 'object',
-        properties: { error: { type: 'string' }, message: { type: 'string' }, statusCode: { type: 'integer', const: 503 } },
+        properties: {
+          error: { type: 'string' },
+          message: { type: 'string' },
+          statusCode: { type: 'integer', const: 503 },
+        },
         required: ['statusCode'],
       },
     },
@@ -211,7 +231,11 @@ function apiOperation(route: ApiRoute, components: Json): Json {
       ...base,
       description: `${String(base.description)}\n\nParameters go in the query string (v2 signs the raw query string). A client that cannot send a query may send an empty query string and the same parameters as a JSON body instead (v2 then signs the raw body); when both are present the query string wins.`,
       parameters: [...pathParams, ...queryParameters(object)],
-      requestBody: { required: false, description: 'Only with an empty query string: the parameters as a JSON object.', content: { 'application/json': { schema: body } } },
+      requestBody: {
+        required: false,
+        description: 'Only with an empty query string: the parameters as a JSON object.',
+        content: { 'application/json': { schema: body } },
+      },
     };
   }
   return {
@@ -259,41 +283,99 @@ function plainOperation(doc: PlainRouteDoc): Json {
       },
       ...(html
         ? {
-            ...(doc.method === 'POST' ? { '303': { description: 'Done: on to the merchant’s return, failed or cancel URL (or back to the page)', headers: { 'x-request-id': REQUEST_ID_HEADER } } } : {}),
-            ...(doc.method === 'GET' && doc.redirects ? { '303': { description: doc.redirects, headers: { 'x-request-id': REQUEST_ID_HEADER } } } : {}),
+            ...(doc.method === 'POST'
+              ? {
+                  '303': {
+                    description: 'Done: on to the merchant’s return, failed or cancel URL (or back to the page)',
+                    headers: { 'x-request-id': REQUEST_ID_HEADER },
+                  },
+                }
+              : {}),
+            ...(doc.method === 'GET' && doc.redirects
+              ? { '303': { description: doc.redirects, headers: { 'x-request-id': REQUEST_ID_HEADER } } }
+              : {}),
             '4XX': {
-              description: 'Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope)',
+              description:
+                'Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope)',
               headers: { 'x-request-id': REQUEST_ID_HEADER },
               content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ref('Failure') } },
             },
           }
-        : { '4XX': { description: 'Malformed URL (1000)', headers: { 'x-request-id': REQUEST_ID_HEADER }, content: { 'application/json': { schema: ref('Failure') } } } }),
+        : {
+            '4XX': {
+              description: 'Malformed URL (1000)',
+              headers: { 'x-request-id': REQUEST_ID_HEADER },
+              content: { 'application/json': { schema: ref('Failure') } },
+            },
+          }),
       '503': CLOSING,
       ...Object.fromEntries(
         (doc.errors ?? []).map((e) => [
           String(e.status),
           e.status === 503
-            ? { description: `${e.description}; or the server is shutting down`, content: { [doc.contentType]: { schema: { type: 'object' } } } }
-            : { description: e.description, headers: { 'x-request-id': REQUEST_ID_HEADER }, content: { [doc.contentType]: { schema: bodySchema(doc) } } },
+            ? {
+                description: `${e.description}; or the server is shutting down`,
+                content: { [doc.contentType]: { schema: { type: 'object' } } },
+              }
+            : {
+                description: e.description,
+                headers: { 'x-request-id': REQUEST_ID_HEADER },
+                content: { [doc.contentType]: { schema: bodySchema(doc) } },
+              },
         ]),
       ),
     },
   };
   if (doc.url.includes(':token')) {
-    op.parameters = [{ name: 'token', in: 'path', required: true, description: 'The session token from data.url', schema: { type: 'string' } }];
+    op.parameters = [
+      {
+        name: 'token',
+        in: 'path',
+        required: true,
+        description: 'The session token from data.url',
+        schema: { type: 'string' },
+      },
+    ];
   }
   if (doc.url.includes(':transactionOrderId')) {
-    op.parameters = [{ name: 'transactionOrderId', in: 'path', required: true, description: 'The transaction that waited on 3-D Secure', schema: { type: 'string' } }];
+    op.parameters = [
+      {
+        name: 'transactionOrderId',
+        in: 'path',
+        required: true,
+        description: 'The transaction that waited on 3-D Secure',
+        schema: { type: 'string' },
+      },
+    ];
   }
   if (doc.url.includes(':merchantId')) {
-    op.parameters = [{ name: 'merchantId', in: 'path', required: true, description: 'The merchant the endpoint belongs to', schema: { type: 'string' } }];
+    op.parameters = [
+      {
+        name: 'merchantId',
+        in: 'path',
+        required: true,
+        description: 'The merchant the endpoint belongs to',
+        schema: { type: 'string' },
+      },
+    ];
   }
   if (doc.method === 'POST' && doc.requestJson) {
-    op.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object', description: doc.requestJson } } } };
+    op.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: { type: 'object', description: doc.requestJson } } },
+    };
   } else if (doc.method === 'POST') {
     op.requestBody = {
       required: true,
-      content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', description: 'The page’s own form, with its anti-forgery token', additionalProperties: { type: 'string' } } } },
+      content: {
+        'application/x-www-form-urlencoded': {
+          schema: {
+            type: 'object',
+            description: 'The page’s own form, with its anti-forgery token',
+            additionalProperties: { type: 'string' },
+          },
+        },
+      },
     };
   }
   return op;
@@ -307,9 +389,16 @@ Every request is signed with the merchant's secret: version 2 in the X-Paygate-S
 
 export function buildOpenApi(api: readonly ApiRoute[], plain: readonly PlainRouteDoc[], serverUrl: string): object {
   const schemas: Json = {};
-  for (const [name, c] of Object.entries(COMPONENTS)) schemas[name] = { ...jsonSchemaOf(c.schema, c.io), description: c.description };
+  for (const [name, c] of Object.entries(COMPONENTS))
+    schemas[name] = { ...jsonSchemaOf(c.schema, c.io), description: c.description };
   schemas.TrackingEntry = TRACKING_ENTRY;
-  schemas.Failure = { ...failureEnvelope(Object.values(RESULT_CODES).filter((c) => c !== RESULT_CODES.SUCCESS), undefined), description: 'A refused request' };
+  schemas.Failure = {
+    ...failureEnvelope(
+      Object.values(RESULT_CODES).filter((c) => c !== RESULT_CODES.SUCCESS),
+      undefined,
+    ),
+    description: 'A refused request',
+  };
   const paths: Record<string, Json> = {};
   const put = (method: string, url: string, op: Json): void => {
     const p = openApiPath(url);
@@ -317,7 +406,11 @@ export function buildOpenApi(api: readonly ApiRoute[], plain: readonly PlainRout
   };
   for (const r of api) put(r.method, r.url, apiOperation(r, schemas));
   for (const d of plain) put(d.method, d.url, plainOperation(d));
-  const tags = [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op as { tags: string[] }).tags)))];
+  const tags = [
+    ...new Set(
+      Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op as { tags: string[] }).tags)),
+    ),
+  ];
   return {
     openapi: '3.1.0',
     info: { title: 'paygate', version: '0.1.0', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
@@ -328,8 +421,14 @@ export function buildOpenApi(api: readonly ApiRoute[], plain: readonly PlainRout
     components: {
       schemas,
       headers: {
-        RequestId: { description: 'Identifies this request in paygate’s log; quote it when reporting a problem', schema: { type: 'string', format: 'uuid' } },
-        RetryAfter: { description: 'Whole seconds until the rate-limit window has room again', schema: { type: 'integer', minimum: 1 } },
+        RequestId: {
+          description: 'Identifies this request in paygate’s log; quote it when reporting a problem',
+          schema: { type: 'string', format: 'uuid' },
+        },
+        RetryAfter: {
+          description: 'Whole seconds until the rate-limit window has room again',
+          schema: { type: 'integer', minimum: 1 },
+        },
       },
       securitySchemes: {
         signatureV2: {
@@ -355,6 +454,7 @@ const TAG_TEXT: Record<string, string> = {
   Plans: 'Subscription plans',
   Subscriptions: 'Subscribing, and a subscription’s life: detail, billing records, pause, resume, cancel',
   Operations: 'Health, readiness, metrics and this document',
-  'Hosted pages': 'The HTML pages paygate serves to the customer: checkout, the sandbox 3-D Secure challenge and the hand-over to Stripe’s',
+  'Hosted pages':
+    'The HTML pages paygate serves to the customer: checkout, the sandbox 3-D Secure challenge and the hand-over to Stripe’s',
   Channels: 'Endpoints the payment processors call: Stripe’s webhook',
 };

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Ctx } from '../ctx.js';
 import { isPaygateError, RESULT_CODES } from '../domain/errors.js';
 import { registerApiRoute, type ApiRoute } from './api.js';
@@ -49,14 +55,16 @@ export const opsDocs: PlainRouteDoc[] = [
   {
     method: 'GET',
     url: '/readyz',
-    summary: 'Readiness for a load balancer: 200 {"status":"ready"}, 503 while the database cannot be read or the server is closing',
+    summary:
+      'Readiness for a load balancer: 200 {"status":"ready"}, 503 while the database cannot be read or the server is closing',
     contentType: 'application/json',
     errors: [{ status: 503, description: 'Not ready: the database cannot be read, or the server is closing' }],
   },
   {
     method: 'GET',
     url: '/metrics',
-    summary: 'Prometheus metrics; answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>; 403 otherwise',
+    summary:
+      'Prometheus metrics; answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>; 403 otherwise',
     contentType: 'text/plain',
     errors: [{ status: 403, description: 'Neither a loopback client nor the metrics token' }],
   },
@@ -66,9 +74,13 @@ export const opsDocs: PlainRouteDoc[] = [
 /** fastify's own request errors (parser, limits) as SPEC 1000s; anything else is not the client's fault. */
 function asMalformed(err: FastifyError): MalformedRequest | undefined {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new MalformedRequest('request body is larger than 1 MiB', 413);
-  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new MalformedRequest('Content-Type must be application/json', 415);
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return new MalformedRequest('Content-Type must be application/json', 415);
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
-    return new MalformedRequest('malformed request', err.statusCode === 413 || err.statusCode === 415 ? err.statusCode : 400);
+    return new MalformedRequest(
+      'malformed request',
+      err.statusCode === 413 || err.statusCode === 415 ? err.statusCode : 400,
+    );
   }
   return undefined;
 }
@@ -101,7 +113,10 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
       // Before any hook: the request id header the onRequest hook gives every other answer.
       void (reply as FastifyReply).header('x-request-id', req.id);
       if (isPagePath(req.url)) return void pageMalformed(reply as FastifyReply);
-      const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment of the URL is too long' : 'the URL is not validly encoded';
+      const what =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'a path segment of the URL is too long'
+          : 'the URL is not validly encoded';
       void (reply as FastifyReply).code(400).send(failure(RESULT_CODES.MALFORMED, `malformed request: ${what}`));
     },
     clientErrorHandler,
@@ -158,10 +173,17 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     registerJsonParser(api);
     api.setErrorHandler(apiErrorHandler);
     for (const route of routes) registerApiRoute(api, { ctx, limiter }, route);
-    registerHealthRoutes(api, ctx, { metrics, metricsToken: opts.metricsToken, trustsProxy: (opts.trustProxy?.length ?? 0) > 0 });
+    registerHealthRoutes(api, ctx, {
+      metrics,
+      metricsToken: opts.metricsToken,
+      trustsProxy: (opts.trustProxy?.length ?? 0) > 0,
+    });
     // Built on first use: `serve` learns its public URL only once it listens (--port 0).
     let doc: object | undefined;
-    api.get('/openapi.json', async () => (doc ??= buildOpenApi(routes, [...opsDocs, ...pageDocs, ...stripeWebhookDocs], ctx.config.publicUrl)));
+    api.get(
+      '/openapi.json',
+      async () => (doc ??= buildOpenApi(routes, [...opsDocs, ...pageDocs, ...stripeWebhookDocs], ctx.config.publicUrl)),
+    );
   });
   await app.register(async (pages) => registerPages(pages, ctx));
   await app.register(async (hooks) => registerStripeWebhook(hooks, ctx));

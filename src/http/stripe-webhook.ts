@@ -11,7 +11,11 @@ export const stripeWebhookDocs: PlainRouteDoc[] = [
     contentType: 'application/json',
     requestJson: 'A Stripe event, exactly as Stripe sent it (verified over the raw bytes)',
     errors: [
-      { status: 400, description: 'The signature does not verify (or is missing or too old), or no webhook secret is set: nothing changed' },
+      {
+        status: 400,
+        description:
+          'The signature does not verify (or is missing or too old), or no webhook secret is set: nothing changed',
+      },
       { status: 404, description: 'Unknown merchant' },
     ],
   },
@@ -25,11 +29,18 @@ const WEBHOOK_BODY_LIMIT = 512 * 1024;
  * signature covers them exactly, and a re-serialised JSON object would not verify.
  */
 export async function registerStripeWebhook(app: FastifyInstance, ctx: Ctx): Promise<void> {
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_req, body, done) =>
+    done(null, body),
+  );
   app.post('/channel/stripe/:merchantId/webhook', async (req, reply) => {
     const payload = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const signature = req.headers['stripe-signature'];
-    const answer = await receiveStripeWebhook(ctx, (req.params as { merchantId: string }).merchantId, payload, typeof signature === 'string' ? signature : undefined);
+    const answer = await receiveStripeWebhook(
+      ctx,
+      (req.params as { merchantId: string }).merchantId,
+      payload,
+      typeof signature === 'string' ? signature : undefined,
+    );
     return reply.code(answer.status).send(answer.body);
   });
 }

@@ -9,8 +9,12 @@ const NAMED = new Set(['loopback', 'linklocal', 'uniquelocal']);
  * Only requests arriving from these addresses have their X-Forwarded-For believed.
  */
 export function parseTrustProxy(text: string): { ok: true; list: string[] } | { ok: false; message: string } {
-  const list = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
-  if (list.length === 0) return { ok: false, message: 'give at least one address or CIDR range, e.g. 127.0.0.1 or 10.0.0.0/8' };
+  const list = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  if (list.length === 0)
+    return { ok: false, message: 'give at least one address or CIDR range, e.g. 127.0.0.1 or 10.0.0.0/8' };
   for (const entry of list) {
     if (NAMED.has(entry)) continue;
     const [addr = '', bits, extra] = entry.split('/');
@@ -18,7 +22,10 @@ export function parseTrustProxy(text: string): { ok: true; list: string[] } | { 
     const max = family === 4 ? 32 : 128;
     const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
     if (family === 0 || !bitsOk || extra !== undefined) {
-      return { ok: false, message: `${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. 127.0.0.1, 10.0.0.0/8, ::1, loopback)` };
+      return {
+        ok: false,
+        message: `${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. 127.0.0.1, 10.0.0.0/8, ::1, loopback)`,
+      };
     }
   }
   return { ok: true, list };

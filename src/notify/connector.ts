@@ -25,15 +25,24 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 
 function guardedLookup(mode: CallbackPrivateMode) {
   return (hostname: string, options: object, callback: LookupCallback): void => {
-    dnsLookup(hostname, { ...options }, (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
-      if (err) return callback(err, address, family);
-      const list = typeof address === 'string' ? [address] : address.map((a) => a.address);
-      for (const a of list) {
-        const r = addressRefusal(a, mode);
-        if (r !== undefined) return callback(new RefusedTargetError(`refused: ${hostname} resolves to ${r.address}, ${refusalText(r)}`), address, family);
-      }
-      callback(null, address, family);
-    });
+    dnsLookup(
+      hostname,
+      { ...options },
+      (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
+        if (err) return callback(err, address, family);
+        const list = typeof address === 'string' ? [address] : address.map((a) => a.address);
+        for (const a of list) {
+          const r = addressRefusal(a, mode);
+          if (r !== undefined)
+            return callback(
+              new RefusedTargetError(`refused: ${hostname} resolves to ${r.address}, ${refusalText(r)}`),
+              address,
+              family,
+            );
+        }
+        callback(null, address, family);
+      },
+    );
   };
 }
 

@@ -154,22 +154,40 @@ async function deliverOne(
   // way every time, so the event is DEAD at once. A name resolving to a refused address is
   // stopped by the connector, an ordinary failed attempt that is retried (DNS answers change).
   const refused = literalHostRefusal(checked.url, mode);
-  if (refused) return finish({ status: 'DEAD', attempts: ev.attempts + 1, nextAttemptAt: null, httpStatus: null, error: `refused: notifyUrl ${refused}` });
+  if (refused)
+    return finish({
+      status: 'DEAD',
+      attempts: ev.attempts + 1,
+      nextAttemptAt: null,
+      httpStatus: null,
+      error: `refused: notifyUrl ${refused}`,
+    });
 
   let signed: { body: string; headers: Record<string, string> };
   try {
     // The signature's timestamp is transport time, checked by the receiver against its own
     // clock: always the real time, even when business times follow a test clock (renew --at).
-    signed = signCallback(ev.payload, { version: merchant.signatureVersion, secret: found.secret, url: checked.url, nowMs: Date.now() });
+    signed = signCallback(ev.payload, {
+      version: merchant.signatureVersion,
+      secret: found.secret,
+      url: checked.url,
+      nowMs: Date.now(),
+    });
   } catch {
     return dead('stored payload could not be signed');
   }
-  const result = await postJson(checked.url, signed.body, { ...signed.headers, 'x-paygate-event-id': ev.id }, {
-    dispatcher: await callbackAgent(mode),
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-  });
+  const result = await postJson(
+    checked.url,
+    signed.body,
+    { ...signed.headers, 'x-paygate-event-id': ev.id },
+    {
+      dispatcher: await callbackAgent(mode),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    },
+  );
   const attempts = ev.attempts + 1;
-  if (result.ok) return finish({ status: 'DELIVERED', attempts, nextAttemptAt: null, httpStatus: result.status, error: null });
+  if (result.ok)
+    return finish({ status: 'DELIVERED', attempts, nextAttemptAt: null, httpStatus: result.status, error: null });
   const next = nextAttemptAt(attempts, now());
   return finish({
     status: next === undefined ? 'DEAD' : 'PENDING',

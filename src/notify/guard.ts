@@ -14,14 +14,16 @@ export const MAX_NOTIFY_URL_LENGTH = 500;
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 export function checkNotifyUrl(text: string): UrlCheck {
-  if (text.length > MAX_NOTIFY_URL_LENGTH) return { ok: false, reason: `notifyUrl longer than ${MAX_NOTIFY_URL_LENGTH} characters` };
+  if (text.length > MAX_NOTIFY_URL_LENGTH)
+    return { ok: false, reason: `notifyUrl longer than ${MAX_NOTIFY_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return { ok: false, reason: 'notifyUrl is not a valid URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'notifyUrl must be http or https' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, reason: 'notifyUrl must be http or https' };
   return { ok: true, url };
 }
 
@@ -56,7 +58,11 @@ export function urlHostRefusal(url: URL, mode: CallbackPrivateMode): string | un
  * subscription's notifyUrl): a target that could never be delivered to is a 1001 now rather
  * than a DEAD event later. Host names are not resolved here (no DNS in the request path).
  */
-export function assertNotifyUrlAllowed(text: string | null | undefined, mode: CallbackPrivateMode, field = 'notifyUrl'): void {
+export function assertNotifyUrlAllowed(
+  text: string | null | undefined,
+  mode: CallbackPrivateMode,
+  field = 'notifyUrl',
+): void {
   if (!text) return;
   const checked = checkNotifyUrl(text);
   if (!checked.ok) return; // the field's own validation reports malformed URLs

@@ -73,12 +73,19 @@ export async function postJson(
     });
     const snippet = await readCapped(res.body);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
-    return ok ? { ok: true, status: res.statusCode, snippet } : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}${snippet ? `: ${snippet}` : ''}` };
+    return ok
+      ? { ok: true, status: res.statusCode, snippet }
+      : { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}${snippet ? `: ${snippet}` : ''}` };
   } catch (e) {
     // The address policy stopped the connection before anything was sent: its reason, as is.
     if (e instanceof RefusedTargetError) return { ok: false, error: e.message };
     const code = (e as NodeJS.ErrnoException | undefined)?.code;
-    if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    if (
+      signal.aborted ||
+      code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      code === 'UND_ERR_BODY_TIMEOUT' ||
+      code === 'UND_ERR_CONNECT_TIMEOUT'
+    ) {
       return { ok: false, error: `timeout after ${timeoutMs} ms` };
     }
     return { ok: false, error: describe(e) };

@@ -39,7 +39,12 @@ export function paymentCallbackBody(
   });
 }
 
-export type SubscriptionEventType = 'RENEW_SUCCEEDED' | 'RENEW_FAILED' | 'SUBSCRIPTION_FAILED' | 'SUBSCRIPTION_EXPIRED' | 'PLAN_CHANGED';
+export type SubscriptionEventType =
+  | 'RENEW_SUCCEEDED'
+  | 'RENEW_FAILED'
+  | 'SUBSCRIPTION_FAILED'
+  | 'SUBSCRIPTION_EXPIRED'
+  | 'PLAN_CHANGED';
 
 /** What a PLAN_CHANGED callback adds: the plan left, when the change took effect, the credit granted and the balance carried. */
 export interface PlanChangeFields {

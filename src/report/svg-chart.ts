@@ -45,23 +45,37 @@ export function lineChart(input: LineChartInput): string {
   const grid = [0, 0.25, 0.5, 0.75, 1]
     .map((f) => {
       const v = top * f;
-      return `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${r(y(v))}" y2="${r(y(v))}" stroke="#ddd"/>` +
-        `<text x="${PAD.left - 6}" y="${r(y(v) + 4)}" text-anchor="end" font-size="11">${escapeXml(input.format(v))}</text>`;
+      return (
+        `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${r(y(v))}" y2="${r(y(v))}" stroke="#ddd"/>` +
+        `<text x="${PAD.left - 6}" y="${r(y(v) + 4)}" text-anchor="end" font-size="11">${escapeXml(input.format(v))}</text>`
+      );
     })
     .join('');
   const every = Math.max(1, Math.ceil(labels.length / 12));
   const xLabels = labels
-    .map((l, i) => (i % every === 0 ? `<text x="${r(x(i))}" y="${H - PAD.bottom + 16}" text-anchor="middle" font-size="11">${escapeXml(l)}</text>` : ''))
+    .map((l, i) =>
+      i % every === 0
+        ? `<text x="${r(x(i))}" y="${H - PAD.bottom + 16}" text-anchor="middle" font-size="11">${escapeXml(l)}</text>`
+        : '',
+    )
     .join('');
   const lines = series
     .map((s) => {
       const pts = s.values.map((v, i) => `${r(x(i))},${r(y(v))}`).join(' ');
-      const dots = s.values.map((v, i) => `<circle cx="${r(x(i))}" cy="${r(y(v))}" r="2.5" fill="${s.color}"><title>${escapeXml(`${s.name} ${labels[i] ?? ''}: ${input.format(v)}`)}</title></circle>`).join('');
+      const dots = s.values
+        .map(
+          (v, i) =>
+            `<circle cx="${r(x(i))}" cy="${r(y(v))}" r="2.5" fill="${s.color}"><title>${escapeXml(`${s.name} ${labels[i] ?? ''}: ${input.format(v)}`)}</title></circle>`,
+        )
+        .join('');
       return `<polyline fill="none" stroke="${s.color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''} points="${pts}"/>${dots}`;
     })
     .join('');
   const legend = series
-    .map((s, i) => `<g transform="translate(${PAD.left + i * 160},14)"><line x1="0" x2="24" y1="0" y2="0" stroke="${s.color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/><text x="30" y="4" font-size="12">${escapeXml(s.name)}</text></g>`)
+    .map(
+      (s, i) =>
+        `<g transform="translate(${PAD.left + i * 160},14)"><line x1="0" x2="24" y1="0" y2="0" stroke="${s.color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/><text x="30" y="4" font-size="12">${escapeXml(s.name)}</text></g>`,
+    )
     .join('');
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeXml(input.title)}" font-family="system-ui, sans-serif">` +

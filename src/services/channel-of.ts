@@ -2,7 +2,8 @@ import type { Ctx } from '../ctx.js';
 import type { Channel } from '../channel/channel.js';
 import type { ChannelName } from '../channel/registry.js';
 
-const named = (name: string | null | undefined): ChannelName | undefined => (name === 'stripe' || name === 'sandbox' ? name : undefined);
+const named = (name: string | null | undefined): ChannelName | undefined =>
+  name === 'stripe' || name === 'sandbox' ? name : undefined;
 
 /**
  * The channel that holds a charge (or card): the one it was made on, which a later switch of the

@@ -74,7 +74,12 @@ export async function listEvents(ctx: Ctx, input: ListEventsInput): Promise<Even
     subscriptionId = await ctx.store.findSubscriptionId(q.subscriptionCode, q.merchantId);
     if (!subscriptionId) throw notFound('subscription');
   }
-  const rows = await ctx.store.listEvents({ status: q.status, merchantId: q.merchantId, subscriptionId, limit: q.limit ?? 100 });
+  const rows = await ctx.store.listEvents({
+    status: q.status,
+    merchantId: q.merchantId,
+    subscriptionId,
+    limit: q.limit ?? 100,
+  });
   return rows.map((r) => view(ctx, r));
 }
 

@@ -27,7 +27,9 @@ export async function settleInFlightCharges(ctx: Ctx, opts: { limit?: number } =
       // A checkout's card attempts have their own keys; PAY and SUBSCRIPTION charge once, as attempt 0.
       const idempotencyKey = row.paymentType === 'CHECKOUT' ? `${row.id}:${row.checkoutDeclines + 1}` : row.id;
       const result = await channel.resume({ ref, idempotencyKey, transactionId: row.id });
-      const moved = await ctx.store.transaction((tx) => applyChargeResult(ctx, tx, row, STATUS.ACCEPTED, result, ctx.clock.now()));
+      const moved = await ctx.store.transaction((tx) =>
+        applyChargeResult(ctx, tx, row, STATUS.ACCEPTED, result, ctx.clock.now()),
+      );
       if (moved && result.outcome !== 'in_flight' && result.outcome !== 'refused') summary.settled++;
       else summary.stillInFlight++;
     } catch {

@@ -11,9 +11,11 @@ import type { MerchantRow } from '../store/store.js';
 /** The old secret keeps working this long after a rotation (SPEC §2). */
 export const SECRET_GRACE_MS = 24 * 3600 * 1000;
 
-const signatureVersion = z.union([z.literal(1), z.literal(2), z.literal('1'), z.literal('2')], {
-  error: 'must be 1 or 2',
-}).transform(Number);
+const signatureVersion = z
+  .union([z.literal(1), z.literal(2), z.literal('1'), z.literal('2')], {
+    error: 'must be 1 or 2',
+  })
+  .transform(Number);
 
 const createSchema = z.object({
   name: requiredString(200),
@@ -66,7 +68,9 @@ function view(ctx: Ctx, row: MerchantRow): MerchantView {
     status: row.status,
     channel: row.channel,
     ...(row.stripeSecretKeyEnc ? { stripeSecretKey: maskStripeKey(ctx.vault.decrypt(row.stripeSecretKeyEnc)) } : {}),
-    ...(row.stripeWebhookSecretEnc ? { stripeWebhookSecret: maskStripeKey(ctx.vault.decrypt(row.stripeWebhookSecretEnc)) } : {}),
+    ...(row.stripeWebhookSecretEnc
+      ? { stripeWebhookSecret: maskStripeKey(ctx.vault.decrypt(row.stripeWebhookSecretEnc)) }
+      : {}),
     createTime: formatTime(row.createdAt, ctx.zone),
   };
 }
@@ -153,20 +157,29 @@ export async function updateMerchant(ctx: Ctx, id: string, input: unknown): Prom
 async function stripePatch(
   ctx: Ctx,
   row: MerchantRow,
-  data: { channel?: 'sandbox' | 'stripe' | undefined; stripeSecretKey?: string | undefined; stripeWebhookSecret?: string | undefined },
+  data: {
+    channel?: 'sandbox' | 'stripe' | undefined;
+    stripeSecretKey?: string | undefined;
+    stripeWebhookSecret?: string | undefined;
+  },
 ): Promise<Partial<MerchantRow>> {
   const patch: Partial<MerchantRow> = {};
   if (data.stripeSecretKey !== undefined) {
     const shape = keyShapeError(data.stripeSecretKey);
     if (shape) throw invalidParam('stripeSecretKey', shape);
-    const check = await checkKey(createStripeClient({ secretKey: data.stripeSecretKey, apiUrl: stripeApiUrlFrom() }), data.stripeSecretKey);
+    const check = await checkKey(
+      createStripeClient({ secretKey: data.stripeSecretKey, apiUrl: stripeApiUrlFrom() }),
+      data.stripeSecretKey,
+    );
     if (!check.ok) {
-      if (check.cause === 'unreachable') throw new PaygateError(RESULT_CODES.INTERNAL, `stripeSecretKey: ${check.message}`);
+      if (check.cause === 'unreachable')
+        throw new PaygateError(RESULT_CODES.INTERNAL, `stripeSecretKey: ${check.message}`);
       throw invalidParam('stripeSecretKey', `${check.message}; nothing was changed`);
     }
     patch.stripeSecretKeyEnc = ctx.vault.encrypt(data.stripeSecretKey);
   }
-  if (data.stripeWebhookSecret !== undefined) patch.stripeWebhookSecretEnc = ctx.vault.encrypt(data.stripeWebhookSecret);
+  if (data.stripeWebhookSecret !== undefined)
+    patch.stripeWebhookSecretEnc = ctx.vault.encrypt(data.stripeWebhookSecret);
   if (data.channel === 'stripe' && !patch.stripeSecretKeyEnc && !row.stripeSecretKeyEnc) {
     throw invalidParam('stripeSecretKey', 'is required to switch a merchant to the stripe channel');
   }
@@ -174,7 +187,10 @@ async function stripePatch(
   return patch;
 }
 
-export async function rotateSecret(ctx: Ctx, id: string): Promise<{ merchantId: string; secret: string; previousValidUntil: string }> {
+export async function rotateSecret(
+  ctx: Ctx,
+  id: string,
+): Promise<{ merchantId: string; secret: string; previousValidUntil: string }> {
   const now = ctx.clock.now();
   const secret = `sk_${randomToken(24)}`;
   const secretEnc = ctx.vault.encrypt(secret);
@@ -182,7 +198,12 @@ export async function rotateSecret(ctx: Ctx, id: string): Promise<{ merchantId: 
     // Read inside the unit of work: the previous secret kept must be the one current at the rotation.
     const current = await tx.getMerchant(id);
     if (!current) throw notFound('merchant');
-    await tx.updateMerchant(current.id, { secretEnc, prevSecretEnc: current.secretEnc, prevSecretUntil: now + SECRET_GRACE_MS, updatedAt: now });
+    await tx.updateMerchant(current.id, {
+      secretEnc,
+      prevSecretEnc: current.secretEnc,
+      prevSecretUntil: now + SECRET_GRACE_MS,
+      updatedAt: now,
+    });
     return current;
   });
   return { merchantId: row.id, secret, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
@@ -191,13 +212,21 @@ export async function rotateSecret(ctx: Ctx, id: string): Promise<{ merchantId: 
 const newApiKey = (): string => `ak_${randomToken(18)}`;
 
 /** A new apiKey; the old one keeps working 24 hours, like a rotated secret (so clients can move over). */
-export async function rotateApiKey(ctx: Ctx, id: string): Promise<{ merchantId: string; apiKey: string; previousValidUntil: string }> {
+export async function rotateApiKey(
+  ctx: Ctx,
+  id: string,
+): Promise<{ merchantId: string; apiKey: string; previousValidUntil: string }> {
   const now = ctx.clock.now();
   const apiKey = newApiKey();
   const row = await ctx.store.transaction(async (tx) => {
     const current = await tx.getMerchant(id);
     if (!current) throw notFound('merchant');
-    await tx.updateMerchant(current.id, { apiKey, prevApiKey: current.apiKey, prevApiKeyUntil: now + SECRET_GRACE_MS, updatedAt: now });
+    await tx.updateMerchant(current.id, {
+      apiKey,
+      prevApiKey: current.apiKey,
+      prevApiKeyUntil: now + SECRET_GRACE_MS,
+      updatedAt: now,
+    });
     return current;
   });
   return { merchantId: row.id, apiKey, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
@@ -219,10 +248,16 @@ export function merchantSecrets(ctx: Ctx, row: MerchantRow): string[] {
 export async function authenticateMerchant(ctx: Ctx, merchantId: unknown, apiKey?: string): Promise<MerchantRow> {
   const refuse = () => new PaygateError(RESULT_CODES.UNKNOWN_MERCHANT, 'unknown or disabled merchant');
   if (typeof merchantId !== 'string' || merchantId === '') throw refuse();
-  const row = apiKey !== undefined ? await ctx.store.getMerchantByApiKey(apiKey) : await ctx.store.getMerchant(merchantId);
+  const row =
+    apiKey !== undefined ? await ctx.store.getMerchantByApiKey(apiKey) : await ctx.store.getMerchant(merchantId);
   if (!row || row.id !== merchantId || row.status !== 'ACTIVE') throw refuse();
   // Found by its previous apiKey: valid only during the 24 hours after the rotation.
-  if (apiKey !== undefined && row.apiKey !== apiKey && !(row.prevApiKeyUntil !== null && row.prevApiKeyUntil > ctx.clock.now())) throw refuse();
+  if (
+    apiKey !== undefined &&
+    row.apiKey !== apiKey &&
+    !(row.prevApiKeyUntil !== null && row.prevApiKeyUntil > ctx.clock.now())
+  )
+    throw refuse();
   return row;
 }
 
@@ -233,7 +268,9 @@ export async function defaultMerchantId(ctx: Ctx, given: string | undefined): Pr
   if (all.length === 1 && all[0]) return all[0].id;
   throw new PaygateError(
     RESULT_CODES.INVALID_PARAM,
-    all.length === 0 ? 'merchant: no merchant exists yet; run `paygate merchant create --name NAME`' : 'merchant: --merchant is required when several merchants exist',
+    all.length === 0
+      ? 'merchant: no merchant exists yet; run `paygate merchant create --name NAME`'
+      : 'merchant: --merchant is required when several merchants exist',
     'merchant',
   );
 }

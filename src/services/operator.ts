@@ -26,7 +26,11 @@ export async function planMerchantId(ctx: Ctx, planId: string, given?: string): 
 }
 
 /** A subscription named by its id or its code. */
-export async function subscriptionRef(ctx: Ctx, idOrCode: string, given?: string): Promise<{ id: string; code: string; merchantId: string }> {
+export async function subscriptionRef(
+  ctx: Ctx,
+  idOrCode: string,
+  given?: string,
+): Promise<{ id: string; code: string; merchantId: string }> {
   const ref = await ctx.store.subscriptionOwner(idOrCode);
   owned(ref?.merchantId, given, 'subscription');
   return ref as { id: string; code: string; merchantId: string };
@@ -68,12 +72,23 @@ function oneOf<T extends string>(field: string, value: string | undefined, allow
 export async function pageMerchants(ctx: Ctx, req: PageRequest): Promise<Page<MerchantView>> {
   const all = await listMerchants(ctx);
   const start = (req.page - 1) * req.limit;
-  return { items: all.slice(start, start + req.limit), page: req.page, limit: req.limit, more: all.length > start + req.limit };
+  return {
+    items: all.slice(start, start + req.limit),
+    page: req.page,
+    limit: req.limit,
+    more: all.length > start + req.limit,
+  };
 }
 
-export async function pagePlans(ctx: Ctx, f: { merchantId?: string | undefined; status?: string | undefined }, req: PageRequest): Promise<Page<PlanView>> {
+export async function pagePlans(
+  ctx: Ctx,
+  f: { merchantId?: string | undefined; status?: string | undefined },
+  req: PageRequest,
+): Promise<Page<PlanView>> {
   const status = oneOf('status', f.status, ['ACTIVE', 'INACTIVE'] as const);
-  return paged(await ctx.store.pagePlanIds({ merchantId: f.merchantId, status, ...windowOf(req) }), req, (r) => showPlan(ctx, r.merchantId, r.id));
+  return paged(await ctx.store.pagePlanIds({ merchantId: f.merchantId, status, ...windowOf(req) }), req, (r) =>
+    showPlan(ctx, r.merchantId, r.id),
+  );
 }
 
 export async function pageSubscriptions(
@@ -82,8 +97,10 @@ export async function pageSubscriptions(
   req: PageRequest,
 ): Promise<Page<SubscriptionDetail>> {
   const status = oneOf('status', f.status, SUBSCRIPTION_STATUSES);
-  return paged(await ctx.store.pageSubscriptionIds({ merchantId: f.merchantId, userId: f.userId, status, ...windowOf(req) }), req, (r) =>
-    subscriptionDetail(ctx, r.merchantId, { subscriptionId: r.id }),
+  return paged(
+    await ctx.store.pageSubscriptionIds({ merchantId: f.merchantId, userId: f.userId, status, ...windowOf(req) }),
+    req,
+    (r) => subscriptionDetail(ctx, r.merchantId, { subscriptionId: r.id }),
   );
 }
 
@@ -92,7 +109,11 @@ export async function pageTransactions(
   f: { merchantId?: string | undefined; status?: number | undefined },
   req: PageRequest,
 ): Promise<Page<TransactionDetail>> {
-  return paged(await ctx.store.pageTransactionIds({ merchantId: f.merchantId, status: f.status, ...windowOf(req) }), req, (r) => showTransaction(ctx, r.id));
+  return paged(
+    await ctx.store.pageTransactionIds({ merchantId: f.merchantId, status: f.status, ...windowOf(req) }),
+    req,
+    (r) => showTransaction(ctx, r.id),
+  );
 }
 
 export async function pageEvents(
@@ -101,8 +122,13 @@ export async function pageEvents(
   req: PageRequest,
 ): Promise<Page<EventView>> {
   const status = oneOf('status', f.status, ['PENDING', 'DELIVERED', 'DEAD'] as const);
-  const subscriptionId = f.subscription !== undefined ? (await subscriptionRef(ctx, f.subscription, f.merchantId)).id : undefined;
-  return paged(await ctx.store.pageEventIds({ merchantId: f.merchantId, status, subscriptionId, ...windowOf(req) }), req, (r) => showEvent(ctx, r.id));
+  const subscriptionId =
+    f.subscription !== undefined ? (await subscriptionRef(ctx, f.subscription, f.merchantId)).id : undefined;
+  return paged(
+    await ctx.store.pageEventIds({ merchantId: f.merchantId, status, subscriptionId, ...windowOf(req) }),
+    req,
+    (r) => showEvent(ctx, r.id),
+  );
 }
 
 /** Every merchant's id and name, for choosing one on a terminal. */

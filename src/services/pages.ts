@@ -123,7 +123,8 @@ function expireRow(ctx: Ctx, tx: Tx, row: TransactionRow, now: number): Promise<
 }
 
 /** A Stripe payment waiting on its 3-D Secure: Stripe may have charged it meanwhile. */
-const askStripeFirst = (row: TransactionRow): boolean => row.channel === 'stripe' && row.status === STATUS.REQUIRES_3DS && row.channelRef !== null;
+const askStripeFirst = (row: TransactionRow): boolean =>
+  row.channel === 'stripe' && row.status === STATUS.REQUIRES_3DS && row.channelRef !== null;
 
 /**
  * The challenge ran out unanswered: the intent is cancelled at Stripe before paygate records
@@ -160,7 +161,11 @@ async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<Tr
     // ended, and a challenge still open is cancelled there before it is recorded EXPIRED.
     const r = await abandonAtChannel(ctx, row);
     if (r !== 'expire') {
-      if (r.outcome === 'approved' || r.outcome === 'declined' || (r.outcome === 'in_flight' && r.cause === 'processing')) {
+      if (
+        r.outcome === 'approved' ||
+        r.outcome === 'declined' ||
+        (r.outcome === 'in_flight' && r.cause === 'processing')
+      ) {
         await settleThreeDs(ctx, row, r);
         return ctx.store.getTransaction(row.id);
       }
@@ -183,11 +188,14 @@ async function openRow(ctx: Ctx, kind: PageKind, token: string): Promise<Transac
   if (!row || row.status !== OPEN_STATUS[kind]) throw notFound('page');
   // A cancelled subscription's open 3DS page stops working (SPEC §6); a card check's, once the
   // subscription can no longer take a new card.
-  if (row.subscriptionId && !(await subscriptionWantsPage(ctx, row.paymentType, row.subscriptionId))) throw notFound('page');
+  if (row.subscriptionId && !(await subscriptionWantsPage(ctx, row.paymentType, row.subscriptionId)))
+    throw notFound('page');
   const now = ctx.clock.now();
   if (row.pageExpiresAt !== null && row.pageExpiresAt <= now) {
     const expired = await expireNow(ctx, row, now);
-    throw expired && expired.status === STATUS.EXPIRED ? new PageExpiredError(await outcome(ctx, kind, expired)) : notFound('page');
+    throw expired && expired.status === STATUS.EXPIRED
+      ? new PageExpiredError(await outcome(ctx, kind, expired))
+      : notFound('page');
   }
   return row;
 }
@@ -205,7 +213,8 @@ async function holdForChannel(ctx: Ctx, kind: PageKind, token: string, row: Tran
   // Checked again in the same unit of work as the hold: a merchant disabled after the page was
   // read is not charged.
   const held = await ctx.store.transaction(
-    async (tx) => (await merchantActive(tx, row.merchantId)) && tx.holdPage(row.id, OPEN_STATUS[kind], now, now + CHANNEL_GRACE_MS),
+    async (tx) =>
+      (await merchantActive(tx, row.merchantId)) && tx.holdPage(row.id, OPEN_STATUS[kind], now, now + CHANNEL_GRACE_MS),
   );
   if (held) return;
   await openRow(ctx, kind, token); // throws what the page now is: expired, or gone
@@ -243,7 +252,12 @@ async function outcome(ctx: Ctx, kind: PageKind, row: TransactionRow, declinedRe
       return { result: 'declined_retry', ...(declinedReason ? { failReason: declinedReason } : {}), view };
     default:
       // FAILED or EXPIRED: both leave through failedUrl.
-      return { result: 'failed', ...url(row.failedUrl), ...(row.failReason ? { failReason: row.failReason } : {}), view };
+      return {
+        result: 'failed',
+        ...url(row.failedUrl),
+        ...(row.failReason ? { failReason: row.failReason } : {}),
+        view,
+      };
   }
 }
 
@@ -259,9 +273,14 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
     // Browsers' cc-exp autofill may give "3" and "30": the page accepts them; the API does not.
     const month = /^\d$/.test(input.month) ? `0${input.month}` : input.month;
     const year = /^\d{2}$/.test(input.year) ? `20${input.year}` : input.year;
-    card = validateCard({ ...input, month, year, cardNumber: String(input.cardNumber ?? '') }, ctx.clock.now(), ctx.zone);
+    card = validateCard(
+      { ...input, month, year, cardNumber: String(input.cardNumber ?? '') },
+      ctx.clock.now(),
+      ctx.zone,
+    );
   } catch (e) {
-    if (isPaygateError(e)) return { result: 'declined_retry', failReason: e.message, view: await pageView(ctx, 'checkout', row) };
+    if (isPaygateError(e))
+      return { result: 'declined_retry', failReason: e.message, view: await pageView(ctx, 'checkout', row) };
     throw e;
   }
   await holdForChannel(ctx, 'checkout', token, row);
@@ -280,15 +299,22 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
     const now = ctx.clock.now();
     const cur = await tx.lockTransaction(row.id);
     // Someone else (a double submit, the expiry sweep) already moved it: report what is there.
-    if (!cur || cur.status !== STATUS.AWAITING_CHECKOUT || cur.checkoutDeclines !== row.checkoutDeclines) return cur ?? row;
+    if (!cur || cur.status !== STATUS.AWAITING_CHECKOUT || cur.checkoutDeclines !== row.checkoutDeclines)
+      return cur ?? row;
     const display = { cardBin: card.bin, cardLast4: card.last4, cardBrand: card.brand, updatedAt: now };
     await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, display);
     const fresh = { ...cur, ...display };
     if (result.outcome === 'approved') await finishSucceeded(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now);
-    else if (result.outcome === 'requires_action') await awaitThreeDs(tx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now, true);
+    else if (result.outcome === 'requires_action')
+      await awaitThreeDs(tx, fresh, STATUS.AWAITING_CHECKOUT, result.ref, now, true);
     else if (result.outcome === 'in_flight' && result.ref) {
       // The processor may still charge it: in progress (100000) until its webhook or the renewal run settles it.
-      await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { status: STATUS.ACCEPTED, channelRef: result.ref, checkoutDeclines: attempt - 1, updatedAt: now });
+      await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, {
+        status: STATUS.ACCEPTED,
+        channelRef: result.ref,
+        checkoutDeclines: attempt - 1,
+        updatedAt: now,
+      });
     } else if (result.outcome === 'refused') {
       // The merchant's processor set-up is broken (a revoked key): no card can succeed; nothing was charged.
       await finishUnpaid(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, 'processing_error', now);
@@ -296,12 +322,21 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
       // A decline, or a fault before any charge existed (nothing moved): one of the three attempts.
       const reason = result.outcome === 'declined' ? result.reason : 'processing_error';
       if (attempt >= MAX_CHECKOUT_DECLINES) {
-        await finishUnpaid(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, reason, now, { channelRef: result.ref, checkoutDeclines: attempt });
-      } else await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { checkoutDeclines: attempt, updatedAt: now });
+        await finishUnpaid(ctx, tx, fresh, STATUS.AWAITING_CHECKOUT, STATUS.FAILED, reason, now, {
+          channelRef: result.ref,
+          checkoutDeclines: attempt,
+        });
+      } else
+        await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { checkoutDeclines: attempt, updatedAt: now });
     }
     return (await tx.getTransaction(row.id)) ?? cur;
   });
-  return outcome(ctx, 'checkout', after, result.outcome === 'declined' ? result.reason : result.outcome === 'in_flight' ? 'processing_error' : undefined);
+  return outcome(
+    ctx,
+    'checkout',
+    after,
+    result.outcome === 'declined' ? result.reason : result.outcome === 'in_flight' ? 'processing_error' : undefined,
+  );
 }
 
 /** The user cancelled on the checkout page: CANCELLED (300020) → cancelUrl. */
@@ -345,7 +380,10 @@ export async function completeThreeDs(ctx: Ctx, token: string, passed: boolean):
  * channel no longer asks for the challenge (finished meanwhile), the transaction is settled from
  * its answer instead. undefined: the transaction's channel runs paygate's own challenge page.
  */
-export async function threeDsHandOver(ctx: Ctx, token: string): Promise<{ redirectUrl: string } | { outcome: PageOutcome } | undefined> {
+export async function threeDsHandOver(
+  ctx: Ctx,
+  token: string,
+): Promise<{ redirectUrl: string } | { outcome: PageOutcome } | undefined> {
   const row = await openRow(ctx, '3ds', token);
   if (row.channel !== 'stripe') return undefined;
   const r = await retrieveCharge(ctx, row);
@@ -365,13 +403,16 @@ async function settleThreeDs(ctx: Ctx, row: TransactionRow, r: ChargeResult): Pr
   const after = await ctx.store.transaction(async (tx) => {
     const now = ctx.clock.now();
     if (r.outcome === 'approved') await finishSucceeded(ctx, tx, row, STATUS.REQUIRES_3DS, r.ref, now);
-    else if (r.outcome === 'declined') await finishUnpaid(ctx, tx, row, STATUS.REQUIRES_3DS, STATUS.FAILED, r.reason, now, { notifySubscription: true });
+    else if (r.outcome === 'declined')
+      await finishUnpaid(ctx, tx, row, STATUS.REQUIRES_3DS, STATUS.FAILED, r.reason, now, { notifySubscription: true });
     // Authenticated, still processing: in progress until the webhook or the renewal run settles it.
-    else if (r.outcome === 'in_flight' && r.cause === 'processing') await tx.updateTransactionIf(row.id, STATUS.REQUIRES_3DS, { status: STATUS.ACCEPTED, updatedAt: now });
+    else if (r.outcome === 'in_flight' && r.cause === 'processing')
+      await tx.updateTransactionIf(row.id, STATUS.REQUIRES_3DS, { status: STATUS.ACCEPTED, updatedAt: now });
     return (await tx.getTransaction(row.id)) ?? row;
   });
   // Still waiting on the challenge, but the channel cannot be asked right now: say so, do not loop.
-  if (after.status === STATUS.REQUIRES_3DS && r.outcome !== 'requires_action') return { result: 'processing', view: await pageView(ctx, '3ds', after) };
+  if (after.status === STATUS.REQUIRES_3DS && r.outcome !== 'requires_action')
+    return { result: 'processing', view: await pageView(ctx, '3ds', after) };
   return outcome(ctx, '3ds', after);
 }
 
@@ -414,7 +455,11 @@ export async function expireStalePages(ctx: Ctx): Promise<number> {
       for (const id of ids) {
         const row = await tx.getTransaction(id);
         if (!row || askStripeFirst(row)) continue;
-        if ((row.status === STATUS.REQUIRES_3DS || row.status === STATUS.AWAITING_CHECKOUT) && (await expireRow(ctx, tx, row, now))) n++;
+        if (
+          (row.status === STATUS.REQUIRES_3DS || row.status === STATUS.AWAITING_CHECKOUT) &&
+          (await expireRow(ctx, tx, row, now))
+        )
+          n++;
       }
       return n;
     });

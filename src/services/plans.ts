@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import type { Ctx } from '../ctx.js';
 import { invalidParam, notAllowed, notFound } from '../domain/errors.js';
-import { amountString, blankAbsent, integerField, optionalString, parseInput, requiredString, wireForm } from '../domain/fields.js';
+import {
+  amountString,
+  blankAbsent,
+  integerField,
+  optionalString,
+  parseInput,
+  requiredString,
+  wireForm,
+} from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { amountNumber, parseAmount } from '../domain/money.js';
 import { formatTime } from '../domain/time.js';
@@ -64,7 +72,8 @@ export async function createPlan(ctx: Ctx, merchantId: string, input: unknown): 
   const data = parseInput(PLAN_CREATE_REQUEST, input);
   if (data.currency !== 'USD') throw invalidParam('currency', 'plans accept USD only');
   const max = MAX_CYCLE_LENGTH[data.cycleType];
-  if (data.cycleLength > max) throw invalidParam('cycleLength', `must be at most ${max} for ${data.cycleType} (one year in all)`);
+  if (data.cycleLength > max)
+    throw invalidParam('cycleLength', `must be at most ${max} for ${data.cycleType} (one year in all)`);
   const trialDays = data.trialDays ?? 0;
   const price = parseAmount(data.price, data.currency, { field: 'price' });
   if (price === 0 && trialDays === 0) throw invalidParam('price', 'may be zero only with a trial');
@@ -94,7 +103,9 @@ export async function requirePlan(ctx: Ctx, merchantId: string, planId: string):
   return row;
 }
 
-export const PLAN_LIST_REQUEST = z.object({ status: blankAbsent(z.enum(['ACTIVE', 'INACTIVE'], { error: 'must be ACTIVE or INACTIVE' })) });
+export const PLAN_LIST_REQUEST = z.object({
+  status: blankAbsent(z.enum(['ACTIVE', 'INACTIVE'], { error: 'must be ACTIVE or INACTIVE' })),
+});
 
 export async function listPlans(ctx: Ctx, merchantId: string, input: unknown = {}): Promise<PlanView[]> {
   const { status } = parseInput(PLAN_LIST_REQUEST, input);

@@ -16,10 +16,15 @@ export function normalisePublicUrl(text: string, field = 'public-url'): string {
   try {
     u = new URL(text);
   } catch {
-    throw invalidParam(field, `must be an http or https URL such as https://pay.example.com, not ${JSON.stringify(text)}`);
+    throw invalidParam(
+      field,
+      `must be an http or https URL such as https://pay.example.com, not ${JSON.stringify(text)}`,
+    );
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalidParam(field, 'must start with http:// or https://');
-  if (u.search || u.hash || u.username || u.password) throw invalidParam(field, 'must not carry a query, a fragment or credentials');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw invalidParam(field, 'must start with http:// or https://');
+  if (u.search || u.hash || u.username || u.password)
+    throw invalidParam(field, 'must not carry a query, a fragment or credentials');
   return u.href.replace(/\/+$/, '');
 }
 

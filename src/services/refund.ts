@@ -76,7 +76,12 @@ export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: 
     if (data.requestId) {
       const seen = await tx.getIdempotency(merchant.id, 'refund', data.requestId);
       if (seen) {
-        if (seen.requestHash !== hash) throw new PaygateError(RESULT_CODES.REQUEST_CONFLICT, 'requestId already used with a different request', 'requestId');
+        if (seen.requestHash !== hash)
+          throw new PaygateError(
+            RESULT_CODES.REQUEST_CONFLICT,
+            'requestId already used with a different request',
+            'requestId',
+          );
         const refund = await tx.getRefund(seen.resourceId);
         const txn = refund ? await tx.getTransaction(refund.transactionId) : undefined;
         if (!refund || !txn) throw new Error(`idempotency key points at a missing refund ${seen.resourceId}`);
@@ -84,10 +89,15 @@ export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: 
       }
     }
     const txn = (await tx.lockTransaction(found.id)) ?? found;
-    if (!REFUNDABLE.includes(txn.status)) throw notAllowed(`transaction status ${txn.status} cannot be refunded (only SUCCEEDED or PARTIALLY_REFUNDED)`);
+    if (!REFUNDABLE.includes(txn.status))
+      throw notAllowed(`transaction status ${txn.status} cannot be refunded (only SUCCEEDED or PARTIALLY_REFUNDED)`);
     if (!(await tx.reserveRefund(txn.id, amount, now))) {
       const left = txn.amount - txn.refundedAmount - txn.refundReserved;
-      throw new PaygateError(RESULT_CODES.REFUND_EXCEEDS, `refund amount exceeds what is still refundable (${formatAmount(Math.max(left, 0), txn.currency)} ${txn.currency})`, 'refundAmount');
+      throw new PaygateError(
+        RESULT_CODES.REFUND_EXCEEDS,
+        `refund amount exceeds what is still refundable (${formatAmount(Math.max(left, 0), txn.currency)} ${txn.currency})`,
+        'refundAmount',
+      );
     }
     const refund: RefundRow = {
       id: newId('rfd', now),
@@ -102,7 +112,15 @@ export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: 
       updatedAt: now,
     };
     await tx.insertRefund(refund);
-    if (data.requestId) await tx.insertIdempotency({ merchantId: merchant.id, scope: 'refund', requestId: data.requestId, requestHash: hash, resourceId: refund.id, now });
+    if (data.requestId)
+      await tx.insertIdempotency({
+        merchantId: merchant.id,
+        scope: 'refund',
+        requestId: data.requestId,
+        requestHash: hash,
+        resourceId: refund.id,
+        now,
+      });
     return { txn, refund, drive: true, fresh: true };
   });
 
@@ -114,14 +132,24 @@ export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: 
  * Call the channel for a PENDING refund (its id is the idempotency key, so a replay never
  * refunds twice) and settle it with its reservation, once, in one write transaction.
  */
-async function driveRefund(ctx: Ctx, txn: TransactionRow, refund: RefundRow, fresh = false): Promise<{ txn: TransactionRow; refund: RefundRow }> {
+async function driveRefund(
+  ctx: Ctx,
+  txn: TransactionRow,
+  refund: RefundRow,
+  fresh = false,
+): Promise<{ txn: TransactionRow; refund: RefundRow }> {
   if (!txn.channelRef) throw new Error(`transaction ${txn.id} has no channel charge to refund`);
   const channel = await channelOf(ctx, txn.merchantId, txn.channel);
   // A refund the channel already took (answered pending) is read back, never asked for again.
   const result: RefundResult =
     refund.channelRef && channel.retrieveRefund
       ? await channel.retrieveRefund(refund.channelRef)
-      : await channel.refund({ idempotencyKey: refund.id, chargeRef: txn.channelRef, amount: refund.amount, currency: refund.currency });
+      : await channel.refund({
+          idempotencyKey: refund.id,
+          chargeRef: txn.channelRef,
+          amount: refund.amount,
+          currency: refund.currency,
+        });
   if (result.outcome === 'refused' && fresh) await discardRefused(ctx, txn, refund, result.message);
   return ctx.store.transaction(async (tx) => {
     await recordRefundResult(ctx, tx, txn.id, refund, result);
@@ -136,9 +164,13 @@ async function driveRefund(ctx: Ctx, txn: TransactionRow, refund: RefundRow, fre
  */
 async function discardRefused(ctx: Ctx, txn: TransactionRow, refund: RefundRow, message: string): Promise<never> {
   await ctx.store.transaction(async (tx) => {
-    if (await tx.discardRefusedRefund(refund.id)) await tx.settleReservation(txn.id, refund.amount, false, ctx.clock.now());
+    if (await tx.discardRefusedRefund(refund.id))
+      await tx.settleReservation(txn.id, refund.amount, false, ctx.clock.now());
   });
-  throw new PaygateError(RESULT_CODES.INTERNAL, `the payment channel refused the refund, nothing was refunded (check the merchant's channel key): ${message}`);
+  throw new PaygateError(
+    RESULT_CODES.INTERNAL,
+    `the payment channel refused the refund, nothing was refunded (check the merchant's channel key): ${message}`,
+  );
 }
 
 /**
@@ -146,7 +178,13 @@ async function discardRefused(ctx: Ctx, txn: TransactionRow, refund: RefundRow, 
  * the PAYMENT callback) or failed (its reservation released), once however many callers race
  * (the API answer, a webhook, the renewal run); pending leaves it as it is, noting the channel's id.
  */
-export async function recordRefundResult(ctx: Ctx, tx: Tx, txnId: string, refund: RefundRow, result: RefundResult): Promise<void> {
+export async function recordRefundResult(
+  ctx: Ctx,
+  tx: Tx,
+  txnId: string,
+  refund: RefundRow,
+  result: RefundResult,
+): Promise<void> {
   const at = ctx.clock.now();
   if (result.outcome === 'pending') {
     if (result.ref) await tx.noteRefundRef(refund.id, result.ref);
@@ -158,7 +196,14 @@ export async function recordRefundResult(ctx: Ctx, tx: Tx, txnId: string, refund
   const ok = result.outcome === 'refunded';
   const failReason = result.outcome === 'failed' ? result.reason : null;
   // Settling is conditional on PENDING: a concurrent replay settles the reservation once.
-  if (await tx.settleRefund(refund.id, { status: ok ? 'SUCCEEDED' : 'FAILED', channelRef: ok ? result.ref : refund.channelRef, failReason, now: at })) {
+  if (
+    await tx.settleRefund(refund.id, {
+      status: ok ? 'SUCCEEDED' : 'FAILED',
+      channelRef: ok ? result.ref : refund.channelRef,
+      failReason,
+      now: at,
+    })
+  ) {
     await tx.settleReservation(txnId, refund.amount, ok, at);
     if (ok) await refundEvent(ctx, tx, txnId, at);
   }
@@ -199,7 +244,10 @@ export async function resumeStaleRefunds(ctx: Ctx, opts: { limit?: number } = {}
 
 async function settledView(ctx: Ctx, s: Reserved): Promise<RefundView> {
   if (s.refund.status === 'FAILED') {
-    throw new PaygateError(RESULT_CODES.NOT_ALLOWED, `refund declined by the channel: ${s.refund.failReason ?? 'refund_failed'}`);
+    throw new PaygateError(
+      RESULT_CODES.NOT_ALLOWED,
+      `refund declined by the channel: ${s.refund.failReason ?? 'refund_failed'}`,
+    );
   }
   const txn = (await ctx.store.getTransaction(s.txn.id)) ?? s.txn;
   return view(txn, s.refund);

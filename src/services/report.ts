@@ -48,7 +48,8 @@ export async function revenueReport(ctx: Ctx, input: ReportInput): Promise<Reven
   const last = input.to !== undefined ? parseMonth(input.to, 'to') : { year: now.year, month: now.month };
   const first = input.from !== undefined ? parseMonth(input.from, 'from') : fromIndex(index(last) - 11);
   if (index(first) > index(last)) throw invalidParam('from', `must not be after to (${label(first)} > ${label(last)})`);
-  if (index(last) - index(first) + 1 > MAX_MONTHS) throw invalidParam('from', `the report covers at most ${MAX_MONTHS} months`);
+  if (index(last) - index(first) + 1 > MAX_MONTHS)
+    throw invalidParam('from', `the report covers at most ${MAX_MONTHS} months`);
 
   const months: YearMonth[] = [];
   for (let i = index(first); i <= index(last); i++) months.push(fromIndex(i));

@@ -7,9 +7,14 @@ import { recordRefundResult } from './refund.js';
 import { finishSucceeded, finishUnpaid } from './transactions/outcome.js';
 import { STATUS } from './transactions/view.js';
 
-export type WebhookAnswer = { status: 200; body: { status: 'ok' | 'ignored' } } | { status: 400 | 404; body: { status: 'rejected'; reason: string } };
+export type WebhookAnswer =
+  | { status: 200; body: { status: 'ok' | 'ignored' } }
+  | { status: 400 | 404; body: { status: 'rejected'; reason: string } };
 
-const rejected = (status: 400 | 404, reason: string): WebhookAnswer => ({ status, body: { status: 'rejected', reason } });
+const rejected = (status: 400 | 404, reason: string): WebhookAnswer => ({
+  status,
+  body: { status: 'rejected', reason },
+});
 
 /**
  * A Stripe event for one merchant (`POST /channel/stripe/{merchantId}/webhook`): verified over the
@@ -17,11 +22,22 @@ const rejected = (status: 400 | 404, reason: string): WebhookAnswer => ({ status
  * state it moves from, so an event delivered twice (or after the API answer, or after the renewal
  * run) changes nothing the second time. A bad signature changes nothing at all.
  */
-export async function receiveStripeWebhook(ctx: Ctx, merchantId: string, payload: Buffer, signature: string | undefined): Promise<WebhookAnswer> {
+export async function receiveStripeWebhook(
+  ctx: Ctx,
+  merchantId: string,
+  payload: Buffer,
+  signature: string | undefined,
+): Promise<WebhookAnswer> {
   const merchant = await ctx.store.getMerchant(merchantId);
   if (!merchant) return rejected(404, 'unknown merchant');
-  if (!merchant.stripeWebhookSecretEnc) return rejected(400, 'no Stripe webhook secret is set for this merchant (merchant update --stripe-webhook-secret)');
-  const v = verifyWebhook({ payload, signatureHeader: signature, secret: ctx.vault.decrypt(merchant.stripeWebhookSecretEnc), now: ctx.clock.now() });
+  if (!merchant.stripeWebhookSecretEnc)
+    return rejected(400, 'no Stripe webhook secret is set for this merchant (merchant update --stripe-webhook-secret)');
+  const v = verifyWebhook({
+    payload,
+    signatureHeader: signature,
+    secret: ctx.vault.decrypt(merchant.stripeWebhookSecretEnc),
+    now: ctx.clock.now(),
+  });
   if (!v.ok) return rejected(400, v.reason);
   const applied = await apply(ctx, merchant.id, v.settlement);
   return { status: 200, body: { status: applied ? 'ok' : 'ignored' } };
@@ -57,7 +73,10 @@ async function settlePayment(ctx: Ctx, merchantId: string, intentId: string, r: 
   return ctx.store.transaction(async (tx) => {
     const now = ctx.clock.now();
     if (r.outcome === 'approved') return finishSucceeded(ctx, tx, row, from, r.ref, now);
-    if (r.outcome === 'declined') return finishUnpaid(ctx, tx, row, from, STATUS.FAILED, r.reason, now, { notifySubscription: from === STATUS.REQUIRES_3DS });
+    if (r.outcome === 'declined')
+      return finishUnpaid(ctx, tx, row, from, STATUS.FAILED, r.reason, now, {
+        notifySubscription: from === STATUS.REQUIRES_3DS,
+      });
     return false;
   });
 }

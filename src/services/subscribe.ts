@@ -31,7 +31,10 @@ export interface FirstCharge {
 export async function reservePlanSlot(tx: Tx, plan: PlanRow): Promise<void> {
   if (!(await tx.reservePlanSlot(plan.id))) {
     const inactive = plan.status !== 'ACTIVE';
-    throw new PaygateError(RESULT_CODES.PLAN_UNAVAILABLE, inactive ? 'plan not available: inactive' : 'plan not available: maxSubscriptions reached');
+    throw new PaygateError(
+      RESULT_CODES.PLAN_UNAVAILABLE,
+      inactive ? 'plan not available: inactive' : 'plan not available: maxSubscriptions reached',
+    );
   }
 }
 
@@ -143,7 +146,14 @@ export async function firstChargeSucceeded(ctx: Ctx, tx: Tx, txn: TransactionRow
  * EXPIRED, its card deleted, its plan place released. `notify` adds the SUBSCRIPTION_EXPIRED
  * callback (an INCOMPLETE subscription the merchant was told about).
  */
-export async function firstChargeFailed(ctx: Ctx, tx: Tx, txn: TransactionRow, reason: string, now: number, notify: boolean): Promise<void> {
+export async function firstChargeFailed(
+  ctx: Ctx,
+  tx: Tx,
+  txn: TransactionRow,
+  reason: string,
+  now: number,
+  notify: boolean,
+): Promise<void> {
   if (!txn.subscriptionId || !txn.billingRecordId) return;
   // A record the merchant already cancelled (subscription cancelled while 3DS was open) is not a failed charge.
   const counted = await tx.settleFirstRecord(txn.billingRecordId, 'FAILED', reason, now);
@@ -167,7 +177,14 @@ export async function firstChargeFailed(ctx: Ctx, tx: Tx, txn: TransactionRow, r
         subscriptionId: sub.id,
         transactionId: txn.id,
         notifyUrl: sub.notifyUrl,
-        body: subscriptionCallbackBody({ eventType: 'SUBSCRIPTION_EXPIRED', subscription: after, record, nextBillingTime: null, eventTime: now, zone: ctx.zone }),
+        body: subscriptionCallbackBody({
+          eventType: 'SUBSCRIPTION_EXPIRED',
+          subscription: after,
+          record,
+          nextBillingTime: null,
+          eventTime: now,
+          zone: ctx.zone,
+        }),
         now,
       });
     }

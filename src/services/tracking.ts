@@ -66,7 +66,8 @@ type Refused = { reason: string };
 
 /** One entry, judged alone (SPEC §5): its transaction, or why it fails. */
 async function judge(tx: Tx, merchantId: string, entry: unknown): Promise<Judged | Refused> {
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return { reason: 'the entry is not a JSON object' };
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+    return { reason: 'the entry is not a JSON object' };
   const e = entry as Record<string, unknown>;
   const orderId = str(e.orderId);
   const relationId = str(e.relationId);
@@ -92,7 +93,8 @@ async function judge(tx: Tx, merchantId: string, entry: unknown): Promise<Judged
 }
 
 function failedLabel(entry: unknown, index: number): string {
-  const e = entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Record<string, unknown>) : {};
+  const e =
+    entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Record<string, unknown>) : {};
   return str(e.orderId) ?? str(e.relationId) ?? `#${index}`;
 }
 
@@ -148,7 +150,10 @@ export async function uploadTrackingWithReasons(
     }
     return { data: { successCount, failedCount: failedOrders.length, failedOrders }, failures };
   });
-  return { result: { ...data.data, sign: trackingResponseSign(data.data, currentSecret(ctx.vault, merchant)) }, failures: data.failures };
+  return {
+    result: { ...data.data, sign: trackingResponseSign(data.data, currentSecret(ctx.vault, merchant)) },
+    failures: data.failures,
+  };
 }
 
 /** An uploaded tracking entry, read back (`paygate tracking list|show`). */
@@ -177,7 +182,10 @@ function trackingView(ctx: Ctx, r: TrackingRow): TrackingView {
 }
 
 /** Tracking entries, newest first, every merchant's or one's. */
-export async function listTracking(ctx: Ctx, f: { merchantId?: string | undefined; limit: number; offset: number }): Promise<TrackingView[]> {
+export async function listTracking(
+  ctx: Ctx,
+  f: { merchantId?: string | undefined; limit: number; offset: number },
+): Promise<TrackingView[]> {
   return (await ctx.store.listTracking(f)).map((r) => trackingView(ctx, r));
 }
 

@@ -34,15 +34,23 @@ const BATCH = 500;
  *     fingerprints stay valid: they are kept, sealed under the new key) and ends the rotation.
  * Every other paygate process must be stopped meanwhile (docs/security.md).
  */
-export async function rotateVaultKey(ctx: Ctx, newKey: Buffer, onProgress?: (p: RotationProgress) => void): Promise<RotationSummary> {
+export async function rotateVaultKey(
+  ctx: Ctx,
+  newKey: Buffer,
+  onProgress?: (p: RotationProgress) => void,
+): Promise<RotationSummary> {
   const { store } = ctx;
   const next = vaultFromKey(newKey);
   const nextKcv = keyCheckValue(next);
   const currentKcv = await store.getMeta(META.keyCheck);
-  if (currentKcv !== undefined && sameCheckValue(currentKcv, nextKcv)) throw invalidParam('new key', 'is already this database’s vault key');
+  if (currentKcv !== undefined && sameCheckValue(currentKcv, nextKcv))
+    throw invalidParam('new key', 'is already this database’s vault key');
   const target = await store.transaction((tx) => tx.claimMeta(META.rotatingTo, nextKcv));
   if (!sameCheckValue(target, nextKcv)) {
-    throw new PaygateError(RESULT_CODES.NOT_ALLOWED, 'a rotation to another new key was started and has not finished: run it again with that key');
+    throw new PaygateError(
+      RESULT_CODES.NOT_ALLOWED,
+      'a rotation to another new key was started and has not finished: run it again with that key',
+    );
   }
   // The derived keys to keep, as the current vault answers them (pinned ones included), sealed
   // under the new key before any value moves, so the final switch needs nothing from the old key.
@@ -60,7 +68,9 @@ export async function rotateVaultKey(ctx: Ctx, newKey: Buffer, onProgress?: (p: 
       const rows = await store.sealedBatch(col, after, BATCH);
       if (rows.length === 0) break;
       // Encrypted before the unit of work, which may run more than once and must stay quick.
-      const moves = rows.filter((row) => !opens(next, row.sealed)).map((row) => ({ id: row.id, sealed: next.encrypt(ctx.vault.decrypt(row.sealed)) }));
+      const moves = rows
+        .filter((row) => !opens(next, row.sealed))
+        .map((row) => ({ id: row.id, sealed: next.encrypt(ctx.vault.decrypt(row.sealed)) }));
       await store.transaction(async (tx) => {
         for (const m of moves) await tx.updateSealed(col, m.id, m.sealed);
       });

@@ -80,10 +80,12 @@ const ORDER: readonly SQLiteTable[] = [
 
 function describeTable(table: SQLiteTable): CopyTable {
   const config = getTableConfig(table);
-  const columns = config.columns.map((c): CopyColumn => ({
-    name: c.name,
-    type: c.dataType === 'boolean' ? 'boolean' : c.dataType === 'number' ? 'integer' : 'text',
-  }));
+  const columns = config.columns.map(
+    (c): CopyColumn => ({
+      name: c.name,
+      type: c.dataType === 'boolean' ? 'boolean' : c.dataType === 'number' ? 'integer' : 'text',
+    }),
+  );
   const composite = config.primaryKeys[0]?.columns.map((c) => c.name);
   const key = composite ?? config.columns.filter((c) => c.primary).map((c) => c.name);
   if (key.length === 0) throw new Error(`table ${config.name} has no primary key to copy it in order`);
@@ -169,7 +171,8 @@ export async function copyDatabase(
         for (const table of COPY_TABLES) {
           const want = counts.get(table.name) ?? 0;
           const got = await target.count(table);
-          if (got !== want) throw new Error(`copy check failed: ${table.name} has ${got} rows in ${what}, ${want} in the source`);
+          if (got !== want)
+            throw new Error(`copy check failed: ${table.name} has ${got} rows in ${what}, ${want} in the source`);
           tables[table.name] = got;
         }
         return { tables };

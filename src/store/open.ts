@@ -22,7 +22,9 @@ export async function openStore(db: string, env: NodeJS.ProcessEnv = process.env
 /** The migrations a database still lacks, read without changing it (`paygate db migrate --dry-run`). */
 export function migrationStatus(db: string): MigrationStatus {
   if (/^postgres(ql)?:\/\//i.test(db)) {
-    throw new StoreOpenError('db migrate --dry-run reads SQLite files; a PostgreSQL database is migrated when paygate opens it (under an advisory lock)');
+    throw new StoreOpenError(
+      'db migrate --dry-run reads SQLite files; a PostgreSQL database is migrated when paygate opens it (under an advisory lock)',
+    );
   }
   return sqliteMigrationStatus(db);
 }

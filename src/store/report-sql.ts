@@ -43,7 +43,13 @@ export interface SubscriptionGroup {
 
 export function emptyFigures(months: number): RevenueMonthFigures[] {
   return Array.from({ length: months }, () => ({
-    newSubscriptions: 0, churned: 0, active: [], charged: 0, refunded: 0, failedAttempts: 0, recovered: 0,
+    newSubscriptions: 0,
+    churned: 0,
+    active: [],
+    charged: 0,
+    refunded: 0,
+    failedAttempts: 0,
+    recovered: 0,
   }));
 }
 

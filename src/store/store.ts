@@ -158,7 +158,12 @@ export interface Reads {
   getCard(id: string): Promise<CardRow | undefined>;
   countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number>;
   /** Newest first (creation order), one page. */
-  pageRecords(subscriptionId: string, status: RecordStatus | undefined, limit: number, offset: number): Promise<BillingRecordRow[]>;
+  pageRecords(
+    subscriptionId: string,
+    status: RecordStatus | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<BillingRecordRow[]>;
 
   /**
    * Due, claimable RENEW/RETRY records of enabled merchants, oldest first, continuing after
@@ -182,11 +187,23 @@ export interface Reads {
   transactionOwner(id: string): Promise<string | undefined>;
   /** Pages of ids across merchants, newest first, one more than `limit` (so the caller knows whether another page follows). */
   pagePlanIds(f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow): Promise<OwnedId[]>;
-  pageSubscriptionIds(f: { merchantId?: string | undefined; userId?: string | undefined; status?: string | undefined } & PageWindow): Promise<OwnedId[]>;
-  pageTransactionIds(f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow): Promise<OwnedId[]>;
-  pageEventIds(f: { merchantId?: string | undefined; status?: string | undefined; subscriptionId?: string | undefined } & PageWindow): Promise<OwnedId[]>;
+  pageSubscriptionIds(
+    f: { merchantId?: string | undefined; userId?: string | undefined; status?: string | undefined } & PageWindow,
+  ): Promise<OwnedId[]>;
+  pageTransactionIds(
+    f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow,
+  ): Promise<OwnedId[]>;
+  pageEventIds(
+    f: {
+      merchantId?: string | undefined;
+      status?: string | undefined;
+      subscriptionId?: string | undefined;
+    } & PageWindow,
+  ): Promise<OwnedId[]>;
   /** Uploaded tracking entries, newest first: every merchant's, one merchant's, or one transaction's. */
-  listTracking(f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): Promise<TrackingRow[]>;
+  listTracking(
+    f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow,
+  ): Promise<TrackingRow[]>;
 }
 
 export interface PageWindow {
@@ -267,7 +284,10 @@ export interface Tx extends Reads {
   /** INCOMPLETE → EXPIRED with the failed charge counted; false when it was no longer INCOMPLETE. */
   expireSubscription(id: string, now: number): Promise<boolean>;
   /** Count one charge on a subscription: its amount if approved, a failure if not, paid_through moved forward. */
-  addChargeToSubscription(id: string, c: { approved: boolean; amount: number; paidThrough: number | null; now: number }): Promise<void>;
+  addChargeToSubscription(
+    id: string,
+    c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
+  ): Promise<void>;
 
   /** The card renewals charge from now on. */
   setSubscriptionCard(id: string, cardId: string, now: number): Promise<void>;
@@ -301,7 +321,10 @@ export interface Tx extends Reads {
    * concurrent runs split the work; writes the RENEWAL transaction (ACCEPTED, on `channel`) of
    * each claimed record that has none yet. Returns what the charges need, in `ids` order.
    */
-  claimDueRecords(ids: readonly string[], c: { owner: string; now: number; leaseUntil: number; channel: string }): Promise<ClaimedRecord[]>;
+  claimDueRecords(
+    ids: readonly string[],
+    c: { owner: string; now: number; leaseUntil: number; channel: string },
+  ): Promise<ClaimedRecord[]>;
   /**
    * Give back the leases a renewal run holds on records still PENDING (the run failed part-way):
    * the next run takes them at once instead of after the lease. Safe because every charge carries
@@ -311,7 +334,10 @@ export interface Tx extends Reads {
   /** Record a PENDING record's outcome and release its lease; false when another run recorded it first. */
   settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean>;
   /** The final result of a renewal charge on its transaction. */
-  finishRenewalTransaction(id: string, r: { approved: boolean; failReason: string | null; channelRef: string | null; now: number }): Promise<void>;
+  finishRenewalTransaction(
+    id: string,
+    r: { approved: boolean; failReason: string | null; channelRef: string | null; now: number },
+  ): Promise<void>;
 
   /**
    * Write a callback event with the change it reports; returns its eventId, or undefined when it
@@ -342,7 +368,12 @@ export interface Tx extends Reads {
   getSandboxChargeByKey(idempotencyKey: string): Promise<SandboxChargeRow | undefined>;
   getSandboxCharge(id: string): Promise<SandboxChargeRow | undefined>;
   /** requires_action → `outcome`, once. */
-  finishSandboxAction(id: string, outcome: 'approved' | 'failed', declineCode: string | null, now: number): Promise<void>;
+  finishSandboxAction(
+    id: string,
+    outcome: 'approved' | 'failed',
+    declineCode: string | null,
+    now: number,
+  ): Promise<void>;
   /** Sum of approved refunds of a sandbox charge. */
   sandboxRefunded(chargeId: string): Promise<number>;
 }

@@ -33,10 +33,22 @@ export interface ValidCard {
 
 export const cardShape = z.object({
   holderName: z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters').optional().nullable(),
-  cardNumber: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).min(1, 'is required').max(40, 'must be at most 40 characters'),
-  month: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).min(1, 'is required').max(4, 'must be at most 4 characters'),
-  year: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).min(1, 'is required').max(8, 'must be at most 8 characters'),
-  cvv: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).min(1, 'is required').max(8, 'must be at most 8 characters'),
+  cardNumber: z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .min(1, 'is required')
+    .max(40, 'must be at most 40 characters'),
+  month: z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .min(1, 'is required')
+    .max(4, 'must be at most 4 characters'),
+  year: z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .min(1, 'is required')
+    .max(8, 'must be at most 8 characters'),
+  cvv: z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .min(1, 'is required')
+    .max(8, 'must be at most 8 characters'),
 });
 
 /** Parse the cardInfo JSON string (or an already-parsed object) into its fields; 1001 on a bad shape. */
@@ -49,13 +61,14 @@ export function parseCardInfo(value: unknown, field = 'cardInfo'): CardInput {
       throw invalidParam(field, 'must be a JSON string of a card object');
     }
   }
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw invalidParam(field, 'must be a JSON object of a card');
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
+    throw invalidParam(field, 'must be a JSON object of a card');
   const r = cardShape.safeParse(obj);
   if (!r.success) {
     const issue = r.error.issues[0];
     const sub = issue?.path.map(String).join('.') ?? '';
     const missing = issue?.code === 'invalid_type' && (obj as Record<string, unknown>)[sub] === undefined;
-    throw invalidParam(`${field}.${sub}`, missing ? 'is required' : issue?.message ?? 'is invalid');
+    throw invalidParam(`${field}.${sub}`, missing ? 'is required' : (issue?.message ?? 'is invalid'));
   }
   const { holderName, ...rest } = r.data;
   return holderName ? { ...rest, holderName } : rest;
@@ -89,7 +102,8 @@ export function cardBrand(pan: string): string {
   if (/^3[47]/.test(pan)) return 'Amex';
   if (/^4/.test(pan)) return 'Visa';
   if (inRange(pan, 2, 51, 55) || inRange(pan, 4, 2221, 2720)) return 'Mastercard';
-  if (/^6011/.test(pan) || inRange(pan, 3, 644, 649) || /^65/.test(pan) || inRange(pan, 6, 622126, 622925)) return 'Discover';
+  if (/^6011/.test(pan) || inRange(pan, 3, 644, 649) || /^65/.test(pan) || inRange(pan, 6, 622126, 622925))
+    return 'Discover';
   if (/^62/.test(pan)) return 'UnionPay';
   if (inRange(pan, 4, 3528, 3589)) return 'JCB';
   if (inRange(pan, 3, 300, 305) || /^3[689]/.test(pan)) return 'Diners';
@@ -121,7 +135,8 @@ export function validateCard(card: CardInput, now: number, zone: string): ValidC
   const expMonth = Number(card.month);
   const expYear = Number(card.year);
   const today = wallTime(now, zone);
-  if (expYear * 12 + expMonth < today.year * 12 + today.month) throw rejected('year', 'and month: the card has expired');
+  if (expYear * 12 + expMonth < today.year * 12 + today.month)
+    throw rejected('year', 'and month: the card has expired');
   if (expYear > today.year + 50) throw rejected('year', 'is too far in the future');
   return {
     number,
@@ -155,7 +170,13 @@ export function channelCard(card: ValidCard, withCvv: boolean): ChannelCard {
  * Seal a card for a subscription's vault: the PAN encrypted (AES-256-GCM), display fields beside
  * it, the CVV dropped (for a Stripe merchant no number at all). The caller inserts the row in the unit of work that creates the subscription.
  */
-export function sealCard(vault: Vault, merchantId: string, card: ValidCard, now: number, channel: 'sandbox' | 'stripe' = 'sandbox'): CardRow {
+export function sealCard(
+  vault: Vault,
+  merchantId: string,
+  card: ValidCard,
+  now: number,
+  channel: 'sandbox' | 'stripe' = 'sandbox',
+): CardRow {
   return {
     id: newId('crd', now),
     merchantId,

@@ -27,7 +27,12 @@ export function vaultFromKey(key: Buffer, pinned: ReadonlyMap<string, Buffer> = 
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+      return [
+        'v1',
+        iv.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+        data.toString('base64url'),
+      ].join('.');
     },
     decrypt(sealed) {
       const [version, iv, tag, data] = sealed.split('.');
@@ -50,7 +55,8 @@ export function newVaultKeyText(): string {
 /** Parse a vault key's base64 text; `where` names its source in the error. */
 export function parseVaultKey(text: string, where: string): Buffer {
   const key = Buffer.from(text.trim(), 'base64');
-  if (key.length !== 32) throw new VaultKeyError(`${where} must be base64 of exactly 32 bytes (make one with: paygate vault new-key)`);
+  if (key.length !== 32)
+    throw new VaultKeyError(`${where} must be base64 of exactly 32 bytes (make one with: paygate vault new-key)`);
   return key;
 }
 
@@ -71,11 +77,16 @@ export interface LoadedKey {
  * its cards and secrets and would silently split the database in two. An in-memory database
  * (`:memory:`) without the variable gets a process-lifetime key.
  */
-export function loadVaultKey(dbPath: string, envKey: string | undefined, mayCreate: () => boolean = () => true): LoadedKey {
+export function loadVaultKey(
+  dbPath: string,
+  envKey: string | undefined,
+  mayCreate: () => boolean = () => true,
+): LoadedKey {
   if (envKey) return { key: parseVaultKey(envKey, 'PAYGATE_VAULT_KEY'), source: { kind: 'env' } };
   if (dbPath === ':memory:') return { key: randomBytes(32), source: { kind: 'memory' } };
   const keyPath = `${dbPath}.key`;
-  if (existsSync(keyPath)) return { key: parseVaultKey(readFileSync(keyPath, 'utf8'), keyPath), source: { kind: 'file', path: keyPath } };
+  if (existsSync(keyPath))
+    return { key: parseVaultKey(readFileSync(keyPath, 'utf8'), keyPath), source: { kind: 'file', path: keyPath } };
   if (!mayCreate()) {
     throw new VaultKeyError(
       `this database holds data but its vault key was not found: set PAYGATE_VAULT_KEY to the key it was created with, or put its ${keyPath} back (a new key would not open its cards and secrets)`,

@@ -21,7 +21,12 @@ const mismatch = (loaded: LoadedKey): VaultKeyError =>
  * by decrypting one sealed value). `rotation: 'allow'` is for `paygate vault rotate` alone, which
  * resumes an unfinished rotation; everything else refuses to open a database mid-rotation.
  */
-export async function openVault(store: Store, dbPath: string, envKey: string | undefined, opts: { rotation?: 'allow' } = {}): Promise<OpenedVault> {
+export async function openVault(
+  store: Store,
+  dbPath: string,
+  envKey: string | undefined,
+  opts: { rotation?: 'allow' } = {},
+): Promise<OpenedVault> {
   const holds = await store.holdsSealedData();
   const loaded = loadVaultKey(dbPath, envKey, () => !holds);
   const plain = vaultFromKey(loaded.key);

@@ -9,7 +9,8 @@ import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
-if (skipBrowser) console.warn(`browser tests skipped: ${CHROMIUM} not found (apt-get install chromium; CI installs it itself)`);
+if (skipBrowser)
+  console.warn(`browser tests skipped: ${CHROMIUM} not found (apt-get install chromium; CI installs it itself)`);
 
 let srv: Served;
 let rx: Receiver;
@@ -32,7 +33,16 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
     srv = await startServe({ dbPath: db });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -51,7 +61,13 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
 
   it('a declining subscription: RENEW_FAILED carries updateCardUrl; the subscriber enters 4242…; the next run charges the retry and keeps the anchor', async () => {
     const c = client(srv.url, m);
-    const plan = await c.post('/subscription/plan/create', { planName: 'Daily tea', price: '4.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    const plan = await c.post('/subscription/plan/create', {
+      planName: 'Daily tea',
+      price: '4.99',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+    });
     const year = String(new Date().getUTCFullYear() + 3);
     const created = await c.post('/subscription/create', {
       requestId: 'dunning-1',
@@ -61,7 +77,8 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
       cardInfo: { holderName: 'Ada', cardNumber: '4000000000000341', month: '12', year, cvv: '123' },
     });
     const subscriptionId = created.body.data.subscriptionId as string;
-    const detail = async () => (await c.get('/subscription/detail', { subscriptionId })).body.data as Record<string, string | number>;
+    const detail = async () =>
+      (await c.get('/subscription/detail', { subscriptionId })).body.data as Record<string, string | number>;
     const firstRenewal = (await detail()).nextBillingTime as string;
 
     expect(await renewAt(firstRenewal)).toMatchObject({ failed: 1, retriesScheduled: 1 });
@@ -81,7 +98,13 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
     expect(await page.textContent('body')).toContain('4.99');
     expect(await page.locator('script').count()).toBe(0);
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
-    for (const [id, token] of [['#cc-name', 'cc-name'], ['#cc-number', 'cc-number'], ['#cc-exp-month', 'cc-exp-month'], ['#cc-exp-year', 'cc-exp-year'], ['#cc-csc', 'cc-csc']]) {
+    for (const [id, token] of [
+      ['#cc-name', 'cc-name'],
+      ['#cc-number', 'cc-number'],
+      ['#cc-exp-month', 'cc-exp-month'],
+      ['#cc-exp-year', 'cc-exp-year'],
+      ['#cc-csc', 'cc-csc'],
+    ]) {
       expect(await page.getAttribute(id as string, 'autocomplete')).toBe(token);
     }
     await page.getByLabel('Name on card').fill('Ada Lovelace');
@@ -106,13 +129,21 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
     expect(after.nextBillingTime).toBe(`${expected.toISOString().slice(0, 10)} ${time}`);
     const bills = await c.get('/subscription/billing/list', { subscriptionCode: created.body.data.subscriptionCode });
     // Both runs ran at the same test-clock instant, so their records tie on creation time: compare as a set.
-    const kinds = bills.body.data.records.map((r: { billingType: string; status: string }) => `${r.billingType}:${r.status}`).sort();
+    const kinds = bills.body.data.records
+      .map((r: { billingType: string; status: string }) => `${r.billingType}:${r.status}`)
+      .sort();
     expect(kinds).toEqual(['INITIAL:SUCCESS', 'RENEW:FAILED', 'RENEW:PENDING', 'RETRY:SUCCESS']);
   }, 90_000);
 
   it('the card page is hardened like checkout: CSP, no script, CSRF on the form, an unknown token is the HTML unavailable page', async () => {
     const c = client(srv.url, m);
-    const plan = await c.post('/subscription/plan/create', { planName: 'Weekly tea', price: '2.50', currency: 'USD', cycleType: 'WEEKLY', cycleLength: 1 });
+    const plan = await c.post('/subscription/plan/create', {
+      planName: 'Weekly tea',
+      price: '2.50',
+      currency: 'USD',
+      cycleType: 'WEEKLY',
+      cycleLength: 1,
+    });
     const year = String(new Date().getUTCFullYear() + 3);
     const created = await c.post('/subscription/create', {
       requestId: 'dunning-2',
@@ -124,13 +155,19 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
     const subscriptionId = created.body.data.subscriptionId as string;
     const next = (await c.get('/subscription/detail', { subscriptionId })).body.data.nextBillingTime as string;
     await renewAt(next);
-    const link = rx.received.find((r) => r.body.eventType === 'RENEW_FAILED' && r.body.subscriptionId === subscriptionId)?.body.updateCardUrl ?? '';
+    const link =
+      rx.received.find((r) => r.body.eventType === 'RENEW_FAILED' && r.body.subscriptionId === subscriptionId)?.body
+        .updateCardUrl ?? '';
     const page = await raw(link);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.text).not.toContain('<script');
-    const forged = await raw(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'cardNumber=4242424242424242&month=12&year=2030&cvv=123' });
+    const forged = await raw(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'cardNumber=4242424242424242&month=12&year=2030&cvv=123',
+    });
     expect(forged.status).toBe(403);
     const unknown = await raw(`${srv.url}/card/not-a-token`);
     expect(unknown.status).toBe(404);

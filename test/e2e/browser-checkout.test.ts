@@ -10,7 +10,8 @@ const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 // Locally a missing Chromium skips these with a warning; in CI (.ci/run installs it) they must run.
 const skipBrowser = !haveChromium && process.env.CI !== 'true';
-if (skipBrowser) console.warn(`browser tests skipped: ${CHROMIUM} not found (apt-get install chromium; CI installs it itself)`);
+if (skipBrowser)
+  console.warn(`browser tests skipped: ${CHROMIUM} not found (apt-get install chromium; CI installs it itself)`);
 
 let srv: Served;
 let shop: Server;
@@ -33,7 +34,16 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -43,7 +53,9 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     await database?.drop();
   });
 
-  async function checkout(extra: Record<string, unknown> = {}): Promise<{ url: string; id: string; relationId: string }> {
+  async function checkout(
+    extra: Record<string, unknown> = {},
+  ): Promise<{ url: string; id: string; relationId: string }> {
     n++;
     const relationId = `b-${n}-${Date.now()}`;
     const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
@@ -59,7 +71,11 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
       ...extra,
     });
     expect(r.body.data.status).toBe('100050');
-    return { url: r.body.data.url as string, id: r.body.data.transactionOrderId as string, relationId: (extra.relationId as string | undefined) ?? relationId };
+    return {
+      url: r.body.data.url as string,
+      id: r.body.data.transactionOrderId as string,
+      relationId: (extra.relationId as string | undefined) ?? relationId,
+    };
   }
 
   async function status(id: string): Promise<{ status: string; failReason?: string }> {
@@ -68,7 +84,10 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
   }
 
   /** The shop's landing page at PATH (the redirect adds the result as query parameters). */
-  const landed = (path: string) => (u: URL): boolean => u.origin === shopUrl && u.pathname === path;
+  const landed =
+    (path: string) =>
+    (u: URL): boolean =>
+      u.origin === shopUrl && u.pathname === path;
 
   async function fillCard(page: Page, number: string): Promise<void> {
     await page.getByLabel('Name on card').fill('Ada Lovelace');
@@ -189,7 +208,6 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     }
   });
 
-
   it('the paid redirect tells the shop which order came back and how (transactionOrderId, relationId, status)', async () => {
     const { url, id, relationId } = await checkout();
     const page = await browser.newPage();
@@ -225,11 +243,16 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
   });
 
   it('fits a 320 px wide phone without sideways scrolling, long order references included', async () => {
-    const { url } = await checkout({ relationId: `order-${'x'.repeat(120)}-${Date.now()}`, payAmount: '1234567890.00' });
+    const { url } = await checkout({
+      relationId: `order-${'x'.repeat(120)}-${Date.now()}`,
+      payAmount: '1234567890.00',
+    });
     const page = await browser.newPage({ viewport: { width: 320, height: 640 } });
     await page.goto(url);
     // A string: the test project has no DOM types.
-    const widths = (await page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })')) as { scroll: number; client: number };
+    const widths = (await page.evaluate(
+      '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+    )) as { scroll: number; client: number };
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     expect(widths.client).toBe(320);
     await page.close();

@@ -17,7 +17,9 @@ type Verifier = (header: string | undefined, rawBody: string, secret: string, to
 /** The v2 verifier exactly as the README prints it. */
 async function readmeVerifier(dir: string): Promise<Verifier> {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').find((b) => b.includes('verifyPaygateV2'));
+  const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
+    .map((m) => m[1] ?? '')
+    .find((b) => b.includes('verifyPaygateV2'));
   if (!block) throw new Error('README has no verifyPaygateV2 example');
   const file = join(dir, 'readme-verifier.ts');
   writeFileSync(file, block);
@@ -46,7 +48,19 @@ describe('renew --at far in the future', () => {
     };
     const merchant = await run('merchant', 'create', '--name', 'Future Shop', '--notify-url', rx.url('/hooks'));
     const plan = await run('plan', 'create', '--name', 'Monthly', '--price', '9.99', '--cycle-type', 'MONTHLY');
-    await run('subscribe', '--plan', plan.planId ?? '', '--user', 'u-1', '--card', '4242424242424242', '--exp', '12/2049', '--cvv', '123');
+    await run(
+      'subscribe',
+      '--plan',
+      plan.planId ?? '',
+      '--user',
+      'u-1',
+      '--card',
+      '4242424242424242',
+      '--exp',
+      '12/2049',
+      '--cvv',
+      '123',
+    );
     const summary = await run('renew', '--at', '2040-06-01 00:00:00');
     expect(summary).toMatchObject({ succeeded: 1, callbacksDelivered: 2 });
 
@@ -55,7 +69,9 @@ describe('renew --at far in the future', () => {
     expect(renewed?.body.eventTime).toMatch(/^2040-06-01 /);
     expect(rx.received.length).toBeGreaterThanOrEqual(2); // the first charge's PAYMENT and the renewal
     for (const got of rx.received) {
-      expect(verify(got.headers['x-paygate-signature'] as string | undefined, got.rawBody, merchant.secret ?? '')).toBe(true);
+      expect(verify(got.headers['x-paygate-signature'] as string | undefined, got.rawBody, merchant.secret ?? '')).toBe(
+        true,
+      );
     }
   }, 60_000);
 });

@@ -9,7 +9,9 @@ import { tempDir } from '../helpers/env.js';
 const t = tempDir('paygate-migrate-');
 afterAll(() => t.cleanup());
 const DRIZZLE = join(import.meta.dirname, '../../drizzle');
-const journal = JSON.parse(readFileSync(join(DRIZZLE, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
+const journal = JSON.parse(readFileSync(join(DRIZZLE, 'meta/_journal.json'), 'utf8')) as {
+  entries: Array<{ tag: string }>;
+};
 const ALL = journal.entries.map((e) => e.tag);
 const LAST = ALL.at(-1) as string;
 
@@ -17,7 +19,9 @@ const LAST = ALL.at(-1) as string;
 function olderDatabase(db: string): void {
   const migrations = readMigrationFiles({ migrationsFolder: DRIZZLE });
   const raw = new Database(db);
-  raw.exec('CREATE TABLE __drizzle_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)');
+  raw.exec(
+    'CREATE TABLE __drizzle_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)',
+  );
   for (const m of migrations.slice(0, -1)) {
     for (const stmt of m.sql) if (stmt.trim()) raw.exec(stmt);
     raw.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run(m.hash, m.folderMillis);

@@ -62,7 +62,18 @@ describe('paygate merchant', () => {
   });
 
   it('create with a notify URL and version 1 includes them', async () => {
-    const r = paygate(['--db', await freshDb(), 'merchant', 'create', '--name', 'Shop', '--signature-version', '1', '--notify-url', 'https://shop.example/n']);
+    const r = paygate([
+      '--db',
+      await freshDb(),
+      'merchant',
+      'create',
+      '--name',
+      'Shop',
+      '--signature-version',
+      '1',
+      '--notify-url',
+      'https://shop.example/n',
+    ]);
     expect(r.json()).toMatchObject({ signatureVersion: 1, notifyUrl: 'https://shop.example/n' });
   });
 
@@ -87,7 +98,16 @@ describe('paygate merchant', () => {
     const db = await freshDb();
     const { merchantId } = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();
     expect(paygate(['--db', db, 'merchant', 'update', merchantId, '--disable']).json().status).toBe('DISABLED');
-    const updated = paygate(['--db', db, 'merchant', 'update', merchantId, '--enable', '--notify-url', 'http://localhost:9/x']).json();
+    const updated = paygate([
+      '--db',
+      db,
+      'merchant',
+      'update',
+      merchantId,
+      '--enable',
+      '--notify-url',
+      'http://localhost:9/x',
+    ]).json();
     expect(updated).toMatchObject({ status: 'ACTIVE', notifyUrl: 'http://localhost:9/x' });
   });
 
@@ -136,10 +156,36 @@ describe('paygate plan', () => {
 
   it('create prints the plan ACTIVE, --merchant left out with one merchant', async () => {
     const db = await withMerchant();
-    const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', '--price', '9.99', '--currency', 'USD', '--cycle-type', 'MONTHLY', '--cycle-length', '1', '--json']);
+    const r = paygate([
+      '--db',
+      db,
+      'plan',
+      'create',
+      '--name',
+      'Gold',
+      '--price',
+      '9.99',
+      '--currency',
+      'USD',
+      '--cycle-type',
+      'MONTHLY',
+      '--cycle-length',
+      '1',
+      '--json',
+    ]);
     expect(r.status).toBe(0);
     const p = r.json();
-    expect(p).toMatchObject({ planName: 'Gold', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, trialDays: 0, maxSubscriptions: 0, currentSubscriptions: 0, status: 'ACTIVE' });
+    expect(p).toMatchObject({
+      planName: 'Gold',
+      price: '9.99',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+      trialDays: 0,
+      maxSubscriptions: 0,
+      currentSubscriptions: 0,
+      status: 'ACTIVE',
+    });
     expect(p.planId).toMatch(/^pln_/);
     expect(p.createTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
@@ -147,8 +193,23 @@ describe('paygate plan', () => {
   it('list shows plans newest first and filters by status; deactivate and activate flip status', async () => {
     const db = await withMerchant();
     const a = paygate(['--db', db, 'plan', 'create', '--name', 'A', '--price', '1.00', '--cycle-type', 'DAILY']).json();
-    const b = paygate(['--db', db, 'plan', 'create', '--name', 'B', '--price', '2.00', '--cycle-type', 'WEEKLY']).json();
-    expect(paygate(['--db', db, 'plan', 'list']).json().map((p: { planId: string }) => p.planId)).toEqual([b.planId, a.planId]);
+    const b = paygate([
+      '--db',
+      db,
+      'plan',
+      'create',
+      '--name',
+      'B',
+      '--price',
+      '2.00',
+      '--cycle-type',
+      'WEEKLY',
+    ]).json();
+    expect(
+      paygate(['--db', db, 'plan', 'list'])
+        .json()
+        .map((p: { planId: string }) => p.planId),
+    ).toEqual([b.planId, a.planId]);
     expect(paygate(['--db', db, 'plan', 'deactivate', a.planId]).json().status).toBe('INACTIVE');
     expect(paygate(['--db', db, 'plan', 'list', '--status', 'ACTIVE']).json()).toHaveLength(1);
     const again = paygate(['--db', db, 'plan', 'deactivate', a.planId]);
@@ -189,7 +250,20 @@ describe('paygate plan', () => {
 
   it('refuses a description over 500 characters', async () => {
     const db = await withMerchant();
-    const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', '--price', '1.00', '--cycle-type', 'DAILY', '--description', 'd'.repeat(501)]);
+    const r = paygate([
+      '--db',
+      db,
+      'plan',
+      'create',
+      '--name',
+      'Gold',
+      '--price',
+      '1.00',
+      '--cycle-type',
+      'DAILY',
+      '--description',
+      'd'.repeat(501),
+    ]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/description/);
     expect((await counts(db)).plans).toBe(0);
@@ -197,14 +271,38 @@ describe('paygate plan', () => {
 
   it('refuses a too-long name', async () => {
     const db = await withMerchant();
-    const r = paygate(['--db', db, 'plan', 'create', '--name', 'n'.repeat(201), '--price', '1.00', '--cycle-type', 'DAILY']);
+    const r = paygate([
+      '--db',
+      db,
+      'plan',
+      'create',
+      '--name',
+      'n'.repeat(201),
+      '--price',
+      '1.00',
+      '--cycle-type',
+      'DAILY',
+    ]);
     expect(r.stderr).toMatch(/planName/);
     expect((await counts(db)).plans).toBe(0);
   });
 
   it('a zero price is allowed with a trial', async () => {
     const db = await withMerchant();
-    const r = paygate(['--db', db, 'plan', 'create', '--name', 'Free', '--price', '0', '--cycle-type', 'MONTHLY', '--trial-days', '14']);
+    const r = paygate([
+      '--db',
+      db,
+      'plan',
+      'create',
+      '--name',
+      'Free',
+      '--price',
+      '0',
+      '--cycle-type',
+      'MONTHLY',
+      '--trial-days',
+      '14',
+    ]);
     expect(r.status).toBe(0);
     expect(r.json()).toMatchObject({ price: '0.00', trialDays: 14 });
   });

@@ -24,7 +24,18 @@ beforeAll(async () => {
   shopA = cli(['merchant', 'create', '--name', 'Shop A']).json().merchantId;
   shopB = cli(['merchant', 'create', '--name', 'Shop B']).json().merchantId;
   cli(['plan', 'create', '--merchant', shopA, '--name', 'A-Gold', '--price', '5.00', '--cycle-type', 'MONTHLY']);
-  planB = cli(['plan', 'create', '--merchant', shopB, '--name', 'B-Gold', '--price', '4.50', '--cycle-type', 'MONTHLY']).json().planId;
+  planB = cli([
+    'plan',
+    'create',
+    '--merchant',
+    shopB,
+    '--name',
+    'B-Gold',
+    '--price',
+    '4.50',
+    '--cycle-type',
+    'MONTHLY',
+  ]).json().planId;
 });
 afterAll(() => shopDb.drop());
 
@@ -69,13 +80,23 @@ describe('commands that name an object by its id never need --merchant (two merc
 
 describe('listing commands span every merchant; --merchant filters', () => {
   it('plan list', () => {
-    const all = cli(['plan', 'list']).json().map((p: { planName: string }) => p.planName);
+    const all = cli(['plan', 'list'])
+      .json()
+      .map((p: { planName: string }) => p.planName);
     expect(all.sort()).toEqual(['A-Gold', 'B-Gold']);
-    expect(cli(['plan', 'list', '--merchant', shopA]).json().map((p: { planName: string }) => p.planName)).toEqual(['A-Gold']);
+    expect(
+      cli(['plan', 'list', '--merchant', shopA])
+        .json()
+        .map((p: { planName: string }) => p.planName),
+    ).toEqual(['A-Gold']);
   });
 
   it('tx list and sub list', () => {
-    expect(cli(['tx', 'list']).json().every((t: { merchantId: string }) => t.merchantId === shopB)).toBe(true);
+    expect(
+      cli(['tx', 'list'])
+        .json()
+        .every((t: { merchantId: string }) => t.merchantId === shopB),
+    ).toBe(true);
     expect(cli(['tx', 'list', '--merchant', shopA]).json()).toEqual([]);
     expect(cli(['sub', 'list']).json().length).toBeGreaterThan(0);
     expect(cli(['sub', 'list', '--merchant', shopA]).json()).toEqual([]);
@@ -116,10 +137,20 @@ describe('paging on every list', () => {
   beforeAll(async () => {
     paged = await shopDatabase();
     pagedDb = paged.db;
-    const ctx = await openApp(loadConfig({ db: pagedDb, tz: 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }), { clock: new FixedClock(Date.UTC(2026, 0, 15, 9)) });
+    const ctx = await openApp(loadConfig({ db: pagedDb, tz: 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }), {
+      clock: new FixedClock(Date.UTC(2026, 0, 15, 9)),
+    });
     // A URL, so each payment's callback event is written (events with nowhere to go are not).
     const m = await testMerchant(ctx, { notifyUrl: CLOSED_NOTIFY_URL });
-    const p = await createPlan(ctx, m.merchantId, { planName: 'P', price: '1.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, trialDays: 0, maxSubscriptions: 0 });
+    const p = await createPlan(ctx, m.merchantId, {
+      planName: 'P',
+      price: '1.00',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+      trialDays: 0,
+      maxSubscriptions: 0,
+    });
     for (let i = 0; i < 120; i++) await subscribe(ctx, m.merchantId, p.planId, { userId: `u-${i}` });
     await ctx.close();
   });

@@ -52,7 +52,10 @@ describe('paygate pay / refund (issue 3 done-when)', () => {
   });
 
   it('--card-json - reads the card from standard input', () => {
-    const r = cli(['pay', '--amount', '3.00', '--currency', 'JPY', '--card-json', '-', '--json'], JSON.stringify({ cardNumber: '5555555555554444', month: '01', year: cardYear(Date.now(), 5), cvv: '999' }));
+    const r = cli(
+      ['pay', '--amount', '3.00', '--currency', 'JPY', '--card-json', '-', '--json'],
+      JSON.stringify({ cardNumber: '5555555555554444', month: '01', year: cardYear(Date.now(), 5), cvv: '999' }),
+    );
     expect(r.status).toBe(0);
     expect(r.json()).toMatchObject({ status: '200000', payAmount: '3', currency: 'JPY' });
   });
@@ -64,10 +67,40 @@ describe('paygate pay / refund (issue 3 done-when)', () => {
   });
 
   it('the same --request twice is one transaction', () => {
-    const a = cli(['pay', '--amount', '1.00', ...card('4242424242424242'), '--request', 'fixed', '--relation', 'ord-fixed', '--json']).json();
-    const b = cli(['pay', '--amount', '1.00', ...card('4242424242424242'), '--request', 'fixed', '--relation', 'ord-fixed', '--json']).json();
+    const a = cli([
+      'pay',
+      '--amount',
+      '1.00',
+      ...card('4242424242424242'),
+      '--request',
+      'fixed',
+      '--relation',
+      'ord-fixed',
+      '--json',
+    ]).json();
+    const b = cli([
+      'pay',
+      '--amount',
+      '1.00',
+      ...card('4242424242424242'),
+      '--request',
+      'fixed',
+      '--relation',
+      'ord-fixed',
+      '--json',
+    ]).json();
     expect(b.transactionOrderId).toBe(a.transactionOrderId);
-    const c = cli(['pay', '--amount', '2.00', ...card('4242424242424242'), '--request', 'fixed', '--relation', 'ord-fixed', '--json']);
+    const c = cli([
+      'pay',
+      '--amount',
+      '2.00',
+      ...card('4242424242424242'),
+      '--request',
+      'fixed',
+      '--relation',
+      'ord-fixed',
+      '--json',
+    ]);
     expect(c.stderr).toMatch(/^error 1006: /);
   });
 
@@ -86,7 +119,17 @@ describe('paygate pay / refund (issue 3 done-when)', () => {
 
 describe('subscribe, tracking, tx', () => {
   it('subscribe answers with subscriptionId and subscriptionCode', () => {
-    const plan = cli(['plan', 'create', '--name', 'Pro', '--price', '9.99', '--cycle-type', 'MONTHLY', '--json']).json();
+    const plan = cli([
+      'plan',
+      'create',
+      '--name',
+      'Pro',
+      '--price',
+      '9.99',
+      '--cycle-type',
+      'MONTHLY',
+      '--json',
+    ]).json();
     const r = cli(['subscribe', '--plan', plan.planId, '--user', 'u1', ...card('5555555555554444'), '--json']);
     expect(r.status).toBe(0);
     expect(r.json()).toMatchObject({ status: '200000', payAmount: '9.99' });
@@ -95,14 +138,37 @@ describe('subscribe, tracking, tx', () => {
 
   it('tracking upload from flags, CSV and JSON', () => {
     const tx = cli(['pay', '--amount', '1.00', ...card('4242424242424242'), '--relation', 'ship-1', '--json']).json();
-    const one = cli(['tracking', 'upload', '--order', tx.transactionOrderId, '--tracking-no', 'T1', '--carrier', 'UPS', '--json']).json();
+    const one = cli([
+      'tracking',
+      'upload',
+      '--order',
+      tx.transactionOrderId,
+      '--tracking-no',
+      'T1',
+      '--carrier',
+      'UPS',
+      '--json',
+    ]).json();
     expect(one).toMatchObject({ successCount: 1, failedCount: 0, failedOrders: [] });
     const csv = join(dir, 't.csv');
-    writeFileSync(csv, `orderId,relationId,trackingNo,carrier,url\n${tx.transactionOrderId},,T2,DHL,https://dhl.example/T2\n,ship-1,"T3",UPS,\n,nope,T4,UPS,\n`);
-    expect(cli(['tracking', 'upload', '--file', csv, '--json']).json()).toMatchObject({ successCount: 2, failedCount: 1, failedOrders: ['nope'] });
+    writeFileSync(
+      csv,
+      `orderId,relationId,trackingNo,carrier,url\n${tx.transactionOrderId},,T2,DHL,https://dhl.example/T2\n,ship-1,"T3",UPS,\n,nope,T4,UPS,\n`,
+    );
+    expect(cli(['tracking', 'upload', '--file', csv, '--json']).json()).toMatchObject({
+      successCount: 2,
+      failedCount: 1,
+      failedOrders: ['nope'],
+    });
     const json = join(dir, 't.json');
-    writeFileSync(json, JSON.stringify({ trackingList: [{ relationId: 'ship-1', trackingNo: 'T5', trackingChannel: 'UPS' }, {}] }));
-    expect(cli(['tracking', 'upload', '--file', json, '--json']).json()).toMatchObject({ successCount: 1, failedOrders: ['#1'] });
+    writeFileSync(
+      json,
+      JSON.stringify({ trackingList: [{ relationId: 'ship-1', trackingNo: 'T5', trackingChannel: 'UPS' }, {}] }),
+    );
+    expect(cli(['tracking', 'upload', '--file', json, '--json']).json()).toMatchObject({
+      successCount: 1,
+      failedOrders: ['#1'],
+    });
   });
 
   it('tx list filters by status; tx show masks the card', () => {
@@ -136,8 +202,28 @@ describe('pay --request makes a retry safe', () => {
   });
 
   it('subscribe --request likewise', () => {
-    const plan = cli(['plan', 'create', '--name', 'Retry', '--price', '1.00', '--cycle-type', 'MONTHLY', '--json']).json();
-    const args = ['subscribe', '--plan', plan.planId, '--user', 'u-retry', ...card('4242424242424242'), '--request', 'sub-retry', '--json'];
+    const plan = cli([
+      'plan',
+      'create',
+      '--name',
+      'Retry',
+      '--price',
+      '1.00',
+      '--cycle-type',
+      'MONTHLY',
+      '--json',
+    ]).json();
+    const args = [
+      'subscribe',
+      '--plan',
+      plan.planId,
+      '--user',
+      'u-retry',
+      ...card('4242424242424242'),
+      '--request',
+      'sub-retry',
+      '--json',
+    ];
     const a = cli(args);
     const b = cli(args);
     expect(b.status).toBe(0);

@@ -30,7 +30,9 @@ describe('one public URL for every process', () => {
     expect(set.json()).toEqual({ 'public-url': 'https://pay.example.test' });
     expect(checkoutUrl(db)).toMatch(/^https:\/\/pay\.example\.test\/checkout\/[\w-]+$/);
     // The environment still wins where it is set.
-    expect(checkoutUrl(db, { PAYGATE_PUBLIC_URL: 'https://other.example.test' })).toMatch(/^https:\/\/other\.example\.test\/checkout\//);
+    expect(checkoutUrl(db, { PAYGATE_PUBLIC_URL: 'https://other.example.test' })).toMatch(
+      /^https:\/\/other\.example\.test\/checkout\//,
+    );
     expect(paygate(['--db', db, 'config', 'unset', 'public-url']).status).toBe(0);
     expect(checkoutUrl(db)).toMatch(/^http:\/\/127\.0\.0\.1:8080\/checkout\//);
   });
@@ -41,7 +43,9 @@ describe('one public URL for every process', () => {
     const srv = await startServe({ dbPath: db, args: ['--public-url', 'https://shop-pay.example.test'] });
     try {
       expect(checkoutUrl(db)).toMatch(/^https:\/\/shop-pay\.example\.test\/checkout\//);
-      expect(paygate(['--db', db, 'config', 'get', 'public-url']).json()).toMatchObject({ 'public-url': 'https://shop-pay.example.test' });
+      expect(paygate(['--db', db, 'config', 'get', 'public-url']).json()).toMatchObject({
+        'public-url': 'https://shop-pay.example.test',
+      });
     } finally {
       await srv.stop();
     }
@@ -51,7 +55,9 @@ describe('one public URL for every process', () => {
     const db = await freshDb();
     const r = paygate(['--db', db, 'config', 'set', 'public-url', 'ftp://x']);
     expect(r.status).toBe(1);
-    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^error 1001: public-url: must start with http:\/\/ or https:\/\//);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(
+      /^error 1001: public-url: must start with http:\/\/ or https:\/\//,
+    );
     expect(paygate(['--db', db, 'config', 'set', 'color', 'x']).status).toBe(2);
   });
 });

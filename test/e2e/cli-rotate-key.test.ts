@@ -27,7 +27,8 @@ describe('paygate merchant rotate-key', () => {
     expect(previousValidUntil).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     expect(paygate(['--db', db, 'merchant', 'show', m.merchantId]).stdout).not.toContain(apiKey);
 
-    const query = (srvUrl: string, key: string) => client(srvUrl, { ...m, apiKey: key }).get(`/payment/${key}/transaction/query`, { relationId: 'none' });
+    const query = (srvUrl: string, key: string) =>
+      client(srvUrl, { ...m, apiKey: key }).get(`/payment/${key}/transaction/query`, { relationId: 'none' });
     const now = await startServe({ dbPath: db });
     try {
       expect((await query(now.url, apiKey)).body.rtn_code).toBe('1007');
@@ -35,7 +36,10 @@ describe('paygate merchant rotate-key', () => {
     } finally {
       await now.stop();
     }
-    const later = await startServe({ dbPath: db, env: { PAYGATE_TEST_CLOCK_OFFSET_MS: String(24 * 3600_000 + 60_000) } });
+    const later = await startServe({
+      dbPath: db,
+      env: { PAYGATE_TEST_CLOCK_OFFSET_MS: String(24 * 3600_000 + 60_000) },
+    });
     try {
       expect((await query(later.url, m.apiKey)).body.rtn_code).toBe('1003');
       expect((await query(later.url, apiKey)).body.rtn_code).toBe('1007');

@@ -41,7 +41,17 @@ describe('start-up failures are one clear line with exit 2', () => {
   });
 
   it('serve with a missing TLS file', () => {
-    const r = paygate(['--db', existingDb('b.db'), 'serve', '--port', '0', '--tls-cert', join(dir, 'nope.pem'), '--tls-key', join(dir, 'nope.key')]);
+    const r = paygate([
+      '--db',
+      existingDb('b.db'),
+      'serve',
+      '--port',
+      '0',
+      '--tls-cert',
+      join(dir, 'nope.pem'),
+      '--tls-key',
+      join(dir, 'nope.key'),
+    ]);
     expectStartupFailure(r, /--tls-cert: cannot read .*nope\.pem: no such file/);
   });
 
@@ -55,7 +65,10 @@ describe('start-up failures are one clear line with exit 2', () => {
   it('a file that is not a database', () => {
     const file = join(dir, 'garbage.db');
     writeFileSync(file, 'this is not sqlite, it is a shopping list\n'.repeat(200));
-    expectStartupFailure(paygate(['--db', file, 'merchant', 'list']), /cannot open database .*garbage\.db: file is not a database/);
+    expectStartupFailure(
+      paygate(['--db', file, 'merchant', 'list']),
+      /cannot open database .*garbage\.db: file is not a database/,
+    );
   });
 
   it('a database path that cannot be opened (a directory)', () => {
@@ -79,18 +92,31 @@ describe('version and shell completion', () => {
   /** Ask the generated bash completion what it offers after `words`. */
   function complete(words: string[]): string[] {
     const script = paygate(['completion', 'bash']).stdout;
-    const r = spawnSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _paygate; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _paygate; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(r.stderr).toBe('');
     return r.stdout.split('\n').filter(Boolean);
   }
 
   it('bash: commands, subcommands and their options, skipping option values', () => {
-    expect(complete(['paygate', ''])).toEqual(expect.arrayContaining(['merchant', 'sub', 'serve', 'completion', '--db', '--json']));
+    expect(complete(['paygate', ''])).toEqual(
+      expect.arrayContaining(['merchant', 'sub', 'serve', 'completion', '--db', '--json']),
+    );
     expect(complete(['paygate', 'su']).sort()).toEqual(['sub', 'subscribe']);
-    expect(complete(['paygate', '--db', 'x.db', 'sub', ''])).toEqual(expect.arrayContaining(['list', 'show', 'cancel']));
-    expect(complete(['paygate', 'sub', 'cancel', 'sub_123', '--'])).toEqual(expect.arrayContaining(['--yes', '--help']));
+    expect(complete(['paygate', '--db', 'x.db', 'sub', ''])).toEqual(
+      expect.arrayContaining(['list', 'show', 'cancel']),
+    );
+    expect(complete(['paygate', 'sub', 'cancel', 'sub_123', '--'])).toEqual(
+      expect.arrayContaining(['--yes', '--help']),
+    );
     expect(complete(['paygate', 'completion', ''])).toEqual(expect.arrayContaining(['bash', 'zsh']));
   });
 

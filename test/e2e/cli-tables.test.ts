@@ -15,8 +15,20 @@ beforeAll(async () => {
   shopDb = await shopDatabase();
   db = shopDb.db;
   cli(['merchant', 'create', '--name', 'Shop']);
-  const plan = cli(['plan', 'create', '--name', 'Gold', '--price', '4.5', '--cycle-type', 'MONTHLY', '--description', 'word '.repeat(40).trim()]).json();
-  subscriptionId = cli(['subscribe', '--plan', plan.planId, '--user', 'u-1', ...card('4242424242424242')]).json().subscriptionId;
+  const plan = cli([
+    'plan',
+    'create',
+    '--name',
+    'Gold',
+    '--price',
+    '4.5',
+    '--cycle-type',
+    'MONTHLY',
+    '--description',
+    'word '.repeat(40).trim(),
+  ]).json();
+  subscriptionId = cli(['subscribe', '--plan', plan.planId, '--user', 'u-1', ...card('4242424242424242')]).json()
+    .subscriptionId;
   cli(['pay', '--amount', '10', ...card('4242424242424242'), '--relation', `order-${'x'.repeat(60)}-end`]);
   declined = cli(['pay', '--amount', '4.5', ...card('4000000000000002')]).json().transactionOrderId;
 });
@@ -25,12 +37,21 @@ afterAll(() => shopDb.drop());
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes being removed
 const COLOUR = /\x1b\[[0-9;]*m/g;
 /** Terminal lines without colour codes. */
-const linesOf = (output: string): string[] => output.replace(COLOUR, '').split(/\r?\n/).filter((l) => l.length > 0);
+const linesOf = (output: string): string[] =>
+  output
+    .replace(COLOUR, '')
+    .split(/\r?\n/)
+    .filter((l) => l.length > 0);
 
 describe('tables fit the terminal', () => {
   for (const cols of [80, 120]) {
     it(`tx list and sub list at ${cols} columns: no line wider than the terminal`, async () => {
-      for (const args of [['tx', 'list'], ['sub', 'list'], ['plan', 'list'], ['events', 'list']]) {
+      for (const args of [
+        ['tx', 'list'],
+        ['sub', 'list'],
+        ['plan', 'list'],
+        ['events', 'list'],
+      ]) {
         const r = await paygatePtyRun(['--db', db, ...args], { cols });
         expect(r.status).toBe(0);
         const tooWide = linesOf(r.output).filter((l) => [...l].length > cols);
@@ -77,7 +98,11 @@ describe('statuses are shown with their name, money with its exponent', () => {
   });
 
   it('amounts print 4.50, never 4.5, in tables', async () => {
-    for (const args of [['plan', 'list'], ['sub', 'list'], ['tx', 'list']]) {
+    for (const args of [
+      ['plan', 'list'],
+      ['sub', 'list'],
+      ['tx', 'list'],
+    ]) {
       const r = await paygatePtyRun(['--db', db, ...args], { cols: 250 });
       expect(r.output).toContain('4.50');
       expect(r.output).not.toMatch(/[^.\d]4\.5[^0\d]/);

@@ -55,7 +55,9 @@ describe('outside text on a terminal has its control characters made visible', (
   }
 
   it('in plain detail output (tx show)', async () => {
-    const id = cli(['tx', 'list']).json().find((t: { relationId: string }) => t.relationId === `ord ${EVIL}`).transactionOrderId;
+    const id = cli(['tx', 'list'])
+      .json()
+      .find((t: { relationId: string }) => t.relationId === `ord ${EVIL}`).transactionOrderId;
     const r = await paygatePtyRun(['--db', db, 'tx', 'show', id], { cols: 400 });
     expect(r.output).not.toContain('\x1b]');
     expect(r.output).toContain(SHOWN);

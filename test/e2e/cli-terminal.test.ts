@@ -20,7 +20,8 @@ beforeAll(async () => {
 afterAll(() => shopDb.drop());
 
 describe('colour follows NO_COLOR, FORCE_COLOR and --no-color', () => {
-  const list = (env: NodeJS.ProcessEnv, extra: string[] = []) => paygatePtyRun(['--db', db, 'merchant', 'list', ...extra], { env });
+  const list = (env: NodeJS.ProcessEnv, extra: string[] = []) =>
+    paygatePtyRun(['--db', db, 'merchant', 'list', ...extra], { env });
 
   it('a terminal gets colour by default', async () => {
     expect((await list({})).output).toMatch(SGR);
@@ -88,7 +89,14 @@ describe('prompts: each value checked as it is typed, Ctrl-C leaves quietly', ()
 
   it('a whole prompted payment goes through', async () => {
     const s = paygatePty(['--db', db, '--no-color', 'pay']);
-    for (const [ask, answer] of [['Amount', '3.25'], ['Card number', '4242 4242 4242 4242'], ['Expiry', `13/${cardYear()}`], ['month is 1 to 12', `\x7f\x7f\x7f\x7f\x7f\x7f\x7f12/${cardYear()}`], ['CVV', '12'], ['3 or 4 digits', '3']] as const) {
+    for (const [ask, answer] of [
+      ['Amount', '3.25'],
+      ['Card number', '4242 4242 4242 4242'],
+      ['Expiry', `13/${cardYear()}`],
+      ['month is 1 to 12', `\x7f\x7f\x7f\x7f\x7f\x7f\x7f12/${cardYear()}`],
+      ['CVV', '12'],
+      ['3 or 4 digits', '3'],
+    ] as const) {
       await s.waitFor(ask);
       s.type(`${answer}\r`);
     }

@@ -15,7 +15,21 @@ beforeAll(async () => {
   db = t.db;
   createMerchant(db);
   const year = String(new Date().getUTCFullYear() + 2);
-  const pay = paygate(['--db', db, 'pay', '--amount', '9.00', '--relation', 'order-77', '--card', '4242424242424242', '--exp', `12/${year}`, '--cvv', '123']);
+  const pay = paygate([
+    '--db',
+    db,
+    'pay',
+    '--amount',
+    '9.00',
+    '--relation',
+    'order-77',
+    '--card',
+    '4242424242424242',
+    '--exp',
+    `12/${year}`,
+    '--cvv',
+    '123',
+  ]);
   expect(pay.status, pay.stderr).toBe(0);
   txn = pay.json().transactionOrderId;
 });
@@ -23,11 +37,14 @@ beforeAll(async () => {
 describe('tracking from the CLI', () => {
   it('upload reports why each failed entry failed', () => {
     const file = join(t.dir, 'entries.json');
-    writeFileSync(file, JSON.stringify([
-      { orderId: txn, trackingNo: 'TN1', trackingChannel: 'DHL', trackUrl: 'https://track.example/TN1' },
-      { relationId: 'order-77', trackingNo: 'TN2' },
-      { orderId: 'txn_unknown', trackingNo: 'TN3', trackingChannel: 'UPS' },
-    ]));
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { orderId: txn, trackingNo: 'TN1', trackingChannel: 'DHL', trackUrl: 'https://track.example/TN1' },
+        { relationId: 'order-77', trackingNo: 'TN2' },
+        { orderId: 'txn_unknown', trackingNo: 'TN3', trackingChannel: 'UPS' },
+      ]),
+    );
     const r = paygate(['--db', db, 'tracking', 'upload', '--file', file]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({
@@ -45,7 +62,13 @@ describe('tracking from the CLI', () => {
     const list = paygate(['--db', db, 'tracking', 'list']);
     expect(list.status, list.stderr).toBe(0);
     expect(list.json()).toEqual([
-      expect.objectContaining({ transactionOrderId: txn, relationId: 'order-77', trackingNo: 'TN1', trackingChannel: 'DHL', trackUrl: 'https://track.example/TN1' }),
+      expect.objectContaining({
+        transactionOrderId: txn,
+        relationId: 'order-77',
+        trackingNo: 'TN1',
+        trackingChannel: 'DHL',
+        trackUrl: 'https://track.example/TN1',
+      }),
     ]);
     const show = paygate(['--db', db, 'tracking', 'show', txn]);
     expect(show.json()).toHaveLength(1);

@@ -27,9 +27,28 @@ function populated(db: string, env: NodeJS.ProcessEnv): { merchantId: string; su
   const m = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop'], { env });
   expect(m.status, m.stderr).toBe(0);
   const merchantId = m.json().merchantId as string;
-  const plan = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', '--price', '9.99', '--cycle-type', 'MONTHLY'], { env });
+  const plan = paygate(['--db', db, 'plan', 'create', '--name', 'Gold', '--price', '9.99', '--cycle-type', 'MONTHLY'], {
+    env,
+  });
   expect(plan.status, plan.stderr).toBe(0);
-  const sub = paygate(['--db', db, 'subscribe', '--plan', plan.json().planId, '--user', 'u-1', '--card', '4242424242424242', '--exp', `12/${year}`, '--cvv', '123'], { env });
+  const sub = paygate(
+    [
+      '--db',
+      db,
+      'subscribe',
+      '--plan',
+      plan.json().planId,
+      '--user',
+      'u-1',
+      '--card',
+      '4242424242424242',
+      '--exp',
+      `12/${year}`,
+      '--cvv',
+      '123',
+    ],
+    { env },
+  );
   expect(sub.status, sub.stderr).toBe(0);
   return { merchantId, subscriptionId: sub.json().subscriptionId as string };
 }
@@ -108,7 +127,9 @@ describe('paygate vault rotate', () => {
     expect(r.json()).toMatchObject({ reencrypted: 2, alreadyDone: 0, keyFile: `${db}.key` });
     expect(readFileSync(`${db}.key`, 'utf8').trim()).toBe(newKey);
     expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600);
-    expect(new Database(db, { readonly: true }).prepare('SELECT pan_enc FROM cards').pluck().get()).not.toBe(sealedBefore);
+    expect(new Database(db, { readonly: true }).prepare('SELECT pan_enc FROM cards').pluck().get()).not.toBe(
+      sealedBefore,
+    );
 
     // The old key no longer opens the database; the new one does, and the vaulted card still charges.
     expect(paygate(['--db', db, 'merchant', 'list'], { env: { PAYGATE_VAULT_KEY: oldKey } }).status).toBe(2);
@@ -126,10 +147,14 @@ describe('paygate vault rotate', () => {
     const current = key();
     populated(db, { PAYGATE_VAULT_KEY: current });
     expect(paygate(['--db', db, 'vault', 'rotate'], { env: { PAYGATE_VAULT_KEY: current } }).status).toBe(2);
-    const bad = paygate(['--db', db, 'vault', 'rotate'], { env: { PAYGATE_VAULT_KEY: current, PAYGATE_NEW_VAULT_KEY: 'short' } });
+    const bad = paygate(['--db', db, 'vault', 'rotate'], {
+      env: { PAYGATE_VAULT_KEY: current, PAYGATE_NEW_VAULT_KEY: 'short' },
+    });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/PAYGATE_NEW_VAULT_KEY must be base64 of exactly 32 bytes/);
-    const same = paygate(['--db', db, 'vault', 'rotate'], { env: { PAYGATE_VAULT_KEY: current, PAYGATE_NEW_VAULT_KEY: current } });
+    const same = paygate(['--db', db, 'vault', 'rotate'], {
+      env: { PAYGATE_VAULT_KEY: current, PAYGATE_NEW_VAULT_KEY: current },
+    });
     expect(same.status).toBe(1);
     expect(same.stderr).toMatch(/already this database/);
   });
@@ -141,7 +166,9 @@ describe('paygate vault rotate', () => {
     const before = readFileSync(`${db}.key`, 'utf8');
     const newKeyFile = join(d, 'new.key');
     writeFileSync(newKeyFile, key(), { mode: 0o600 });
-    const t = paygatePty(['--db', db, '--no-color', 'vault', 'rotate', '--new-key-file', newKeyFile], { env: NO_ENV_KEY });
+    const t = paygatePty(['--db', db, '--no-color', 'vault', 'rotate', '--new-key-file', newKeyFile], {
+      env: NO_ENV_KEY,
+    });
     await t.waitFor('Re-encrypt 2 stored cards and secrets');
     t.type('n\r');
     expect(await t.exit).toBe(1);

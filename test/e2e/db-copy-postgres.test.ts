@@ -17,7 +17,8 @@ type Row = Record<string, unknown>;
 /** Rows in one order whichever engine gave them: by primary key, compared as JS values. */
 function byKey(table: string, rows: Row[]): Row[] {
   const key = COPY_TABLES.find((t) => t.name === table)?.key ?? [];
-  const cmp = (a: unknown, b: unknown): number => (a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1);
+  const cmp = (a: unknown, b: unknown): number =>
+    a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1;
   return [...rows].sort((x, y) => key.reduce((r, k) => r || cmp(x[k], y[k]), 0));
 }
 

@@ -33,7 +33,9 @@ describe('paygate db copy --to FILE (SQLite → SQLite)', () => {
     const before = sqliteTables(source);
     for (const [table, rows] of Object.entries(before)) expect(rows.length, `${table} is populated`).toBeGreaterThan(0);
     // meta carries the time zone and the vault key check value: both travel with the rows.
-    expect((before.meta as Array<{ key: string }>).map((r) => r.key)).toEqual(expect.arrayContaining(['tz', 'vault_kcv']));
+    expect((before.meta as Array<{ key: string }>).map((r) => r.key)).toEqual(
+      expect.arrayContaining(['tz', 'vault_kcv']),
+    );
 
     const r = paygate(['--db', source, 'db', 'copy', '--to', copy, '--json']);
     expect(r.stderr).not.toMatch(/error/);
@@ -114,13 +116,17 @@ describe('paygate db copy --to FILE (SQLite → SQLite)', () => {
   it('a URL of another kind is error 1001 naming what is accepted', () => {
     const r = paygate(['--db', source, 'db', 'copy', '--to', 'mysql://shop@127.0.0.1/paygate']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe('error 1001: to: a URL must be postgres://… or postgresql://…; a SQLite target is a file path\n');
+    expect(r.stderr).toBe(
+      'error 1001: to: a URL must be postgres://… or postgresql://…; a SQLite target is a file path\n',
+    );
   });
 
   it('an unreachable PostgreSQL URL is a one-line startup error (exit 2) without the password', () => {
     const r = paygate(['--db', source, 'db', 'copy', '--to', 'postgres://paygate:s3cret@127.0.0.1:1/paygate']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^error startup: cannot open database postgres:\/\/paygate:\*\*\*@127\.0\.0\.1:1\/paygate: .*ECONNREFUSED/);
+    expect(r.stderr).toMatch(
+      /^error startup: cannot open database postgres:\/\/paygate:\*\*\*@127\.0\.0\.1:1\/paygate: .*ECONNREFUSED/,
+    );
     expect(r.stderr).not.toContain('s3cret');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });

@@ -29,7 +29,11 @@ function have(tool: string): boolean {
   return found || process.env.CI === 'true';
 }
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): { status: number | null; output: string } {
+function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { status: number | null; output: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', env });
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
@@ -52,7 +56,10 @@ describe.skipIf(!have('systemd-analyze'))('systemd units', () => {
     // launcher in a copy; nothing else in the units is changed.
     const dir = scratch('units');
     for (const f of units) {
-      const text = readFileSync(join(DEPLOY, 'systemd', f), 'utf8').replaceAll(INSTALLED_BIN, join(ROOT, 'bin/paygate.js'));
+      const text = readFileSync(join(DEPLOY, 'systemd', f), 'utf8').replaceAll(
+        INSTALLED_BIN,
+        join(ROOT, 'bin/paygate.js'),
+      );
       writeFileSync(join(dir, f), text);
     }
     const r = run('systemd-analyze', ['verify', ...units.map((f) => join(dir, f))]);
@@ -71,8 +78,25 @@ describe.skipIf(!have('systemd-analyze'))('systemd units', () => {
 describe.skipIf(!have('nginx'))('nginx reverse proxy', () => {
   it('passes nginx -t with a certificate in place', () => {
     const dir = scratch('nginx');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=pay.example.com',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=pay.example.com',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     const site = readFileSync(join(DEPLOY, 'proxy/nginx.conf'), 'utf8')
       .replace('/etc/letsencrypt/live/pay.example.com/fullchain.pem', join(dir, 'cert.pem'))
       .replace('/etc/letsencrypt/live/pay.example.com/privkey.pem', join(dir, 'key.pem'))

@@ -28,7 +28,13 @@ let v2: TestMerchant;
 let shop: ServedShop;
 
 beforeAll(async () => {
-  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']], serve: { args: ['--no-rate-limit'], env: { PAYGATE_LOG_LEVEL: 'warn' } } });
+  shop = await servedShop({
+    merchants: [
+      [1, 'V1 Shop'],
+      [2, 'V2 Shop'],
+    ],
+    serve: { args: ['--no-rate-limit'], env: { PAYGATE_LOG_LEVEL: 'warn' } },
+  });
   srv = shop.srv;
   [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
@@ -40,26 +46,81 @@ describe('fuzz', () => {
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
     const int = (n: number) => Math.floor(rnd() * n);
     const strings = [
-      '', ' ', '0', '-1', '1e309', '9'.repeat(40), '10.00', '0.001', 'null', 'true', "' OR 1=1 --", '"; DROP TABLE transactions; --',
-      '<script>alert(1)</script>', '\u0000', '\ud800', '\u202e', '😀', '茶', 'e\u0301', '%00', '../../etc/passwd', 'x'.repeat(600),
-      `{"cardNumber":"4242424242424242","month":"12","year":"${cardYear()}","cvv":"123"}`, '[{"name":"a","price":"1","num":"1"}]', 'https://a.test/',
+      '',
+      ' ',
+      '0',
+      '-1',
+      '1e309',
+      '9'.repeat(40),
+      '10.00',
+      '0.001',
+      'null',
+      'true',
+      "' OR 1=1 --",
+      '"; DROP TABLE transactions; --',
+      '<script>alert(1)</script>',
+      '\u0000',
+      '\ud800',
+      '\u202e',
+      '😀',
+      '茶',
+      'e\u0301',
+      '%00',
+      '../../etc/passwd',
+      'x'.repeat(600),
+      `{"cardNumber":"4242424242424242","month":"12","year":"${cardYear()}","cvv":"123"}`,
+      '[{"name":"a","price":"1","num":"1"}]',
+      'https://a.test/',
     ];
     const values = (): unknown => {
       switch (int(8)) {
-        case 0: return pick(strings);
-        case 1: return int(1e6) - 1000;
-        case 2: return rnd() * 1e6;
-        case 3: return rnd() < 0.5;
-        case 4: return null;
-        case 5: return [pick(strings), int(5)];
-        case 6: return { a: pick(strings), cardNumber: '4242424242424242' };
-        default: return pick(strings);
+        case 0:
+          return pick(strings);
+        case 1:
+          return int(1e6) - 1000;
+        case 2:
+          return rnd() * 1e6;
+        case 3:
+          return rnd() < 0.5;
+        case 4:
+          return null;
+        case 5:
+          return [pick(strings), int(5)];
+        case 6:
+          return { a: pick(strings), cardNumber: '4242424242424242' };
+        default:
+          return pick(strings);
       }
     };
     const fieldNames = [
-      'requestId', 'relationId', 'paymentType', 'planId', 'userId', 'payAmount', 'currency', 'cardInfo', 'items', 'billingAddress', 'returnUrl', 'notifyUrl',
-      'refundAmount', 'transactionOrderId', 'trackingList', 'planName', 'price', 'cycleType', 'cycleLength', 'trialDays', 'subscriptionId',
-      'subscriptionCode', 'pageNum', 'pageSize', 'status', 'sign', '__proto__', 'constructor',
+      'requestId',
+      'relationId',
+      'paymentType',
+      'planId',
+      'userId',
+      'payAmount',
+      'currency',
+      'cardInfo',
+      'items',
+      'billingAddress',
+      'returnUrl',
+      'notifyUrl',
+      'refundAmount',
+      'transactionOrderId',
+      'trackingList',
+      'planName',
+      'price',
+      'cycleType',
+      'cycleLength',
+      'trialDays',
+      'subscriptionId',
+      'subscriptionCode',
+      'pageNum',
+      'pageSize',
+      'status',
+      'sign',
+      '__proto__',
+      'constructor',
     ];
     const endpoints: [string, (m: TestMerchant) => string][] = [
       ['POST', (m) => `/payment/${m.apiKey}/transaction`],
@@ -94,18 +155,37 @@ describe('fuzz', () => {
       else if (kind === 2) body = '['.repeat(5000) + ']'.repeat(5000);
       else if (kind === 3) body = JSON.stringify(pick([[1], 'x', 1, null, true]));
       else body = JSON.stringify(params);
-      const headers: Record<string, string> = { 'content-type': pick(['application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) };
+      const headers: Record<string, string> = {
+        'content-type': pick([
+          'application/json',
+          'application/json',
+          'application/json; charset=utf-8',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+        ]),
+      };
       let url = srv.url + path;
       const signedParams = { ...params };
       if (method === 'GET' && rnd() < 0.7) {
-        const q = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+        const q = Object.fromEntries(
+          Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+        );
         if (m.signatureVersion === 1 && rnd() < 0.8) q.sign = signV1('GET', path, q, m.secret);
         const qs = new URLSearchParams(q).toString();
-        if (m.signatureVersion === 2 && rnd() < 0.8) headers['x-paygate-signature'] = signV2('GET', path, qs, m.secret, Math.floor(Date.now() / 1000) + (rnd() < 0.1 ? 1000 : 0));
+        if (m.signatureVersion === 2 && rnd() < 0.8)
+          headers['x-paygate-signature'] = signV2(
+            'GET',
+            path,
+            qs,
+            m.secret,
+            Math.floor(Date.now() / 1000) + (rnd() < 0.1 ? 1000 : 0),
+          );
         url += `?${qs}${rnd() < 0.1 ? '&' + pick(strings) : ''}`;
         body = rnd() < 0.3 ? body : undefined;
       } else if (kind >= 4 && rnd() < 0.8) {
-        if (m.signatureVersion === 1) body = JSON.stringify({ ...signedParams, sign: signV1(method, path, signedParams, m.secret) });
+        if (m.signatureVersion === 1)
+          body = JSON.stringify({ ...signedParams, sign: signV1(method, path, signedParams, m.secret) });
         else headers['x-paygate-signature'] = signV2(method, path, body ?? '', m.secret);
       }
       return raw(url, { method, headers, ...(body !== undefined ? { body } : {}) });
@@ -121,7 +201,12 @@ describe('fuzz', () => {
           const r = await one();
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
           if (r.status >= 500) bad.push(`${r.status} ${r.text.slice(0, 200)}`);
-          if (r.headers.get('content-type')?.includes('json') && r.body && typeof r.body === 'object' && 'rtn_code' in r.body) {
+          if (
+            r.headers.get('content-type')?.includes('json') &&
+            r.body &&
+            typeof r.body === 'object' &&
+            'rtn_code' in r.body
+          ) {
             if (/\bat .+:\d+:\d+|node_modules|SqliteError/.test(r.text)) bad.push(`leak: ${r.text.slice(0, 200)}`);
           }
         } catch (e) {

@@ -21,12 +21,21 @@ afterAll(() => shop?.stop());
 
 const TXN = () => `/payment/${m.apiKey}/transaction`;
 const QUERY = () => `/payment/${m.apiKey}/transaction/query`;
-const card = JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: String(new Date().getUTCFullYear() + 3), cvv: '123', holderName: 'Ada' });
+const card = JSON.stringify({
+  cardNumber: '4242424242424242',
+  month: '12',
+  year: String(new Date().getUTCFullYear() + 3),
+  cvv: '123',
+  holderName: 'Ada',
+});
 
 /** serve logs each request after answering it: wait for the line with this request id. */
 async function logLine(reqId: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
-    const line = srv.output().split('\n').find((l) => l.includes(reqId));
+    const line = srv
+      .output()
+      .split('\n')
+      .find((l) => l.includes(reqId));
     if (line) return line;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -35,7 +44,13 @@ async function logLine(reqId: string): Promise<string> {
 
 async function checkoutToken(): Promise<string> {
   n++;
-  const r = await client(srv.url, m).post(TXN(), { requestId: `h-${n}`, relationId: `h-${n}`, paymentType: 'CHECKOUT', payAmount: '5.00', currency: 'USD' });
+  const r = await client(srv.url, m).post(TXN(), {
+    requestId: `h-${n}`,
+    relationId: `h-${n}`,
+    paymentType: 'CHECKOUT',
+    payAmount: '5.00',
+    currency: 'USD',
+  });
   expect(r.body.rtn_code).toBe('0000');
   return new URL(r.body.data.url as string).pathname.split('/')[2] as string;
 }
@@ -43,14 +58,19 @@ async function checkoutToken(): Promise<string> {
 /** A v2 signature over raw bytes, as a client that signs what it sends must compute it. */
 function signBytes(method: string, path: string, bytes: Buffer): string {
   const t = Math.floor(Date.now() / 1000);
-  const mac = createHmac('sha256', m.secret).update(Buffer.concat([Buffer.from(`${t}.${method}.${path}.`, 'utf8'), bytes])).digest('hex');
+  const mac = createHmac('sha256', m.secret)
+    .update(Buffer.concat([Buffer.from(`${t}.${method}.${path}.`, 'utf8'), bytes]))
+    .digest('hex');
   return `t=${t},v2=${mac}`;
 }
 
 describe('credentials never reach the logs or an answer, whatever the request-target form', () => {
   it('an absolute-form request line serves the checkout page and logs only the start of its token', async () => {
     const token = await checkoutToken();
-    const a = await sendRaw(srv.url, `GET http://${host}/checkout/${token} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    const a = await sendRaw(
+      srv.url,
+      `GET http://${host}/checkout/${token} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+    );
     expect(a.status).toBe(200);
     expect(a.body).toContain('Pay Hard Shop');
     const line = await logLine(a.headers['x-request-id'] as string);
@@ -74,7 +94,10 @@ describe('credentials never reach the logs or an answer, whatever the request-ta
   });
 
   it('a `//payment/<apiKey>/…` path is 404 1007 without the path in rtn_msg, and logged cut', async () => {
-    const a = await sendRaw(srv.url, `GET /${QUERY()}?merchantId=${m.merchantId} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    const a = await sendRaw(
+      srv.url,
+      `GET /${QUERY()}?merchantId=${m.merchantId} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+    );
     expect(a.status).toBe(404);
     const body = jsonOf(a);
     expect(body).toMatchObject({ rtn_code: '1007', success: false });
@@ -86,7 +109,12 @@ describe('credentials never reach the logs or an answer, whatever the request-ta
 
   it('percent-encoded and unrouted spellings of the apiKey are cut in the log too', async () => {
     const encoded = m.apiKey.replace('_', '%5F');
-    for (const path of [`/payment/${encoded}/transaction/query`, `/payment/${m.apiKey}/nowhere`, `/v2/${m.apiKey}`, `/payment%2F${m.apiKey}/x`]) {
+    for (const path of [
+      `/payment/${encoded}/transaction/query`,
+      `/payment/${m.apiKey}/nowhere`,
+      `/v2/${m.apiKey}`,
+      `/payment%2F${m.apiKey}/x`,
+    ]) {
       const r = await raw(`${srv.url}${path}?merchantId=${m.merchantId}`);
       expect(r.status, path).toBeLessThan(500);
       if (r.body) expect(r.body.rtn_msg, path).not.toContain(m.apiKey.slice(6));
@@ -98,11 +126,18 @@ describe('credentials never reach the logs or an answer, whatever the request-ta
 
 describe('what the HTTP parser refuses answers the envelope (1000)', () => {
   it('a URL over 16 KB is 400 with the envelope, and the connection is closed', async () => {
-    const a = await sendRaw(srv.url, `GET ${QUERY()}?merchantId=${'x'.repeat(17 * 1024)} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    const a = await sendRaw(
+      srv.url,
+      `GET ${QUERY()}?merchantId=${'x'.repeat(17 * 1024)} HTTP/1.1\r\nHost: ${host}\r\n\r\n`,
+    );
     expect(a.status).toBe(400);
     expect(a.headers['content-type']).toMatch(/^application\/json/);
     expect(a.headers.connection).toBe('close');
-    expect(jsonOf(a)).toEqual({ rtn_code: '1000', rtn_msg: expect.stringMatching(/^malformed request/), success: false });
+    expect(jsonOf(a)).toEqual({
+      rtn_code: '1000',
+      rtn_msg: expect.stringMatching(/^malformed request/),
+      success: false,
+    });
     expect(a.closed).toBe(true);
   });
 
@@ -115,14 +150,22 @@ describe('what the HTTP parser refuses answers the envelope (1000)', () => {
     ]) {
       const a = await sendRaw(srv.url, request);
       expect(a.status, request).toBe(400);
-      expect(jsonOf(a), request).toEqual({ rtn_code: '1000', rtn_msg: 'malformed request: not valid HTTP/1.1', success: false });
+      expect(jsonOf(a), request).toEqual({
+        rtn_code: '1000',
+        rtn_msg: 'malformed request: not valid HTTP/1.1',
+        success: false,
+      });
       expect(a.closed, request).toBe(true);
     }
   });
 
   // serve's request timeout is 30 s: a connection left open for the body would outlive this bound.
   it('a GET declaring a huge Content-Length gets its 413 envelope and the connection is closed at once', async () => {
-    const a = await sendRaw(srv.url, `GET ${QUERY()} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{`, 10_000);
+    const a = await sendRaw(
+      srv.url,
+      `GET ${QUERY()} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{`,
+      10_000,
+    );
     expect(a.status).toBe(413);
     expect(jsonOf(a)).toMatchObject({ rtn_code: '1000', success: false });
     expect(a.headers.connection).toBe('close');
@@ -130,7 +173,11 @@ describe('what the HTTP parser refuses answers the envelope (1000)', () => {
   });
 
   it('a POST declaring a huge Content-Length too', async () => {
-    const a = await sendRaw(srv.url, `POST ${TXN()} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{`, 10_000);
+    const a = await sendRaw(
+      srv.url,
+      `POST ${TXN()} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{`,
+      10_000,
+    );
     expect(a.status).toBe(413);
     expect(jsonOf(a)).toMatchObject({ rtn_code: '1000', success: false });
     expect(a.closed).toBe(true);
@@ -148,36 +195,66 @@ describe('ambiguous bodies are refused (1000)', () => {
   it('a key given twice is 1000 even when correctly signed, and nothing is charged', async () => {
     const rel = `dup-${Date.now()}`;
     const body = `{"merchantId":"${m.merchantId}","requestId":"${rel}","relationId":"${rel}","paymentType":"PAY","payAmount":"1.00","payAmount":"99.00","currency":"USD","cardInfo":${JSON.stringify(card)}}`;
-    const r = await raw(srv.url + TXN(), { method: 'POST', headers: { 'content-type': 'application/json', 'x-paygate-signature': signV2('POST', TXN(), body, m.secret) }, body });
+    const r = await raw(srv.url + TXN(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-paygate-signature': signV2('POST', TXN(), body, m.secret) },
+      body,
+    });
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ rtn_code: '1000', success: false, rtn_msg: expect.stringContaining('"payAmount" more than once') });
+    expect(r.body).toMatchObject({
+      rtn_code: '1000',
+      success: false,
+      rtn_msg: expect.stringContaining('"payAmount" more than once'),
+    });
     expect((await client(srv.url, m).get(QUERY(), { relationId: rel })).body.rtn_code).toBe('1007');
   });
 
   it('a nested key given twice is 1000', async () => {
     const body = `{"merchantId":"${m.merchantId}","requestId":"n1","relationId":"n1","paymentType":"CHECKOUT","payAmount":"1.00","currency":"USD","x":{"a":[{"b":1,"b":2}]}}`;
-    const r = await raw(srv.url + TXN(), { method: 'POST', headers: { 'content-type': 'application/json', 'x-paygate-signature': signV2('POST', TXN(), body, m.secret) }, body });
+    const r = await raw(srv.url + TXN(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-paygate-signature': signV2('POST', TXN(), body, m.secret) },
+      body,
+    });
     expect(r.body).toMatchObject({ rtn_code: '1000', rtn_msg: expect.stringContaining('"b" more than once') });
   });
 
   it('a body that is not valid UTF-8 is 1000, even with a v2 signature over its bytes', async () => {
     const bytes = Buffer.concat([
-      Buffer.from(`{"merchantId":"${m.merchantId}","requestId":"u1","relationId":"u1","paymentType":"CHECKOUT","payAmount":"1.00","currency":"USD","items":"[{\\"name\\":\\"caf`),
+      Buffer.from(
+        `{"merchantId":"${m.merchantId}","requestId":"u1","relationId":"u1","paymentType":"CHECKOUT","payAmount":"1.00","currency":"USD","items":"[{\\"name\\":\\"caf`,
+      ),
       Buffer.from([0xe9]),
       Buffer.from('\\",\\"price\\":\\"1.00\\"}]"}'),
     ]);
-    const r = await raw(srv.url + TXN(), { method: 'POST', headers: { 'content-type': 'application/json', 'x-paygate-signature': signBytes('POST', TXN(), bytes) }, body: bytes });
+    const r = await raw(srv.url + TXN(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-paygate-signature': signBytes('POST', TXN(), bytes) },
+      body: bytes,
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ rtn_code: '1000', rtn_msg: 'request body is not valid UTF-8' });
     // The same request in valid UTF-8, signed over its bytes, goes through.
     const good = Buffer.from(bytes.toString('latin1').replace('\u00e9', 'é'), 'utf8');
-    const ok = await raw(srv.url + TXN(), { method: 'POST', headers: { 'content-type': 'application/json', 'x-paygate-signature': signBytes('POST', TXN(), good) }, body: good });
+    const ok = await raw(srv.url + TXN(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-paygate-signature': signBytes('POST', TXN(), good) },
+      body: good,
+    });
     expect(ok.body).toMatchObject({ rtn_code: '0000' });
   });
 
   it('a GET whose JSON body is not valid UTF-8 is 1000', async () => {
-    const bytes = Buffer.concat([Buffer.from(`{"merchantId":"${m.merchantId}","relationId":"x`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
-    const r = await raw(srv.url + QUERY(), { method: 'GET', headers: { 'content-type': 'application/json', 'x-paygate-signature': signBytes('GET', QUERY(), bytes) }, body: bytes });
+    const bytes = Buffer.concat([
+      Buffer.from(`{"merchantId":"${m.merchantId}","relationId":"x`),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
+    const r = await raw(srv.url + QUERY(), {
+      method: 'GET',
+      headers: { 'content-type': 'application/json', 'x-paygate-signature': signBytes('GET', QUERY(), bytes) },
+      body: bytes,
+    });
     expect(r.body).toMatchObject({ rtn_code: '1000', rtn_msg: 'request body is not valid UTF-8' });
   });
 });

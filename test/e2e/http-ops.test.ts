@@ -10,7 +10,12 @@ let v2: TestMerchant;
 let shop: ServedShop;
 
 beforeAll(async () => {
-  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  shop = await servedShop({
+    merchants: [
+      [1, 'V1 Shop'],
+      [2, 'V2 Shop'],
+    ],
+  });
   srv = shop.srv;
   [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
@@ -25,13 +30,20 @@ describe('operations', () => {
   });
 
   it('an unknown endpoint is a 404 envelope', async () => {
-    const r = await raw(`${srv.url}/payment/x/nothing`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const r = await raw(`${srv.url}/payment/x/nothing`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(r.status).toBe(404);
     expect(r.body).toMatchObject({ rtn_code: '1007', success: false });
   });
 
   it('every registered route is in /openapi.json (OpenAPI 3.1)', async () => {
-    const doc = (await raw(`${srv.url}/openapi.json`)).body as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    const doc = (await raw(`${srv.url}/openapi.json`)).body as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(doc.openapi).toBe('3.1.0');
     const app = await testApp();
     try {
@@ -46,7 +58,16 @@ describe('operations', () => {
     } finally {
       await app.close();
     }
-    for (const p of ['/payment/{apiKey}/transaction', '/v1/{apiKey}/transaction', '/payment/{apiKey}/transaction/query', '/subscription/create', '/subscription/billing/list', '/checkout/{token}', '/3ds/{token}', '/healthz']) {
+    for (const p of [
+      '/payment/{apiKey}/transaction',
+      '/v1/{apiKey}/transaction',
+      '/payment/{apiKey}/transaction/query',
+      '/subscription/create',
+      '/subscription/billing/list',
+      '/checkout/{token}',
+      '/3ds/{token}',
+      '/healthz',
+    ]) {
       expect(doc.paths).toHaveProperty([p]);
     }
   });
@@ -71,9 +92,20 @@ describe('operations', () => {
   });
 
   it('logs carry the request id and never card numbers, CVVs, secrets or signatures', async () => {
-    const cardInfo = JSON.stringify({ holderName: 'Ada', cardNumber: '4242424242424242', month: '12', year: '2099', cvv: '987' });
+    const cardInfo = JSON.stringify({
+      holderName: 'Ada',
+      cardNumber: '4242424242424242',
+      month: '12',
+      year: '2099',
+      cvv: '987',
+    });
     const r = await client(srv.url, v1).post(`/payment/${v1.apiKey}/transaction`, {
-      requestId: 'log-1', relationId: 'log-1', paymentType: 'PAY', payAmount: '1.00', currency: 'USD', cardInfo,
+      requestId: 'log-1',
+      relationId: 'log-1',
+      paymentType: 'PAY',
+      payAmount: '1.00',
+      currency: 'USD',
+      cardInfo,
     });
     const q = await client(srv.url, v1).get(`/payment/${v1.apiKey}/transaction/query`, { relationId: 'log-1' });
     const g = await client(srv.url, v2).get('/subscription/plan/list', {});
@@ -98,8 +130,18 @@ describe('graceful shutdown', () => {
     const c = client(one.url, v2);
     const pending = Array.from({ length: 10 }, (_, i) =>
       c.post(`/payment/${v2.apiKey}/transaction`, {
-        requestId: `sd-${i}`, relationId: `sd-${i}`, paymentType: 'PAY', payAmount: '1.00', currency: 'USD',
-        cardInfo: JSON.stringify({ holderName: 'Ada', cardNumber: '4242424242424242', month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' }),
+        requestId: `sd-${i}`,
+        relationId: `sd-${i}`,
+        paymentType: 'PAY',
+        payAmount: '1.00',
+        currency: 'USD',
+        cardInfo: JSON.stringify({
+          holderName: 'Ada',
+          cardNumber: '4242424242424242',
+          month: '12',
+          year: String(new Date().getUTCFullYear() + 2),
+          cvv: '123',
+        }),
       }),
     );
     await new Promise((r) => setTimeout(r, 5));

@@ -15,16 +15,38 @@ beforeAll(async () => {
 afterAll(() => shop?.stop());
 
 const card = (cardNumber = '4242424242424242') =>
-  JSON.stringify({ holderName: 'Ada', cardNumber, month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
+  JSON.stringify({
+    holderName: 'Ada',
+    cardNumber,
+    month: '12',
+    year: String(new Date().getUTCFullYear() + 2),
+    cvv: '123',
+  });
 
 async function plan(price: string, maxSubscriptions = 0): Promise<string> {
-  const r = await client(srv.url, merchant).post('/subscription/plan/create', { planName: `P ${price}`, price, currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, maxSubscriptions });
+  const r = await client(srv.url, merchant).post('/subscription/plan/create', {
+    planName: `P ${price}`,
+    price,
+    currency: 'USD',
+    cycleType: 'MONTHLY',
+    cycleLength: 1,
+    maxSubscriptions,
+  });
   return r.body.data.planId as string;
 }
 
-async function subscribe(planId: string, cardNumber?: string): Promise<{ subscriptionId: string; subscriptionCode: string }> {
+async function subscribe(
+  planId: string,
+  cardNumber?: string,
+): Promise<{ subscriptionId: string; subscriptionCode: string }> {
   n++;
-  const r = await client(srv.url, merchant).post('/subscription/create', { requestId: `c-${n}`, relationId: `c-${n}`, planId, userId: `u-${n}`, cardInfo: card(cardNumber) });
+  const r = await client(srv.url, merchant).post('/subscription/create', {
+    requestId: `c-${n}`,
+    relationId: `c-${n}`,
+    planId,
+    userId: `u-${n}`,
+    cardInfo: card(cardNumber),
+  });
   expect(r.body.rtn_code).toBe('0000');
   return r.body.data;
 }
@@ -36,7 +58,11 @@ describe('POST /subscription/change', () => {
     const sub = await subscribe(basic);
     const c = client(srv.url, merchant);
     const r = await c.post('/subscription/change', { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
-    expect(r.body).toMatchObject({ rtn_code: '0000', success: true, data: { result: 'CHANGED', when: 'NOW', planId: pro, creditBalance: 0 } });
+    expect(r.body).toMatchObject({
+      rtn_code: '0000',
+      success: true,
+      data: { result: 'CHANGED', when: 'NOW', planId: pro, creditBalance: 0 },
+    });
     // Changed the moment it was paid for: (almost) the whole period is credited.
     expect(r.body.data.credit).toBeGreaterThan(9.9);
     expect(r.body.data.record).toMatchObject({ billingType: 'CHANGE', status: 'SUCCESS' });
@@ -57,12 +83,26 @@ describe('POST /subscription/change', () => {
     expect([refused.status, refused.body.rtn_code]).toEqual([422, '1009']);
     const gold = await plan('12.00');
     const r = await c.post('/subscription/change', { subscriptionId: sub.subscriptionId, planId: gold });
-    expect(r.body.data).toMatchObject({ result: 'SCHEDULED', when: 'PERIOD_END', planId: basic, pendingPlanId: gold, credit: 0 });
-    const bad = await c.post('/subscription/change', { subscriptionId: sub.subscriptionId, planId: gold, when: 'LATER' });
+    expect(r.body.data).toMatchObject({
+      result: 'SCHEDULED',
+      when: 'PERIOD_END',
+      planId: basic,
+      pendingPlanId: gold,
+      credit: 0,
+    });
+    const bad = await c.post('/subscription/change', {
+      subscriptionId: sub.subscriptionId,
+      planId: gold,
+      when: 'LATER',
+    });
     expect([bad.status, bad.body.rtn_code]).toEqual([400, '1001']);
     expect(bad.body.rtn_msg).toContain('when');
     await c.post('/subscription/cancel', { subscriptionId: sub.subscriptionId });
-    const after = await c.post('/subscription/change', { subscriptionId: sub.subscriptionId, planId: gold, when: 'NOW' });
+    const after = await c.post('/subscription/change', {
+      subscriptionId: sub.subscriptionId,
+      planId: gold,
+      when: 'NOW',
+    });
     expect([after.status, after.body.rtn_code]).toEqual([409, '1008']);
   });
 });

@@ -8,7 +8,12 @@ let v2: TestMerchant;
 let shop: ServedShop;
 
 beforeAll(async () => {
-  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  shop = await servedShop({
+    merchants: [
+      [1, 'V1 Shop'],
+      [2, 'V2 Shop'],
+    ],
+  });
   srv = shop.srv;
   [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
@@ -23,7 +28,15 @@ describe('plans over HTTP (happy)', () => {
     const created = await c.post('/subscription/plan/create', { ...plan, description: 'the best', trialDays: '7' });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ rtn_code: '0000', rtn_msg: 'success', success: true });
-    expect(created.body.data).toMatchObject({ planName: 'Gold', price: 9.99, currency: 'USD', cycleLength: 1, trialDays: 7, status: 'ACTIVE', merchantId: m.merchantId });
+    expect(created.body.data).toMatchObject({
+      planName: 'Gold',
+      price: 9.99,
+      currency: 'USD',
+      cycleLength: 1,
+      trialDays: 7,
+      status: 'ACTIVE',
+      merchantId: m.merchantId,
+    });
     expect(created.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 
     const list = await c.get('/subscription/plan/list', {});
@@ -43,14 +56,21 @@ describe('plans over HTTP (happy)', () => {
     const params = { merchantId: v1.merchantId, status: 'ACTIVE' };
     const { signV1, signV2 } = await import('../helpers/serve.js');
     const body1 = JSON.stringify({ ...params, sign: signV1('GET', '/subscription/plan/list', params, v1.secret) });
-    const r1 = await raw(`${srv.url}/subscription/plan/list`, { method: 'GET', headers: { 'content-type': 'application/json' }, body: body1 });
+    const r1 = await raw(`${srv.url}/subscription/plan/list`, {
+      method: 'GET',
+      headers: { 'content-type': 'application/json' },
+      body: body1,
+    });
     expect(r1.body).toMatchObject({ rtn_code: '0000' });
     expect(r1.body.data.length).toBeGreaterThan(0);
 
     const body2 = JSON.stringify({ merchantId: v2.merchantId });
     const r2 = await raw(`${srv.url}/subscription/plan/list`, {
       method: 'GET',
-      headers: { 'content-type': 'application/json', 'x-paygate-signature': signV2('GET', '/subscription/plan/list', body2, v2.secret) },
+      headers: {
+        'content-type': 'application/json',
+        'x-paygate-signature': signV2('GET', '/subscription/plan/list', body2, v2.secret),
+      },
       body: body2,
     });
     expect(r2.body).toMatchObject({ rtn_code: '0000' });
@@ -60,7 +80,11 @@ describe('plans over HTTP (happy)', () => {
     const { signV1 } = await import('../helpers/serve.js');
     const q = { merchantId: v1.merchantId, status: 'INACTIVE' };
     const qs = new URLSearchParams({ ...q, sign: signV1('GET', '/subscription/plan/list', q, v1.secret) }).toString();
-    const r = await raw(`${srv.url}/subscription/plan/list?${qs}`, { method: 'GET', headers: { 'content-type': 'application/json' }, body: '{"status":"ACTIVE","merchantId":"nobody"}' });
+    const r = await raw(`${srv.url}/subscription/plan/list?${qs}`, {
+      method: 'GET',
+      headers: { 'content-type': 'application/json' },
+      body: '{"status":"ACTIVE","merchantId":"nobody"}',
+    });
     expect(r.body).toMatchObject({ rtn_code: '0000', data: [] });
   });
 
@@ -73,7 +97,10 @@ describe('plans over HTTP (happy)', () => {
     const body = JSON.stringify({ merchantId: v2.merchantId, ...plan });
     const ok = await raw(`${srv.url}/subscription/plan/create?merchantId=nobody`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-paygate-signature': signV2('POST', '/subscription/plan/create', body, v2.secret) },
+      headers: {
+        'content-type': 'application/json',
+        'x-paygate-signature': signV2('POST', '/subscription/plan/create', body, v2.secret),
+      },
       body,
     });
     expect(ok.body).toMatchObject({ rtn_code: '0000' });

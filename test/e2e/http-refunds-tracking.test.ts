@@ -10,31 +10,61 @@ let shop: ServedShop;
 let n = 0;
 
 beforeAll(async () => {
-  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  shop = await servedShop({
+    merchants: [
+      [1, 'V1 Shop'],
+      [2, 'V2 Shop'],
+    ],
+  });
   srv = shop.srv;
   [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
 afterAll(() => shop?.stop());
 
 const card = (cardNumber = '4242424242424242') =>
-  JSON.stringify({ holderName: 'Ada', cardNumber, month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
+  JSON.stringify({
+    holderName: 'Ada',
+    cardNumber,
+    month: '12',
+    year: String(new Date().getUTCFullYear() + 2),
+    cvv: '123',
+  });
 
 async function paid(m: TestMerchant, cardNumber?: string, amount = '10.00') {
   n++;
   const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
-    requestId: `p-${n}`, relationId: `rel-${n}`, paymentType: 'PAY', payAmount: amount, currency: 'USD', cardInfo: card(cardNumber),
+    requestId: `p-${n}`,
+    relationId: `rel-${n}`,
+    paymentType: 'PAY',
+    payAmount: amount,
+    currency: 'USD',
+    cardInfo: card(cardNumber),
   });
   return r.body.data as { transactionOrderId: string; relationId: string; status: string };
 }
 
-const refund = (m: TestMerchant, body: Record<string, unknown>) => client(srv.url, m).post(`/payment/${m.apiKey}/refund`, body);
+const refund = (m: TestMerchant, body: Record<string, unknown>) =>
+  client(srv.url, m).post(`/payment/${m.apiKey}/refund`, body);
 
 describe('refunds over HTTP', () => {
   it.each([1, 2])('partial then full refund with signature v%i', async (version) => {
     const m = version === 1 ? v1 : v2;
     const t = await paid(m);
-    const a = await refund(m, { transactionOrderId: t.transactionOrderId, refundAmount: '4.00', requestId: `rf-${version}-a` });
-    expect(a.body).toMatchObject({ rtn_code: '0000', data: { status: '400010', payAmount: '4.00', currency: 'USD', transactionOrderId: t.transactionOrderId, merchantId: m.merchantId } });
+    const a = await refund(m, {
+      transactionOrderId: t.transactionOrderId,
+      refundAmount: '4.00',
+      requestId: `rf-${version}-a`,
+    });
+    expect(a.body).toMatchObject({
+      rtn_code: '0000',
+      data: {
+        status: '400010',
+        payAmount: '4.00',
+        currency: 'USD',
+        transactionOrderId: t.transactionOrderId,
+        merchantId: m.merchantId,
+      },
+    });
     expect(a.body.data.refundTransactionId).toBeTruthy();
     const b = await refund(m, { relationId: t.relationId, refundAmount: '6.00' });
     expect(b.body.data).toMatchObject({ status: '400000', payAmount: '6.00' });
@@ -52,7 +82,11 @@ describe('refunds over HTTP', () => {
     const foreign = await refund(v1, { transactionOrderId: t.transactionOrderId, refundAmount: '1.00' });
     expect([foreign.status, foreign.body.rtn_code]).toEqual([404, '1007']);
     const other = await paid(v2);
-    const mismatch = await refund(v2, { transactionOrderId: t.transactionOrderId, relationId: other.relationId, refundAmount: '1.00' });
+    const mismatch = await refund(v2, {
+      transactionOrderId: t.transactionOrderId,
+      relationId: other.relationId,
+      refundAmount: '1.00',
+    });
     expect([mismatch.status, mismatch.body.rtn_code]).toEqual([400, '1001']);
     for (const refundAmount of ['0', '-1', '1.001', 1]) {
       const r = await refund(v2, { transactionOrderId: t.transactionOrderId, refundAmount });
@@ -63,7 +97,8 @@ describe('refunds over HTTP', () => {
   it('the 31st refund request in 60 s is 429', async () => {
     const m = shop.merchant(2, 'Refunder');
     const codes: string[] = [];
-    for (let i = 0; i < 31; i++) codes.push((await refund(m, { transactionOrderId: 'txn_NOPE', refundAmount: '1.00' })).body.rtn_code);
+    for (let i = 0; i < 31; i++)
+      codes.push((await refund(m, { transactionOrderId: 'txn_NOPE', refundAmount: '1.00' })).body.rtn_code);
     expect(codes.slice(0, 30).every((c) => c === '1007')).toBe(true);
     expect(codes[30]).toBe('1004');
   });
@@ -76,7 +111,9 @@ function trackingSign(data: Record<string, unknown>, secret: string): string {
     .sort()
     .map((k) => (typeof data[k] === 'string' ? data[k] : JSON.stringify(data[k])))
     .join('');
-  return createHash('sha256').update(text + secret, 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(text + secret, 'utf8')
+    .digest('hex');
 }
 
 describe('tracking upload over HTTP', () => {
@@ -85,7 +122,12 @@ describe('tracking upload over HTTP', () => {
     const t = await paid(m);
     const r = await client(srv.url, m).post(`/payment/${m.apiKey}/tracking/upload`, {
       trackingList: [
-        { orderId: t.transactionOrderId, trackingNo: 'TN1', trackingChannel: 'DHL', trackUrl: 'https://track.test/TN1' },
+        {
+          orderId: t.transactionOrderId,
+          trackingNo: 'TN1',
+          trackingChannel: 'DHL',
+          trackUrl: 'https://track.test/TN1',
+        },
         { relationId: t.relationId, trackingNo: 'TN2', trackingChannel: 'UPS' },
         { orderId: 'txn_NOPE', trackingNo: 'TN3', trackingChannel: 'DHL' },
         { trackingNo: 'TN4', trackingChannel: 'DHL' },

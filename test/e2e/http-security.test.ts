@@ -8,7 +8,12 @@ let v2: TestMerchant;
 let shop: ServedShop;
 
 beforeAll(async () => {
-  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  shop = await servedShop({
+    merchants: [
+      [1, 'V1 Shop'],
+      [2, 'V2 Shop'],
+    ],
+  });
   srv = shop.srv;
   [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
@@ -27,10 +32,18 @@ describe('signatures (security)', () => {
   it('v1: a sign off by one character is 1002; a missing sign is 1002', async () => {
     const params = { merchantId: v1.merchantId, ...plan };
     const good = signV1('POST', CREATE, params, v1.secret);
-    const r = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...params, sign: flip(good) }) });
+    const r = await raw(srv.url + CREATE, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...params, sign: flip(good) }),
+    });
     expect(r.status).toBe(401);
     expect(r.body).toEqual({ rtn_code: '1002', rtn_msg: expect.stringContaining('signature'), success: false });
-    const none = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) });
+    const none = await raw(srv.url + CREATE, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(params),
+    });
     expect(none.body.rtn_code).toBe('1002');
   });
 
@@ -40,21 +53,33 @@ describe('signatures (security)', () => {
     const r = await raw(`${srv.url}/subscription/detail?${new URLSearchParams({ ...params, sign })}`);
     // detail needs subscriptionId too, but the signature check comes first.
     expect(r.body.rtn_code === '1002' || r.status === 404).toBe(true);
-    const asPost = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...params, ...plan, sign }) });
+    const asPost = await raw(srv.url + CREATE, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...params, ...plan, sign }),
+    });
     expect(asPost.body.rtn_code).toBe('1002');
   });
 
   it('v1: every present field is signed (changing a value after signing is 1002)', async () => {
     const params = { merchantId: v1.merchantId, ...plan };
     const sign = signV1('POST', CREATE, params, v1.secret);
-    const r = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...params, cycleLength: 2, sign }) });
+    const r = await raw(srv.url + CREATE, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...params, cycleLength: 2, sign }),
+    });
     expect(r.body.rtn_code).toBe('1002');
   });
 
   it('v2: missing header, wrong hex, stale and future timestamps are 1002', async () => {
     const body = JSON.stringify({ merchantId: v2.merchantId, ...plan });
     const post = (sig?: string) =>
-      raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json', ...(sig ? { 'x-paygate-signature': sig } : {}) }, body });
+      raw(srv.url + CREATE, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(sig ? { 'x-paygate-signature': sig } : {}) },
+        body,
+      });
     const now = Math.floor(Date.now() / 1000);
     expect((await post()).body.rtn_code).toBe('1002');
     const good = signV2('POST', CREATE, body, v2.secret, now);
@@ -69,15 +94,23 @@ describe('signatures (security)', () => {
   it('v2: the raw body is signed, so re-serialised JSON with the same fields fails', async () => {
     const body = JSON.stringify({ merchantId: v2.merchantId, ...plan });
     const spaced = JSON.stringify({ merchantId: v2.merchantId, ...plan }, null, 1);
-    const r = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json', 'x-paygate-signature': signV2('POST', CREATE, body, v2.secret) }, body: spaced });
+    const r = await raw(srv.url + CREATE, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-paygate-signature': signV2('POST', CREATE, body, v2.secret) },
+      body: spaced,
+    });
     expect(r.body.rtn_code).toBe('1002');
   });
 
   it('v2: a GET signs the raw query string', async () => {
     const qs = `merchantId=${encodeURIComponent(v2.merchantId)}&status=ACTIVE`;
-    const ok = await raw(`${srv.url}${LIST}?${qs}`, { headers: { 'x-paygate-signature': signV2('GET', LIST, qs, v2.secret) } });
+    const ok = await raw(`${srv.url}${LIST}?${qs}`, {
+      headers: { 'x-paygate-signature': signV2('GET', LIST, qs, v2.secret) },
+    });
     expect(ok.body.rtn_code).toBe('0000');
-    const other = await raw(`${srv.url}${LIST}?${qs}&x=1`, { headers: { 'x-paygate-signature': signV2('GET', LIST, qs, v2.secret) } });
+    const other = await raw(`${srv.url}${LIST}?${qs}&x=1`, {
+      headers: { 'x-paygate-signature': signV2('GET', LIST, qs, v2.secret) },
+    });
     expect(other.body.rtn_code).toBe('1002');
   });
 
@@ -85,7 +118,11 @@ describe('signatures (security)', () => {
     const r = await client(srv.url, { ...v1, merchantId: 'mer_NOPE' }).post(CREATE, plan);
     expect(r.status).toBe(401);
     expect(r.body.rtn_code).toBe('1003');
-    const none = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(plan) });
+    const none = await raw(srv.url + CREATE, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(plan),
+    });
     expect(none.body.rtn_code).toBe('1003');
   });
 
@@ -102,7 +139,12 @@ describe('signatures (security)', () => {
 
   it('SQL and script fragments, unicode edge cases are data, not code', async () => {
     const c = client(srv.url, v2);
-    for (const name of ["x'); DROP TABLE plans; --", '<script>alert(1)</script>', '\u202e\u0000 𝒳 e\u0301', '😀'.repeat(10)]) {
+    for (const name of [
+      "x'); DROP TABLE plans; --",
+      '<script>alert(1)</script>',
+      '\u202e\u0000 𝒳 e\u0301',
+      '😀'.repeat(10),
+    ]) {
       const r = await c.post(CREATE, { ...plan, planName: name });
       expect(r.status).toBeLessThan(500);
       if (r.body.success) expect(r.body.data.planName).toBe(name);
@@ -115,9 +157,16 @@ describe('signatures (security)', () => {
     const before = (await c.get(LIST, {})).body.data.length as number;
     const named = await c.post(CREATE, { ...plan, planName: 'Gold\u0000' });
     expect([named.status, named.body.rtn_code, named.body.success]).toEqual([400, '1000', false]);
-    expect(named.body.rtn_msg).toBe('parameter "planName" contains the NUL character (U+0000), which no parameter may contain');
+    expect(named.body.rtn_msg).toBe(
+      'parameter "planName" contains the NUL character (U+0000), which no parameter may contain',
+    );
     const nested = await c.post(`/payment/${v2.apiKey}/transaction`, {
-      requestId: 'nul-1', relationId: 'nul-1', paymentType: 'CHECKOUT', payAmount: '1.00', currency: 'USD', items: [{ name: 'a\u0000b', price: '1.00', num: '1' }],
+      requestId: 'nul-1',
+      relationId: 'nul-1',
+      paymentType: 'CHECKOUT',
+      payAmount: '1.00',
+      currency: 'USD',
+      items: [{ name: 'a\u0000b', price: '1.00', num: '1' }],
     });
     expect([nested.status, nested.body.rtn_code]).toEqual([400, '1000']);
     expect(nested.body.rtn_msg).toContain('"items"');
@@ -128,15 +177,27 @@ describe('signatures (security)', () => {
 
   it('a URL the router cannot decode, or with an over-long segment, is 400/1000 in the envelope', async () => {
     for (const path of ['/payment/%zz/transaction', `/payment/${'a'.repeat(150)}/transaction`, '/subscription/%zz']) {
-      const r = await raw(srv.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const r = await raw(srv.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(r.status, path).toBe(400);
-      expect(JSON.parse(r.text), path).toMatchObject({ rtn_code: '1000', success: false, rtn_msg: expect.stringMatching(/^malformed request/) });
+      expect(JSON.parse(r.text), path).toMatchObject({
+        rtn_code: '1000',
+        success: false,
+        rtn_msg: expect.stringMatching(/^malformed request/),
+      });
     }
   });
 
-  it('on the hosted pages\' paths the same URLs answer an HTML page (people follow those links)', async () => {
+  it("on the hosted pages' paths the same URLs answer an HTML page (people follow those links)", async () => {
     for (const path of ['/checkout/%zz', `/3ds/${'b'.repeat(150)}`]) {
-      const r = await raw(srv.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const r = await raw(srv.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(r.status, path).toBe(400);
       expect(r.headers.get('content-type'), path).toBe('text/html; charset=utf-8');
       expect(r.text, path).toContain('Something is wrong with that link');
@@ -144,7 +205,11 @@ describe('signatures (security)', () => {
   });
 
   it('never answers with a stack trace or internals', async () => {
-    const r = await raw(srv.url + CREATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"merchantId": {"$gt": ""}, "__proto__": {"x": 1}}' });
+    const r = await raw(srv.url + CREATE, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"merchantId": {"$gt": ""}, "__proto__": {"x": 1}}',
+    });
     expect(r.status).toBeLessThan(500);
     expect(r.text).not.toMatch(/at .*\.js|Error:|node_modules/);
   });

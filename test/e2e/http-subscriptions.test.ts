@@ -9,22 +9,49 @@ let shop: ServedShop;
 let n = 0;
 
 beforeAll(async () => {
-  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  shop = await servedShop({
+    merchants: [
+      [1, 'V1 Shop'],
+      [2, 'V2 Shop'],
+    ],
+  });
   srv = shop.srv;
   [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
 afterAll(() => shop?.stop());
 
 const card = (cardNumber = '4242424242424242') =>
-  JSON.stringify({ holderName: 'Ada', cardNumber, month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
+  JSON.stringify({
+    holderName: 'Ada',
+    cardNumber,
+    month: '12',
+    year: String(new Date().getUTCFullYear() + 2),
+    cvv: '123',
+  });
 
 async function subscribe(m: TestMerchant, userId = 'user-1', cardNumber?: string) {
   const c = client(srv.url, m);
-  const plan = await c.post('/subscription/plan/create', { planName: 'Monthly', price: '4.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+  const plan = await c.post('/subscription/plan/create', {
+    planName: 'Monthly',
+    price: '4.99',
+    currency: 'USD',
+    cycleType: 'MONTHLY',
+    cycleLength: 1,
+  });
   n++;
-  const r = await c.post('/subscription/create', { requestId: `s-${n}`, relationId: `s-${n}`, planId: plan.body.data.planId, userId, cardInfo: card(cardNumber) });
+  const r = await c.post('/subscription/create', {
+    requestId: `s-${n}`,
+    relationId: `s-${n}`,
+    planId: plan.body.data.planId,
+    userId,
+    cardInfo: card(cardNumber),
+  });
   expect(r.body.rtn_code).toBe('0000');
-  return { c, planId: plan.body.data.planId as string, sub: r.body.data as { subscriptionId: string; subscriptionCode: string; status: string } };
+  return {
+    c,
+    planId: plan.body.data.planId as string,
+    sub: r.body.data as { subscriptionId: string; subscriptionCode: string; status: string },
+  };
 }
 
 describe('subscriptions over HTTP (happy)', () => {
@@ -33,7 +60,13 @@ describe('subscriptions over HTTP (happy)', () => {
     const { c, sub } = await subscribe(m, `user-v${version}`);
     const detail = await c.get('/subscription/detail', { subscriptionId: sub.subscriptionId });
     expect(detail.body).toMatchObject({ rtn_code: '0000', success: true });
-    expect(detail.body.data).toMatchObject({ subscriptionId: sub.subscriptionId, status: 'ACTIVE', amount: 4.99, currency: 'USD', cycleType: 'MONTHLY' });
+    expect(detail.body.data).toMatchObject({
+      subscriptionId: sub.subscriptionId,
+      status: 'ACTIVE',
+      amount: 4.99,
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+    });
     expect(detail.body.data).not.toHaveProperty('cancelTime');
     expect(detail.text).not.toContain('null');
     const list = await c.get('/subscription/user/list', { userId: `user-v${version}` });
@@ -46,7 +79,12 @@ describe('subscriptions over HTTP (happy)', () => {
   it('pause → resume → cancel answer data:true; the same state again is 409 1008 data:false', async () => {
     const { c, sub } = await subscribe(v2, 'user-p');
     const id = { subscriptionId: sub.subscriptionId };
-    expect((await c.post('/subscription/pause', id)).body).toEqual({ rtn_code: '0000', rtn_msg: 'success', success: true, data: true });
+    expect((await c.post('/subscription/pause', id)).body).toEqual({
+      rtn_code: '0000',
+      rtn_msg: 'success',
+      success: true,
+      data: true,
+    });
     const again = await c.post('/subscription/pause', id);
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ rtn_code: '1008', success: false, data: false });
@@ -55,7 +93,11 @@ describe('subscriptions over HTTP (happy)', () => {
     expect([resumeAgain.status, resumeAgain.body.rtn_code, resumeAgain.body.data]).toEqual([409, '1008', false]);
     expect((await c.post('/subscription/cancel', id)).body.data).toBe(true);
     const pauseCancelled = await c.post('/subscription/pause', id);
-    expect([pauseCancelled.status, pauseCancelled.body.rtn_code, pauseCancelled.body.data]).toEqual([409, '1008', false]);
+    expect([pauseCancelled.status, pauseCancelled.body.rtn_code, pauseCancelled.body.data]).toEqual([
+      409,
+      '1008',
+      false,
+    ]);
   });
 });
 
@@ -83,7 +125,9 @@ describe('subscriptions over HTTP (errors)', () => {
     ['/subscription/user/list', { status: 'NOPE' }],
   ])('1001 for %s %j', async (path, q) => {
     const { c, sub } = await subscribe(v2, 'user-e');
-    const query: Record<string, string> = path.includes('billing') ? { subscriptionCode: sub.subscriptionCode, ...q } : { userId: 'user-e', ...q };
+    const query: Record<string, string> = path.includes('billing')
+      ? { subscriptionCode: sub.subscriptionCode, ...q }
+      : { userId: 'user-e', ...q };
     const r = await c.get(path, query);
     expect([r.status, r.body.rtn_code]).toEqual([400, '1001']);
   });

@@ -9,29 +9,59 @@ let shop: ServedShop;
 let n = 0;
 
 beforeAll(async () => {
-  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']], serve: { args: ['--public-url', 'https://pay.example.test'] } });
+  shop = await servedShop({
+    merchants: [
+      [1, 'V1 Shop'],
+      [2, 'V2 Shop'],
+    ],
+    serve: { args: ['--public-url', 'https://pay.example.test'] },
+  });
   srv = shop.srv;
   [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
 afterAll(() => shop?.stop());
 
 const card = (cardNumber = '4242424242424242', extra: Record<string, string> = {}) =>
-  JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123', ...extra });
+  JSON.stringify({
+    holderName: 'Ada Lovelace',
+    cardNumber,
+    month: '12',
+    year: String(new Date().getUTCFullYear() + 2),
+    cvv: '123',
+    ...extra,
+  });
 
 function pay(extra: Record<string, unknown> = {}) {
   n++;
-  return { requestId: `req-${n}-${Date.now()}`, relationId: `rel-${n}-${Date.now()}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card(), ...extra };
+  return {
+    requestId: `req-${n}-${Date.now()}`,
+    relationId: `rel-${n}-${Date.now()}`,
+    paymentType: 'PAY',
+    payAmount: '10.00',
+    currency: 'USD',
+    cardInfo: card(),
+    ...extra,
+  };
 }
 
-const txPath = (m: TestMerchant, alias = false) => (alias ? `/v1/${m.apiKey}/transaction` : `/payment/${m.apiKey}/transaction`);
+const txPath = (m: TestMerchant, alias = false) =>
+  alias ? `/v1/${m.apiKey}/transaction` : `/payment/${m.apiKey}/transaction`;
 
 describe('transactions over HTTP (happy)', () => {
   it.each([1, 2])('PAY with 4242… succeeds with signature v%i; amounts are strings', async (version) => {
     const m = version === 1 ? v1 : v2;
-    const r = await client(srv.url, m).post(txPath(m), pay({ items: JSON.stringify([{ name: 'Tea', price: '10.00', num: '1' }]) }));
+    const r = await client(srv.url, m).post(
+      txPath(m),
+      pay({ items: JSON.stringify([{ name: 'Tea', price: '10.00', num: '1' }]) }),
+    );
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ rtn_code: '0000', rtn_msg: 'success', success: true });
-    expect(r.body.data).toMatchObject({ status: '200000', payAmount: '10.00', currency: 'USD', merchantId: m.merchantId });
+    expect(r.body.data).toMatchObject({
+      status: '200000',
+      payAmount: '10.00',
+      currency: 'USD',
+      merchantId: m.merchantId,
+    });
     expect(r.body.data.transactionOrderId).toMatch(/^txn_/);
     expect(r.body.data).not.toHaveProperty('failReason');
     expect(r.text).not.toContain('4242424242424242');
@@ -54,7 +84,10 @@ describe('transactions over HTTP (happy)', () => {
     const three = await client(srv.url, v2).post(txPath(v2), pay({ cardInfo: card('4000000000003220') }));
     expect(three.body.data.status).toBe('100040');
     expect(three.body.data.url).toMatch(/^https:\/\/pay\.example\.test\/3ds\/[\w-]+$/);
-    const co = await client(srv.url, v2).post(txPath(v2), pay({ paymentType: 'CHECKOUT', cardInfo: undefined, returnUrl: 'https://shop.test/ok' }));
+    const co = await client(srv.url, v2).post(
+      txPath(v2),
+      pay({ paymentType: 'CHECKOUT', cardInfo: undefined, returnUrl: 'https://shop.test/ok' }),
+    );
     expect(co.body.data.status).toBe('100050');
     expect(co.body.data.url).toMatch(/^https:\/\/pay\.example\.test\/checkout\/[\w-]+$/);
   });
@@ -65,16 +98,30 @@ describe('transactions over HTTP (happy)', () => {
     const a = await c.post(txPath(v1), body);
     const b = await c.post(txPath(v1, true), body);
     expect(b.body.data.transactionOrderId).toBe(a.body.data.transactionOrderId);
-    const q1 = await c.get(`/payment/${v1.apiKey}/transaction/query`, { transactionOrderId: a.body.data.transactionOrderId });
-    expect(q1.body.data).toMatchObject({ transactionOrderId: a.body.data.transactionOrderId, status: '200000', relationId: body.relationId });
-    const q2 = await client(srv.url, v2).get(`/payment/${v2.apiKey}/transaction/query`, { relationId: body.relationId });
+    const q1 = await c.get(`/payment/${v1.apiKey}/transaction/query`, {
+      transactionOrderId: a.body.data.transactionOrderId,
+    });
+    expect(q1.body.data).toMatchObject({
+      transactionOrderId: a.body.data.transactionOrderId,
+      status: '200000',
+      relationId: body.relationId,
+    });
+    const q2 = await client(srv.url, v2).get(`/payment/${v2.apiKey}/transaction/query`, {
+      relationId: body.relationId,
+    });
     expect(q2.status).toBe(404);
     expect(q2.body.rtn_code).toBe('1007');
   });
 
   it('POST /subscription/create subscribes with paymentType left out', async () => {
     const c = client(srv.url, v2);
-    const p = await c.post('/subscription/plan/create', { planName: 'Monthly', price: '5.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    const p = await c.post('/subscription/plan/create', {
+      planName: 'Monthly',
+      price: '5.00',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+    });
     const body = pay({ planId: p.body.data.planId, userId: 'user-1' });
     delete (body as Record<string, unknown>).paymentType;
     const r = await c.post('/subscription/create', body);
@@ -126,11 +173,23 @@ describe('transactions over HTTP (errors)', () => {
     const c = client(srv.url, v1);
     const wrongType = await c.post('/subscription/create', pay({ planId: 'pln_NOPE', userId: 'u' }));
     expect([wrongType.status, wrongType.body.rtn_code]).toEqual([400, '1001']);
-    const unknown = await c.post('/subscription/create', pay({ planId: 'pln_NOPE', userId: 'u', paymentType: 'SUBSCRIPTION' }));
+    const unknown = await c.post(
+      '/subscription/create',
+      pay({ planId: 'pln_NOPE', userId: 'u', paymentType: 'SUBSCRIPTION' }),
+    );
     expect([unknown.status, unknown.body.rtn_code]).toEqual([404, '1007']);
-    const p = await c.post('/subscription/plan/create', { planName: 'Old', price: '5.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    const p = await c.post('/subscription/plan/create', {
+      planName: 'Old',
+      price: '5.00',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+    });
     expect(shop.cli(['plan', 'deactivate', p.body.data.planId, '--merchant', v1.merchantId]).status).toBe(0);
-    const inactive = await c.post('/subscription/create', pay({ planId: p.body.data.planId, userId: 'u', paymentType: undefined }));
+    const inactive = await c.post(
+      '/subscription/create',
+      pay({ planId: p.body.data.planId, userId: 'u', paymentType: undefined }),
+    );
     expect([inactive.status, inactive.body.rtn_code]).toEqual([422, '1009']);
   });
 
@@ -157,7 +216,8 @@ describe('transaction rate limit', () => {
     const m = shop.merchant(2, 'Limited');
     const c = client(srv.url, m);
     const codes: string[] = [];
-    for (let i = 0; i < 60; i++) codes.push((await c.post(txPath(m, i % 2 === 1), pay({ payAmount: i === 0 ? '0' : '1.00' }))).body.rtn_code);
+    for (let i = 0; i < 60; i++)
+      codes.push((await c.post(txPath(m, i % 2 === 1), pay({ payAmount: i === 0 ? '0' : '1.00' }))).body.rtn_code);
     // Refused requests (1001 here) count too: every request that passed the signature check.
     expect(codes[0]).toBe('1001');
     expect(codes.slice(1).every((x) => x === '0000')).toBe(true);

@@ -46,7 +46,14 @@ function recorded(client: PaygateClient): PaygateClient {
       response.headers.forEach((v, k) => {
         responseHeaders[k] = v;
       });
-      record({ method: request.method, url: request.url, requestBody: bodies.get(request), status: response.status, responseHeaders, responseBody: await response.clone().text() });
+      record({
+        method: request.method,
+        url: request.url,
+        requestBody: bodies.get(request),
+        status: response.status,
+        responseHeaders,
+        responseBody: await response.clone().text(),
+      });
       return response;
     },
   };
@@ -58,12 +65,31 @@ describe('/openapi.json checked with third-party tools', () => {
   it('redocly lint with the recommended ruleset (redocly.yaml) finds no error and no warning', () => {
     const file = join(tmp.dir, 'openapi.json');
     writeFileSync(file, JSON.stringify(served));
-    const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format=json'], {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: tmp.dir, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      timeout: 120_000,
-    });
-    const report = JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: unknown[] };
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'),
+        'lint',
+        file,
+        '--config',
+        join(ROOT, 'redocly.yaml'),
+        '--format=json',
+      ],
+      {
+        encoding: 'utf8',
+        env: {
+          PATH: process.env.PATH,
+          HOME: tmp.dir,
+          REDOCLY_TELEMETRY: 'off',
+          REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+        },
+        timeout: 120_000,
+      },
+    );
+    const report = JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))) as {
+      totals: { errors: number; warnings: number };
+      problems: unknown[];
+    };
     expect(report.problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
     expect(r.status).toBe(0);
@@ -71,29 +97,61 @@ describe('/openapi.json checked with third-party tools', () => {
 
   it('the example client’s openapi.json and generated types (openapi-typescript) are those of the served document', async () => {
     const committedDoc = readFileSync(join(EXAMPLE, 'openapi.json'), 'utf8');
-    expect(committedDoc, 'run `npm run build && npm run generate -w examples/typescript-client`').toBe(documentText(served));
+    expect(committedDoc, 'run `npm run build && npm run generate -w examples/typescript-client`').toBe(
+      documentText(served),
+    );
     const committedTypes = readFileSync(join(EXAMPLE, 'src/paygate.d.ts'), 'utf8');
-    expect(committedTypes, 'run `npm run build && npm run generate -w examples/typescript-client`').toBe(await typesText(served));
+    expect(committedTypes, 'run `npm run build && npm run generate -w examples/typescript-client`').toBe(
+      await typesText(served),
+    );
   });
 
   it('the example client typechecks on its own, strict, without a cast (tsc --noEmit)', () => {
     const sources = ['src/client.ts', 'src/demo.ts'].map((f) => readFileSync(join(EXAMPLE, f), 'utf8')).join('\n');
     expect(sources).not.toMatch(/\bas\s+(unknown|any|[A-Z]\w*)\b|<any>|@ts-(ignore|expect-error)/);
-    const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(EXAMPLE, 'tsconfig.json')], { encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(EXAMPLE, 'tsconfig.json')],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
   });
 
   it('the example client (openapi-fetch + its v2 signing middleware) pays, refunds and subscribes against a real serve', async () => {
-    const client = recorded(createPaygateClient({ baseUrl: srv.url, merchantId: merchant.merchantId, apiKey: merchant.apiKey, secret: merchant.secret }));
+    const client = recorded(
+      createPaygateClient({
+        baseUrl: srv.url,
+        merchantId: merchant.merchantId,
+        apiKey: merchant.apiKey,
+        secret: merchant.secret,
+      }),
+    );
     const out = await runDemo(client, merchant, 'demo');
     expect(out.payment).toMatchObject({ status: '200000', payAmount: '25.00', currency: 'USD' });
-    expect(out.refund).toMatchObject({ status: '400010', payAmount: '5.00', transactionOrderId: out.payment.transactionOrderId });
-    expect(out.subscription).toMatchObject({ status: 'ACTIVE', userId: 'user-42', amount: 9.99, cycleType: 'MONTHLY', billingCount: 1 });
+    expect(out.refund).toMatchObject({
+      status: '400010',
+      payAmount: '5.00',
+      transactionOrderId: out.payment.transactionOrderId,
+    });
+    expect(out.subscription).toMatchObject({
+      status: 'ACTIVE',
+      userId: 'user-42',
+      amount: 9.99,
+      cycleType: 'MONTHLY',
+      billingCount: 1,
+    });
   });
 
   it('the signing middleware’s signature is what the server checks: a wrong secret is refused with 1002', async () => {
-    const client = recorded(createPaygateClient({ baseUrl: srv.url, merchantId: merchant.merchantId, apiKey: merchant.apiKey, secret: 'not-the-secret' }));
+    const client = recorded(
+      createPaygateClient({
+        baseUrl: srv.url,
+        merchantId: merchant.merchantId,
+        apiKey: merchant.apiKey,
+        secret: 'not-the-secret',
+      }),
+    );
     const r = await client.GET('/subscription/plan/list', { params: { query: { merchantId: merchant.merchantId } } });
     expect(r.response.status).toBe(401);
     expect(r.error).toMatchObject({ rtn_code: '1002', success: false });

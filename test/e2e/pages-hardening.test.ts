@@ -23,7 +23,10 @@ beforeAll(async () => {
 });
 afterAll(() => served?.stop());
 
-async function checkout(m: TestMerchant, extra: Record<string, unknown> = {}): Promise<{ path: string; id: string; relationId: string }> {
+async function checkout(
+  m: TestMerchant,
+  extra: Record<string, unknown> = {},
+): Promise<{ path: string; id: string; relationId: string }> {
   n++;
   const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
     requestId: `p-${n}`,
@@ -34,7 +37,11 @@ async function checkout(m: TestMerchant, extra: Record<string, unknown> = {}): P
     ...extra,
   });
   expect(r.body.rtn_code, JSON.stringify(r.body)).toBe('0000');
-  return { path: new URL(r.body.data.url as string).pathname, id: r.body.data.transactionOrderId as string, relationId: `p-${n}` };
+  return {
+    path: new URL(r.body.data.url as string).pathname,
+    id: r.body.data.transactionOrderId as string,
+    relationId: `p-${n}`,
+  };
 }
 
 /** The redirect carries the result: transactionOrderId, relationId and status as query parameters. */
@@ -48,17 +55,30 @@ function csrfOf(html: string): string {
 }
 
 function post(path: string, form: Record<string, string>): Promise<Answer> {
-  return raw(srv.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  return raw(srv.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
 }
 
 function payForm(csrf: string, cardNumber: string): Record<string, string> {
   return { csrf, action: 'pay', holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' };
 }
 
-interface TransactionRow { status: number; return_url: string | null; failed_url: string | null; cancel_url: string | null; card_last4: string | null }
+interface TransactionRow {
+  status: number;
+  return_url: string | null;
+  failed_url: string | null;
+  cancel_url: string | null;
+  card_last4: string | null;
+}
 
 async function row(id: string): Promise<TransactionRow> {
-  const r = await served.rows.get<TransactionRow>('SELECT status, return_url, failed_url, cancel_url, card_last4 FROM transactions WHERE id = ?', id);
+  const r = await served.rows.get<TransactionRow>(
+    'SELECT status, return_url, failed_url, cancel_url, card_last4 FROM transactions WHERE id = ?',
+    id,
+  );
   if (!r) throw new Error(`no transaction ${id}`);
   return r;
 }
@@ -118,7 +138,12 @@ describe('redirect URLs with characters outside Latin-1', () => {
 
   it('something that is not a URL is still 1001 naming the field', async () => {
     const r = await client(srv.url, shop).post(`/payment/${shop.apiKey}/transaction`, {
-      requestId: 'bad-url', relationId: 'bad-url', paymentType: 'CHECKOUT', payAmount: '1.00', currency: 'EUR', returnUrl: 'https://exa mple/€',
+      requestId: 'bad-url',
+      relationId: 'bad-url',
+      paymentType: 'CHECKOUT',
+      payAmount: '1.00',
+      currency: 'EUR',
+      returnUrl: 'https://exa mple/€',
     });
     expect(r.body).toMatchObject({ rtn_code: '1001', rtn_msg: expect.stringContaining('returnUrl') });
   });
@@ -145,7 +170,11 @@ describe('no path of the hosted pages answers anything but an HTML page or a red
       ['POST', `/3ds/${token}`, { 'content-type': 'text/plain' }, 'hello'],
     ];
     for (const [method, p, headers, body] of tries) {
-      const r = await raw(srv.url + p, { method, ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) });
+      const r = await raw(srv.url + p, {
+        method,
+        ...(headers ? { headers } : {}),
+        ...(body !== undefined ? { body } : {}),
+      });
       expectHtml(r, `${method} ${p}`);
       expect(r.text, `${method} ${p}`).toMatch(/^<!doctype html>/);
     }
@@ -206,11 +235,30 @@ describe('a DISABLED merchant', () => {
   });
 
   it('`paygate pay` and `paygate subscribe` refuse it with error 1003 and create nothing', async () => {
-    const plan = paygate(['--db', db, '--json', 'plan', 'create', '--merchant', d.merchantId, '--name', 'Monthly', '--price', '5.00', '--cycle-type', 'MONTHLY']);
+    const plan = paygate([
+      '--db',
+      db,
+      '--json',
+      'plan',
+      'create',
+      '--merchant',
+      d.merchantId,
+      '--name',
+      'Monthly',
+      '--price',
+      '5.00',
+      '--cycle-type',
+      'MONTHLY',
+    ]);
     expect(plan.status, plan.stderr).toBe(0);
     const planId = plan.json().planId as string;
     const count = async () =>
-      (await served.rows.get<{ n: number }>('SELECT count(*) AS n FROM transactions WHERE merchant_id = ?', d.merchantId))?.n;
+      (
+        await served.rows.get<{ n: number }>(
+          'SELECT count(*) AS n FROM transactions WHERE merchant_id = ?',
+          d.merchantId,
+        )
+      )?.n;
     const before = await count();
     disable();
     try {
@@ -229,7 +277,22 @@ describe('a DISABLED merchant', () => {
     } finally {
       enable();
     }
-    const ok = paygate(['--db', db, '--json', 'pay', '--merchant', d.merchantId, '--amount', '3.00', '--card', '4242424242424242', '--exp', `12/${YEAR}`, '--cvv', '123']);
+    const ok = paygate([
+      '--db',
+      db,
+      '--json',
+      'pay',
+      '--merchant',
+      d.merchantId,
+      '--amount',
+      '3.00',
+      '--card',
+      '4242424242424242',
+      '--exp',
+      `12/${YEAR}`,
+      '--cvv',
+      '123',
+    ]);
     expect(ok.json()).toMatchObject({ status: '200000' });
   });
 });

@@ -34,7 +34,13 @@ async function count(url: string, sql: string): Promise<number> {
 }
 
 const card = () =>
-  JSON.stringify({ holderName: 'Ada', cardNumber: '4242424242424242', month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
+  JSON.stringify({
+    holderName: 'Ada',
+    cardNumber: '4242424242424242',
+    month: '12',
+    year: String(new Date().getUTCFullYear() + 2),
+    cvv: '123',
+  });
 
 describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
   it('works from PAYGATE_DB as from --db: a merchant created by one command is listed by the next', async () => {
@@ -103,7 +109,14 @@ describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
     const app = await buildServer(ctx, { rateLimit: false });
     cleanups.push(() => app.close());
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
-    const body = { requestId: 'cut-1', relationId: 'order-cut-1', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card() };
+    const body = {
+      requestId: 'cut-1',
+      relationId: 'order-cut-1',
+      paymentType: 'PAY',
+      payAmount: '10.00',
+      currency: 'USD',
+      cardInfo: card(),
+    };
     proxy.cutNextCommit('drop');
     const lost = await client(base, m).post(`/payment/${m.apiKey}/transaction`, body);
     expect(lost.status).toBe(500);

@@ -31,7 +31,13 @@ async function count(url: string, sql: string): Promise<number> {
 }
 
 const card = () =>
-  JSON.stringify({ holderName: 'Ada', cardNumber: '4242424242424242', month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
+  JSON.stringify({
+    holderName: 'Ada',
+    cardNumber: '4242424242424242',
+    month: '12',
+    year: String(new Date().getUTCFullYear() + 2),
+    cvv: '123',
+  });
 
 describe.skipIf(!pgAvailable())('two serve instances on one PostgreSQL database', () => {
   let db: PgTestDatabase;
@@ -54,7 +60,14 @@ describe.skipIf(!pgAvailable())('two serve instances on one PostgreSQL database'
 
   it('20 concurrent duplicate PAYs split between them make one transaction and one charge', async () => {
     const m: TestMerchant = createMerchant(db.url, 2, 'Dup Shop');
-    const body = { requestId: 'dup-1', relationId: 'order-dup-1', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card() };
+    const body = {
+      requestId: 'dup-1',
+      relationId: 'order-dup-1',
+      paymentType: 'PAY',
+      payAmount: '10.00',
+      currency: 'USD',
+      cardInfo: card(),
+    };
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) => client(both(i).url, m).post(`/payment/${m.apiKey}/transaction`, body)),
     );
@@ -67,19 +80,30 @@ describe.skipIf(!pgAvailable())('two serve instances on one PostgreSQL database'
   it('10 concurrent 3.00 refunds of a 10.00 transaction split between them: exactly 3 succeed', async () => {
     const m: TestMerchant = createMerchant(db.url, 2, 'Refund Shop');
     const paid = await client(a.url, m).post(`/payment/${m.apiKey}/transaction`, {
-      requestId: 'rf-pay', relationId: 'order-rf', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card(),
+      requestId: 'rf-pay',
+      relationId: 'order-rf',
+      paymentType: 'PAY',
+      payAmount: '10.00',
+      currency: 'USD',
+      cardInfo: card(),
     });
     expect(paid.body.data.status).toBe('200000');
     const id = paid.body.data.transactionOrderId as string;
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        client(both(i).url, m).post(`/payment/${m.apiKey}/refund`, { transactionOrderId: id, refundAmount: '3.00', requestId: `rf-${i}` }),
+        client(both(i).url, m).post(`/payment/${m.apiKey}/refund`, {
+          transactionOrderId: id,
+          refundAmount: '3.00',
+          requestId: `rf-${i}`,
+        }),
       ),
     );
     const ok = answers.filter((r) => r.body.rtn_code === '0000');
     expect(ok).toHaveLength(3);
     // Every other one is refused as over the refundable amount (1010), none with an internal error.
-    expect(answers.filter((r) => r.body.rtn_code !== '0000').map((r) => r.body.rtn_code)).toEqual(Array(7).fill('1010'));
+    expect(answers.filter((r) => r.body.rtn_code !== '0000').map((r) => r.body.rtn_code)).toEqual(
+      Array(7).fill('1010'),
+    );
     expect(await count(db.url, `SELECT refunded_amount AS n FROM transactions WHERE id = '${id}'`)).toBe(900);
     expect(await count(db.url, `SELECT refund_reserved AS n FROM transactions WHERE id = '${id}'`)).toBe(0);
   });
@@ -88,7 +112,12 @@ describe.skipIf(!pgAvailable())('two serve instances on one PostgreSQL database'
     const m: TestMerchant = createMerchant(db.url, 2, 'Busy Shop');
     const pay = (i: number) =>
       client(both(i).url, m).post(`/payment/${m.apiKey}/transaction`, {
-        requestId: `rl-${i}`, relationId: `order-rl-${i}`, paymentType: 'PAY', payAmount: '1.00', currency: 'USD', cardInfo: card(),
+        requestId: `rl-${i}`,
+        relationId: `order-rl-${i}`,
+        paymentType: 'PAY',
+        payAmount: '1.00',
+        currency: 'USD',
+        cardInfo: card(),
       });
     const first = await Promise.all(Array.from({ length: 60 }, (_, i) => pay(i)));
     expect(first.map((r) => r.status)).toEqual(Array(60).fill(200));
@@ -116,8 +145,8 @@ function renew(url: string, at: string, cwd: string): Proc {
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
   return { kill: (s) => child.kill(s), done };
 }
@@ -125,9 +154,18 @@ function renew(url: string, at: string, cwd: string): Proc {
 async function ledger(url: string) {
   return {
     charges: await count(url, "SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge'"),
-    distinctKeys: await count(url, "SELECT count(DISTINCT idempotency_key) AS n FROM sandbox_charges WHERE kind = 'charge'"),
-    success: await count(url, "SELECT count(*) AS n FROM billing_records WHERE billing_type = 'RENEW' AND status = 'SUCCESS'"),
-    pending: await count(url, `SELECT count(*) AS n FROM billing_records WHERE status = 'PENDING' AND scheduled_time <= ${DUE}`),
+    distinctKeys: await count(
+      url,
+      "SELECT count(DISTINCT idempotency_key) AS n FROM sandbox_charges WHERE kind = 'charge'",
+    ),
+    success: await count(
+      url,
+      "SELECT count(*) AS n FROM billing_records WHERE billing_type = 'RENEW' AND status = 'SUCCESS'",
+    ),
+    pending: await count(
+      url,
+      `SELECT count(*) AS n FROM billing_records WHERE status = 'PENDING' AND scheduled_time <= ${DUE}`,
+    ),
     renewalTxns: await count(url, "SELECT count(*) AS n FROM transactions WHERE payment_type = 'RENEWAL'"),
     events: await count(url, "SELECT count(*) AS n FROM outbox_events WHERE event_type = 'RENEW_SUCCEEDED'"),
   };
@@ -160,7 +198,14 @@ describe.skipIf(!pgAvailable())('paygate renew on PostgreSQL under concurrency',
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const summaries = results.map((r) => JSON.parse(r.stdout) as { due: number; succeeded: number });
     expect(summaries.reduce((n, s) => n + s.succeeded, 0)).toBe(5000);
-    expect(await ledger(db.url)).toEqual({ charges: 5000, distinctKeys: 5000, success: 5000, pending: 0, renewalTxns: 5000, events: 5000 });
+    expect(await ledger(db.url)).toEqual({
+      charges: 5000,
+      distinctKeys: 5000,
+      success: 5000,
+      pending: 0,
+      renewalTxns: 5000,
+      events: 5000,
+    });
   }, 240_000);
 
   it('a renew killed with SIGKILL mid-way, rerun after the lease: every record charged once, none lost', async () => {
@@ -186,6 +231,13 @@ describe.skipIf(!pgAvailable())('paygate renew on PostgreSQL under concurrency',
     // …and one past it takes them over and completes them through the channel's idempotency.
     const rerun = await renew(db.url, AFTER_LEASE, hostB).done;
     expect(rerun.code, rerun.stderr).toBe(0);
-    expect(await ledger(db.url)).toEqual({ charges: N, distinctKeys: N, success: N, pending: 0, renewalTxns: N, events: N });
+    expect(await ledger(db.url)).toEqual({
+      charges: N,
+      distinctKeys: N,
+      success: N,
+      pending: 0,
+      renewalTxns: N,
+      events: N,
+    });
   }, 240_000);
 });

@@ -27,13 +27,20 @@ function renew(db: string, at: string): Proc {
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
   return { pid: child.pid, kill: (s) => child.kill(s), done };
 }
 
-function ledger(db: string): { charges: number; distinctKeys: number; success: number; pending: number; renewalTxns: number; events: number } {
+function ledger(db: string): {
+  charges: number;
+  distinctKeys: number;
+  success: number;
+  pending: number;
+  renewalTxns: number;
+  events: number;
+} {
   const s = new Database(db, { readonly: true });
   try {
     const one = (sql: string): number => (s.prepare(sql).get() as { n: number }).n;
@@ -61,7 +68,14 @@ describe('paygate renew under concurrency', () => {
     const summaries = results.map((r) => JSON.parse(r.stdout) as { due: number; succeeded: number });
     expect(summaries.reduce((a, s) => a + s.due, 0)).toBe(5000);
     expect(summaries.reduce((a, s) => a + s.succeeded, 0)).toBe(5000);
-    expect(ledger(db)).toEqual({ charges: 5000, distinctKeys: 5000, success: 5000, pending: 0, renewalTxns: 5000, events: 5000 });
+    expect(ledger(db)).toEqual({
+      charges: 5000,
+      distinctKeys: 5000,
+      success: 5000,
+      pending: 0,
+      renewalTxns: 5000,
+      events: 5000,
+    });
   }, 180_000);
 
   it('a run killed with SIGKILL mid-way, rerun after the lease: every record charged once, none lost', async () => {
@@ -75,7 +89,8 @@ describe('paygate renew under concurrency', () => {
     let seen = 0;
     for (let i = 0; i < 2000 && seen === 0; i++) {
       await new Promise((r) => setTimeout(r, 10));
-      seen = (watcher.prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge'").get() as { n: number }).n;
+      seen = (watcher.prepare("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge'").get() as { n: number })
+        .n;
     }
     first.kill('SIGKILL');
     watcher.close();

@@ -42,9 +42,39 @@ describe('paygate report', () => {
     const j = r.json();
     expect(j.currency).toBe('USD');
     expect(j.months).toEqual([
-      { month: '2026-01', newSubscriptions: 2, churned: 0, active: 2, mrr: '20.00', charged: '20.00', refunded: '0.00', failedAttempts: 0, recovered: 0 },
-      { month: '2026-02', newSubscriptions: 0, churned: 0, active: 2, mrr: '20.00', charged: '20.00', refunded: '0.00', failedAttempts: 1, recovered: 1 },
-      { month: '2026-03', newSubscriptions: 0, churned: 0, active: 2, mrr: '20.00', charged: '0.00', refunded: '0.00', failedAttempts: 0, recovered: 0 },
+      {
+        month: '2026-01',
+        newSubscriptions: 2,
+        churned: 0,
+        active: 2,
+        mrr: '20.00',
+        charged: '20.00',
+        refunded: '0.00',
+        failedAttempts: 0,
+        recovered: 0,
+      },
+      {
+        month: '2026-02',
+        newSubscriptions: 0,
+        churned: 0,
+        active: 2,
+        mrr: '20.00',
+        charged: '20.00',
+        refunded: '0.00',
+        failedAttempts: 1,
+        recovered: 1,
+      },
+      {
+        month: '2026-03',
+        newSubscriptions: 0,
+        churned: 0,
+        active: 2,
+        mrr: '20.00',
+        charged: '0.00',
+        refunded: '0.00',
+        failedAttempts: 0,
+        recovered: 0,
+      },
     ]);
   });
 
@@ -69,7 +99,10 @@ describe('paygate report', () => {
       const r = paygate([...args(), '--json', '--html', file]);
       expect(r.status, r.stderr).toBe(0);
       const json = r.json();
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu'],
+      });
       try {
         const page = await browser.newPage();
         const requested: string[] = [];
@@ -78,9 +111,21 @@ describe('paygate report', () => {
         expect(requested).toEqual([pathToFileURL(file).href]);
         expect(await page.locator('svg').count()).toBe(2);
         expect(await page.locator('#mrr svg polyline').count()).toBe(1);
-        const cells = (await page.locator('#figures tbody tr').allInnerTexts()).map((row) => row.split('\t').map((c) => c.trim()));
+        const cells = (await page.locator('#figures tbody tr').allInnerTexts()).map((row) =>
+          row.split('\t').map((c) => c.trim()),
+        );
         const expected = json.months.map((m: Record<string, unknown>) =>
-          [m.month, m.newSubscriptions, m.churned, m.active, m.mrr, m.charged, m.refunded, m.failedAttempts, m.recovered].map(String),
+          [
+            m.month,
+            m.newSubscriptions,
+            m.churned,
+            m.active,
+            m.mrr,
+            m.charged,
+            m.refunded,
+            m.failedAttempts,
+            m.recovered,
+          ].map(String),
         );
         expect(cells).toEqual(expected);
         const box = await page.locator('#mrr svg').boundingBox();

@@ -26,7 +26,12 @@ function modes(db: string): Record<string, string> {
   return out;
 }
 
-const card = JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
+const card = JSON.stringify({
+  cardNumber: '4242424242424242',
+  month: '12',
+  year: String(new Date().getUTCFullYear() + 2),
+  cvv: '123',
+});
 
 describe('database file modes under umask 022', () => {
   it('a new database, its WAL and shared-memory files are 0600, also after serve restarts', async () => {
@@ -40,7 +45,12 @@ describe('database file modes under umask 022', () => {
         const srv = await startServe({ dbPath: db });
         try {
           const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
-            requestId: `m-${round}`, relationId: `m-${round}`, paymentType: 'PAY', payAmount: '1.00', currency: 'USD', cardInfo: card,
+            requestId: `m-${round}`,
+            relationId: `m-${round}`,
+            paymentType: 'PAY',
+            payAmount: '1.00',
+            currency: 'USD',
+            cardInfo: card,
           });
           expect(r.body.rtn_code).toBe('0000');
           // serve holds the database open: the WAL and the shared-memory file exist now.

@@ -22,13 +22,22 @@ const plainHashes = new Set<string>();
 function remember(texts: string[]): void {
   for (const t of texts) {
     const d = createHash('sha256').update(t, 'utf8').digest();
-    for (const s of [d.toString('hex'), d.toString('hex').toUpperCase(), d.toString('base64'), d.toString('base64url')]) plainHashes.add(s);
+    for (const s of [d.toString('hex'), d.toString('hex').toUpperCase(), d.toString('base64'), d.toString('base64url')])
+      plainHashes.add(s);
   }
 }
 
 function sortedJson(value: unknown): string {
   const sort = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sort) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])])) : v;
+    Array.isArray(v)
+      ? v.map(sort)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+          )
+        : v;
   return JSON.stringify(sort(value));
 }
 
@@ -53,12 +62,18 @@ async function post(m: TestMerchant, path: string, body: Record<string, unknown>
 }
 
 const year = String(new Date().getUTCFullYear() + 2);
-const card = (cardNumber: string, cvv = '123') => JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year, cvv });
+const card = (cardNumber: string, cvv = '123') =>
+  JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year, cvv });
 
 beforeAll(async () => {
   // WAL segments a PostgreSQL cluster wrote before this file started hold none of its requests.
   started = new Date(Date.now() - 1000);
-  shop = await servedShop({ merchants: [[1, 'V1 Shop'], [2, 'V2 Shop']] });
+  shop = await servedShop({
+    merchants: [
+      [1, 'V1 Shop'],
+      [2, 'V2 Shop'],
+    ],
+  });
   srv = shop.srv;
   [v1, v2] = shop.merchants as [TestMerchant, TestMerchant];
 });
@@ -83,25 +98,53 @@ describe('idempotency fingerprints (SPEC §5, §10)', () => {
   it('no stored value, nor any byte of the database or its WAL, holds a plain SHA-256 of a request', async () => {
     const pay = (m: TestMerchant, n: string, cardNumber: string) =>
       post(m, `/payment/${m.apiKey}/transaction`, {
-        requestId: `fp-${n}`, relationId: `fp-${n}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card(cardNumber, '737'),
+        requestId: `fp-${n}`,
+        relationId: `fp-${n}`,
+        paymentType: 'PAY',
+        payAmount: '10.00',
+        currency: 'USD',
+        cardInfo: card(cardNumber, '737'),
       });
     const paid2 = await pay(v2, 'a', '4242424242424242');
     const paid1 = await pay(v1, 'b', '5555555555554444');
     expect([paid2.body.rtn_code, paid1.body.rtn_code]).toEqual(['0000', '0000']);
     expect((await pay(v2, 'c', '4000000000000002')).body.data.status).toBe('300000');
 
-    const rf2 = await post(v2, `/payment/${v2.apiKey}/refund`, { transactionOrderId: paid2.body.data.transactionOrderId, refundAmount: '1.00', requestId: 'fp-rf-a' });
-    const rf1 = await post(v1, `/payment/${v1.apiKey}/refund`, { relationId: 'fp-b', refundAmount: '2.00', requestId: 'fp-rf-b' });
+    const rf2 = await post(v2, `/payment/${v2.apiKey}/refund`, {
+      transactionOrderId: paid2.body.data.transactionOrderId,
+      refundAmount: '1.00',
+      requestId: 'fp-rf-a',
+    });
+    const rf1 = await post(v1, `/payment/${v1.apiKey}/refund`, {
+      relationId: 'fp-b',
+      refundAmount: '2.00',
+      requestId: 'fp-rf-b',
+    });
     expect([rf2.body.rtn_code, rf1.body.rtn_code]).toEqual(['0000', '0000']);
 
     const checkout = await post(v2, `/payment/${v2.apiKey}/transaction`, {
-      requestId: 'fp-co', relationId: 'fp-co', paymentType: 'CHECKOUT', payAmount: '3.00', currency: 'USD', returnUrl: 'https://shop.test/ok',
+      requestId: 'fp-co',
+      relationId: 'fp-co',
+      paymentType: 'CHECKOUT',
+      payAmount: '3.00',
+      currency: 'USD',
+      returnUrl: 'https://shop.test/ok',
     });
     expect(checkout.body.rtn_code).toBe('0000');
-    const plan = await post(v2, '/subscription/plan/create', { planName: 'Gold', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    const plan = await post(v2, '/subscription/plan/create', {
+      planName: 'Gold',
+      price: '9.99',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+    });
     expect(plan.body.rtn_code).toBe('0000');
     const sub = await post(v2, '/subscription/create', {
-      requestId: 'fp-sub', relationId: 'fp-sub', planId: plan.body.data.planId, userId: 'u-1', cardInfo: card('4242424242424242', '4321'),
+      requestId: 'fp-sub',
+      relationId: 'fp-sub',
+      planId: plan.body.data.planId,
+      userId: 'u-1',
+      cardInfo: card('4242424242424242', '4321'),
     });
     expect(sub.body.rtn_code).toBe('0000');
     const tracking = await post(v2, `/payment/${v2.apiKey}/tracking/upload`, {
@@ -119,12 +162,22 @@ describe('idempotency fingerprints (SPEC §5, §10)', () => {
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) {
       const bytes = file.bytes.toString('latin1');
-      expect([...plainHashes].filter((h) => bytes.includes(h)), file.name).toEqual([]);
+      expect(
+        [...plainHashes].filter((h) => bytes.includes(h)),
+        file.name,
+      ).toEqual([]);
     }
   });
 
   it('a repeated request still answers its first transaction or refund; a different one under the same requestId is 1006', async () => {
-    const body = { requestId: 'idem-1', relationId: 'idem-1', paymentType: 'PAY', payAmount: '5.00', currency: 'USD', cardInfo: card('4242424242424242') };
+    const body = {
+      requestId: 'idem-1',
+      relationId: 'idem-1',
+      paymentType: 'PAY',
+      payAmount: '5.00',
+      currency: 'USD',
+      cardInfo: card('4242424242424242'),
+    };
     const path = `/payment/${v2.apiKey}/transaction`;
     const first = await post(v2, path, body);
     const again = await post(v2, path, body);
@@ -135,7 +188,11 @@ describe('idempotency fingerprints (SPEC §5, §10)', () => {
     expect(otherCvv.body.rtn_code).toBe('1006');
 
     const rpath = `/payment/${v1.apiKey}/refund`;
-    const paidV1 = await post(v1, `/payment/${v1.apiKey}/transaction`, { ...body, requestId: 'idem-2', relationId: 'idem-2' });
+    const paidV1 = await post(v1, `/payment/${v1.apiKey}/transaction`, {
+      ...body,
+      requestId: 'idem-2',
+      relationId: 'idem-2',
+    });
     const r = { transactionOrderId: paidV1.body.data.transactionOrderId, refundAmount: '1.00', requestId: 'idem-rf' };
     const refunded = await post(v1, rpath, r);
     const repeated = await post(v1, rpath, r);

@@ -28,7 +28,11 @@ const later = (minutes: number) => DateTime.utc().plus({ minutes }).toFormat('yy
 const row = (id: string) => {
   const d = new Database(db, { readonly: true });
   try {
-    return d.prepare('SELECT status, fail_reason, channel_ref FROM transactions WHERE id = ?').get(id) as { status: number; fail_reason: string | null; channel_ref: string };
+    return d.prepare('SELECT status, fail_reason, channel_ref FROM transactions WHERE id = ?').get(id) as {
+      status: number;
+      fail_reason: string | null;
+      channel_ref: string;
+    };
   } finally {
     d.close();
   }
@@ -42,7 +46,15 @@ beforeAll(async () => {
   db = join(t.dir, 'a.db');
   acct = stripe.createAccount();
   m = createMerchant(db, 2, 'Abandoned Carts');
-  const up = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', acct.secretKey]);
+  const up = await cli([
+    'merchant',
+    'update',
+    m.merchantId,
+    '--channel',
+    'stripe',
+    '--stripe-secret-key',
+    acct.secretKey,
+  ]);
   if (up.status !== 0) throw new Error(up.stderr);
   srv = await startServe({ dbPath: db, env });
 });
@@ -61,7 +73,13 @@ async function threeDsPay(): Promise<{ txn: string; intent: string }> {
     paymentType: 'PAY',
     payAmount: '25.00',
     currency: 'USD',
-    cardInfo: JSON.stringify({ holderName: 'Ada Lovelace', cardNumber: '4000002500003155', month: '12', year: YEAR, cvv: '123' }),
+    cardInfo: JSON.stringify({
+      holderName: 'Ada Lovelace',
+      cardNumber: '4000002500003155',
+      month: '12',
+      year: YEAR,
+      cvv: '123',
+    }),
   });
   expect(r.body.data.status).toBe('100040');
   const txn = r.body.data.transactionOrderId as string;
@@ -69,8 +87,12 @@ async function threeDsPay(): Promise<{ txn: string; intent: string }> {
 }
 
 const completeOnStripe = (intent: string, outcome: 'pass' | 'fail') =>
-  fetch(`${stripe.url}/3ds/${intent}/complete?client_secret=${encodeURIComponent(acct.state.intents.get(intent)?.clientSecret ?? '')}&outcome=${outcome}`, { redirect: 'manual' });
-const cancels = (intent: string) => stripe.requests.filter((q) => q.method === 'POST' && q.path === `/v1/payment_intents/${intent}/cancel`);
+  fetch(
+    `${stripe.url}/3ds/${intent}/complete?client_secret=${encodeURIComponent(acct.state.intents.get(intent)?.clientSecret ?? '')}&outcome=${outcome}`,
+    { redirect: 'manual' },
+  );
+const cancels = (intent: string) =>
+  stripe.requests.filter((q) => q.method === 'POST' && q.path === `/v1/payment_intents/${intent}/cancel`);
 
 describe('a 3-D Secure session that ran out on Stripe', () => {
   it('the sweep cancels the intent (abandoned, keyed by the payment) and records EXPIRED; the challenge finished later charges nothing', async () => {
@@ -92,7 +114,10 @@ describe('a 3-D Secure session that ran out on Stripe', () => {
   it('paid at the instant paygate cancels: Stripe refuses the cancel, the intent is read again and the payment recorded 200000', async () => {
     const { txn, intent } = await threeDsPay();
     // The shopper passes the challenge just as the cancel reaches Stripe.
-    stripe.faults.inject({ kind: 'before', run: async () => void (await completeOnStripe(intent, 'pass')) }, { match: { path: `/v1/payment_intents/${intent}/cancel` } });
+    stripe.faults.inject(
+      { kind: 'before', run: async () => void (await completeOnStripe(intent, 'pass')) },
+      { match: { path: `/v1/payment_intents/${intent}/cancel` } },
+    );
     const r = await cli(['--json', 'renew', '--at', later(31)]);
     expect(r.status, r.stderr).toBe(0);
     expect(cancels(intent).map((q) => q.status)).toEqual([400]);
@@ -113,7 +138,10 @@ describe('a 3-D Secure session that ran out on Stripe', () => {
 
   it('cancelled at Stripe but the answer lost (500 stored for the key): the next sweep reads it cancelled and expires it without asking again', async () => {
     const { txn, intent } = await threeDsPay();
-    stripe.faults.inject({ kind: 'server_error', executed: true }, { match: { path: `/v1/payment_intents/${intent}/cancel` } });
+    stripe.faults.inject(
+      { kind: 'server_error', executed: true },
+      { match: { path: `/v1/payment_intents/${intent}/cancel` } },
+    );
     await cli(['--json', 'renew', '--at', later(31)]);
     expect(row(txn).status).toBe(100040);
     expect(acct.state.intents.get(intent)?.status).toBe('canceled');
@@ -121,5 +149,4 @@ describe('a 3-D Secure session that ran out on Stripe', () => {
     expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
     expect(cancels(intent)).toHaveLength(1);
   });
-
 });

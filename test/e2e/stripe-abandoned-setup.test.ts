@@ -26,7 +26,8 @@ let plainPlan: string;
 let n = 0;
 
 const YEAR = String(new Date().getUTCFullYear() + 2);
-const card = (cardNumber: string) => JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
+const card = (cardNumber: string) =>
+  JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
 const cli = (args: string[]) => paygateAsync(['--db', db, ...args], env);
 const later = (minutes: number) => DateTime.utc().plus({ minutes }).toFormat('yyyy-MM-dd HH:mm:ss');
 const one = <T>(sql: string, ...args: unknown[]): T => {
@@ -37,10 +38,24 @@ const one = <T>(sql: string, ...args: unknown[]): T => {
     d.close();
   }
 };
-const row = (id: string) => one<{ status: number; fail_reason: string | null; channel_ref: string; payment_type: string }>('SELECT status, fail_reason, channel_ref, payment_type FROM transactions WHERE id = ?', id);
-const subStatus = (subId: string) => one<{ status: string }>('SELECT status FROM subscriptions WHERE id = ?', subId).status;
-type CardRow = { id: string; last4: string; stripe_customer_id: string | null; stripe_payment_method_id: string | null };
-const cardOf = (subId: string) => one<CardRow | undefined>('SELECT c.id, c.last4, c.stripe_customer_id, c.stripe_payment_method_id FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?', subId);
+const row = (id: string) =>
+  one<{ status: number; fail_reason: string | null; channel_ref: string; payment_type: string }>(
+    'SELECT status, fail_reason, channel_ref, payment_type FROM transactions WHERE id = ?',
+    id,
+  );
+const subStatus = (subId: string) =>
+  one<{ status: string }>('SELECT status FROM subscriptions WHERE id = ?', subId).status;
+type CardRow = {
+  id: string;
+  last4: string;
+  stripe_customer_id: string | null;
+  stripe_payment_method_id: string | null;
+};
+const cardOf = (subId: string) =>
+  one<CardRow | undefined>(
+    'SELECT c.id, c.last4, c.stripe_customer_id, c.stripe_payment_method_id FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?',
+    subId,
+  );
 
 beforeAll(async () => {
   stripe = await startStripeStandin();
@@ -50,12 +65,27 @@ beforeAll(async () => {
   db = join(t.dir, 'a.db');
   acct = stripe.createAccount();
   m = createMerchant(db, 2, 'Abandoned Setups');
-  const up = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', acct.secretKey]);
+  const up = await cli([
+    'merchant',
+    'update',
+    m.merchantId,
+    '--channel',
+    'stripe',
+    '--stripe-secret-key',
+    acct.secretKey,
+  ]);
   if (up.status !== 0) throw new Error(up.stderr);
   srv = await startServe({ dbPath: db, env });
   const plan = async (trialDays: number) => {
     n++;
-    const r = await client(srv.url, m).post('/subscription/plan/create', { planName: `Plan ${n}`, price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, ...(trialDays ? { trialDays } : {}) });
+    const r = await client(srv.url, m).post('/subscription/plan/create', {
+      planName: `Plan ${n}`,
+      price: '9.99',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+      ...(trialDays ? { trialDays } : {}),
+    });
     expect(r.body.rtn_code, r.text).toBe('0000');
     return r.body.data.planId as string;
   };
@@ -70,7 +100,13 @@ afterAll(async () => {
 
 async function subscribe(planId: string, cardNumber: string) {
   n++;
-  const r = await client(srv.url, m).post('/subscription/create', { requestId: `s-${n}`, relationId: `s-${n}`, planId, userId: `u-${n}`, cardInfo: card(cardNumber) });
+  const r = await client(srv.url, m).post('/subscription/create', {
+    requestId: `s-${n}`,
+    relationId: `s-${n}`,
+    planId,
+    userId: `u-${n}`,
+    cardInfo: card(cardNumber),
+  });
   expect(r.body.rtn_code, r.text).toBe('0000');
   return r.body.data as { subscriptionId: string; status: string; transactionOrderId: string };
 }
@@ -89,7 +125,10 @@ async function threeDsCardUpdate(): Promise<{ sub: string; txn: string; intent: 
   const s = await subscribe(plainPlan, '4242424242424242');
   expect(s.status).toBe('200000');
   const old = cardOf(s.subscriptionId);
-  const r = await client(srv.url, m).post('/subscription/card/update', { subscriptionId: s.subscriptionId, cardInfo: card('4000002760003184') });
+  const r = await client(srv.url, m).post('/subscription/card/update', {
+    subscriptionId: s.subscriptionId,
+    cardInfo: card('4000002760003184'),
+  });
   expect(r.body.data?.status, r.text).toBe('100040');
   const txn = r.body.data.transactionOrderId as string;
   expect(row(txn)).toMatchObject({ payment_type: 'CARD_CHECK', channel_ref: expect.stringMatching(/^seti_/) });
@@ -97,14 +136,18 @@ async function threeDsCardUpdate(): Promise<{ sub: string; txn: string; intent: 
 }
 
 const completeOnStripe = (intent: string, outcome: 'pass' | 'fail') =>
-  fetch(`${stripe.url}/3ds/${intent}/complete?client_secret=${encodeURIComponent(acct.state.setupIntents.get(intent)?.clientSecret ?? '')}&outcome=${outcome}`, { redirect: 'manual' });
-const cancels = (intent: string) => stripe.requests.filter((q) => q.method === 'POST' && q.path === `/v1/setup_intents/${intent}/cancel`);
+  fetch(
+    `${stripe.url}/3ds/${intent}/complete?client_secret=${encodeURIComponent(acct.state.setupIntents.get(intent)?.clientSecret ?? '')}&outcome=${outcome}`,
+    { redirect: 'manual' },
+  );
+const cancels = (intent: string) =>
+  stripe.requests.filter((q) => q.method === 'POST' && q.path === `/v1/setup_intents/${intent}/cancel`);
 const sweep = async (minutes: number) => {
   const r = await cli(['--json', 'renew', '--at', later(minutes)]);
   expect(r.status, r.stderr).toBe(0);
 };
 
-describe('a trial plan\'s 3-D Secure card check that ran out on Stripe', () => {
+describe("a trial plan's 3-D Secure card check that ran out on Stripe", () => {
   it('the sweep cancels the SetupIntent (abandoned, keyed by the payment) and records EXPIRED, the subscription EXPIRED; the challenge finished later saves nothing', async () => {
     const { sub, txn, intent } = await threeDsTrial();
     await sweep(31);
@@ -128,7 +171,9 @@ describe('a trial plan\'s 3-D Secure card check that ran out on Stripe', () => {
     expect(acct.state.setupIntents.get(intent)?.status).toBe('succeeded');
     expect(row(txn)).toMatchObject({ status: 200000, fail_reason: null });
     expect(subStatus(sub)).toBe('ACTIVE');
-    expect(cardOf(sub)).toMatchObject({ stripe_payment_method_id: acct.state.setupIntents.get(intent)?.paymentMethodId });
+    expect(cardOf(sub)).toMatchObject({
+      stripe_payment_method_id: acct.state.setupIntents.get(intent)?.paymentMethodId,
+    });
   });
 
   it('the challenge failed at Stripe meanwhile (webhook missed): the SetupIntent is closed (cancelled) and recorded 300000 authentication_failed, the subscription EXPIRED', async () => {
@@ -157,7 +202,10 @@ describe('a trial plan\'s 3-D Secure card check that ran out on Stripe', () => {
 
   it('cancelled at Stripe but the answer lost (500 stored for the key): the next sweep reads it cancelled and expires it without asking again', async () => {
     const { txn, intent } = await threeDsTrial();
-    stripe.faults.inject({ kind: 'server_error', executed: true }, { match: { path: `/v1/setup_intents/${intent}/cancel` } });
+    stripe.faults.inject(
+      { kind: 'server_error', executed: true },
+      { match: { path: `/v1/setup_intents/${intent}/cancel` } },
+    );
     await sweep(31);
     expect(row(txn).status).toBe(100040);
     expect(acct.state.setupIntents.get(intent)?.status).toBe('canceled');
@@ -167,7 +215,7 @@ describe('a trial plan\'s 3-D Secure card check that ran out on Stripe', () => {
   });
 });
 
-describe('a card update\'s 3-D Secure card check that ran out on Stripe', () => {
+describe("a card update's 3-D Secure card check that ran out on Stripe", () => {
   it('the sweep cancels the SetupIntent and records the CARD_CHECK EXPIRED; the old card stays, ids and all', async () => {
     const { sub, txn, intent, old } = await threeDsCardUpdate();
     await sweep(31);
@@ -185,18 +233,28 @@ describe('a card update\'s 3-D Secure card check that ran out on Stripe', () => 
     expect(cancels(intent)).toHaveLength(0);
     expect(row(txn)).toMatchObject({ status: 200000, fail_reason: null });
     const now = cardOf(sub);
-    expect(now).toMatchObject({ last4: '3184', stripe_customer_id: old?.stripe_customer_id, stripe_payment_method_id: acct.state.setupIntents.get(intent)?.paymentMethodId });
+    expect(now).toMatchObject({
+      last4: '3184',
+      stripe_customer_id: old?.stripe_customer_id,
+      stripe_payment_method_id: acct.state.setupIntents.get(intent)?.paymentMethodId,
+    });
     expect(now?.id).not.toBe(old?.id);
   });
 
   it('passed at the instant paygate cancels: Stripe refuses the cancel, the SetupIntent is read again and the new card recorded saved', async () => {
     const { sub, txn, intent } = await threeDsCardUpdate();
-    stripe.faults.inject({ kind: 'before', run: async () => void (await completeOnStripe(intent, 'pass')) }, { match: { path: `/v1/setup_intents/${intent}/cancel` } });
+    stripe.faults.inject(
+      { kind: 'before', run: async () => void (await completeOnStripe(intent, 'pass')) },
+      { match: { path: `/v1/setup_intents/${intent}/cancel` } },
+    );
     await sweep(31);
     expect(cancels(intent).map((q) => q.status)).toEqual([400]);
     expect(acct.state.setupIntents.get(intent)?.status).toBe('succeeded');
     expect(row(txn)).toMatchObject({ status: 200000, fail_reason: null });
-    expect(cardOf(sub)).toMatchObject({ last4: '3184', stripe_payment_method_id: acct.state.setupIntents.get(intent)?.paymentMethodId });
+    expect(cardOf(sub)).toMatchObject({
+      last4: '3184',
+      stripe_payment_method_id: acct.state.setupIntents.get(intent)?.paymentMethodId,
+    });
   });
 
   it('Stripe failing the cancel (500): left 100040 and the old card stays; the next sweep cancels it and expires it', async () => {

@@ -33,7 +33,20 @@ describe.skipIf(skipBrowser)('Stripe 3-D Secure hand-over in Chromium', () => {
     cleanup = t.cleanup;
     const db = join(t.dir, 'b.db');
     m = createMerchant(db, 2, 'Stripe Tea');
-    const up = await paygateAsync(['--db', db, 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', stripe.account.secretKey], env);
+    const up = await paygateAsync(
+      [
+        '--db',
+        db,
+        'merchant',
+        'update',
+        m.merchantId,
+        '--channel',
+        'stripe',
+        '--stripe-secret-key',
+        stripe.account.secretKey,
+      ],
+      env,
+    );
     if (up.status !== 0) throw new Error(up.stderr);
     srv = await startServe({ dbPath: db, env });
     shop = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`landed ${req.url}`));
@@ -41,7 +54,16 @@ describe.skipIf(skipBrowser)('Stripe 3-D Secure hand-over in Chromium', () => {
     shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -53,8 +75,12 @@ describe.skipIf(skipBrowser)('Stripe 3-D Secure hand-over in Chromium', () => {
   });
 
   const urls = { returnUrl: () => `${shopUrl}/ok`, failedUrl: () => `${shopUrl}/failed` };
-  const landed = (path: string) => (u: URL): boolean => u.origin === shopUrl && u.pathname === path;
-  const status = async (id: string) => (await client(srv.url, m).get(`/payment/${m.apiKey}/transaction/query`, { transactionOrderId: id })).body.data;
+  const landed =
+    (path: string) =>
+    (u: URL): boolean =>
+      u.origin === shopUrl && u.pathname === path;
+  const status = async (id: string) =>
+    (await client(srv.url, m).get(`/payment/${m.apiKey}/transaction/query`, { transactionOrderId: id })).body.data;
 
   async function transaction(fields: Record<string, unknown>) {
     n++;
@@ -78,8 +104,14 @@ describe.skipIf(skipBrowser)('Stripe 3-D Secure hand-over in Chromium', () => {
     await page.getByLabel('Security code').fill('123');
   }
 
-  it('PAY answered 100040: the 3DS url leads to Stripe\'s challenge; Complete lands on returnUrl and the payment is 200000', async () => {
-    const card = JSON.stringify({ holderName: 'Ada', cardNumber: '4000002500003155', month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
+  it("PAY answered 100040: the 3DS url leads to Stripe's challenge; Complete lands on returnUrl and the payment is 200000", async () => {
+    const card = JSON.stringify({
+      holderName: 'Ada',
+      cardNumber: '4000002500003155',
+      month: '12',
+      year: String(new Date().getUTCFullYear() + 2),
+      cvv: '123',
+    });
     const t = await transaction({ paymentType: 'PAY', cardInfo: card });
     expect(t.status).toBe('100040');
     const page = await browser.newPage();
@@ -99,7 +131,10 @@ describe.skipIf(skipBrowser)('Stripe 3-D Secure hand-over in Chromium', () => {
     page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
     await page.goto(t.url);
     await fillCard(page, '4000 0025 0000 3155');
-    await Promise.all([page.waitForURL((u) => u.href.startsWith(`${stripe.url}/3ds/`)), page.getByRole('button', { name: /^Pay/ }).click()]);
+    await Promise.all([
+      page.waitForURL((u) => u.href.startsWith(`${stripe.url}/3ds/`)),
+      page.getByRole('button', { name: /^Pay/ }).click(),
+    ]);
     await Promise.all([page.waitForURL(landed('/failed')), page.locator('#fail').click()]);
     expect(await status(t.transactionOrderId)).toMatchObject({ status: '300000', failReason: 'authentication_failed' });
     expect(errors).toEqual([]);
@@ -113,7 +148,11 @@ describe.skipIf(skipBrowser)('Stripe 3-D Secure hand-over in Chromium', () => {
     await fillCard(page, '4242 4242 4242 4242');
     await Promise.all([page.waitForURL(landed('/ok')), page.getByRole('button', { name: /^Pay/ }).click()]);
     expect(await status(t.transactionOrderId)).toMatchObject({ status: '200000' });
-    expect([...stripe.account.state.intents.values()].some((i) => i.metadata.paygate_transaction === t.transactionOrderId && i.status === 'succeeded')).toBe(true);
+    expect(
+      [...stripe.account.state.intents.values()].some(
+        (i) => i.metadata.paygate_transaction === t.transactionOrderId && i.status === 'succeeded',
+      ),
+    ).toBe(true);
     await page.close();
   });
 });

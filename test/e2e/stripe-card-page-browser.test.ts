@@ -37,12 +37,36 @@ describe.skipIf(skipBrowser)('the card-update page of a Stripe merchant in Chrom
     db = join(t.dir, 'c.db');
     rx = await startReceiver();
     m = createMerchant(db, 2, 'Stripe Tea Club');
-    const up = await paygateAsync(['--db', db, 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', stripe.account.secretKey, '--notify-url', rx.url('/hooks')], env);
+    const up = await paygateAsync(
+      [
+        '--db',
+        db,
+        'merchant',
+        'update',
+        m.merchantId,
+        '--channel',
+        'stripe',
+        '--stripe-secret-key',
+        stripe.account.secretKey,
+        '--notify-url',
+        rx.url('/hooks'),
+      ],
+      env,
+    );
     if (up.status !== 0) throw new Error(up.stderr);
     srv = await startServe({ dbPath: db, env });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -55,7 +79,14 @@ describe.skipIf(skipBrowser)('the card-update page of a Stripe merchant in Chrom
 
   it('a new card asking for 3DS: the page hands over to Stripe\'s challenge, Complete comes back "card updated"; the next run pays the retry with it', async () => {
     const c = client(srv.url, m);
-    const plan = await c.post('/subscription/plan/create', { planName: 'Tea Club', price: '12.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, trialDays: 7 });
+    const plan = await c.post('/subscription/plan/create', {
+      planName: 'Tea Club',
+      price: '12.00',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+      trialDays: 7,
+    });
     const year = String(new Date().getUTCFullYear() + 2);
     // 0341: Stripe saves it (the trial's SetupIntent succeeds) but declines every charge.
     const sub = await c.post('/subscription/create', {
@@ -68,7 +99,10 @@ describe.skipIf(skipBrowser)('the card-update page of a Stripe merchant in Chrom
     expect(sub.body.data, sub.text).toMatchObject({ status: '200000' });
     const subscriptionId = sub.body.data.subscriptionId as string;
     const renewEnv = { ...env, PAYGATE_PUBLIC_URL: srv.url };
-    const run = await paygateAsync(['--db', db, '--json', 'renew', '--at', DateTime.utc().plus({ days: 8 }).toFormat('yyyy-MM-dd HH:mm:ss')], renewEnv);
+    const run = await paygateAsync(
+      ['--db', db, '--json', 'renew', '--at', DateTime.utc().plus({ days: 8 }).toFormat('yyyy-MM-dd HH:mm:ss')],
+      renewEnv,
+    );
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ failed: 1, retriesScheduled: 1 });
     const link = rx.received.find((r) => r.body.eventType === 'RENEW_FAILED')?.body.updateCardUrl as string;
@@ -83,18 +117,38 @@ describe.skipIf(skipBrowser)('the card-update page of a Stripe merchant in Chrom
     await page.getByLabel('Month (MM)').fill('12');
     await page.getByLabel('Year (YYYY)').fill(year);
     await page.getByLabel('Security code').fill('123');
-    await Promise.all([page.waitForURL((u) => u.href.startsWith(`${stripe.url}/3ds/seti_`)), page.getByRole('button', { name: 'Save card' }).click()]);
-    await Promise.all([page.waitForURL((u) => u.href.startsWith(`${srv.url}/3ds/return/`)), page.locator('#pass').click()]);
+    await Promise.all([
+      page.waitForURL((u) => u.href.startsWith(`${stripe.url}/3ds/seti_`)),
+      page.getByRole('button', { name: 'Save card' }).click(),
+    ]);
+    await Promise.all([
+      page.waitForURL((u) => u.href.startsWith(`${srv.url}/3ds/return/`)),
+      page.locator('#pass').click(),
+    ]);
     expect(await page.locator('h1').textContent()).toBe('Card updated');
     expect(errors).toEqual([]);
     await page.close();
 
     const d = new Database(db, { readonly: true });
-    const card = d.prepare('SELECT c.last4, c.pan_enc, c.stripe_payment_method_id AS pm FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?').get(subscriptionId) as { last4: string; pan_enc: string | null; pm: string };
+    const card = d
+      .prepare(
+        'SELECT c.last4, c.pan_enc, c.stripe_payment_method_id AS pm FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?',
+      )
+      .get(subscriptionId) as { last4: string; pan_enc: string | null; pm: string };
     d.close();
     expect(card).toMatchObject({ last4: '3155', pan_enc: null });
     // The retry became due at once; the run charges it off-session with the new PaymentMethod.
-    const retry = await paygateAsync(['--db', db, '--json', 'renew', '--at', DateTime.utc().plus({ days: 8, minutes: 5 }).toFormat('yyyy-MM-dd HH:mm:ss')], renewEnv);
+    const retry = await paygateAsync(
+      [
+        '--db',
+        db,
+        '--json',
+        'renew',
+        '--at',
+        DateTime.utc().plus({ days: 8, minutes: 5 }).toFormat('yyyy-MM-dd HH:mm:ss'),
+      ],
+      renewEnv,
+    );
     expect(retry.status, retry.stderr).toBe(0);
     const paid = [...stripe.account.state.intents.values()].filter((i) => i.paymentMethodId === card.pm);
     expect(paid).toEqual([expect.objectContaining({ offSession: true, status: 'succeeded', amount: 1200 })]);

@@ -49,7 +49,17 @@ beforeAll(async () => {
   db = join(t.dir, 's.db');
   acct = stripe.createAccount();
   m = createMerchant(db, 2, 'Stripe Cards');
-  const up = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', acct.secretKey, '--stripe-webhook-secret', acct.webhookSecret]);
+  const up = await cli([
+    'merchant',
+    'update',
+    m.merchantId,
+    '--channel',
+    'stripe',
+    '--stripe-secret-key',
+    acct.secretKey,
+    '--stripe-webhook-secret',
+    acct.webhookSecret,
+  ]);
   if (up.status !== 0) throw new Error(up.stderr);
   srv = await startServe({ dbPath: db, env });
 });
@@ -63,24 +73,55 @@ const c = () => client(srv.url, m);
 
 async function plan(price: string, trialDays = 0): Promise<string> {
   n++;
-  const r = await c().post('/subscription/plan/create', { planName: `Plan ${n}`, price, currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, ...(trialDays ? { trialDays } : {}) });
+  const r = await c().post('/subscription/plan/create', {
+    planName: `Plan ${n}`,
+    price,
+    currency: 'USD',
+    cycleType: 'MONTHLY',
+    cycleLength: 1,
+    ...(trialDays ? { trialDays } : {}),
+  });
   expect(r.body.rtn_code, r.text).toBe('0000');
   return r.body.data.planId as string;
 }
 
 async function subscribe(planId: string, cardNumber: string) {
   n++;
-  const r = await c().post('/subscription/create', { requestId: `sc-${n}`, relationId: `sc-${n}`, planId, userId: `u-${n}`, cardInfo: card(cardNumber) });
+  const r = await c().post('/subscription/create', {
+    requestId: `sc-${n}`,
+    relationId: `sc-${n}`,
+    planId,
+    userId: `u-${n}`,
+    cardInfo: card(cardNumber),
+  });
   expect(r.body.rtn_code, r.text).toBe('0000');
   return r.body.data as { subscriptionId: string; status: string; transactionOrderId: string; url?: string };
 }
 
-type CardRow = { id: string; channel: string; pan_enc: string | null; last4: string; stripe_customer_id: string | null; stripe_payment_method_id: string | null };
-const cardOf = (subId: string): CardRow | undefined => rows<CardRow>('SELECT c.* FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?', subId)[0];
-const subStatus = (subId: string) => one<{ status: string; plan_id: string }>('SELECT status, plan_id FROM subscriptions WHERE id = ?', subId);
-const txn = (id: string) => one<{ status: number; fail_reason: string | null; channel: string; channel_ref: string | null; payment_type: string }>('SELECT status, fail_reason, channel, channel_ref, payment_type FROM transactions WHERE id = ?', id);
-const setupsOf = (txnId: string) => [...acct.state.setupIntents.values()].filter((s) => s.metadata.paygate_transaction === txnId);
-const intentsOn = (pmId: string | null | undefined) => [...acct.state.intents.values()].filter((i) => i.paymentMethodId === pmId);
+type CardRow = {
+  id: string;
+  channel: string;
+  pan_enc: string | null;
+  last4: string;
+  stripe_customer_id: string | null;
+  stripe_payment_method_id: string | null;
+};
+const cardOf = (subId: string): CardRow | undefined =>
+  rows<CardRow>('SELECT c.* FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?', subId)[0];
+const subStatus = (subId: string) =>
+  one<{ status: string; plan_id: string }>('SELECT status, plan_id FROM subscriptions WHERE id = ?', subId);
+const txn = (id: string) =>
+  one<{
+    status: number;
+    fail_reason: string | null;
+    channel: string;
+    channel_ref: string | null;
+    payment_type: string;
+  }>('SELECT status, fail_reason, channel, channel_ref, payment_type FROM transactions WHERE id = ?', id);
+const setupsOf = (txnId: string) =>
+  [...acct.state.setupIntents.values()].filter((s) => s.metadata.paygate_transaction === txnId);
+const intentsOn = (pmId: string | null | undefined) =>
+  [...acct.state.intents.values()].filter((i) => i.paymentMethodId === pmId);
 
 /** The shopper's way through paygate's 3DS page to Stripe's challenge and back (the stand-in's page). */
 async function handOver(url: string, choice: 'pass' | 'fail'): Promise<Response> {
@@ -97,7 +138,7 @@ describe('a plan with a trial for a Stripe merchant: the card is saved by a Setu
     trialPlan = await plan('9.99', 14);
   });
 
-  it('4242…: 200000 ACTIVE; one SetupIntent (usage off_session) and no charge; the card row holds Stripe\'s ids, no number; the first renewal charges off-session through a PaymentIntent', async () => {
+  it("4242…: 200000 ACTIVE; one SetupIntent (usage off_session) and no charge; the card row holds Stripe's ids, no number; the first renewal charges off-session through a PaymentIntent", async () => {
     const sub = await subscribe(trialPlan, '4242424242424242');
     expect(sub.status).toBe('200000');
     expect(subStatus(sub.subscriptionId).status).toBe('ACTIVE');
@@ -107,9 +148,17 @@ describe('a plan with a trial for a Stripe merchant: the card is saved by a Setu
     const [si] = setupsOf(sub.transactionOrderId);
     expect(si).toMatchObject({ id: t.channel_ref, status: 'succeeded', usage: 'off_session' });
     const kept = cardOf(sub.subscriptionId);
-    expect(kept).toMatchObject({ channel: 'stripe', pan_enc: null, last4: '4242', stripe_customer_id: si?.customerId, stripe_payment_method_id: si?.paymentMethodId });
+    expect(kept).toMatchObject({
+      channel: 'stripe',
+      pan_enc: null,
+      last4: '4242',
+      stripe_customer_id: si?.customerId,
+      stripe_payment_method_id: si?.paymentMethodId,
+    });
     expect(intentsOn(si?.paymentMethodId)).toHaveLength(0);
-    const keys = stripe.requests.filter((q) => q.idempotencyKey?.startsWith(`paygate:${sub.transactionOrderId}:0:`)).map((q) => q.idempotencyKey?.split(':').at(-1));
+    const keys = stripe.requests
+      .filter((q) => q.idempotencyKey?.startsWith(`paygate:${sub.transactionOrderId}:0:`))
+      .map((q) => q.idempotencyKey?.split(':').at(-1));
     expect(keys).toEqual(['payment_method', 'customer', 'setup_intent', 'setup_confirm']);
 
     const r = await cli(['--json', 'renew', '--at', at({ days: 15 })]);
@@ -119,7 +168,15 @@ describe('a plan with a trial for a Stripe merchant: the card is saved by a Setu
       sub.subscriptionId,
     );
     expect(renewal).toEqual([{ status: 'SUCCESS', amount: 999, channel_ref: expect.stringMatching(/^pi_/) }]);
-    expect(intentsOn(si?.paymentMethodId)).toEqual([expect.objectContaining({ id: renewal[0]?.channel_ref, offSession: true, amount: 999, status: 'succeeded', customerId: si?.customerId })]);
+    expect(intentsOn(si?.paymentMethodId)).toEqual([
+      expect.objectContaining({
+        id: renewal[0]?.channel_ref,
+        offSession: true,
+        amount: 999,
+        status: 'succeeded',
+        customerId: si?.customerId,
+      }),
+    ]);
   });
 
   it('a declined card: 300000 card_declined, the subscription EXPIRED and its card row gone', async () => {
@@ -128,10 +185,13 @@ describe('a plan with a trial for a Stripe merchant: the card is saved by a Setu
     expect(txn(sub.transactionOrderId)).toMatchObject({ status: 300000, fail_reason: 'card_declined' });
     expect(subStatus(sub.subscriptionId).status).toBe('EXPIRED');
     expect(cardOf(sub.subscriptionId)).toBeUndefined();
-    expect(setupsOf(sub.transactionOrderId)[0]).toMatchObject({ status: 'requires_payment_method', lastError: { code: 'card_declined' } });
+    expect(setupsOf(sub.transactionOrderId)[0]).toMatchObject({
+      status: 'requires_payment_method',
+      lastError: { code: 'card_declined' },
+    });
   });
 
-  it('3DS: 100040 with paygate\'s page, handed over to Stripe\'s challenge for the SetupIntent and back; then renewals succeed off-session', async () => {
+  it("3DS: 100040 with paygate's page, handed over to Stripe's challenge for the SetupIntent and back; then renewals succeed off-session", async () => {
     const sub = await subscribe(trialPlan, '4000002500003155');
     expect(sub.status).toBe('100040');
     expect(subStatus(sub.subscriptionId).status).toBe('INCOMPLETE');
@@ -142,7 +202,12 @@ describe('a plan with a trial for a Stripe merchant: the card is saved by a Setu
     expect(subStatus(sub.subscriptionId).status).toBe('ACTIVE');
     const r = await cli(['--json', 'renew', '--at', at({ days: 15 })]);
     expect(r.status, r.stderr).toBe(0);
-    expect(one<{ status: string }>("SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW'", sub.subscriptionId).status).toBe('SUCCESS');
+    expect(
+      one<{ status: string }>(
+        "SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW'",
+        sub.subscriptionId,
+      ).status,
+    ).toBe('SUCCESS');
   });
 
   it('3DS completed at Stripe without coming back: setup_intent.succeeded on the webhook settles it; a failed one expires the subscription', async () => {
@@ -150,12 +215,19 @@ describe('a plan with a trial for a Stripe merchant: the card is saved by a Setu
     try {
       const ok = await subscribe(trialPlan, '4000002500003155');
       const bad = await subscribe(trialPlan, '4000002500003155');
-      for (const [s, outcome] of [[ok, 'pass'], [bad, 'fail']] as const) {
+      for (const [s, outcome] of [
+        [ok, 'pass'],
+        [bad, 'fail'],
+      ] as const) {
         const si = setupsOf(s.transactionOrderId)[0];
-        await fetch(`${stripe.url}/3ds/${si?.id}/complete?client_secret=${si?.clientSecret}&outcome=${outcome}`, { redirect: 'manual' });
+        await fetch(`${stripe.url}/3ds/${si?.id}/complete?client_secret=${si?.clientSecret}&outcome=${outcome}`, {
+          redirect: 'manual',
+        });
       }
       await stripe.webhooksIdle();
-      expect(stripe.deliveries.filter((d) => d.type.startsWith('setup_intent.')).map((d) => [d.type, d.status])).toEqual(
+      expect(
+        stripe.deliveries.filter((d) => d.type.startsWith('setup_intent.')).map((d) => [d.type, d.status]),
+      ).toEqual(
         expect.arrayContaining([
           ['setup_intent.succeeded', 200],
           ['setup_intent.setup_failed', 200],
@@ -170,7 +242,10 @@ describe('a plan with a trial for a Stripe merchant: the card is saved by a Setu
   });
 
   it('a timeout after Stripe saved the card: 100000 with the SetupIntent recorded; the renewal run reads it (no second SetupIntent, no second confirm) and the subscription starts', async () => {
-    stripe.faults.inject({ kind: 'timeout', afterMs: 60_000 }, { match: { path: /^\/v1\/setup_intents\/[^/]+\/confirm$/ } });
+    stripe.faults.inject(
+      { kind: 'timeout', afterMs: 60_000 },
+      { match: { path: /^\/v1\/setup_intents\/[^/]+\/confirm$/ } },
+    );
     const sub = await subscribe(trialPlan, '4242424242424242');
     expect(sub.status).toBe('100000');
     const t = txn(sub.transactionOrderId);
@@ -182,7 +257,9 @@ describe('a plan with a trial for a Stripe merchant: the card is saved by a Setu
     expect(txn(sub.transactionOrderId).status).toBe(200000);
     expect(subStatus(sub.subscriptionId).status).toBe('ACTIVE');
     expect(setupsOf(sub.transactionOrderId)).toHaveLength(1);
-    expect(stripe.requests.filter((q) => q.idempotencyKey === `paygate:${sub.transactionOrderId}:0:setup_confirm`)).toHaveLength(1);
+    expect(
+      stripe.requests.filter((q) => q.idempotencyKey === `paygate:${sub.transactionOrderId}:0:setup_confirm`),
+    ).toHaveLength(1);
   }, 40_000);
 });
 
@@ -191,25 +268,40 @@ describe('card update for a subscription whose card Stripe keeps', () => {
   beforeAll(async () => {
     planId = await plan('9.99');
   });
-  const update = (subscriptionId: string, cardNumber: string) => c().post('/subscription/card/update', { subscriptionId, cardInfo: card(cardNumber) });
+  const update = (subscriptionId: string, cardNumber: string) =>
+    c().post('/subscription/card/update', { subscriptionId, cardInfo: card(cardNumber) });
 
-  it('a new card becomes a PaymentMethod on the subscription\'s Customer (SetupIntent, no charge); its ids replace the old card; renewals charge it', async () => {
+  it("a new card becomes a PaymentMethod on the subscription's Customer (SetupIntent, no charge); its ids replace the old card; renewals charge it", async () => {
     const sub = await subscribe(planId, '4242424242424242');
     const old = cardOf(sub.subscriptionId);
     const charges = acct.state.charges.size;
     const r = await update(sub.subscriptionId, '5555555555554444');
     expect(r.body.data, r.text).toMatchObject({ status: '200000', card: '555555******4444' });
     const now = cardOf(sub.subscriptionId);
-    expect(now).toMatchObject({ channel: 'stripe', pan_enc: null, last4: '4444', stripe_customer_id: old?.stripe_customer_id });
+    expect(now).toMatchObject({
+      channel: 'stripe',
+      pan_enc: null,
+      last4: '4444',
+      stripe_customer_id: old?.stripe_customer_id,
+    });
     expect(now?.stripe_payment_method_id).not.toBe(old?.stripe_payment_method_id);
     expect(rows('SELECT id FROM cards WHERE id = ?', old?.id)).toEqual([]);
-    expect(acct.state.paymentMethods.get(now?.stripe_payment_method_id ?? '')).toMatchObject({ customerId: old?.stripe_customer_id, setUpOffSession: true });
+    expect(acct.state.paymentMethods.get(now?.stripe_payment_method_id ?? '')).toMatchObject({
+      customerId: old?.stripe_customer_id,
+      setUpOffSession: true,
+    });
     const check = txn(r.body.data.transactionOrderId as string);
-    expect(check).toMatchObject({ payment_type: 'CARD_CHECK', channel: 'stripe', channel_ref: expect.stringMatching(/^seti_/) });
+    expect(check).toMatchObject({
+      payment_type: 'CARD_CHECK',
+      channel: 'stripe',
+      channel_ref: expect.stringMatching(/^seti_/),
+    });
     expect(acct.state.charges.size).toBe(charges);
     const run = await cli(['--json', 'renew', '--at', at({ days: 32 })]);
     expect(run.status, run.stderr).toBe(0);
-    expect(intentsOn(now?.stripe_payment_method_id)).toEqual([expect.objectContaining({ offSession: true, status: 'succeeded', amount: 999 })]);
+    expect(intentsOn(now?.stripe_payment_method_id)).toEqual([
+      expect.objectContaining({ offSession: true, status: 'succeeded', amount: 999 }),
+    ]);
   });
 
   it('a declined card: 300000 with the reason; the old card stays, ids and all', async () => {
@@ -218,17 +310,23 @@ describe('card update for a subscription whose card Stripe keeps', () => {
     const r = await update(sub.subscriptionId, '4000000000009995');
     expect(r.body.data).toMatchObject({ status: '300000', failReason: 'insufficient_funds', card: '424242******4242' });
     expect(cardOf(sub.subscriptionId)).toEqual(old);
-    expect(rows<{ c: number }>("SELECT count(*) AS c FROM cards WHERE merchant_id = ? AND last4 = '9995'", m.merchantId)[0]?.c).toBe(0);
+    expect(
+      rows<{ c: number }>("SELECT count(*) AS c FROM cards WHERE merchant_id = ? AND last4 = '9995'", m.merchantId)[0]
+        ?.c,
+    ).toBe(0);
   });
 
-  it('3DS: 100040; paygate\'s page hands over to Stripe; a failed challenge ends 300000 authentication_failed and the old card stays', async () => {
+  it("3DS: 100040; paygate's page hands over to Stripe; a failed challenge ends 300000 authentication_failed and the old card stays", async () => {
     const sub = await subscribe(planId, '4242424242424242');
     const old = cardOf(sub.subscriptionId);
     const r = await update(sub.subscriptionId, '4000002760003184');
     expect(r.body.data.status).toBe('100040');
     const back = await handOver(r.body.data.url as string, 'fail');
     expect(back.url.startsWith(`${srv.url}/3ds/return/${r.body.data.transactionOrderId}`)).toBe(true);
-    expect(txn(r.body.data.transactionOrderId as string)).toMatchObject({ status: 300000, fail_reason: 'authentication_failed' });
+    expect(txn(r.body.data.transactionOrderId as string)).toMatchObject({
+      status: 300000,
+      fail_reason: 'authentication_failed',
+    });
     expect(cardOf(sub.subscriptionId)).toEqual(old);
   });
 
@@ -237,7 +335,10 @@ describe('card update for a subscription whose card Stripe keeps', () => {
     const old = cardOf(sub.subscriptionId);
     acct.setWebhookUrl(`${srv.url}/channel/stripe/${m.merchantId}/webhook`);
     try {
-      stripe.faults.inject({ kind: 'timeout', afterMs: 60_000 }, { match: { path: /^\/v1\/setup_intents\/[^/]+\/confirm$/ } });
+      stripe.faults.inject(
+        { kind: 'timeout', afterMs: 60_000 },
+        { match: { path: /^\/v1\/setup_intents\/[^/]+\/confirm$/ } },
+      );
       const r = await update(sub.subscriptionId, '5555555555554444');
       expect(r.body.data, r.text).toMatchObject({ status: '100000', card: '424242******4242' });
       const checkId = r.body.data.transactionOrderId as string;
@@ -258,7 +359,10 @@ describe('card update for a subscription whose card Stripe keeps', () => {
   it('a 500 after Stripe saved the card: 100000, the old card stays; the renewal run reads the SetupIntent (no second one) and the new card takes over', async () => {
     const sub = await subscribe(planId, '4242424242424242');
     const old = cardOf(sub.subscriptionId);
-    stripe.faults.inject({ kind: 'server_error', executed: true }, { match: { path: /^\/v1\/setup_intents\/[^/]+\/confirm$/ } });
+    stripe.faults.inject(
+      { kind: 'server_error', executed: true },
+      { match: { path: /^\/v1\/setup_intents\/[^/]+\/confirm$/ } },
+    );
     const r = await update(sub.subscriptionId, '5555555555554444');
     expect(r.body.data, r.text).toMatchObject({ status: '100000', card: '424242******4242' });
     expect(cardOf(sub.subscriptionId)).toEqual(old);
@@ -278,7 +382,8 @@ describe('plan change NOW for a card Stripe keeps: the proration is charged off-
     basic = await plan('9.99');
     pro = await plan('29.99');
   });
-  const change = (subscriptionId: string, planId: string) => c().post('/subscription/change', { subscriptionId, planId, when: 'NOW' });
+  const change = (subscriptionId: string, planId: string) =>
+    c().post('/subscription/change', { subscriptionId, planId, when: 'NOW' });
 
   it('CHANGED: one off-session PaymentIntent for the new price less the credit, keyed by the CHANGE record; the plan switches', async () => {
     const sub = await subscribe(basic, '4242424242424242');
@@ -287,9 +392,21 @@ describe('plan change NOW for a card Stripe keeps: the proration is charged off-
     expect(r.body.data, r.text).toMatchObject({ result: 'CHANGED', planId: pro });
     const record = r.body.data.record as { recordId: string; amount: number; transactionOrderId: string };
     const charged = intentsOn(kept?.stripe_payment_method_id).filter((i) => i.offSession);
-    expect(charged).toEqual([expect.objectContaining({ amount: Math.round(record.amount * 100), status: 'succeeded', customerId: kept?.stripe_customer_id })]);
-    expect(txn(record.transactionOrderId)).toMatchObject({ status: 200000, channel: 'stripe', channel_ref: charged[0]?.id });
-    const keys = stripe.requests.filter((q) => q.idempotencyKey?.startsWith(`paygate:${record.recordId}:0:`)).map((q) => q.idempotencyKey?.split(':').at(-1));
+    expect(charged).toEqual([
+      expect.objectContaining({
+        amount: Math.round(record.amount * 100),
+        status: 'succeeded',
+        customerId: kept?.stripe_customer_id,
+      }),
+    ]);
+    expect(txn(record.transactionOrderId)).toMatchObject({
+      status: 200000,
+      channel: 'stripe',
+      channel_ref: charged[0]?.id,
+    });
+    const keys = stripe.requests
+      .filter((q) => q.idempotencyKey?.startsWith(`paygate:${record.recordId}:0:`))
+      .map((q) => q.idempotencyKey?.split(':').at(-1));
     expect(keys).toEqual(['payment_intent', 'confirm']);
     expect(subStatus(sub.subscriptionId).plan_id).toBe(pro);
   });
@@ -299,11 +416,20 @@ describe('plan change NOW for a card Stripe keeps: the proration is charged off-
     const kept = cardOf(sub.subscriptionId);
     const before = intentsOn(kept?.stripe_payment_method_id).length;
     const r = await change(sub.subscriptionId, basic);
-    expect(r.body.data, r.text).toMatchObject({ result: 'CHANGED', planId: basic, record: { amount: 0, status: 'SUCCESS' } });
+    expect(r.body.data, r.text).toMatchObject({
+      result: 'CHANGED',
+      planId: basic,
+      record: { amount: 0, status: 'SUCCESS' },
+    });
     expect(r.body.data.creditBalance).toBeGreaterThan(9.99);
     const run = await cli(['--json', 'renew', '--at', at({ days: 32 })]);
     expect(run.status, run.stderr).toBe(0);
-    expect(one<{ status: string; amount: number }>("SELECT status, amount FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW' AND status IN ('SUCCESS', 'FAILED')", sub.subscriptionId)).toEqual({ status: 'SUCCESS', amount: 0 });
+    expect(
+      one<{ status: string; amount: number }>(
+        "SELECT status, amount FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW' AND status IN ('SUCCESS', 'FAILED')",
+        sub.subscriptionId,
+      ),
+    ).toEqual({ status: 'SUCCESS', amount: 0 });
     expect(intentsOn(kept?.stripe_payment_method_id)).toHaveLength(before);
   });
 
@@ -315,7 +441,11 @@ describe('plan change NOW for a card Stripe keeps: the proration is charged off-
     expect(subStatus(sub.subscriptionId).status).toBe('ACTIVE');
     const charges = acct.state.charges.size;
     const r = await change(sub.subscriptionId, pro);
-    expect(r.body.data, r.text).toMatchObject({ result: 'DECLINED', failReason: 'authentication_required', planId: basic });
+    expect(r.body.data, r.text).toMatchObject({
+      result: 'DECLINED',
+      failReason: 'authentication_required',
+      planId: basic,
+    });
     expect(r.body.data.record).toMatchObject({ status: 'FAILED' });
     expect(subStatus(sub.subscriptionId).plan_id).toBe(basic);
     expect(acct.state.charges.size).toBe(charges);
@@ -324,7 +454,10 @@ describe('plan change NOW for a card Stripe keeps: the proration is charged off-
   it('a timeout after Stripe charged: PENDING, nothing moved yet; a second change is 1008; the renewal run reads the same intent and records the change — one charge', async () => {
     const sub = await subscribe(basic, '4242424242424242');
     const kept = cardOf(sub.subscriptionId);
-    stripe.faults.inject({ kind: 'timeout', afterMs: 60_000 }, { match: { path: /^\/v1\/payment_intents\/[^/]+\/confirm$/ } });
+    stripe.faults.inject(
+      { kind: 'timeout', afterMs: 60_000 },
+      { match: { path: /^\/v1\/payment_intents\/[^/]+\/confirm$/ } },
+    );
     const r = await change(sub.subscriptionId, pro);
     expect(r.body.data, r.text).toMatchObject({ result: 'PENDING', planId: basic, record: { status: 'PENDING' } });
     const record = r.body.data.record as { recordId: string; transactionOrderId: string };
@@ -337,7 +470,9 @@ describe('plan change NOW for a card Stripe keeps: the proration is charged off-
     const run = await cli(['--json', 'renew', '--at', at({ minutes: 11 })]);
     expect(run.status, run.stderr).toBe(0);
     expect(subStatus(sub.subscriptionId).plan_id).toBe(pro);
-    expect(one<{ status: string }>('SELECT status FROM billing_records WHERE id = ?', record.recordId).status).toBe('SUCCESS');
+    expect(one<{ status: string }>('SELECT status FROM billing_records WHERE id = ?', record.recordId).status).toBe(
+      'SUCCESS',
+    );
     expect(txn(record.transactionOrderId)).toMatchObject({ status: 200000, channel_ref: ref });
     expect(acct.state.charges.size).toBe(charges);
     expect(intentsOn(kept?.stripe_payment_method_id).filter((i) => i.offSession)).toHaveLength(1);
@@ -346,15 +481,39 @@ describe('plan change NOW for a card Stripe keeps: the proration is charged off-
 });
 
 describe('a revoked key', () => {
-  it('card update: 9999 with Stripe\'s reason, the old card stays; plan change now: 9999, the plan stays and the change is over', async () => {
+  it("card update: 9999 with Stripe's reason, the old card stays; plan change now: 9999, the plan stays and the change is over", async () => {
     const other = stripe.createAccount();
     const m2 = createMerchant(db, 2, 'Revoked Cards');
-    const up = await cli(['merchant', 'update', m2.merchantId, '--channel', 'stripe', '--stripe-secret-key', other.secretKey]);
+    const up = await cli([
+      'merchant',
+      'update',
+      m2.merchantId,
+      '--channel',
+      'stripe',
+      '--stripe-secret-key',
+      other.secretKey,
+    ]);
     expect(up.status, up.stderr).toBe(0);
     const c2 = client(srv.url, m2);
-    const plans = await Promise.all(['9.99', '19.99'].map((price) => c2.post('/subscription/plan/create', { planName: `R ${price}`, price, currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 })));
+    const plans = await Promise.all(
+      ['9.99', '19.99'].map((price) =>
+        c2.post('/subscription/plan/create', {
+          planName: `R ${price}`,
+          price,
+          currency: 'USD',
+          cycleType: 'MONTHLY',
+          cycleLength: 1,
+        }),
+      ),
+    );
     const [basic, pro] = plans.map((p) => p.body.data.planId as string);
-    const sub = await c2.post('/subscription/create', { requestId: 'rv-1', relationId: 'rv-1', planId: basic, userId: 'rv', cardInfo: card('4242424242424242') });
+    const sub = await c2.post('/subscription/create', {
+      requestId: 'rv-1',
+      relationId: 'rv-1',
+      planId: basic,
+      userId: 'rv',
+      cardInfo: card('4242424242424242'),
+    });
     expect(sub.body.data.status).toBe('200000');
     const subscriptionId = sub.body.data.subscriptionId as string;
     const old = cardOf(subscriptionId);
@@ -368,18 +527,31 @@ describe('a revoked key', () => {
     expect(ch.body.rtn_code).toBe('9999');
     expect(subStatus(subscriptionId).plan_id).toBe(basic);
     // Over, not left in flight: once the key works again a new change may be asked for.
-    expect(rows("SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type = 'CHANGE'", subscriptionId)).toEqual([{ status: 'FAILED' }]);
+    expect(
+      rows("SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type = 'CHANGE'", subscriptionId),
+    ).toEqual([{ status: 'FAILED' }]);
   });
 });
 
 describe('the CLI on a Stripe merchant: sub update-card and sub change --now', () => {
-  it('update-card saves the new card on the subscription\'s Customer; change --now charges the difference off-session; no card number in the output', async () => {
+  it("update-card saves the new card on the subscription's Customer; change --now charges the difference off-session; no card number in the output", async () => {
     const basic = await plan('5.00');
     const pro = await plan('15.00');
     const sub = await subscribe(basic, '4242424242424242');
     const old = cardOf(sub.subscriptionId);
     used.add('5555555555554444');
-    const up = await cli(['--json', 'sub', 'update-card', sub.subscriptionId, '--card', '5555555555554444', '--exp', `12/${YEAR}`, '--cvv', '321']);
+    const up = await cli([
+      '--json',
+      'sub',
+      'update-card',
+      sub.subscriptionId,
+      '--card',
+      '5555555555554444',
+      '--exp',
+      `12/${YEAR}`,
+      '--cvv',
+      '321',
+    ]);
     expect(up.status, up.stderr).toBe(0);
     expect(JSON.parse(up.stdout)).toMatchObject({ status: '200000', card: '555555******4444' });
     expect(up.stdout).not.toContain('5555555555554444');
@@ -388,7 +560,9 @@ describe('the CLI on a Stripe merchant: sub update-card and sub change --now', (
     const ch = await cli(['--json', 'sub', 'change', sub.subscriptionId, '--plan', pro, '--now']);
     expect(ch.status, ch.stderr).toBe(0);
     expect(JSON.parse(ch.stdout)).toMatchObject({ result: 'CHANGED', planId: pro });
-    expect(intentsOn(now?.stripe_payment_method_id)).toEqual([expect.objectContaining({ offSession: true, status: 'succeeded' })]);
+    expect(intentsOn(now?.stripe_payment_method_id)).toEqual([
+      expect.objectContaining({ offSession: true, status: 'succeeded' }),
+    ]);
   });
 });
 

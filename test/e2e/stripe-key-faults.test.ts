@@ -45,7 +45,8 @@ const rows = <T>(sql: string, ...args: unknown[]): T[] => {
 };
 const count = (sql: string, ...args: unknown[]) => rows<{ c: number }>(sql, ...args)[0]?.c ?? -1;
 const YEAR = String(new Date().getUTCFullYear() + 2);
-const card = (cardNumber = '4242424242424242') => JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
+const card = (cardNumber = '4242424242424242') =>
+  JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
 const at = (d: DateTime) => d.toFormat('yyyy-MM-dd HH:mm:ss');
 
 async function setKey(m: TestMerchant, key: string): Promise<void> {
@@ -53,7 +54,10 @@ async function setKey(m: TestMerchant, key: string): Promise<void> {
   if (r.status !== 0) throw new Error(`merchant update failed: ${r.stderr}`);
 }
 
-async function stripeMerchant(acct = stripe.createAccount(), key = acct.secretKey): Promise<{ m: TestMerchant; acct: StandinAccount }> {
+async function stripeMerchant(
+  acct = stripe.createAccount(),
+  key = acct.secretKey,
+): Promise<{ m: TestMerchant; acct: StandinAccount }> {
   n++;
   const m = createMerchant(db, 2, `Shop ${n}`);
   await setKey(m, key);
@@ -74,7 +78,10 @@ describe('merchant update with a key Stripe refuses (CLI)', () => {
     expect(r.stderr).not.toContain(rk);
     const shown = await cli(['--json', 'merchant', 'show', m.merchantId]);
     // Still the first key, still on Stripe.
-    expect(JSON.parse(shown.stdout)).toMatchObject({ channel: 'stripe', stripeSecretKey: `sk_test_…${acct.secretKey.slice(-4)}` });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      channel: 'stripe',
+      stripeSecretKey: `sk_test_…${acct.secretKey.slice(-4)}`,
+    });
   });
 
   it('a rolled key given to a merchant already on Stripe (401): refused, the working key kept', async () => {
@@ -93,34 +100,59 @@ describe('PAY with a refused key (serve)', () => {
   it.each([
     ['revoked (401)', 'revoked'],
     ['restricted without PaymentIntents (403)', 'restricted'],
-  ] as const)('%s: 9999 with the reason, nothing written; the same request succeeds once the key is fixed', async (_name, kind) => {
-    const account = stripe.createAccount();
-    const { m } = await stripeMerchant(account, kind === 'restricted' ? account.createRestrictedKey(['payment_intents']) : account.secretKey);
-    if (kind === 'revoked') account.revokeKey();
-    const body = { requestId: `pay-${kind}`, relationId: `pay-${kind}`, paymentType: 'PAY', payAmount: '12.34', currency: 'USD', cardInfo: card() };
-    const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, body);
-    expect(r.status).toBe(500);
-    expect(r.body.rtn_code).toBe('9999');
-    expect(r.body.rtn_msg).toMatch(kind === 'revoked' ? /refused.*Expired API Key/ : /refused.*permission/);
-    expect(r.text).not.toContain(account.secretKey);
-    expect(count('SELECT count(*) AS c FROM transactions WHERE merchant_id = ?', m.merchantId)).toBe(0);
-    expect(count("SELECT count(*) AS c FROM idempotency_keys WHERE merchant_id = ? AND scope = 'transaction'", m.merchantId)).toBe(0);
-    expect([...account.state.intents.values()].filter((i) => i.status !== 'requires_payment_method')).toHaveLength(0);
+  ] as const)(
+    '%s: 9999 with the reason, nothing written; the same request succeeds once the key is fixed',
+    async (_name, kind) => {
+      const account = stripe.createAccount();
+      const { m } = await stripeMerchant(
+        account,
+        kind === 'restricted' ? account.createRestrictedKey(['payment_intents']) : account.secretKey,
+      );
+      if (kind === 'revoked') account.revokeKey();
+      const body = {
+        requestId: `pay-${kind}`,
+        relationId: `pay-${kind}`,
+        paymentType: 'PAY',
+        payAmount: '12.34',
+        currency: 'USD',
+        cardInfo: card(),
+      };
+      const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, body);
+      expect(r.status).toBe(500);
+      expect(r.body.rtn_code).toBe('9999');
+      expect(r.body.rtn_msg).toMatch(kind === 'revoked' ? /refused.*Expired API Key/ : /refused.*permission/);
+      expect(r.text).not.toContain(account.secretKey);
+      expect(count('SELECT count(*) AS c FROM transactions WHERE merchant_id = ?', m.merchantId)).toBe(0);
+      expect(
+        count(
+          "SELECT count(*) AS c FROM idempotency_keys WHERE merchant_id = ? AND scope = 'transaction'",
+          m.merchantId,
+        ),
+      ).toBe(0);
+      expect([...account.state.intents.values()].filter((i) => i.status !== 'requires_payment_method')).toHaveLength(0);
 
-    await setKey(m, kind === 'revoked' ? account.rollKey() : account.secretKey);
-    const again = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, body);
-    expect(again.body.rtn_code, again.text).toBe('0000');
-    expect(again.body.data).toMatchObject({ status: '200000', payAmount: '12.34' });
-    expect([...account.state.intents.values()].filter((i) => i.status === 'succeeded')).toHaveLength(1);
-    expect(count('SELECT count(*) AS c FROM transactions WHERE merchant_id = ?', m.merchantId)).toBe(1);
-  });
+      await setKey(m, kind === 'revoked' ? account.rollKey() : account.secretKey);
+      const again = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, body);
+      expect(again.body.rtn_code, again.text).toBe('0000');
+      expect(again.body.data).toMatchObject({ status: '200000', payAmount: '12.34' });
+      expect([...account.state.intents.values()].filter((i) => i.status === 'succeeded')).toHaveLength(1);
+      expect(count('SELECT count(*) AS c FROM transactions WHERE merchant_id = ?', m.merchantId)).toBe(1);
+    },
+  );
 });
 
 describe('SUBSCRIPTION with a revoked key (serve)', () => {
   it('9999; no transaction, subscription, record, card row or plan place is left; the same request starts it once the key is fixed', async () => {
     const { m, acct } = await stripeMerchant();
     const c = client(srv.url, m);
-    const plan = await c.post('/subscription/plan/create', { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, maxSubscriptions: 1 });
+    const plan = await c.post('/subscription/plan/create', {
+      planName: 'Monthly',
+      price: '9.99',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+      maxSubscriptions: 1,
+    });
     const planId = plan.body.data.planId as string;
     acct.revokeKey();
     const body = { requestId: 'sub-1', relationId: 'sub-1', planId, userId: 'u-1', cardInfo: card() };
@@ -130,7 +162,10 @@ describe('SUBSCRIPTION with a revoked key (serve)', () => {
     for (const table of ['transactions', 'subscriptions', 'billing_records', 'cards']) {
       expect(count(`SELECT count(*) AS c FROM ${table} WHERE merchant_id = ?`, m.merchantId), table).toBe(0);
     }
-    expect(rows<{ current_subscriptions: number }>('SELECT current_subscriptions FROM plans WHERE id = ?', planId)[0]?.current_subscriptions).toBe(0);
+    expect(
+      rows<{ current_subscriptions: number }>('SELECT current_subscriptions FROM plans WHERE id = ?', planId)[0]
+        ?.current_subscriptions,
+    ).toBe(0);
     expect(count('SELECT count(*) AS c FROM outbox_events WHERE merchant_id = ?', m.merchantId)).toBe(0);
     expect(intentsOf(acct)).toBe(0);
 
@@ -139,8 +174,13 @@ describe('SUBSCRIPTION with a revoked key (serve)', () => {
     expect(again.body.rtn_code, again.text).toBe('0000');
     expect(again.body.data).toMatchObject({ status: '200000' });
     // maxSubscriptions 1: the refused attempt held no place.
-    expect(rows<{ status: string }>('SELECT status FROM subscriptions WHERE merchant_id = ?', m.merchantId)).toEqual([{ status: 'ACTIVE' }]);
-    expect(rows<{ current_subscriptions: number }>('SELECT current_subscriptions FROM plans WHERE id = ?', planId)[0]?.current_subscriptions).toBe(1);
+    expect(rows<{ status: string }>('SELECT status FROM subscriptions WHERE merchant_id = ?', m.merchantId)).toEqual([
+      { status: 'ACTIVE' },
+    ]);
+    expect(
+      rows<{ current_subscriptions: number }>('SELECT current_subscriptions FROM plans WHERE id = ?', planId)[0]
+        ?.current_subscriptions,
+    ).toBe(1);
   });
 });
 
@@ -160,11 +200,21 @@ describe('CHECKOUT with a revoked key (hosted page)', () => {
     const pageUrl = new URL(t.body.data.url as string);
     const page = await raw(`${srv.url}${pageUrl.pathname}`);
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
-    const form = new URLSearchParams({ csrf, action: 'pay', holderName: 'Ada', cardNumber: '4242 4242 4242 4242', month: '12', year: YEAR, cvv: '123' });
+    const form = new URLSearchParams({
+      csrf,
+      action: 'pay',
+      holderName: 'Ada',
+      cardNumber: '4242 4242 4242 4242',
+      month: '12',
+      year: YEAR,
+      cvv: '123',
+    });
     const sent = await fetch(`${srv.url}${pageUrl.pathname}`, { method: 'POST', body: form, redirect: 'manual' });
     expect(sent.status).toBe(303);
     expect(sent.headers.get('location')).toContain('https://shop.example.test/failed');
-    const q = await client(srv.url, m).get(`/payment/${m.apiKey}/transaction/query`, { transactionOrderId: t.body.data.transactionOrderId });
+    const q = await client(srv.url, m).get(`/payment/${m.apiKey}/transaction/query`, {
+      transactionOrderId: t.body.data.transactionOrderId,
+    });
     expect(q.body.data).toMatchObject({ status: '300000', failReason: 'processing_error' });
     expect(intentsOf(acct)).toBe(0);
   });
@@ -174,7 +224,14 @@ describe('refund with a revoked key (serve)', () => {
   it('9999, no refund row, nothing reserved; the same refund request works once the key is fixed', async () => {
     const { m, acct } = await stripeMerchant();
     const c = client(srv.url, m);
-    const p = await c.post(`/payment/${m.apiKey}/transaction`, { requestId: 'p-r', relationId: 'p-r', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card() });
+    const p = await c.post(`/payment/${m.apiKey}/transaction`, {
+      requestId: 'p-r',
+      relationId: 'p-r',
+      paymentType: 'PAY',
+      payAmount: '10.00',
+      currency: 'USD',
+      cardInfo: card(),
+    });
     const txn = p.body.data.transactionOrderId as string;
     expect(p.body.data.status).toBe('200000');
     acct.revokeKey();
@@ -183,7 +240,9 @@ describe('refund with a revoked key (serve)', () => {
     expect(r.body.rtn_code).toBe('9999');
     expect(r.body.rtn_msg).toMatch(/refused the refund, nothing was refunded/);
     expect(count('SELECT count(*) AS c FROM refunds WHERE transaction_id = ?', txn)).toBe(0);
-    expect(rows('SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?', txn)).toEqual([{ status: 200000, refunded_amount: 0, refund_reserved: 0 }]);
+    expect(rows('SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?', txn)).toEqual([
+      { status: 200000, refunded_amount: 0, refund_reserved: 0 },
+    ]);
     expect(acct.state.refunds.size).toBe(0);
 
     await setKey(m, acct.rollKey());
@@ -198,8 +257,20 @@ describe('renewal with a revoked key (paygate renew)', () => {
   it('nothing recorded while the key is refused; a run after the lease, with the key fixed, charges it exactly once', async () => {
     const { m, acct } = await stripeMerchant();
     const c = client(srv.url, m);
-    const plan = await c.post('/subscription/plan/create', { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
-    const sub = await c.post('/subscription/create', { requestId: 'rs-1', relationId: 'rs-1', planId: plan.body.data.planId, userId: 'u-r', cardInfo: card() });
+    const plan = await c.post('/subscription/plan/create', {
+      planName: 'Monthly',
+      price: '9.99',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+    });
+    const sub = await c.post('/subscription/create', {
+      requestId: 'rs-1',
+      relationId: 'rs-1',
+      planId: plan.body.data.planId,
+      userId: 'u-r',
+      cardInfo: card(),
+    });
     expect(sub.body.data.status).toBe('200000');
     const subId = sub.body.data.subscriptionId as string;
     const intentsBefore = intentsOf(acct);
@@ -210,9 +281,21 @@ describe('renewal with a revoked key (paygate renew)', () => {
     expect(first.status, first.stderr).toBe(0);
     // (Run summaries count every merchant in this database; this subscription is checked by its rows.)
     // The record waits (claimed, not failed); the subscription is untouched; no retry scheduled.
-    expect(rows<{ status: string }>("SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type <> 'INITIAL'", subId)).toEqual([{ status: 'PENDING' }]);
-    expect(rows('SELECT status, failed_count FROM subscriptions WHERE id = ?', subId)).toEqual([{ status: 'ACTIVE', failed_count: 0 }]);
-    expect(count("SELECT count(*) AS c FROM transactions WHERE subscription_id = ? AND payment_type = 'RENEWAL' AND status <> 100000", subId)).toBe(0);
+    expect(
+      rows<{ status: string }>(
+        "SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type <> 'INITIAL'",
+        subId,
+      ),
+    ).toEqual([{ status: 'PENDING' }]);
+    expect(rows('SELECT status, failed_count FROM subscriptions WHERE id = ?', subId)).toEqual([
+      { status: 'ACTIVE', failed_count: 0 },
+    ]);
+    expect(
+      count(
+        "SELECT count(*) AS c FROM transactions WHERE subscription_id = ? AND payment_type = 'RENEWAL' AND status <> 100000",
+        subId,
+      ),
+    ).toBe(0);
     expect(intentsOf(acct)).toBe(intentsBefore);
 
     await setKey(m, acct.rollKey());
@@ -220,16 +303,28 @@ describe('renewal with a revoked key (paygate renew)', () => {
     const held = await cli(['--json', 'renew', '--at', at(due.plus({ minutes: 5 }))]);
     expect(held.status, held.stderr).toBe(0);
     expect(intentsOf(acct)).toBe(intentsBefore);
-    expect(rows<{ status: string }>("SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type <> 'INITIAL'", subId)).toEqual([{ status: 'PENDING' }]);
+    expect(
+      rows<{ status: string }>(
+        "SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type <> 'INITIAL'",
+        subId,
+      ),
+    ).toEqual([{ status: 'PENDING' }]);
     const runs = await Promise.all([1, 2].map(() => cli(['--json', 'renew', '--at', at(due.plus({ minutes: 11 }))])));
     for (const r of runs) expect(r.status, r.stderr).toBe(0);
     const fresh = [...acct.state.intents.values()].slice(intentsBefore);
     expect(fresh).toHaveLength(1);
     expect(fresh[0]).toMatchObject({ offSession: true, status: 'succeeded', amount: 999 });
-    expect(rows<{ status: string }>("SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW' ORDER BY scheduled_time", subId).map((r) => r.status)).toEqual([
-      'SUCCESS',
-      'PENDING',
-    ]);
-    expect(rows("SELECT status, channel_ref FROM transactions WHERE subscription_id = ? AND payment_type = 'RENEWAL'", subId)).toEqual([{ status: 200000, channel_ref: fresh[0]?.id }]);
+    expect(
+      rows<{ status: string }>(
+        "SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW' ORDER BY scheduled_time",
+        subId,
+      ).map((r) => r.status),
+    ).toEqual(['SUCCESS', 'PENDING']);
+    expect(
+      rows(
+        "SELECT status, channel_ref FROM transactions WHERE subscription_id = ? AND payment_type = 'RENEWAL'",
+        subId,
+      ),
+    ).toEqual([{ status: 200000, channel_ref: fresh[0]?.id }]);
   });
 });

@@ -30,49 +30,95 @@ afterAll(async () => {
 
 const cli = (args: string[], extraEnv: Record<string, string> = {}, input?: string) =>
   paygateAsync(['--db', db, ...args], { ...env, ...extraEnv }, input === undefined ? {} : { input });
-const shown = async (id: string) => JSON.parse((await cli(['--json', 'merchant', 'show', id])).stdout) as Record<string, unknown>;
+const shown = async (id: string) =>
+  JSON.parse((await cli(['--json', 'merchant', 'show', id])).stdout) as Record<string, unknown>;
 const masked = (key: string) => `${key.startsWith('whsec_') ? 'whsec_' : 'sk_test_'}…${key.slice(-4)}`;
 
 describe('merchant update: Stripe keys kept off the command line', () => {
   it('--stripe-secret-key - reads the key from stdin (first line), checks it with Stripe and stores it', async () => {
     const m = createMerchant(db, 2, 'Piped');
     const acct = stripe.createAccount();
-    const r = await cli(['--json', 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'], {}, `${acct.secretKey}\n`);
+    const r = await cli(
+      ['--json', 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'],
+      {},
+      `${acct.secretKey}\n`,
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).not.toContain(acct.secretKey);
     expect(await shown(m.merchantId)).toMatchObject({ channel: 'stripe', stripeSecretKey: masked(acct.secretKey) });
-    expect(stripe.requests.some((q) => q.path === '/v1/balance' && q.accountId === acct.id && q.status === 200)).toBe(true);
+    expect(stripe.requests.some((q) => q.path === '/v1/balance' && q.accountId === acct.id && q.status === 200)).toBe(
+      true,
+    );
   });
 
   it('--stripe-webhook-secret - reads the signing secret from stdin while the key comes from the environment', async () => {
     const m = createMerchant(db, 2, 'Mixed');
     const acct = stripe.createAccount();
     const r = await cli(
-      ['--json', 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '--stripe-webhook-secret', '-'],
+      [
+        '--json',
+        'merchant',
+        'update',
+        m.merchantId,
+        '--channel',
+        'stripe',
+        '--stripe-secret-key',
+        '--stripe-webhook-secret',
+        '-',
+      ],
       { PAYGATE_STRIPE_SECRET_KEY: acct.secretKey },
       acct.webhookSecret,
     );
     expect(r.status, r.stderr).toBe(0);
-    expect(await shown(m.merchantId)).toMatchObject({ stripeSecretKey: masked(acct.secretKey), stripeWebhookSecret: masked(acct.webhookSecret) });
+    expect(await shown(m.merchantId)).toMatchObject({
+      stripeSecretKey: masked(acct.secretKey),
+      stripeWebhookSecret: masked(acct.webhookSecret),
+    });
   });
 
   it('the flags without a value take PAYGATE_STRIPE_SECRET_KEY and PAYGATE_STRIPE_WEBHOOK_SECRET', async () => {
     const m = createMerchant(db, 2, 'From env');
     const acct = stripe.createAccount();
-    const r = await cli(['--json', 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '--stripe-webhook-secret'], {
-      PAYGATE_STRIPE_SECRET_KEY: acct.secretKey,
-      PAYGATE_STRIPE_WEBHOOK_SECRET: acct.webhookSecret,
-    });
+    const r = await cli(
+      [
+        '--json',
+        'merchant',
+        'update',
+        m.merchantId,
+        '--channel',
+        'stripe',
+        '--stripe-secret-key',
+        '--stripe-webhook-secret',
+      ],
+      {
+        PAYGATE_STRIPE_SECRET_KEY: acct.secretKey,
+        PAYGATE_STRIPE_WEBHOOK_SECRET: acct.webhookSecret,
+      },
+    );
     expect(r.status, r.stderr).toBe(0);
-    expect(await shown(m.merchantId)).toMatchObject({ channel: 'stripe', stripeSecretKey: masked(acct.secretKey), stripeWebhookSecret: masked(acct.webhookSecret) });
+    expect(await shown(m.merchantId)).toMatchObject({
+      channel: 'stripe',
+      stripeSecretKey: masked(acct.secretKey),
+      stripeWebhookSecret: masked(acct.webhookSecret),
+    });
   });
 
   it('the environment is read only when the flag asks for it: another update leaves the stored key alone', async () => {
     const m = createMerchant(db, 2, 'Env ignored');
     const acct = stripe.createAccount();
     const other = stripe.createAccount();
-    expect((await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'], {}, acct.secretKey)).status).toBe(0);
-    const r = await cli(['--json', 'merchant', 'update', m.merchantId, '--name', 'Renamed'], { PAYGATE_STRIPE_SECRET_KEY: other.secretKey });
+    expect(
+      (
+        await cli(
+          ['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'],
+          {},
+          acct.secretKey,
+        )
+      ).status,
+    ).toBe(0);
+    const r = await cli(['--json', 'merchant', 'update', m.merchantId, '--name', 'Renamed'], {
+      PAYGATE_STRIPE_SECRET_KEY: other.secretKey,
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(await shown(m.merchantId)).toMatchObject({ name: 'Renamed', stripeSecretKey: masked(acct.secretKey) });
   });
@@ -82,16 +128,26 @@ describe('merchant update: Stripe keys kept off the command line', () => {
     const r = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key']);
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain('--stripe-secret-key needs a value: set PAYGATE_STRIPE_SECRET_KEY, give `--stripe-secret-key -`');
+    expect(r.stderr).toContain(
+      '--stripe-secret-key needs a value: set PAYGATE_STRIPE_SECRET_KEY, give `--stripe-secret-key -`',
+    );
     expect(await shown(m.merchantId)).toMatchObject({ channel: 'sandbox' });
   });
 
   it('nothing on stdin, or both secrets asked from stdin: usage errors, nothing changes', async () => {
     const m = createMerchant(db, 2, 'Bad stdin');
-    const empty = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'], {}, '\n');
+    const empty = await cli(
+      ['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'],
+      {},
+      '\n',
+    );
     expect(empty.status).toBe(2);
     expect(empty.stderr).toContain('nothing on stdin');
-    const both = await cli(['merchant', 'update', m.merchantId, '--stripe-secret-key', '-', '--stripe-webhook-secret', '-'], {}, 'sk_test_x\nwhsec_y\n');
+    const both = await cli(
+      ['merchant', 'update', m.merchantId, '--stripe-secret-key', '-', '--stripe-webhook-secret', '-'],
+      {},
+      'sk_test_x\nwhsec_y\n',
+    );
     expect(both.status).toBe(2);
     expect(both.stderr).toContain('only one value can be read from stdin');
     expect(await shown(m.merchantId)).toMatchObject({ channel: 'sandbox' });
@@ -101,7 +157,11 @@ describe('merchant update: Stripe keys kept off the command line', () => {
     const m = createMerchant(db, 2, 'Piped revoked');
     const acct = stripe.createAccount();
     acct.revokeKey();
-    const r = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'], {}, acct.secretKey);
+    const r = await cli(
+      ['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'],
+      {},
+      acct.secretKey,
+    );
     expect(r.status).not.toBe(0);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('Stripe rejected the key');
@@ -121,7 +181,10 @@ describe('merchant update on a terminal: the hidden prompt', () => {
   it('--stripe-secret-key without a value asks for the key; what is typed is not shown; the key is stored', async () => {
     const m = createMerchant(db, 2, 'Typed');
     const acct = stripe.createAccount();
-    const s = paygatePty(['--db', db, '--no-color', 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key'], { env });
+    const s = paygatePty(
+      ['--db', db, '--no-color', 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key'],
+      { env },
+    );
     await s.waitFor('Stripe secret key');
     s.type(`${acct.secretKey}\r`);
     expect(await s.exit).toBe(0);
@@ -133,9 +196,24 @@ describe('merchant update on a terminal: the hidden prompt', () => {
   it('--stripe-webhook-secret - on a terminal asks too, instead of waiting for end of input', async () => {
     const m = createMerchant(db, 2, 'Typed secret');
     const acct = stripe.createAccount();
-    const s = paygatePty(['--db', db, '--no-color', 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '--stripe-webhook-secret', '-'], {
-      env: { ...env, PAYGATE_STRIPE_SECRET_KEY: acct.secretKey },
-    });
+    const s = paygatePty(
+      [
+        '--db',
+        db,
+        '--no-color',
+        'merchant',
+        'update',
+        m.merchantId,
+        '--channel',
+        'stripe',
+        '--stripe-secret-key',
+        '--stripe-webhook-secret',
+        '-',
+      ],
+      {
+        env: { ...env, PAYGATE_STRIPE_SECRET_KEY: acct.secretKey },
+      },
+    );
     await s.waitFor('webhook signing secret');
     s.type(`${acct.webhookSecret}\r`);
     expect(await s.exit).toBe(0);

@@ -38,43 +38,90 @@ async function cli(args: string[], dbPath = db, extraEnv: Record<string, string>
 
 async function stripeMerchant(account: StandinAccount, name = 'Stripe Shop'): Promise<TestMerchant> {
   const m = createMerchant(db, 2, name);
-  const r = await cli(['--json', 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', account.secretKey, '--stripe-webhook-secret', account.webhookSecret]);
+  const r = await cli([
+    '--json',
+    'merchant',
+    'update',
+    m.merchantId,
+    '--channel',
+    'stripe',
+    '--stripe-secret-key',
+    account.secretKey,
+    '--stripe-webhook-secret',
+    account.webhookSecret,
+  ]);
   if (r.status !== 0) throw new Error(`merchant update failed: ${r.stderr}`);
   return m;
 }
 
 const YEAR = String(new Date().getUTCFullYear() + 2);
-const card = (cardNumber: string) => JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
+const card = (cardNumber: string) =>
+  JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
 
 function pay(cardNumber: string, extra: Record<string, unknown> = {}) {
   n++;
-  return { requestId: `req-${n}-${Date.now()}`, relationId: `rel-${n}-${Date.now()}`, paymentType: 'PAY', payAmount: '12.34', currency: 'USD', cardInfo: card(cardNumber), ...extra };
+  return {
+    requestId: `req-${n}-${Date.now()}`,
+    relationId: `rel-${n}-${Date.now()}`,
+    paymentType: 'PAY',
+    payAmount: '12.34',
+    currency: 'USD',
+    cardInfo: card(cardNumber),
+    ...extra,
+  };
 }
 
 describe('switching a merchant to Stripe (merchant update)', () => {
   it('a checked key switches the merchant; show masks both keys; --channel sandbox switches back and keeps them', async () => {
     const m = createMerchant(db, 2, 'Switcher');
     const acct = stripe.createAccount();
-    const r = await cli(['--json', 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', acct.secretKey, '--stripe-webhook-secret', acct.webhookSecret]);
+    const r = await cli([
+      '--json',
+      'merchant',
+      'update',
+      m.merchantId,
+      '--channel',
+      'stripe',
+      '--stripe-secret-key',
+      acct.secretKey,
+      '--stripe-webhook-secret',
+      acct.webhookSecret,
+    ]);
     expect(r.status, r.stderr).toBe(0);
-    expect(stripe.requests.some((q) => q.path === '/v1/balance' && q.accountId === acct.id && q.status === 200)).toBe(true);
+    expect(stripe.requests.some((q) => q.path === '/v1/balance' && q.accountId === acct.id && q.status === 200)).toBe(
+      true,
+    );
     const shown = await cli(['--json', 'merchant', 'show', m.merchantId]);
-    expect(shown.json()).toMatchObject({ channel: 'stripe', stripeSecretKey: `sk_test_…${acct.secretKey.slice(-4)}`, stripeWebhookSecret: `whsec_…${acct.webhookSecret.slice(-4)}` });
+    expect(shown.json()).toMatchObject({
+      channel: 'stripe',
+      stripeSecretKey: `sk_test_…${acct.secretKey.slice(-4)}`,
+      stripeWebhookSecret: `whsec_…${acct.webhookSecret.slice(-4)}`,
+    });
     expect(shown.stdout).not.toContain(acct.secretKey);
     expect(shown.stdout).not.toContain(acct.webhookSecret);
     const back = await cli(['--json', 'merchant', 'update', m.merchantId, '--channel', 'sandbox']);
     expect(back.status, back.stderr).toBe(0);
     expect(back.json()).toMatchObject({ channel: 'sandbox', stripeSecretKey: `sk_test_…${acct.secretKey.slice(-4)}` });
     // Keys kept: switching to Stripe again needs none.
-    expect((await cli(['--json', 'merchant', 'update', m.merchantId, '--channel', 'stripe'])).json()).toMatchObject({ channel: 'stripe' });
+    expect((await cli(['--json', 'merchant', 'update', m.merchantId, '--channel', 'stripe'])).json()).toMatchObject({
+      channel: 'stripe',
+    });
   });
 
-  it('a revoked key is refused with Stripe\'s masked message and nothing changes; a publishable key is refused before asking Stripe', async () => {
+  it("a revoked key is refused with Stripe's masked message and nothing changes; a publishable key is refused before asking Stripe", async () => {
     const m = createMerchant(db, 2, 'Refused');
     const acct = stripe.createAccount();
     acct.revokeKey();
     const before = stripe.requests.length;
-    const r = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', acct.secretKey]);
+    const r = await cli([
+      'merchant',
+      'update',
+      m.merchantId,
+      '--channel',
+      'stripe',
+      '--stripe-secret-key',
+      acct.secretKey,
+    ]);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/Stripe rejected the key: .*Expired API Key/);
     expect(r.stderr).not.toContain(acct.secretKey);
@@ -82,7 +129,15 @@ describe('switching a merchant to Stripe (merchant update)', () => {
     expect(stripe.requests.length).toBe(before + 1);
     expect((await cli(['--json', 'merchant', 'show', m.merchantId])).json()).toMatchObject({ channel: 'sandbox' });
     expect((await cli(['--json', 'merchant', 'show', m.merchantId])).json()).not.toHaveProperty('stripeSecretKey');
-    const pk = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', 'pk_test_abcdefghijklmnop']);
+    const pk = await cli([
+      'merchant',
+      'update',
+      m.merchantId,
+      '--channel',
+      'stripe',
+      '--stripe-secret-key',
+      'pk_test_abcdefghijklmnop',
+    ]);
     expect(pk.status).not.toBe(0);
     expect(pk.stderr).toContain('publishable key');
     expect(stripe.requests.length).toBe(before + 1);
@@ -96,7 +151,20 @@ describe('switching a merchant to Stripe (merchant update)', () => {
     try {
       const m = createMerchant(rdb, 2, 'Rotated');
       const acct = stripe.createAccount();
-      const up = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', acct.secretKey, '--stripe-webhook-secret', acct.webhookSecret], rdb);
+      const up = await cli(
+        [
+          'merchant',
+          'update',
+          m.merchantId,
+          '--channel',
+          'stripe',
+          '--stripe-secret-key',
+          acct.secretKey,
+          '--stripe-webhook-secret',
+          acct.webhookSecret,
+        ],
+        rdb,
+      );
       expect(up.status, up.stderr).toBe(0);
       const newKey = (JSON.parse(paygate(['--json', 'vault', 'new-key']).stdout) as { key: string }).key;
       const keyFile = join(t.dir, 'new.key');
@@ -105,7 +173,10 @@ describe('switching a merchant to Stripe (merchant update)', () => {
       expect(rot.status, rot.stderr).toBe(0);
       const shown = await cli(['--json', 'merchant', 'show', m.merchantId], rdb, { PAYGATE_VAULT_KEY: newKey });
       expect(shown.status, shown.stderr).toBe(0);
-      expect(shown.json()).toMatchObject({ stripeSecretKey: `sk_test_…${acct.secretKey.slice(-4)}`, stripeWebhookSecret: `whsec_…${acct.webhookSecret.slice(-4)}` });
+      expect(shown.json()).toMatchObject({
+        stripeSecretKey: `sk_test_…${acct.secretKey.slice(-4)}`,
+        stripeWebhookSecret: `whsec_…${acct.webhookSecret.slice(-4)}`,
+      });
     } finally {
       t.cleanup();
     }
@@ -129,9 +200,17 @@ describe('PAY through Stripe (serve against the stand-in)', () => {
     const intents = [...acct.state.intents.values()].filter((i) => i.metadata?.paygate_transaction === txn);
     expect(intents).toHaveLength(1);
     expect(intents[0]).toMatchObject({ status: 'succeeded', amount: 1234, currency: 'usd' });
-    const keys = stripe.requests.filter((q) => q.accountId === acct.id && q.idempotencyKey?.startsWith(`paygate:${txn}:0:`)).map((q) => q.idempotencyKey);
-    expect(keys).toEqual([`paygate:${txn}:0:payment_method`, `paygate:${txn}:0:payment_intent`, `paygate:${txn}:0:confirm`]);
-    const row = new Database(db, { readonly: true }).prepare('SELECT channel, channel_ref FROM transactions WHERE id = ?').get(txn);
+    const keys = stripe.requests
+      .filter((q) => q.accountId === acct.id && q.idempotencyKey?.startsWith(`paygate:${txn}:0:`))
+      .map((q) => q.idempotencyKey);
+    expect(keys).toEqual([
+      `paygate:${txn}:0:payment_method`,
+      `paygate:${txn}:0:payment_intent`,
+      `paygate:${txn}:0:confirm`,
+    ]);
+    const row = new Database(db, { readonly: true })
+      .prepare('SELECT channel, channel_ref FROM transactions WHERE id = ?')
+      .get(txn);
     expect(row).toEqual({ channel: 'stripe', channel_ref: intents[0]?.id });
   });
 
@@ -145,7 +224,7 @@ describe('PAY through Stripe (serve against the stand-in)', () => {
     expect(r.body.data).toMatchObject({ status: '300000', failReason: reason });
   });
 
-  it('3DS: 100040 with paygate\'s own page, which hands over to Stripe and returns to paygate, which finishes the payment', async () => {
+  it("3DS: 100040 with paygate's own page, which hands over to Stripe and returns to paygate, which finishes the payment", async () => {
     const r = await post(pay('4000002500003155'));
     expect(r.body.data.status).toBe('100040');
     const page = r.body.data.url as string;
@@ -172,7 +251,10 @@ describe('PAY through Stripe (serve against the stand-in)', () => {
     const stripeUrl = hand.headers.get('location') ?? '';
     const intent = /\/3ds\/([^/?]+)/.exec(new URL(stripeUrl).pathname)?.[1] ?? '';
     // The shopper fails on Stripe; the return is then visited with a forged "succeeded" query.
-    const fail = await fetch(`${stripe.url}/3ds/${intent}/complete?${new URL(stripeUrl).searchParams.toString()}&outcome=fail`, { redirect: 'manual' });
+    const fail = await fetch(
+      `${stripe.url}/3ds/${intent}/complete?${new URL(stripeUrl).searchParams.toString()}&outcome=fail`,
+      { redirect: 'manual' },
+    );
     expect(fail.status).toBe(303);
     const txn = r.body.data.transactionOrderId as string;
     const ret = await raw(`${srv.url}/3ds/return/${txn}?payment_intent=${intent}&redirect_status=succeeded`);
@@ -189,7 +271,9 @@ describe('PAY through Stripe (serve against the stand-in)', () => {
     const r = await post(body);
     expect(r.body.data.status).toBe('100000');
     const txn = r.body.data.transactionOrderId as string;
-    const row = new Database(db, { readonly: true }).prepare('SELECT status, channel_ref FROM transactions WHERE id = ?').get(txn) as { status: number; channel_ref: string };
+    const row = new Database(db, { readonly: true })
+      .prepare('SELECT status, channel_ref FROM transactions WHERE id = ?')
+      .get(txn) as { status: number; channel_ref: string };
     expect(row.status).toBe(100000);
     expect(row.channel_ref).toMatch(/^pi_/);
     // Stripe did charge: the intent succeeded; paygate did not call it failed.
@@ -205,7 +289,9 @@ describe('PAY through Stripe (serve against the stand-in)', () => {
     expect(r.body.rtn_code).toBe('9999');
     expect(r.body.rtn_msg).toContain('refused');
     expect(r.text).not.toContain(other.secretKey);
-    const count = new Database(db, { readonly: true }).prepare('SELECT count(*) AS c FROM transactions WHERE merchant_id = ?').get(m2.merchantId) as { c: number };
+    const count = new Database(db, { readonly: true })
+      .prepare('SELECT count(*) AS c FROM transactions WHERE merchant_id = ?')
+      .get(m2.merchantId) as { c: number };
     expect(count.c).toBe(0);
   });
 });

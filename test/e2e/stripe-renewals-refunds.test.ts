@@ -22,7 +22,8 @@ let m: TestMerchant;
 let n = 0;
 
 const YEAR = String(new Date().getUTCFullYear() + 2);
-const card = (cardNumber: string) => JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
+const card = (cardNumber: string) =>
+  JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
 const cli = (args: string[]) => paygateAsync(['--db', db, ...args], env);
 const inDays = (d: number) => DateTime.utc().plus({ days: d }).toFormat('yyyy-MM-dd HH:mm:ss');
 const rows = <T>(sql: string, ...args: unknown[]): T[] => {
@@ -42,7 +43,15 @@ beforeAll(async () => {
   db = join(t.dir, 's.db');
   acct = stripe.createAccount();
   m = createMerchant(db, 2, 'Stripe Subscriptions');
-  const up = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', acct.secretKey]);
+  const up = await cli([
+    'merchant',
+    'update',
+    m.merchantId,
+    '--channel',
+    'stripe',
+    '--stripe-secret-key',
+    acct.secretKey,
+  ]);
   if (up.status !== 0) throw new Error(up.stderr);
   srv = await startServe({ dbPath: db, env });
 });
@@ -56,26 +65,48 @@ const c = () => client(srv.url, m);
 
 async function subscribe(cardNumber: string) {
   n++;
-  const plan = await c().post('/subscription/plan/create', { planName: `Monthly ${n}`, price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
-  const r = await c().post('/subscription/create', { requestId: `s-${n}`, relationId: `s-${n}`, planId: plan.body.data.planId, userId: `u-${n}`, cardInfo: card(cardNumber) });
+  const plan = await c().post('/subscription/plan/create', {
+    planName: `Monthly ${n}`,
+    price: '9.99',
+    currency: 'USD',
+    cycleType: 'MONTHLY',
+    cycleLength: 1,
+  });
+  const r = await c().post('/subscription/create', {
+    requestId: `s-${n}`,
+    relationId: `s-${n}`,
+    planId: plan.body.data.planId,
+    userId: `u-${n}`,
+    cardInfo: card(cardNumber),
+  });
   expect(r.body.rtn_code, r.text).toBe('0000');
   return r.body.data as { subscriptionId: string; status: string; transactionOrderId?: string };
 }
 
 async function pay(cardNumber = '4242424242424242') {
   n++;
-  const r = await c().post(`/payment/${m.apiKey}/transaction`, { requestId: `p-${n}`, relationId: `p-${n}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card(cardNumber) });
+  const r = await c().post(`/payment/${m.apiKey}/transaction`, {
+    requestId: `p-${n}`,
+    relationId: `p-${n}`,
+    paymentType: 'PAY',
+    payAmount: '10.00',
+    currency: 'USD',
+    cardInfo: card(cardNumber),
+  });
   return r.body.data as { transactionOrderId: string; status: string };
 }
 
-describe('a Stripe merchant\'s subscription', () => {
+describe("a Stripe merchant's subscription", () => {
   let subId: string;
 
   it('the first charge keeps the card on a Stripe Customer (setup_future_usage off_session); paygate stores the ids, no number', async () => {
     const sub = await subscribe('4242424242424242');
     subId = sub.subscriptionId;
     expect(sub.status).toBe('200000');
-    const [cardRow] = rows<Record<string, unknown>>('SELECT c.* FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?', subId);
+    const [cardRow] = rows<Record<string, unknown>>(
+      'SELECT c.* FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?',
+      subId,
+    );
     expect(cardRow).toMatchObject({ channel: 'stripe', pan_enc: null, last4: '4242', brand: 'visa', exp_month: 12 });
     expect(cardRow?.stripe_customer_id).toMatch(/^cus_/);
     expect(cardRow?.stripe_payment_method_id).toMatch(/^pm_/);
@@ -93,10 +124,18 @@ describe('a Stripe merchant\'s subscription', () => {
     const fresh = [...acct.state.intents.values()].slice(before);
     expect(fresh).toHaveLength(1);
     expect(fresh[0]).toMatchObject({ offSession: true, status: 'succeeded', amount: 999 });
-    const [rec] = rows<{ id: string }>("SELECT id FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW' AND status = 'SUCCESS'", subId);
-    const keys = stripe.requests.filter((q) => q.idempotencyKey?.startsWith(`paygate:${rec?.id}:0:`)).map((q) => q.idempotencyKey);
+    const [rec] = rows<{ id: string }>(
+      "SELECT id FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW' AND status = 'SUCCESS'",
+      subId,
+    );
+    const keys = stripe.requests
+      .filter((q) => q.idempotencyKey?.startsWith(`paygate:${rec?.id}:0:`))
+      .map((q) => q.idempotencyKey);
     expect(new Set(keys)).toEqual(new Set([`paygate:${rec?.id}:0:payment_intent`, `paygate:${rec?.id}:0:confirm`]));
-    const renewal = rows<{ channel: string; channel_ref: string; status: number }>("SELECT channel, channel_ref, status FROM transactions WHERE billing_record_id = ? AND payment_type = 'RENEWAL'", rec?.id);
+    const renewal = rows<{ channel: string; channel_ref: string; status: number }>(
+      "SELECT channel, channel_ref, status FROM transactions WHERE billing_record_id = ? AND payment_type = 'RENEWAL'",
+      rec?.id,
+    );
     expect(renewal).toEqual([{ channel: 'stripe', channel_ref: fresh[0]?.id, status: 200000 }]);
   });
 
@@ -104,19 +143,29 @@ describe('a Stripe merchant\'s subscription', () => {
     const sub = await subscribe('4000002760003184');
     // Customer-present, the first charge asked for 3DS: pass it on Stripe to start the subscription.
     expect(sub.status).toBe('100040');
-    const txn = rows<{ id: string; channel_ref: string }>("SELECT id, channel_ref FROM transactions WHERE subscription_id = ? AND payment_type = 'SUBSCRIPTION'", sub.subscriptionId)[0];
+    const txn = rows<{ id: string; channel_ref: string }>(
+      "SELECT id, channel_ref FROM transactions WHERE subscription_id = ? AND payment_type = 'SUBSCRIPTION'",
+      sub.subscriptionId,
+    )[0];
     const intent = acct.state.intents.get(txn?.channel_ref ?? '');
-    await fetch(`${stripe.url}/3ds/${intent?.id}/complete?client_secret=${intent?.clientSecret}&outcome=pass`, { redirect: 'manual' });
+    await fetch(`${stripe.url}/3ds/${intent?.id}/complete?client_secret=${intent?.clientSecret}&outcome=pass`, {
+      redirect: 'manual',
+    });
     const back = await fetch(`${srv.url}/3ds/return/${txn?.id}`, { redirect: 'manual' });
     expect(back.status).toBe(200);
-    expect(rows<{ status: string }>('SELECT status FROM subscriptions WHERE id = ?', sub.subscriptionId)[0]?.status).toBe('ACTIVE');
+    expect(
+      rows<{ status: string }>('SELECT status FROM subscriptions WHERE id = ?', sub.subscriptionId)[0]?.status,
+    ).toBe('ACTIVE');
     const r = await cli(['--json', 'renew', '--at', inDays(32)]);
     expect(r.status, r.stderr).toBe(0);
     const recs = rows<{ billing_type: string; status: string; fail_reason: string | null }>(
       'SELECT r.billing_type, r.status, t.fail_reason FROM billing_records r LEFT JOIN transactions t ON t.id = r.transaction_id WHERE r.subscription_id = ? ORDER BY r.scheduled_time',
       sub.subscriptionId,
     );
-    expect(recs.find((x) => x.billing_type === 'RENEW')).toMatchObject({ status: 'FAILED', fail_reason: 'authentication_required' });
+    expect(recs.find((x) => x.billing_type === 'RENEW')).toMatchObject({
+      status: 'FAILED',
+      fail_reason: 'authentication_required',
+    });
     expect(recs.some((x) => x.billing_type === 'RETRY' && x.status === 'PENDING')).toBe(true);
   });
 });
@@ -131,9 +180,16 @@ describe('refunds through Stripe', () => {
     expect(a.body.data, a.text).toMatchObject({ status: '400010' });
     const b = await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '6.00' });
     expect(b.body.data).toMatchObject({ status: '400000' });
-    const refunds = [...acct.state.refunds.values()].filter((r) => r.intentId === rows<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', t.transactionOrderId)[0]?.channel_ref);
+    const refunds = [...acct.state.refunds.values()].filter(
+      (r) =>
+        r.intentId ===
+        rows<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', t.transactionOrderId)[0]
+          ?.channel_ref,
+    );
     expect(refunds.map((r) => r.amount).sort()).toEqual([400, 600]);
-    expect(await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '0.01' }).then((r) => r.body.rtn_code)).toBe('1008');
+    expect(
+      await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '0.01' }).then((r) => r.body.rtn_code),
+    ).toBe('1008');
   });
 
   it('a refund Stripe answers pending stays PENDING (amount reserved) until the renewal run reads it settled', async () => {
@@ -142,17 +198,29 @@ describe('refunds through Stripe', () => {
     try {
       const a = await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '10.00' });
       expect(a.body.data, a.text).toMatchObject({ status: '200000', refundStatus: 'PENDING' });
-      const [row] = rows<{ id: string; status: string; channel_ref: string }>('SELECT id, status, channel_ref FROM refunds WHERE transaction_id = ?', t.transactionOrderId);
+      const [row] = rows<{ id: string; status: string; channel_ref: string }>(
+        'SELECT id, status, channel_ref FROM refunds WHERE transaction_id = ?',
+        t.transactionOrderId,
+      );
       expect(row).toMatchObject({ status: 'PENDING' });
       expect(row?.channel_ref).toMatch(/^re_/);
       // Reserved: nothing more can be refunded meanwhile.
-      expect((await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '0.01' })).body.rtn_code).toBe('1010');
+      expect((await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '0.01' })).body.rtn_code).toBe(
+        '1010',
+      );
       stripe.settleRefund(row?.channel_ref ?? '', 'succeeded');
       const before = stripe.requests.filter((q) => q.method === 'POST' && q.path === '/v1/refunds').length;
-      const r = await cli(['--json', 'renew', '--at', DateTime.utc().plus({ minutes: 10 }).toFormat('yyyy-MM-dd HH:mm:ss')]);
+      const r = await cli([
+        '--json',
+        'renew',
+        '--at',
+        DateTime.utc().plus({ minutes: 10 }).toFormat('yyyy-MM-dd HH:mm:ss'),
+      ]);
       expect(r.status, r.stderr).toBe(0);
       expect(rows<{ status: string }>('SELECT status FROM refunds WHERE id = ?', row?.id)[0]?.status).toBe('SUCCEEDED');
-      expect(rows<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId)[0]?.status).toBe(400000);
+      expect(
+        rows<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId)[0]?.status,
+      ).toBe(400000);
       // Read back, never asked for again.
       expect(stripe.requests.filter((q) => q.method === 'POST' && q.path === '/v1/refunds').length).toBe(before);
     } finally {
@@ -179,16 +247,36 @@ describe('3-D Secure sessions that run out', () => {
   it('passed on Stripe but never returned: the expiry sweep asks Stripe and records 200000, not EXPIRED; one never passed expires', async () => {
     n++;
     const three = (rel: string) =>
-      c().post(`/payment/${m.apiKey}/transaction`, { requestId: rel, relationId: rel, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card('4000002500003155') });
+      c().post(`/payment/${m.apiKey}/transaction`, {
+        requestId: rel,
+        relationId: rel,
+        paymentType: 'PAY',
+        payAmount: '10.00',
+        currency: 'USD',
+        cardInfo: card('4000002500003155'),
+      });
     const paid = (await three(`x-${n}-a`)).body.data as { transactionOrderId: string; status: string };
     const left = (await three(`x-${n}-b`)).body.data as { transactionOrderId: string; status: string };
     expect([paid.status, left.status]).toEqual(['100040', '100040']);
-    const ref = rows<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', paid.transactionOrderId)[0]?.channel_ref ?? '';
+    const ref =
+      rows<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', paid.transactionOrderId)[0]
+        ?.channel_ref ?? '';
     const intent = acct.state.intents.get(ref);
-    await fetch(`${stripe.url}/3ds/${ref}/complete?client_secret=${intent?.clientSecret}&outcome=pass`, { redirect: 'manual' });
-    const r = await cli(['--json', 'renew', '--at', DateTime.utc().plus({ minutes: 31 }).toFormat('yyyy-MM-dd HH:mm:ss')]);
+    await fetch(`${stripe.url}/3ds/${ref}/complete?client_secret=${intent?.clientSecret}&outcome=pass`, {
+      redirect: 'manual',
+    });
+    const r = await cli([
+      '--json',
+      'renew',
+      '--at',
+      DateTime.utc().plus({ minutes: 31 }).toFormat('yyyy-MM-dd HH:mm:ss'),
+    ]);
     expect(r.status, r.stderr).toBe(0);
-    const status = (id: string) => rows<{ status: number; fail_reason: string | null }>('SELECT status, fail_reason FROM transactions WHERE id = ?', id)[0];
+    const status = (id: string) =>
+      rows<{ status: number; fail_reason: string | null }>(
+        'SELECT status, fail_reason FROM transactions WHERE id = ?',
+        id,
+      )[0];
     expect(status(paid.transactionOrderId)).toEqual({ status: 200000, fail_reason: null });
     expect(status(left.transactionOrderId)).toEqual({ status: 300010, fail_reason: 'authentication_expired' });
   });

@@ -3,7 +3,12 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygateAsync } from '../helpers/cli-async.js';
 import { tempDir } from '../helpers/env.js';
-import { signatureHeader, startStripeStandin, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
+import {
+  signatureHeader,
+  startStripeStandin,
+  type StandinAccount,
+  type StripeStandin,
+} from '../helpers/stripe-standin/index.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 
 /** Stripe's webhook for a merchant: verified over the raw body, settling what was left in flight, once. */
@@ -16,7 +21,8 @@ let m: TestMerchant;
 let n = 0;
 
 const YEAR = String(new Date().getUTCFullYear() + 2);
-const card = (cardNumber: string) => JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
+const card = (cardNumber: string) =>
+  JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
 const one = <T>(sql: string, ...args: unknown[]): T => {
   const d = new Database(db, { readonly: true });
   try {
@@ -34,7 +40,22 @@ beforeAll(async () => {
   db = join(t.dir, 's.db');
   acct = stripe.createAccount();
   m = createMerchant(db, 2, 'Stripe Webhooks');
-  const up = await paygateAsync(['--db', db, 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', acct.secretKey, '--stripe-webhook-secret', acct.webhookSecret], env);
+  const up = await paygateAsync(
+    [
+      '--db',
+      db,
+      'merchant',
+      'update',
+      m.merchantId,
+      '--channel',
+      'stripe',
+      '--stripe-secret-key',
+      acct.secretKey,
+      '--stripe-webhook-secret',
+      acct.webhookSecret,
+    ],
+    env,
+  );
   if (up.status !== 0) throw new Error(up.stderr);
   srv = await startServe({ dbPath: db, env });
   acct.setWebhookUrl(`${srv.url}/channel/stripe/${m.merchantId}/webhook`);
@@ -47,7 +68,14 @@ afterAll(async () => {
 
 async function pay() {
   n++;
-  const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, { requestId: `w-${n}`, relationId: `w-${n}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card('4242424242424242') });
+  const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
+    requestId: `w-${n}`,
+    relationId: `w-${n}`,
+    paymentType: 'PAY',
+    payAmount: '10.00',
+    currency: 'USD',
+    cardInfo: card('4242424242424242'),
+  });
   return r.body.data as { transactionOrderId: string; status: string };
 }
 
@@ -56,29 +84,42 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     stripe.faults.inject({ kind: 'processing' }, { match: { path: /\/confirm$/ } });
     const t = await pay();
     expect(t.status).toBe('100000');
-    const { channel_ref: intent } = one<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', t.transactionOrderId);
+    const { channel_ref: intent } = one<{ channel_ref: string }>(
+      'SELECT channel_ref FROM transactions WHERE id = ?',
+      t.transactionOrderId,
+    );
     await stripe.webhooksIdle();
     stripe.settleIntent(intent, 'succeeded');
     await stripe.webhooksIdle();
     const d = stripe.deliveries.filter((x) => x.type === 'payment_intent.succeeded').at(-1);
     expect(d?.status).toBe(200);
-    expect(one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId).status).toBe(200000);
+    expect(one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId).status).toBe(
+      200000,
+    );
   });
 
   it('a pending refund settled by refund.updated, delivered twice, is counted once', async () => {
     const t = await pay();
     acct.setRefundMode('pending');
     try {
-      const r = await client(srv.url, m).post(`/payment/${m.apiKey}/refund`, { transactionOrderId: t.transactionOrderId, refundAmount: '10.00' });
+      const r = await client(srv.url, m).post(`/payment/${m.apiKey}/refund`, {
+        transactionOrderId: t.transactionOrderId,
+        refundAmount: '10.00',
+      });
       expect(r.body.data).toMatchObject({ refundStatus: 'PENDING' });
-      const { channel_ref: re } = one<{ channel_ref: string }>('SELECT channel_ref FROM refunds WHERE transaction_id = ?', t.transactionOrderId);
+      const { channel_ref: re } = one<{ channel_ref: string }>(
+        'SELECT channel_ref FROM refunds WHERE transaction_id = ?',
+        t.transactionOrderId,
+      );
       await stripe.webhooksIdle();
       stripe.settleRefund(re, 'succeeded');
       await stripe.webhooksIdle();
       const ev = stripe.deliveries.filter((x) => x.type === 'refund.updated').at(-1);
       expect(ev?.status).toBe(200);
       expect((await stripe.redeliver(ev?.eventId ?? '')).status).toBe(200);
-      expect(one('SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?', t.transactionOrderId)).toEqual({ status: 400000, refunded_amount: 1000, refund_reserved: 0 });
+      expect(
+        one('SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?', t.transactionOrderId),
+      ).toEqual({ status: 400000, refunded_amount: 1000, refund_reserved: 0 });
       expect(one<{ status: string }>('SELECT status FROM refunds WHERE channel_ref = ?', re).status).toBe('SUCCEEDED');
     } finally {
       acct.setRefundMode('succeeded');
@@ -88,7 +129,10 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
   it('a bad or missing signature answers 400 and changes nothing; the same bytes correctly signed settle it', async () => {
     stripe.faults.inject({ kind: 'processing' }, { match: { path: /\/confirm$/ } });
     const t = await pay();
-    const { channel_ref: intent } = one<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', t.transactionOrderId);
+    const { channel_ref: intent } = one<{ channel_ref: string }>(
+      'SELECT channel_ref FROM transactions WHERE id = ?',
+      t.transactionOrderId,
+    );
     await stripe.webhooksIdle();
     acct.setWebhookUrl(null);
     try {
@@ -100,13 +144,22 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     const payload = JSON.stringify(event, null, 2);
     const url = `${srv.url}/channel/stripe/${m.merchantId}/webhook`;
     const now = Math.floor(Date.now() / 1000);
-    const post = (headers: Record<string, string>, body = payload) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-    const status = () => one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId).status;
-    expect((await post({ 'stripe-signature': signatureHeader(payload, 'whsec_not_the_merchants_secret', now) })).status).toBe(400);
+    const post = (headers: Record<string, string>, body = payload) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const status = () =>
+      one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId).status;
+    expect(
+      (await post({ 'stripe-signature': signatureHeader(payload, 'whsec_not_the_merchants_secret', now) })).status,
+    ).toBe(400);
     expect((await post({})).status).toBe(400);
     // Signed bytes, changed body (re-serialised): does not verify.
-    expect((await post({ 'stripe-signature': signatureHeader(payload, acct.webhookSecret, now) }, JSON.stringify(event))).status).toBe(400);
-    expect((await post({ 'stripe-signature': signatureHeader(payload, acct.webhookSecret, now - 3600) })).status).toBe(400);
+    expect(
+      (await post({ 'stripe-signature': signatureHeader(payload, acct.webhookSecret, now) }, JSON.stringify(event)))
+        .status,
+    ).toBe(400);
+    expect((await post({ 'stripe-signature': signatureHeader(payload, acct.webhookSecret, now - 3600) })).status).toBe(
+      400,
+    );
     expect(status()).toBe(100000);
     const ok = await post({ 'stripe-signature': signatureHeader(payload, acct.webhookSecret, now) });
     expect(ok.status).toBe(200);
@@ -119,6 +172,8 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     expect(t.status).toBe('200000');
     await stripe.webhooksIdle();
     expect(stripe.deliveries.filter((x) => x.type === 'payment_intent.succeeded').at(-1)?.status).toBe(200);
-    expect(one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId).status).toBe(200000);
+    expect(one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId).status).toBe(
+      200000,
+    );
   });
 });

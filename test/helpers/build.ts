@@ -28,5 +28,9 @@ export function ensureBuilt(): void {
     built = 0;
   }
   if (newestSource(join(ROOT, 'src')) <= built) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'ignore', cwd: ROOT });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')],
+    { stdio: 'ignore', cwd: ROOT },
+  );
 }

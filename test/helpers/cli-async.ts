@@ -12,7 +12,11 @@ export interface AsyncCliResult {
  * The real built CLI without blocking this process — needed when the test process itself runs
  * the HTTP receiver the CLI talks to (spawnSync would freeze the receiver).
  */
-export function paygateAsync(args: string[], env: NodeJS.ProcessEnv = {}, opts: { input?: string } = {}): Promise<AsyncCliResult> {
+export function paygateAsync(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  opts: { input?: string } = {},
+): Promise<AsyncCliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, PAYGATE_VAULT_KEY: TEST_VAULT_KEY, ...env },

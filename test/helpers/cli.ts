@@ -12,7 +12,10 @@ export interface CliResult {
 }
 
 /** Run the real built `paygate` binary (not a terminal: JSON output, no prompts). */
-export function paygate(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): CliResult {
+export function paygate(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {},
+): CliResult {
   const r: SpawnSyncReturns<string> = spawnSync(process.execPath, [BIN, ...args], {
     encoding: 'utf8',
     input: opts.input ?? '',

@@ -43,7 +43,8 @@ interface Operation {
   pointer: string;
 }
 
-const takesInteger = (schema: Json | undefined): boolean => schema?.type === 'integer' || ((schema?.anyOf ?? []) as Json[]).some(takesInteger);
+const takesInteger = (schema: Json | undefined): boolean =>
+  schema?.type === 'integer' || ((schema?.anyOf ?? []) as Json[]).some(takesInteger);
 
 const escapePointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -59,7 +60,13 @@ export class ContractValidator {
     for (const [template, item] of Object.entries(doc.paths as Record<string, Json>)) {
       const match = new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
       for (const [method, op] of Object.entries(item)) {
-        this.ops.push({ method: method.toUpperCase(), template, match, op, pointer: `#/paths/${escapePointer(template)}/${method}` });
+        this.ops.push({
+          method: method.toUpperCase(),
+          template,
+          match,
+          op,
+          pointer: `#/paths/${escapePointer(template)}/${method}`,
+        });
       }
     }
   }
@@ -91,20 +98,33 @@ export class ContractValidator {
 
   private checkResponse(o: Operation, x: Exchange): string[] {
     const responses = o.op.responses as Json;
-    const key = String(x.status) in responses ? String(x.status) : `${String(x.status)[0]}XX` in responses ? `${String(x.status)[0]}XX` : 'default';
+    const key =
+      String(x.status) in responses
+        ? String(x.status)
+        : `${String(x.status)[0]}XX` in responses
+          ? `${String(x.status)[0]}XX`
+          : 'default';
     const declared = responses[key] as Json | undefined;
     if (!declared) return [`status ${x.status} is not a documented response of ${o.op.operationId}`];
     const out: string[] = [];
     for (const [name, header] of Object.entries((declared.headers ?? {}) as Json)) {
       if (x.responseHeaders[name.toLowerCase()] === undefined) out.push(`response header ${name} missing`);
-      const schema = (header as Json).$ref ? this.doc.components.headers[String((header as Json).$ref).split('/').pop() as string].schema : (header as Json).schema;
+      const schema = (header as Json).$ref
+        ? this.doc.components.headers[
+            String((header as Json).$ref)
+              .split('/')
+              .pop() as string
+          ].schema
+        : (header as Json).schema;
       const text = x.responseHeaders[name.toLowerCase()];
-      if (text !== undefined && schema?.type === 'integer' && !/^\d+$/.test(text)) out.push(`response header ${name} is not an integer: ${text}`);
+      if (text !== undefined && schema?.type === 'integer' && !/^\d+$/.test(text))
+        out.push(`response header ${name} is not an integer: ${text}`);
     }
     const content = declared.content as Json | undefined;
     if (!content) return out;
     const type = (x.responseHeaders['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-    if (!(type in content)) return [...out, `response content type ${type || '(none)'} is not documented for ${x.status}`];
+    if (!(type in content))
+      return [...out, `response content type ${type || '(none)'} is not documented for ${x.status}`];
     if (type !== 'application/json') return out;
     let body: unknown;
     try {
@@ -149,7 +169,10 @@ export class ContractValidator {
     const type = types.includes('application/json') ? 'application/json' : (types[0] ?? '');
     let parsed: unknown;
     try {
-      parsed = type === 'application/x-www-form-urlencoded' ? Object.fromEntries(new URLSearchParams(x.requestBody)) : JSON.parse(x.requestBody);
+      parsed =
+        type === 'application/x-www-form-urlencoded'
+          ? Object.fromEntries(new URLSearchParams(x.requestBody))
+          : JSON.parse(x.requestBody);
     } catch {
       return [...out, 'request body is not JSON'];
     }
@@ -159,6 +182,8 @@ export class ContractValidator {
 
   /** Every violation of a list of exchanges, each named by its request. */
   violations(exchanges: readonly Exchange[]): Violation[] {
-    return exchanges.flatMap((x) => this.check(x).map((problem) => ({ exchange: `${x.method} ${new URL(x.url).pathname} → ${x.status}`, problem })));
+    return exchanges.flatMap((x) =>
+      this.check(x).map((problem) => ({ exchange: `${x.method} ${new URL(x.url).pathname} → ${x.status}`, problem })),
+    );
   }
 }

@@ -28,12 +28,17 @@ export interface TestApp {
  * 'postgres', the default under PAYGATE_TEST_ENGINE=postgres) a fresh database of its own on the
  * run's PostgreSQL cluster, dropped on close. `dbPath` is then its URL.
  */
-export async function testApp(opts: { zone?: string; now?: number; env?: NodeJS.ProcessEnv; engine?: TestEngine } = {}): Promise<TestApp> {
+export async function testApp(
+  opts: { zone?: string; now?: number; env?: NodeJS.ProcessEnv; engine?: TestEngine } = {},
+): Promise<TestApp> {
   const { dir, cleanup } = tempDir();
   const pgDb = (opts.engine ?? TEST_ENGINE) === 'postgres' ? await takePgDatabase() : undefined;
   const dbPath = pgDb ? pgDb.url : join(dir, 'paygate.db');
   const clock = new FixedClock(opts.now ?? TEST_NOW);
-  const config = loadConfig({ db: dbPath, tz: opts.zone ?? 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY, PAYGATE_DB_POOL: '4', ...opts.env });
+  const config = loadConfig(
+    { db: dbPath, tz: opts.zone ?? 'UTC' },
+    { PAYGATE_VAULT_KEY: TEST_VAULT_KEY, PAYGATE_DB_POOL: '4', ...opts.env },
+  );
   let ctx: Ctx;
   try {
     ctx = await openApp(config, { clock });
@@ -70,7 +75,9 @@ async function giveBack(db: PgTestDatabase): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
-    const r = await client.query<{ t: string | null }>("SELECT string_agg(quote_ident(tablename), ', ') AS t FROM pg_tables WHERE schemaname = 'public'");
+    const r = await client.query<{ t: string | null }>(
+      "SELECT string_agg(quote_ident(tablename), ', ') AS t FROM pg_tables WHERE schemaname = 'public'",
+    );
     if (r.rows[0]?.t) await client.query(`TRUNCATE ${r.rows[0].t} RESTART IDENTITY CASCADE`);
   } finally {
     await client.end();

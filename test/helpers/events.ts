@@ -20,7 +20,12 @@ export function paymentBody(merchantId: string, n: number, extra: Record<string,
   };
 }
 
-export const SUBSCRIPTION_EVENT_TYPES = ['RENEW_SUCCEEDED', 'RENEW_FAILED', 'SUBSCRIPTION_FAILED', 'SUBSCRIPTION_EXPIRED'] as const;
+export const SUBSCRIPTION_EVENT_TYPES = [
+  'RENEW_SUCCEEDED',
+  'RENEW_FAILED',
+  'SUBSCRIPTION_FAILED',
+  'SUBSCRIPTION_EXPIRED',
+] as const;
 
 export function subscriptionBody(
   merchantId: string,
@@ -37,7 +42,8 @@ export function subscriptionBody(
     subscriptionCode: `SC_${subscriptionId}`,
     userId: 'user-1',
     planId: 'pln_test',
-    subscriptionStatus: eventType === 'SUBSCRIPTION_FAILED' ? 'FAILED' : eventType === 'SUBSCRIPTION_EXPIRED' ? 'EXPIRED' : 'ACTIVE',
+    subscriptionStatus:
+      eventType === 'SUBSCRIPTION_FAILED' ? 'FAILED' : eventType === 'SUBSCRIPTION_EXPIRED' ? 'EXPIRED' : 'ACTIVE',
     recordId: `rec_test_${n}`,
     billingType: 'RENEW',
     amount: '9.99',
@@ -89,6 +95,9 @@ export interface OutboxRow {
 }
 
 export async function outboxRow(ctx: Ctx, id: string): Promise<OutboxRow> {
-  return (await rowsOf(ctx).get(`SELECT id, status, attempts, next_attempt_at AS "nextAttemptAt", last_http_status AS "lastHttpStatus",
-         last_error AS "lastError", delivered_at AS "deliveredAt" FROM outbox_events WHERE id = ?`, id)) as OutboxRow;
+  return (await rowsOf(ctx).get(
+    `SELECT id, status, attempts, next_attempt_at AS "nextAttemptAt", last_http_status AS "lastHttpStatus",
+         last_error AS "lastError", delivered_at AS "deliveredAt" FROM outbox_events WHERE id = ?`,
+    id,
+  )) as OutboxRow;
 }

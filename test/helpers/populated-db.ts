@@ -30,15 +30,48 @@ export function populate(db: string): Populated {
   };
   const { merchantId } = cli(['merchant', 'create', '--name', 'Copy Shop', '--notify-url', CLOSED_NOTIFY_URL]);
   cli(['merchant', 'create', '--name', 'Second Shop']);
-  const { planId } = cli(['plan', 'create', '--merchant', merchantId, '--name', 'Daily', '--price', '2.50', '--cycle-type', 'DAILY']);
+  const { planId } = cli([
+    'plan',
+    'create',
+    '--merchant',
+    merchantId,
+    '--name',
+    'Daily',
+    '--price',
+    '2.50',
+    '--cycle-type',
+    'DAILY',
+  ]);
   const sub = cli(['subscribe', '--plan', planId, '--user', 'u-1', ...card('4242424242424242')]);
-  const payArgs = ['pay', '--merchant', merchantId, '--amount', '12.34', ...card('4242424242424242'), '--request', 'req-fixed', '--relation', 'ord-fixed'];
+  const payArgs = [
+    'pay',
+    '--merchant',
+    merchantId,
+    '--amount',
+    '12.34',
+    ...card('4242424242424242'),
+    '--request',
+    'req-fixed',
+    '--relation',
+    'ord-fixed',
+  ];
   const paid = cli(payArgs);
   expect(paid.status).toBe('200000');
   cli(['pay', '--merchant', merchantId, '--amount', '1.00', ...card('4000000000000002')]);
   cli(['pay', '--merchant', merchantId, '--amount', '5.00', '--checkout']);
   cli(['refund', '--tx', paid.transactionOrderId, '--amount', '2.00', '--request', 'ref-1', '--yes']);
-  cli(['tracking', 'upload', '--merchant', merchantId, '--order', paid.transactionOrderId, '--tracking-no', 'T1', '--carrier', 'UPS']);
+  cli([
+    'tracking',
+    'upload',
+    '--merchant',
+    merchantId,
+    '--order',
+    paid.transactionOrderId,
+    '--tracking-no',
+    'T1',
+    '--carrier',
+    'UPS',
+  ]);
   const later = DateTime.utc().plus({ days: 2 }).toFormat('yyyy-MM-dd HH:mm:ss');
   cli(['renew', '--at', later]);
   return {
@@ -55,7 +88,10 @@ export function sqliteTables(db: string): Record<string, unknown[]> {
   const sqlite = new Database(db, { readonly: true });
   try {
     return Object.fromEntries(
-      COPY_TABLES.map((t) => [t.name, sqlite.prepare(`SELECT * FROM "${t.name}" ORDER BY ${t.key.map((k) => `"${k}"`).join(', ')}`).all()]),
+      COPY_TABLES.map((t) => [
+        t.name,
+        sqlite.prepare(`SELECT * FROM "${t.name}" ORDER BY ${t.key.map((k) => `"${k}"`).join(', ')}`).all(),
+      ]),
     );
   } finally {
     sqlite.close();

@@ -1,5 +1,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  appendFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,7 +99,8 @@ function alive(pid: number): boolean {
 
 function stopAndRemove(bin: string, dir: string): void {
   const data = join(dir, 'data');
-  if (existsSync(join(data, 'postmaster.pid'))) runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+  if (existsSync(join(data, 'postmaster.pid')))
+    runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -142,7 +152,17 @@ export async function startPgCluster(opts: { maxConnections?: number } = {}): Pr
   try {
     // --no-sync only skips initdb's own flush of the template files; the server runs with fsync on.
     const init = runAsOwner(join(bin, 'initdb'), [
-      '-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions',
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+      '--no-instructions',
     ]);
     if (init.status !== 0) throw new Error(`initdb failed:\n${init.output}`);
 

@@ -38,7 +38,8 @@ async function start(): Promise<Started> {
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {
-  const shared = (holder[KEY] ??= { started: start(), users: 0 });
+  holder[KEY] ??= { started: start(), users: 0 };
+  const shared = holder[KEY];
   shared.users++;
   const started = await shared.started;
   project.provide('pgClusterUrl', started.ok ? started.cluster.url : null);

@@ -24,7 +24,8 @@ declare module 'vitest' {
 /** The cluster's superuser URL (its `postgres` database); throws when there is no cluster. */
 export function pgClusterUrl(): string {
   const url = inject('pgClusterUrl');
-  if (!url) throw new Error(`no PostgreSQL test cluster: ${inject('pgUnavailableReason') ?? 'global setup did not run'}`);
+  if (!url)
+    throw new Error(`no PostgreSQL test cluster: ${inject('pgUnavailableReason') ?? 'global setup did not run'}`);
   return url;
 }
 
@@ -61,7 +62,8 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
  */
 export async function createPgDatabase(opts: { template?: string } = {}): Promise<PgTestDatabase> {
   const name = `t_${randomBytes(6).toString('hex')}`;
-  if (opts.template !== undefined && !/^t_[0-9a-f]{12}$/.test(opts.template)) throw new Error(`createPgDatabase: ${opts.template} is not a test database`);
+  if (opts.template !== undefined && !/^t_[0-9a-f]{12}$/.test(opts.template))
+    throw new Error(`createPgDatabase: ${opts.template} is not a test database`);
   await admin((c) => c.query(`CREATE DATABASE ${name}${opts.template ? ` TEMPLATE ${opts.template}` : ''}`));
   let dropped = false;
   return {

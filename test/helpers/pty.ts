@@ -23,7 +23,13 @@ export interface PtySession {
 export function paygatePty(args: string[], opts: { env?: NodeJS.ProcessEnv; cols?: number } = {}): PtySession {
   const command = `stty cols ${opts.cols ?? 120} rows 40; exec ${[process.execPath, BIN, ...args].map(sh).join(' ')}`;
   const child = spawn('script', ['-qec', command, '/dev/null'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm-256color', PAYGATE_VAULT_KEY: TEST_VAULT_KEY, ...opts.env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TERM: 'xterm-256color',
+      PAYGATE_VAULT_KEY: TEST_VAULT_KEY,
+      ...opts.env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
@@ -49,7 +55,8 @@ export function paygatePty(args: string[], opts: { env?: NodeJS.ProcessEnv; cols
   });
   const exit = new Promise<number | null>((resolve) => {
     child.on('close', (status) => {
-      for (const w of waiters.splice(0)) w.reject(new Error(`paygate exited before showing the expected text; output:\n${out}`));
+      for (const w of waiters.splice(0))
+        w.reject(new Error(`paygate exited before showing the expected text; output:\n${out}`));
       resolve(status);
     });
   });
@@ -69,7 +76,10 @@ export function paygatePty(args: string[], opts: { env?: NodeJS.ProcessEnv; cols
 }
 
 /** Run to the end without typing anything; the terminal's output and the exit status. */
-export async function paygatePtyRun(args: string[], opts: { env?: NodeJS.ProcessEnv; cols?: number } = {}): Promise<{ status: number | null; output: string }> {
+export async function paygatePtyRun(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cols?: number } = {},
+): Promise<{ status: number | null; output: string }> {
   const s = paygatePty(args, opts);
   const status = await s.exit;
   return { status, output: s.output() };

@@ -86,12 +86,18 @@ export function verifyV1Callback(path: string, body: Record<string, string>, sec
 }
 
 /** v2: header "t=<unix s>,v2=<hex>", hex = HMAC-SHA256(secret, t + "." + rawBody); returns t when valid. */
-export function verifyV2Callback(header: string | string[] | undefined, rawBody: string, secret: string): number | undefined {
+export function verifyV2Callback(
+  header: string | string[] | undefined,
+  rawBody: string,
+  secret: string,
+): number | undefined {
   if (typeof header !== 'string') return undefined;
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
   const t = parts.t;
   const v2 = parts.v2;
   if (!t || !v2 || !/^\d+$/.test(t)) return undefined;
   const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`, 'utf8').digest('hex');
-  return expected.length === v2.length && timingSafeEqual(Buffer.from(expected), Buffer.from(v2)) ? Number(t) : undefined;
+  return expected.length === v2.length && timingSafeEqual(Buffer.from(expected), Buffer.from(v2))
+    ? Number(t)
+    : undefined;
 }

@@ -29,7 +29,9 @@ export async function seedDueSubscriptions(
   opts: { startedAt: number; dueAt: number; card?: string; db?: string },
 ): Promise<string> {
   const dbPath = opts.db ?? join(dir, 'paygate.db');
-  const ctx = await openApp(loadConfig({ db: dbPath, tz: 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }), { clock: new FixedClock(opts.startedAt) });
+  const ctx = await openApp(loadConfig({ db: dbPath, tz: 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }), {
+    clock: new FixedClock(opts.startedAt),
+  });
   try {
     const m = await createMerchant(ctx, { name: 'Load Shop' });
     if (/^postgres(ql)?:/.test(dbPath)) {
@@ -37,7 +39,13 @@ export async function seedDueSubscriptions(
       return dbPath;
     }
     sqliteOf(ctx).prepare('UPDATE merchants SET notify_url = ? WHERE id = ?').run(SEED_NOTIFY_URL, m.merchantId);
-    const plan = await createPlan(ctx, m.merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    const plan = await createPlan(ctx, m.merchantId, {
+      planName: 'Monthly',
+      price: '9.99',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+    });
     const panEnc = ctx.vault.encrypt(opts.card ?? '4242424242424242');
     const sqlite = sqliteOf(ctx);
     const card = sqlite.prepare(
@@ -58,9 +66,39 @@ export async function seedDueSubscriptions(
         const sid = `sub_seed${String(i).padStart(8, '0')}`;
         const cid = `crd_seed${String(i).padStart(8, '0')}`;
         card.run(cid, m.merchantId, panEnc, opts.startedAt);
-        sub.run(sid, `SCSEED${i}`, m.merchantId, plan.planId, `user-${i}`, cid, opts.startedAt, opts.dueAt, opts.startedAt, opts.startedAt, opts.startedAt);
-        rec.run(`rec_seedI${String(i).padStart(8, '0')}`, sid, m.merchantId, 'INITIAL', opts.startedAt, 'SUCCESS', 0, opts.startedAt);
-        rec.run(`rec_seedR${String(i).padStart(8, '0')}`, sid, m.merchantId, 'RENEW', opts.dueAt, 'PENDING', 1, opts.startedAt);
+        sub.run(
+          sid,
+          `SCSEED${i}`,
+          m.merchantId,
+          plan.planId,
+          `user-${i}`,
+          cid,
+          opts.startedAt,
+          opts.dueAt,
+          opts.startedAt,
+          opts.startedAt,
+          opts.startedAt,
+        );
+        rec.run(
+          `rec_seedI${String(i).padStart(8, '0')}`,
+          sid,
+          m.merchantId,
+          'INITIAL',
+          opts.startedAt,
+          'SUCCESS',
+          0,
+          opts.startedAt,
+        );
+        rec.run(
+          `rec_seedR${String(i).padStart(8, '0')}`,
+          sid,
+          m.merchantId,
+          'RENEW',
+          opts.dueAt,
+          'PENDING',
+          1,
+          opts.startedAt,
+        );
       }
       sqlite.prepare('UPDATE plans SET current_subscriptions = ? WHERE id = ?').run(count, plan.planId);
     })();
@@ -70,23 +108,41 @@ export async function seedDueSubscriptions(
   return dbPath;
 }
 
-async function seedPostgres(ctx: Ctx, merchantId: string, count: number, opts: { startedAt: number; dueAt: number; card?: string }): Promise<void> {
+async function seedPostgres(
+  ctx: Ctx,
+  merchantId: string,
+  count: number,
+  opts: { startedAt: number; dueAt: number; card?: string },
+): Promise<void> {
   const rows = rowsOf(ctx);
   await rows.run('UPDATE merchants SET notify_url = ? WHERE id = ?', SEED_NOTIFY_URL, merchantId);
-  const plan = await createPlan(ctx, merchantId, { planName: 'Monthly', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+  const plan = await createPlan(ctx, merchantId, {
+    planName: 'Monthly',
+    price: '9.99',
+    currency: 'USD',
+    cycleType: 'MONTHLY',
+    cycleLength: 1,
+  });
   const panEnc = ctx.vault.encrypt(opts.card ?? '4242424242424242');
   const n = "lpad(i::text, 8, '0')";
   await rows.run(
     `INSERT INTO cards (id, merchant_id, pan_enc, bin, last4, brand, exp_month, exp_year, holder_name, created_at)
      SELECT 'crd_seed' || ${n}, $1, $2, '424242', '4242', 'Visa', 12, 2099, NULL, $3::bigint FROM generate_series(0, $4::int - 1) AS i`,
-    merchantId, panEnc, opts.startedAt, count,
+    merchantId,
+    panEnc,
+    opts.startedAt,
+    count,
   );
   await rows.run(
     `INSERT INTO subscriptions (id, code, merchant_id, plan_id, user_id, card_id, amount, currency, cycle_type, cycle_length, status,
        anchor_time, paid_through, start_time, billing_count, failed_count, total_paid, created_at, updated_at)
      SELECT 'sub_seed' || ${n}, 'SCSEED' || i, $1, $2, 'user-' || i, 'crd_seed' || ${n}, 999, 'USD', 'MONTHLY', 1, 'ACTIVE',
        $3::bigint, $4::bigint, $3::bigint, 1, 0, 999, $3::bigint, $3::bigint FROM generate_series(0, $5::int - 1) AS i`,
-    merchantId, plan.planId, opts.startedAt, opts.dueAt, count,
+    merchantId,
+    plan.planId,
+    opts.startedAt,
+    opts.dueAt,
+    count,
   );
   await rows.run(
     `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status, retry_count, cycle_index, created_at)
@@ -94,7 +150,10 @@ async function seedPostgres(ctx: Ctx, merchantId: string, count: number, opts: {
        k.status, 0, k.cycle, $2::bigint
      FROM generate_series(0, $4::int - 1) AS i,
        (VALUES ('I', 'INITIAL', 'SUCCESS', 0), ('R', 'RENEW', 'PENDING', 1)) AS k(t, type, status, cycle)`,
-    merchantId, opts.startedAt, opts.dueAt, count,
+    merchantId,
+    opts.startedAt,
+    opts.dueAt,
+    count,
   );
   await rows.run('UPDATE plans SET current_subscriptions = ? WHERE id = ?', count, plan.planId);
 }

@@ -28,7 +28,13 @@ export interface ServeOptions {
 }
 
 export function serveEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, PAYGATE_VAULT_KEY: TEST_VAULT_KEY, NODE_ENV: 'test', ...extra };
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PAYGATE_VAULT_KEY: TEST_VAULT_KEY,
+    NODE_ENV: 'test',
+    ...extra,
+  };
 }
 
 export async function startServe(opts: ServeOptions = {}): Promise<Served> {
@@ -81,7 +87,17 @@ export interface TestMerchant {
 }
 
 export function createMerchant(dbPath: string, signatureVersion: 1 | 2 = 2, name = 'Test Shop'): TestMerchant {
-  const r = paygate(['--db', dbPath, '--json', 'merchant', 'create', '--name', name, '--signature-version', String(signatureVersion)]);
+  const r = paygate([
+    '--db',
+    dbPath,
+    '--json',
+    'merchant',
+    'create',
+    '--name',
+    name,
+    '--signature-version',
+    String(signatureVersion),
+  ]);
   if (r.status !== 0) throw new Error(`merchant create failed: ${r.stderr}`);
   return r.json() as TestMerchant;
 }
@@ -91,7 +107,11 @@ export function createMerchant(dbPath: string, signatureVersion: 1 | 2 = 2, name
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
@@ -111,7 +131,13 @@ export function signV1(method: string, path: string, params: Record<string, unkn
   return createHash('sha256').update(`${method} ${path}\n${joined}&key=${secret}`, 'utf8').digest('hex');
 }
 
-export function signV2(method: string, path: string, payload: string, secret: string, t = Math.floor(Date.now() / 1000)): string {
+export function signV2(
+  method: string,
+  path: string,
+  payload: string,
+  secret: string,
+  t = Math.floor(Date.now() / 1000),
+): string {
   const hex = createHmac('sha256', secret).update(`${t}.${method}.${path}.${payload}`, 'utf8').digest('hex');
   return `t=${t},v2=${hex}`;
 }
@@ -136,8 +162,16 @@ export async function raw(url: string, init: RawInit = {}): Promise<Answer> {
   if (recorders.size > 0) {
     const responseHeaders: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(res.headers)) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
-    const requestBody = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : init.body.toString('utf8');
-    record({ method: init.method ?? 'GET', url, requestBody, status: res.statusCode, responseHeaders, responseBody: t });
+    const requestBody =
+      init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : init.body.toString('utf8');
+    record({
+      method: init.method ?? 'GET',
+      url,
+      requestBody,
+      status: res.statusCode,
+      responseHeaders,
+      responseBody: t,
+    });
   }
   let body: unknown;
   try {
@@ -148,7 +182,12 @@ export async function raw(url: string, init: RawInit = {}): Promise<Answer> {
   const headers = res.headers;
   return {
     status: res.statusCode,
-    headers: { get: (name) => { const v = headers[name.toLowerCase()]; return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v; } },
+    headers: {
+      get: (name) => {
+        const v = headers[name.toLowerCase()];
+        return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+      },
+    },
     body,
     text: t,
   };
@@ -157,13 +196,19 @@ export async function raw(url: string, init: RawInit = {}): Promise<Answer> {
 /** A signed client for one merchant: POST bodies and GET queries, v1 or v2 by the merchant's version. */
 export function client(base: string, m: TestMerchant) {
   return {
-    async post(path: string, body: Record<string, unknown>, opts: { sign?: boolean; headers?: Record<string, string> } = {}): Promise<Answer> {
+    async post(
+      path: string,
+      body: Record<string, unknown>,
+      opts: { sign?: boolean; headers?: Record<string, string> } = {},
+    ): Promise<Answer> {
       const params = { merchantId: m.merchantId, ...body };
       let headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
       let payloadObj: Record<string, unknown> = params;
-      if (opts.sign !== false && m.signatureVersion === 1) payloadObj = { ...params, sign: signV1('POST', path, params, m.secret) };
+      if (opts.sign !== false && m.signatureVersion === 1)
+        payloadObj = { ...params, sign: signV1('POST', path, params, m.secret) };
       const payload = JSON.stringify(payloadObj);
-      if (opts.sign !== false && m.signatureVersion === 2) headers = { 'x-paygate-signature': signV2('POST', path, payload, m.secret), ...headers };
+      if (opts.sign !== false && m.signatureVersion === 2)
+        headers = { 'x-paygate-signature': signV2('POST', path, payload, m.secret), ...headers };
       return raw(base + path, { method: 'POST', headers, body: payload });
     },
     async get(path: string, query: Record<string, string>, opts: { sign?: boolean } = {}): Promise<Answer> {
@@ -171,7 +216,8 @@ export function client(base: string, m: TestMerchant) {
       const headers: Record<string, string> = {};
       if (opts.sign !== false && m.signatureVersion === 1) params.sign = signV1('GET', path, params, m.secret);
       const qs = new URLSearchParams(params).toString();
-      if (opts.sign !== false && m.signatureVersion === 2) headers['x-paygate-signature'] = signV2('GET', path, qs, m.secret);
+      if (opts.sign !== false && m.signatureVersion === 2)
+        headers['x-paygate-signature'] = signV2('GET', path, qs, m.secret);
       return raw(`${base}${path}?${qs}`, { headers });
     },
   };

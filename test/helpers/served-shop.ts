@@ -45,7 +45,17 @@ export interface ServedShopOptions {
 }
 
 async function createMerchantAsync(db: string, signatureVersion: 1 | 2, name: string): Promise<TestMerchant> {
-  const r = await paygateAsync(['--db', db, '--json', 'merchant', 'create', '--name', name, '--signature-version', String(signatureVersion)]);
+  const r = await paygateAsync([
+    '--db',
+    db,
+    '--json',
+    'merchant',
+    'create',
+    '--name',
+    name,
+    '--signature-version',
+    String(signatureVersion),
+  ]);
   if (r.status !== 0) throw new Error(`merchant create failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as TestMerchant;
 }
@@ -67,7 +77,10 @@ export async function servedShop(opts: ServedShopOptions = {}): Promise<ServedSh
     // serve start side by side.
     const [first, ...rest] = opts.merchants ?? [];
     const firstMerchant = first ? [createMerchant(database.db, ...first)] : [];
-    const [srv, ...others] = await Promise.all([serve(opts.serve), ...rest.map((m) => createMerchantAsync(database.db, ...m))]);
+    const [srv, ...others] = await Promise.all([
+      serve(opts.serve),
+      ...rest.map((m) => createMerchantAsync(database.db, ...m)),
+    ]);
     const merchants = [...firstMerchant, ...others];
     return {
       engine: database.engine,

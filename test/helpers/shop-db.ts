@@ -52,10 +52,15 @@ export interface RowReader {
 }
 
 const INT8 = 20;
-const builtinParser = pg.types.getTypeParser as unknown as (oid: number, format: 'text' | 'binary') => (v: string) => unknown;
+const builtinParser = pg.types.getTypeParser as unknown as (
+  oid: number,
+  format: 'text' | 'binary',
+) => (v: string) => unknown;
 const numberInt8: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 ? (v: string) => Number(v) : builtinParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
+    oid === INT8
+      ? (v: string) => Number(v)
+      : builtinParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 function numbered(sql: string): string {
@@ -110,9 +115,14 @@ function rowReader(engine: TestEngine, db: string): RowReader {
     tables: async () =>
       engine === 'sqlite'
         ? (await all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((r) => r.name)
-        : (await all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")).map((r) => r.name),
+        : (
+            await all<{ name: string }>(
+              "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+            )
+          ).map((r) => r.name),
     rawFiles: async (since = new Date(0)) => {
-      if (engine === 'sqlite') return [db, `${db}-wal`].filter((f) => existsSync(f)).map((f) => ({ name: f, bytes: readFileSync(f) }));
+      if (engine === 'sqlite')
+        return [db, `${db}-wal`].filter((f) => existsSync(f)).map((f) => ({ name: f, bytes: readFileSync(f) }));
       const c = new pg.Client({ connectionString: db });
       await c.connect();
       try {
@@ -121,8 +131,13 @@ function rowReader(engine: TestEngine, db: string): RowReader {
           `SELECT c.relname AS name, pg_relation_filepath(c.oid) AS path FROM pg_class c
             WHERE c.relkind IN ('r', 't', 'i', 'm', 'S') AND pg_relation_filepath(c.oid) IS NOT NULL`,
         );
-        const wal = await c.query<{ name: string }>('SELECT name FROM pg_ls_waldir() WHERE modification >= $1 ORDER BY name', [since]);
-        const read = async (path: string) => (await c.query<{ bytes: Buffer }>('SELECT pg_read_binary_file($1) AS bytes', [path])).rows[0]?.bytes ?? Buffer.alloc(0);
+        const wal = await c.query<{ name: string }>(
+          'SELECT name FROM pg_ls_waldir() WHERE modification >= $1 ORDER BY name',
+          [since],
+        );
+        const read = async (path: string) =>
+          (await c.query<{ bytes: Buffer }>('SELECT pg_read_binary_file($1) AS bytes', [path])).rows[0]?.bytes ??
+          Buffer.alloc(0);
         const out: Array<{ name: string; bytes: Buffer }> = [];
         for (const r of rels.rows) out.push({ name: r.name, bytes: await read(r.path) });
         for (const w of wal.rows) {
@@ -138,7 +153,10 @@ function rowReader(engine: TestEngine, db: string): RowReader {
     },
     count: async (table: string) => (await all<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]?.n ?? 0,
     integrity: async () => {
-      if (engine === 'sqlite') return (await all<{ integrity_check: string }>('PRAGMA integrity_check')).map((r) => r.integrity_check).join('\n');
+      if (engine === 'sqlite')
+        return (await all<{ integrity_check: string }>('PRAGMA integrity_check'))
+          .map((r) => r.integrity_check)
+          .join('\n');
       const c = new pg.Client({ connectionString: db });
       await c.connect();
       try {
@@ -164,7 +182,9 @@ function rowReader(engine: TestEngine, db: string): RowReader {
  * more (SQLite: its file and -wal copied; PostgreSQL: CREATE DATABASE … TEMPLATE), for tests
  * that start many times from the same arranged state.
  */
-export async function shopDatabase(opts: { engine?: TestEngine; file?: string; prefix?: string; copyOf?: ShopDatabase } = {}): Promise<ShopDatabase> {
+export async function shopDatabase(
+  opts: { engine?: TestEngine; file?: string; prefix?: string; copyOf?: ShopDatabase } = {},
+): Promise<ShopDatabase> {
   const engine = opts.copyOf?.engine ?? opts.engine ?? TEST_ENGINE;
   const tmp = tempDir(opts.prefix ?? 'paygate-shop-');
   const template = opts.copyOf && engine === 'postgres' ? new URL(opts.copyOf.db).pathname.slice(1) : undefined;

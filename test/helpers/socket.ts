@@ -35,12 +35,19 @@ export function sendRaw(base: string, request: string | Buffer, waitMs = 10_000)
         const i = line.indexOf(':');
         if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
       }
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0), headers, body: end < 0 ? '' : text.slice(end + 4), closed });
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0),
+        headers,
+        body: end < 0 ? '' : text.slice(end + 4),
+        closed,
+      });
     };
     const timer = setTimeout(() => done(false), waitMs);
     socket.on('data', (d: Buffer) => chunks.push(d));
     // A server that closes while we are still writing resets the connection: what it answered counts.
-    socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' || e.code === 'EPIPE' ? undefined : reject(e)));
+    socket.on('error', (e: NodeJS.ErrnoException) =>
+      e.code === 'ECONNRESET' || e.code === 'EPIPE' ? undefined : reject(e),
+    );
     socket.on('close', () => done(true));
   });
 }
@@ -48,5 +55,7 @@ export function sendRaw(base: string, request: string | Buffer, waitMs = 10_000)
 /** The JSON of a raw answer's body (Content-Length bodies only: paygate does not chunk errors). */
 export function jsonOf(answer: SocketAnswer): any {
   const length = Number(answer.headers['content-length']);
-  return JSON.parse(Number.isFinite(length) ? Buffer.from(answer.body, 'utf8').subarray(0, length).toString('utf8') : answer.body);
+  return JSON.parse(
+    Number.isFinite(length) ? Buffer.from(answer.body, 'utf8').subarray(0, length).toString('utf8') : answer.body,
+  );
 }

@@ -39,22 +39,35 @@ export interface StripeScenarioEnv {
 }
 
 const YEAR = String(new Date().getUTCFullYear() + 2);
-export const scenarioCard = (cardNumber: string) => JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
+export const scenarioCard = (cardNumber: string) =>
+  JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
 
 let seq = 0;
 const next = (e: StripeScenarioEnv, what: string) => `${e.tag}-${what}-${++seq}`;
 const api = (e: StripeScenarioEnv) => client(e.srv.url, e.m);
 
 async function intentOf(e: StripeScenarioEnv, txn: string): Promise<Stripe.PaymentIntent> {
-  const ref = (await e.rows.get<{ channel_ref: string | null }>('SELECT channel_ref FROM transactions WHERE id = ?', txn))?.channel_ref;
+  const ref = (
+    await e.rows.get<{ channel_ref: string | null }>('SELECT channel_ref FROM transactions WHERE id = ?', txn)
+  )?.channel_ref;
   expect(ref, `transaction ${txn} has no PaymentIntent`).toMatch(/^pi_/);
   return e.stripe.paymentIntents.retrieve(ref ?? '');
 }
 
 /** PAY with 4242…: 200000 at once; Stripe holds one succeeded intent of the amount. */
-export async function payScenario(e: StripeScenarioEnv, amount = '12.34'): Promise<{ txn: string; intent: Stripe.PaymentIntent }> {
+export async function payScenario(
+  e: StripeScenarioEnv,
+  amount = '12.34',
+): Promise<{ txn: string; intent: Stripe.PaymentIntent }> {
   const id = next(e, 'pay');
-  const r = await api(e).post(`/payment/${e.m.apiKey}/transaction`, { requestId: id, relationId: id, paymentType: 'PAY', payAmount: amount, currency: 'USD', cardInfo: scenarioCard('4242424242424242') });
+  const r = await api(e).post(`/payment/${e.m.apiKey}/transaction`, {
+    requestId: id,
+    relationId: id,
+    paymentType: 'PAY',
+    payAmount: amount,
+    currency: 'USD',
+    cardInfo: scenarioCard('4242424242424242'),
+  });
   expect(r.body.rtn_code, r.text).toBe('0000');
   expect(r.body.data).toMatchObject({ status: '200000', payAmount: amount });
   const txn = r.body.data.transactionOrderId as string;
@@ -66,7 +79,14 @@ export async function payScenario(e: StripeScenarioEnv, amount = '12.34'): Promi
 /** PAY with Stripe's generic decline card: 300000 card_declined, nothing charged. */
 export async function declineScenario(e: StripeScenarioEnv): Promise<void> {
   const id = next(e, 'decline');
-  const r = await api(e).post(`/payment/${e.m.apiKey}/transaction`, { requestId: id, relationId: id, paymentType: 'PAY', payAmount: '5.00', currency: 'USD', cardInfo: scenarioCard('4000000000000002') });
+  const r = await api(e).post(`/payment/${e.m.apiKey}/transaction`, {
+    requestId: id,
+    relationId: id,
+    paymentType: 'PAY',
+    payAmount: '5.00',
+    currency: 'USD',
+    cardInfo: scenarioCard('4000000000000002'),
+  });
   expect(r.body.data, r.text).toMatchObject({ status: '300000', failReason: 'card_declined' });
   const intent = await intentOf(e, r.body.data.transactionOrderId as string);
   expect(intent.status).not.toBe('succeeded');
@@ -75,13 +95,28 @@ export async function declineScenario(e: StripeScenarioEnv): Promise<void> {
 /** A monthly plan and a SUBSCRIPTION with 4242…: ACTIVE; the card kept on a Stripe Customer, no number stored. */
 export async function subscriptionScenario(e: StripeScenarioEnv): Promise<{ subscriptionId: string }> {
   const id = next(e, 'sub');
-  const plan = await api(e).post('/subscription/plan/create', { planName: `Monthly ${id}`, price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+  const plan = await api(e).post('/subscription/plan/create', {
+    planName: `Monthly ${id}`,
+    price: '9.99',
+    currency: 'USD',
+    cycleType: 'MONTHLY',
+    cycleLength: 1,
+  });
   expect(plan.body.rtn_code, plan.text).toBe('0000');
-  const r = await api(e).post('/subscription/create', { requestId: id, relationId: id, planId: plan.body.data.planId, userId: `user-${id}`, cardInfo: scenarioCard('4242424242424242') });
+  const r = await api(e).post('/subscription/create', {
+    requestId: id,
+    relationId: id,
+    planId: plan.body.data.planId,
+    userId: `user-${id}`,
+    cardInfo: scenarioCard('4242424242424242'),
+  });
   expect(r.body.rtn_code, r.text).toBe('0000');
   expect(r.body.data).toMatchObject({ status: '200000' });
   const subscriptionId = r.body.data.subscriptionId as string;
-  const card = await e.rows.get('SELECT c.* FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?', subscriptionId);
+  const card = await e.rows.get(
+    'SELECT c.* FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?',
+    subscriptionId,
+  );
   expect(card).toMatchObject({ channel: 'stripe', pan_enc: null, last4: '4242' });
   const customer = String(card?.stripe_customer_id);
   const pm = await e.stripe.paymentMethods.retrieve(String(card?.stripe_payment_method_id));
@@ -97,14 +132,22 @@ export async function subscriptionScenario(e: StripeScenarioEnv): Promise<{ subs
  * Customer and PaymentMethod.
  */
 export async function renewalScenario(e: StripeScenarioEnv, subscriptionId: string): Promise<void> {
-  const at = e.dueBy === 'clock' ? ['--at', await nextBillingTime(e, subscriptionId)] : (moveRenewalIntoPast(e, subscriptionId), []);
+  let at: string[] = [];
+  if (e.dueBy === 'clock') at = ['--at', await nextBillingTime(e, subscriptionId)];
+  else moveRenewalIntoPast(e, subscriptionId);
   const runs = await Promise.all([1, 2].map(() => paygateAsync(['--db', e.db, '--json', 'renew', ...at], e.cliEnv)));
   for (const r of runs) expect(r.status, r.stderr).toBe(0);
   expect(runs.map((r) => (JSON.parse(r.stdout) as { succeeded: number }).succeeded).reduce((a, b) => a + b, 0)).toBe(1);
-  const renewals = await e.rows.all<{ id: string; status: number }>("SELECT id, status FROM transactions WHERE subscription_id = ? AND payment_type = 'RENEWAL'", subscriptionId);
+  const renewals = await e.rows.all<{ id: string; status: number }>(
+    "SELECT id, status FROM transactions WHERE subscription_id = ? AND payment_type = 'RENEWAL'",
+    subscriptionId,
+  );
   expect(renewals).toHaveLength(1);
   expect(renewals[0]?.status).toBe(200000);
-  const card = await e.rows.get<{ stripe_customer_id: string }>('SELECT c.stripe_customer_id FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?', subscriptionId);
+  const card = await e.rows.get<{ stripe_customer_id: string }>(
+    'SELECT c.stripe_customer_id FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?',
+    subscriptionId,
+  );
   const intent = await intentOf(e, renewals[0]?.id ?? '');
   expect(intent).toMatchObject({ status: 'succeeded', amount: 999 });
   expect(typeof intent.customer === 'string' ? intent.customer : intent.customer?.id).toBe(card?.stripe_customer_id);
@@ -121,11 +164,14 @@ async function nextBillingTime(e: StripeScenarioEnv, subscriptionId: string): Pr
 
 /** The pending renewal record moved a minute into the past, written straight into the SQLite file. */
 function moveRenewalIntoPast(e: StripeScenarioEnv, subscriptionId: string): void {
-  if (e.engine !== 'sqlite') throw new Error('a renewal record is moved into the past in SQLite files only; use dueBy "clock"');
+  if (e.engine !== 'sqlite')
+    throw new Error('a renewal record is moved into the past in SQLite files only; use dueBy "clock"');
   const d = new Database(e.db);
   try {
     const moved = d
-      .prepare("UPDATE billing_records SET scheduled_time = ? WHERE subscription_id = ? AND status = 'PENDING' AND billing_type = 'RENEW'")
+      .prepare(
+        "UPDATE billing_records SET scheduled_time = ? WHERE subscription_id = ? AND status = 'PENDING' AND billing_type = 'RENEW'",
+      )
       .run(Date.now() - 60_000, subscriptionId).changes;
     expect(moved).toBe(1);
   } finally {
@@ -135,12 +181,22 @@ function moveRenewalIntoPast(e: StripeScenarioEnv, subscriptionId: string): void
 
 /** A paid PAY refunded in two parts: 400010 then 400000; Stripe holds two succeeded Refunds summing to the amount. */
 export async function refundScenario(e: StripeScenarioEnv, txn: string): Promise<void> {
-  const refund = (refundAmount: string) => api(e).post(`/payment/${e.m.apiKey}/refund`, { transactionOrderId: txn, refundAmount, requestId: next(e, 'refund') });
+  const refund = (refundAmount: string) =>
+    api(e).post(`/payment/${e.m.apiKey}/refund`, {
+      transactionOrderId: txn,
+      refundAmount,
+      requestId: next(e, 'refund'),
+    });
   const a = await refund('4.00');
   expect(a.body.data, a.text).toMatchObject({ status: '400010' });
   const b = await refund('8.34');
   expect(b.body.data, b.text).toMatchObject({ status: '400000' });
-  const refs = (await e.rows.all<{ channel_ref: string }>("SELECT channel_ref FROM refunds WHERE transaction_id = ? AND status = 'SUCCEEDED'", txn)).map((r) => r.channel_ref);
+  const refs = (
+    await e.rows.all<{ channel_ref: string }>(
+      "SELECT channel_ref FROM refunds WHERE transaction_id = ? AND status = 'SUCCEEDED'",
+      txn,
+    )
+  ).map((r) => r.channel_ref);
   expect(refs).toHaveLength(2);
   const refunds = await Promise.all(refs.map((id) => e.stripe.refunds.retrieve(id)));
   expect(refunds.every((r) => r.status === 'succeeded')).toBe(true);
@@ -152,14 +208,22 @@ export async function refundScenario(e: StripeScenarioEnv, txn: string): Promise
  * database), a merchant switched to Stripe with `secretKey` through the CLI (the key given on
  * stdin, checked by Stripe), and `serve` running. `apiUrl`: the stand-in; absent: Stripe itself.
  */
-export async function startScenarioEnv(o: { secretKey: string; apiUrl?: string; engine?: TestEngine }): Promise<StripeScenarioEnv & { close: () => Promise<void> }> {
+export async function startScenarioEnv(o: {
+  secretKey: string;
+  apiUrl?: string;
+  engine?: TestEngine;
+}): Promise<StripeScenarioEnv & { close: () => Promise<void> }> {
   const database = await shopDatabase({ engine: o.engine, prefix: 'paygate-stripe-scenarios-' });
   const db = database.db;
   const cliEnv: Record<string, string> = o.apiUrl ? { PAYGATE_STRIPE_API_URL: o.apiUrl } : {};
   let srv: Served | undefined;
   try {
     const m = createMerchant(db, 2, 'Scenario Shop');
-    const up = await paygateAsync(['--db', db, 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'], cliEnv, { input: o.secretKey });
+    const up = await paygateAsync(
+      ['--db', db, 'merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', '-'],
+      cliEnv,
+      { input: o.secretKey },
+    );
     if (up.status !== 0) throw new Error(`merchant update failed: ${up.stderr.trim()}`);
     srv = await startServe({ dbPath: db, env: cliEnv });
     const endpoint = o.apiUrl ? new URL(o.apiUrl) : undefined;

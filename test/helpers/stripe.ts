@@ -50,10 +50,16 @@ export async function startReturnPage(): Promise<ReturnPage> {
 export async function answerChallenge(redirectUrl: string, choice: 'pass' | 'fail'): Promise<Response> {
   const page = await fetch(redirectUrl);
   const html = await page.text();
-  const form = [...html.matchAll(/<form method="post" action="([^"]+)">(.*?)<\/form>/gs)].find((m) => (m[2] ?? '').includes(`value="${choice}"`));
+  const form = [...html.matchAll(/<form method="post" action="([^"]+)">(.*?)<\/form>/gs)].find((m) =>
+    (m[2] ?? '').includes(`value="${choice}"`),
+  );
   if (!form) throw new Error(`no ${choice} form on the 3DS page`);
   const fields = new URLSearchParams();
-  for (const m of (form[2] ?? '').matchAll(/name="([^"]+)" value="([^"]*)"/g)) fields.set(m[1] ?? '', (m[2] ?? '').replace(/&#(\d+);/g, (_e, n: string) => String.fromCharCode(Number(n))));
+  for (const m of (form[2] ?? '').matchAll(/name="([^"]+)" value="([^"]*)"/g))
+    fields.set(
+      m[1] ?? '',
+      (m[2] ?? '').replace(/&#(\d+);/g, (_e, n: string) => String.fromCharCode(Number(n))),
+    );
   return fetch(new URL(form[1] ?? '', redirectUrl), { method: 'POST', body: fields, redirect: 'follow' });
 }
 

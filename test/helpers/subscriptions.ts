@@ -82,7 +82,10 @@ export interface RecordRow {
 
 /** Every record of a subscription in creation order (raw rows, for exact checks). */
 export async function records(ctx: Ctx, subscriptionId: string): Promise<RecordRow[]> {
-  return (await rowsOf(ctx).all('SELECT * FROM billing_records WHERE subscription_id = ? ORDER BY created_at, id', subscriptionId)) as RecordRow[];
+  return (await rowsOf(ctx).all(
+    'SELECT * FROM billing_records WHERE subscription_id = ? ORDER BY created_at, id',
+    subscriptionId,
+  )) as RecordRow[];
 }
 
 export async function subRow(ctx: Ctx, subscriptionId: string): Promise<Record<string, unknown>> {
@@ -90,5 +93,6 @@ export async function subRow(ctx: Ctx, subscriptionId: string): Promise<Record<s
 }
 
 export async function planCount(ctx: Ctx, planId: string): Promise<number> {
-  return ((await rowsOf(ctx).get('SELECT current_subscriptions AS n FROM plans WHERE id = ?', planId)) as { n: number }).n;
+  return ((await rowsOf(ctx).get('SELECT current_subscriptions AS n FROM plans WHERE id = ?', planId)) as { n: number })
+    .n;
 }

@@ -16,7 +16,6 @@ export function recordTraffic(fn: (x: RecordedExchange) => void): () => void {
   return () => recorders.delete(fn);
 }
 
-
 /** Hand an exchange made some other way (the example client's fetch) to the recorders. */
 export function record(x: RecordedExchange): void {
   for (const fn of recorders) fn(x);

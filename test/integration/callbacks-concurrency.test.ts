@@ -22,14 +22,18 @@ describe('a hanging receiver', () => {
     app = await open();
     const slow = await testMerchant(app.ctx, { name: 'Slow', notifyUrl: rx.url('/hang') });
     const fast = await testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
-    const slowIds = await Promise.all([1, 2, 3, 4].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) })));
+    const slowIds = await Promise.all(
+      [1, 2, 3, 4].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) })),
+    );
     const fastId = await enqueue(app.ctx, { merchantId: fast.merchantId, body: paymentBody(fast.merchantId, 99) });
     let slowAttemptsWhenFastArrived: Promise<number> = Promise.resolve(-1);
     rx.answer((r) => {
       if (r.path === '/hang') return 'hang';
       // No hanging request has finished (they only end at the timeout) when this one arrives.
       // The read starts now, while the hanging requests are still open.
-      slowAttemptsWhenFastArrived = Promise.all(slowIds.map((id) => outboxRow(app.ctx, id))).then((rows) => rows.reduce((sum, r) => sum + r.attempts, 0));
+      slowAttemptsWhenFastArrived = Promise.all(slowIds.map((id) => outboxRow(app.ctx, id))).then((rows) =>
+        rows.reduce((sum, r) => sum + r.attempts, 0),
+      );
       return 200;
     });
 
@@ -38,7 +42,13 @@ describe('a hanging receiver', () => {
     expect(await outboxRow(app.ctx, fastId)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
     // One merchant gets at most half the slots (2 of 4), so the hanging ones go two at a time.
     expect(r).toEqual({ delivered: 1, failed: 4, dead: 0 });
-    for (const id of slowIds) expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: null, lastError: expect.stringMatching(/timeout/) });
+    for (const id of slowIds)
+      expect(await outboxRow(app.ctx, id)).toMatchObject({
+        status: 'PENDING',
+        attempts: 1,
+        lastHttpStatus: null,
+        lastError: expect.stringMatching(/timeout/),
+      });
   });
 
   it('the serve loop delivers a new callback while earlier ones hang; stop() waits for the ones in flight', async () => {
@@ -47,7 +57,9 @@ describe('a hanging receiver', () => {
     const fast = await testMerchant(app.ctx, { name: 'Fast', notifyUrl: rx.url('/ok') });
     rx.answer((r) => (r.path === '/hang' ? 'hang' : 200));
     const loop = startDeliveryLoop(app.ctx, { intervalMs: 50, concurrency: 4, timeoutMs: 3000 });
-    const slowIds = await Promise.all([1, 2, 3].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) })));
+    const slowIds = await Promise.all(
+      [1, 2, 3].map((n) => enqueue(app.ctx, { merchantId: slow.merchantId, body: paymentBody(slow.merchantId, n) })),
+    );
     await waitFor(() => rx.received.filter((g) => g.path === '/hang').length === 2, 'two hanging requests');
     const fastId = await enqueue(app.ctx, { merchantId: fast.merchantId, body: paymentBody(fast.merchantId, 9) });
     await waitFor(() => rx.received.some((g) => g.path === '/ok'), 'the other merchant’s callback');
@@ -55,7 +67,9 @@ describe('a hanging receiver', () => {
     expect((await Promise.all(slowIds.map((id) => outboxRow(app.ctx, id)))).map((r) => r.attempts)).toEqual([0, 0, 0]);
     await loop.stop();
     // stop() returned after the two hanging requests ended (timeout) and were recorded.
-    expect((await Promise.all(slowIds.map((id) => outboxRow(app.ctx, id)))).map((r) => r.attempts).sort()).toEqual([0, 1, 1]);
+    expect((await Promise.all(slowIds.map((id) => outboxRow(app.ctx, id)))).map((r) => r.attempts).sort()).toEqual([
+      0, 1, 1,
+    ]);
   });
 });
 
@@ -73,7 +87,11 @@ describe('two deliverers racing', () => {
         if (i % 5 === 0) {
           // 200 events spread over 20 subscriptions (10 each), the rest plain payments.
           const sub = `sub_race_${i % 40}`;
-          const id = await enqueueIn(tx, now, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, sub, 'RENEW_SUCCEEDED', i), subscriptionId: sub });
+          const id = await enqueueIn(tx, now, {
+            merchantId: m.merchantId,
+            body: subscriptionBody(m.merchantId, sub, 'RENEW_SUCCEEDED', i),
+            subscriptionId: sub,
+          });
           order.set(sub, [...(order.get(sub) ?? []), id]);
           ids.push(id);
         } else ids.push(await enqueueIn(tx, now, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }));
@@ -96,10 +114,15 @@ describe('two deliverers racing', () => {
     expect(counts.size).toBe(1000);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     expect(new Set(counts.keys())).toEqual(new Set(ids));
-    const delivered = (await rowsOf(app.ctx).get("SELECT count(*) AS n FROM outbox_events WHERE status = 'DELIVERED' AND attempts = 1")) as { n: number };
+    const delivered = (await rowsOf(app.ctx).get(
+      "SELECT count(*) AS n FROM outbox_events WHERE status = 'DELIVERED' AND attempts = 1",
+    )) as { n: number };
     expect(delivered.n).toBe(1000);
     for (const [sub, expected] of order) {
-      expect(rx.received.filter((g) => g.body.subscriptionId === sub).map((g) => g.body.eventId), sub).toEqual(expected);
+      expect(
+        rx.received.filter((g) => g.body.subscriptionId === sub).map((g) => g.body.eventId),
+        sub,
+      ).toEqual(expected);
     }
   }, 120_000);
 });

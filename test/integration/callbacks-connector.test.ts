@@ -53,16 +53,22 @@ describe('the callback connector', () => {
   it('with deny refuses loopback by address before connecting, and by name on what it resolves to', async () => {
     const before = accepted;
     await expect(connect('deny', '127.0.0.1')).rejects.toThrow(
-      new RefusedTargetError('refused: 127.0.0.1 is a loopback address; PAYGATE_CALLBACK_PRIVATE=deny allows only global addresses'),
+      new RefusedTargetError(
+        'refused: 127.0.0.1 is a loopback address; PAYGATE_CALLBACK_PRIVATE=deny allows only global addresses',
+      ),
     );
     await expect(connect('deny', '[::ffff:7f00:1]')).rejects.toBeInstanceOf(RefusedTargetError);
-    await expect(connect('deny', 'localhost')).rejects.toThrow(/^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
+    await expect(connect('deny', 'localhost')).rejects.toThrow(
+      /^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/,
+    );
     expect(accepted).toBe(before); // refused before any connection was opened
   });
 
   it('refuses metadata addresses in every mode without connecting', async () => {
     for (const mode of ['allow', 'deny'] as const) {
-      await expect(connect(mode, '169.254.169.254')).rejects.toThrow(/^refused: 169\.254\.169\.254 is a link-local or cloud metadata address; callbacks never go there$/);
+      await expect(connect(mode, '169.254.169.254')).rejects.toThrow(
+        /^refused: 169\.254\.169\.254 is a link-local or cloud metadata address; callbacks never go there$/,
+      );
       await expect(connect(mode, '[fd00:ec2::254]')).rejects.toBeInstanceOf(RefusedTargetError);
     }
   });

@@ -8,7 +8,14 @@ import { requireMerchant, updateMerchant } from '../../src/services/merchants.js
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
 import { callbackHarness } from '../helpers/callback-harness.js';
-import { enqueue, enqueueIn, outboxRow, paymentBody, subscriptionBody, SUBSCRIPTION_EVENT_TYPES } from '../helpers/events.js';
+import {
+  enqueue,
+  enqueueIn,
+  outboxRow,
+  paymentBody,
+  subscriptionBody,
+  SUBSCRIPTION_EVENT_TYPES,
+} from '../helpers/events.js';
 import { verifyV1Callback, verifyV2Callback } from '../helpers/receiver.js';
 import { cardYear } from '../helpers/cards.js';
 
@@ -57,7 +64,13 @@ describe('callback bodies and signatures', () => {
       expect(t).toBeLessThanOrEqual(after);
       expect(verifyV2Callback(got.headers['x-paygate-signature'], got.rawBody, 'sk_wrong')).toBeUndefined();
       const row = await outboxRow(app.ctx, eventId);
-      expect(row).toMatchObject({ status: 'DELIVERED', attempts: 1, lastHttpStatus: 200, lastError: null, deliveredAt: app.ctx.clock.now() });
+      expect(row).toMatchObject({
+        status: 'DELIVERED',
+        attempts: 1,
+        lastHttpStatus: 200,
+        lastError: null,
+        deliveredAt: app.ctx.clock.now(),
+      });
     }
     // Nothing left to do: a second pass sends nothing again.
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 0 });
@@ -69,7 +82,13 @@ describe('callback bodies and signatures', () => {
     const m = await testMerchant(app.ctx, { signatureVersion: 1, notifyUrl: rx.url('/shop/notify?source=paygate') });
     const ids = [await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 7) })];
     for (const [i, type] of SUBSCRIPTION_EVENT_TYPES.entries()) {
-      ids.push(await enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, `sub_v1_${i}`, type, i), subscriptionId: `sub_v1_${i}` }));
+      ids.push(
+        await enqueue(app.ctx, {
+          merchantId: m.merchantId,
+          body: subscriptionBody(m.merchantId, `sub_v1_${i}`, type, i),
+          subscriptionId: `sub_v1_${i}`,
+        }),
+      );
     }
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 5, failed: 0, dead: 0 });
     expect(rx.received.map((g) => g.body.eventId).sort()).toEqual([...ids].sort());
@@ -87,7 +106,11 @@ describe('callback bodies and signatures', () => {
   it("the event's own notifyUrl wins over the merchant's default", async () => {
     app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/merchant-default') });
-    await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1), notifyUrl: rx.url('/per-transaction') });
+    await enqueue(app.ctx, {
+      merchantId: m.merchantId,
+      body: paymentBody(m.merchantId, 1),
+      notifyUrl: rx.url('/per-transaction'),
+    });
     await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2) });
     await deliverDue(app.ctx);
     expect(rx.received.map((g) => [g.body.relationId, g.path]).sort()).toEqual([
@@ -102,13 +125,43 @@ describe('end to end from a real payment', () => {
     app = await open();
     const created = await testMerchant(app.ctx);
     const m = await requireMerchant(app.ctx, created.merchantId);
-    const card = (pan: string) => JSON.stringify({ holderName: 'Ada L', cardNumber: pan, month: '12', year: cardYear(TEST_NOW), cvv: '123' });
-    const ok = await createTransaction(app.ctx, m, { requestId: 'r1', relationId: 'o1', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card('4242424242424242'), notifyUrl: rx.url('/pay') });
-    const no = await createTransaction(app.ctx, m, { requestId: 'r2', relationId: 'o2', paymentType: 'PAY', payAmount: '5.50', currency: 'USD', cardInfo: card('4000000000000002'), notifyUrl: rx.url('/pay') });
+    const card = (pan: string) =>
+      JSON.stringify({ holderName: 'Ada L', cardNumber: pan, month: '12', year: cardYear(TEST_NOW), cvv: '123' });
+    const ok = await createTransaction(app.ctx, m, {
+      requestId: 'r1',
+      relationId: 'o1',
+      paymentType: 'PAY',
+      payAmount: '10.00',
+      currency: 'USD',
+      cardInfo: card('4242424242424242'),
+      notifyUrl: rx.url('/pay'),
+    });
+    const no = await createTransaction(app.ctx, m, {
+      requestId: 'r2',
+      relationId: 'o2',
+      paymentType: 'PAY',
+      payAmount: '5.50',
+      currency: 'USD',
+      cardInfo: card('4000000000000002'),
+      notifyUrl: rx.url('/pay'),
+    });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 2, failed: 0, dead: 0 });
     const byRelation = new Map(rx.received.map((g) => [g.body.relationId, g]));
-    expect(byRelation.get('o1')?.body).toMatchObject({ notifyType: 'PAYMENT', transactionOrderId: ok.transactionOrderId, status: '200000', payAmount: '10.00', currency: 'USD', paymentType: 'PAY' });
-    expect(byRelation.get('o2')?.body).toMatchObject({ notifyType: 'PAYMENT', transactionOrderId: no.transactionOrderId, status: '300000', payAmount: '5.50', failReason: 'card_declined' });
+    expect(byRelation.get('o1')?.body).toMatchObject({
+      notifyType: 'PAYMENT',
+      transactionOrderId: ok.transactionOrderId,
+      status: '200000',
+      payAmount: '10.00',
+      currency: 'USD',
+      paymentType: 'PAY',
+    });
+    expect(byRelation.get('o2')?.body).toMatchObject({
+      notifyType: 'PAYMENT',
+      transactionOrderId: no.transactionOrderId,
+      status: '300000',
+      payAmount: '5.50',
+      failReason: 'card_declined',
+    });
     for (const g of rx.received) {
       expect(g.rawBody).not.toMatch(/4242424242424242|4000000000000002|cvv/);
       expect(verifyV2Callback(g.headers['x-paygate-signature'], g.rawBody, created.secret)).toBeDefined();
@@ -121,12 +174,20 @@ describe('guard rails', () => {
     app = await open();
     const m = await testMerchant(app.ctx);
     const written = await app.ctx.store.transaction((tx) =>
-      tx.enqueueEvent({ merchantId: m.merchantId, kind: 'PAYMENT', eventType: 'PAYMENT', body: paymentBody(m.merchantId, 1), now: app.ctx.clock.now() }),
+      tx.enqueueEvent({
+        merchantId: m.merchantId,
+        kind: 'PAYMENT',
+        eventType: 'PAYMENT',
+        body: paymentBody(m.merchantId, 1),
+        now: app.ctx.clock.now(),
+      }),
     );
     expect(written).toBeUndefined();
-    expect((await rowsOf(app.ctx).get('SELECT count(*) AS n FROM outbox_events'))).toEqual({ n: 0 });
+    expect(await rowsOf(app.ctx).get('SELECT count(*) AS n FROM outbox_events')).toEqual({ n: 0 });
     // Its own URL, or the merchant's, is enough.
-    expect(await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url() })).toMatch(/^evt_/);
+    expect(
+      await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url() }),
+    ).toMatch(/^evt_/);
     await updateMerchant(app.ctx, m.merchantId, { notifyUrl: rx.url() });
     expect(await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 3) })).toMatch(/^evt_/);
   });
@@ -136,13 +197,30 @@ describe('guard rails', () => {
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
     const none = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     await updateMerchant(app.ctx, m.merchantId, { notifyUrl: '' });
-    const ftp = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: 'ftp://127.0.0.1/x' });
-    const long = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 3), notifyUrl: rx.url('/' + 'a'.repeat(500)) });
+    const ftp = await enqueue(app.ctx, {
+      merchantId: m.merchantId,
+      body: paymentBody(m.merchantId, 2),
+      notifyUrl: 'ftp://127.0.0.1/x',
+    });
+    const long = await enqueue(app.ctx, {
+      merchantId: m.merchantId,
+      body: paymentBody(m.merchantId, 3),
+      notifyUrl: rx.url('/' + 'a'.repeat(500)),
+    });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 3 });
     expect(rx.received).toHaveLength(0);
-    expect(await outboxRow(app.ctx, none)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/no notifyUrl/) });
-    expect(await outboxRow(app.ctx, ftp)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/http or https/) });
-    expect(await outboxRow(app.ctx, long)).toMatchObject({ status: 'DEAD', lastError: expect.stringMatching(/500 characters/) });
+    expect(await outboxRow(app.ctx, none)).toMatchObject({
+      status: 'DEAD',
+      lastError: expect.stringMatching(/no notifyUrl/),
+    });
+    expect(await outboxRow(app.ctx, ftp)).toMatchObject({
+      status: 'DEAD',
+      lastError: expect.stringMatching(/http or https/),
+    });
+    expect(await outboxRow(app.ctx, long)).toMatchObject({
+      status: 'DEAD',
+      lastError: expect.stringMatching(/500 characters/),
+    });
   });
 
   it('events left without a target (the merchant cleared its URL) all end DEAD in one pass; an event with its own URL is still sent', async () => {
@@ -152,23 +230,33 @@ describe('guard rails', () => {
     // One after another, as a unit of work runs: its statements share one connection.
     const orphans = await app.ctx.store.transaction(async (tx) => {
       const ids: string[] = [];
-      for (let i = 0; i < 2_500; i++) ids.push(await enqueueIn(tx, now, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }));
+      for (let i = 0; i < 2_500; i++)
+        ids.push(await enqueueIn(tx, now, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) }));
       return ids;
     });
     await updateMerchant(app.ctx, m.merchantId, { notifyUrl: '' });
-    const own = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 9_999), notifyUrl: rx.url('/own') });
+    const own = await enqueue(app.ctx, {
+      merchantId: m.merchantId,
+      body: paymentBody(m.merchantId, 9_999),
+      notifyUrl: rx.url('/own'),
+    });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 2_500 });
     expect(rx.received.map((g) => g.path)).toEqual(['/own']);
     expect(await outboxRow(app.ctx, own)).toMatchObject({ status: 'DELIVERED' });
     for (const id of [...orphans.slice(0, 1), ...orphans.slice(-1)]) {
-      expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'DEAD', attempts: 0, lastError: expect.stringMatching(/no notifyUrl/) });
+      expect(await outboxRow(app.ctx, id)).toMatchObject({
+        status: 'DEAD',
+        attempts: 0,
+        lastError: expect.stringMatching(/no notifyUrl/),
+      });
     }
   });
 
   it('a limited pass marks at most its limit of target-less events DEAD', async () => {
     app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
-    for (let i = 0; i < 5; i++) await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) });
+    for (let i = 0; i < 5; i++)
+      await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, i) });
     await updateMerchant(app.ctx, m.merchantId, { notifyUrl: '' });
     expect(await deliverDue(app.ctx, { limit: 3 })).toEqual({ delivered: 0, failed: 0, dead: 3 });
     expect(await deliverDue(app.ctx, { limit: 3 })).toEqual({ delivered: 0, failed: 0, dead: 2 });
@@ -181,7 +269,12 @@ describe('guard rails', () => {
     const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 1, dead: 0 });
     expect(rx.received.map((g) => g.path)).toEqual(['/moved']);
-    expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 302, nextAttemptAt: app.ctx.clock.now() + 60_000 });
+    expect(await outboxRow(app.ctx, id)).toMatchObject({
+      status: 'PENDING',
+      attempts: 1,
+      lastHttpStatus: 302,
+      nextAttemptAt: app.ctx.clock.now() + 60_000,
+    });
   });
 
   it('an endless response body is not read past 64 KiB: the attempt ends with the status, not the timeout', async () => {
@@ -206,7 +299,12 @@ describe('guard rails', () => {
       const m = await testMerchant(app.ctx, { notifyUrl: `http://127.0.0.1:${port}/big` });
       const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
       expect(await deliverDue(app.ctx, { timeoutMs: 20_000 })).toEqual({ delivered: 0, failed: 1, dead: 0 });
-      expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'PENDING', attempts: 1, lastHttpStatus: 500, lastError: expect.stringMatching(/^HTTP 500: x+$/) });
+      expect(await outboxRow(app.ctx, id)).toMatchObject({
+        status: 'PENDING',
+        attempts: 1,
+        lastHttpStatus: 500,
+        lastError: expect.stringMatching(/^HTTP 500: x+$/),
+      });
       expect(((await outboxRow(app.ctx, id)).lastError ?? '').length).toBeLessThan(300);
       expect(sent).toBeGreaterThan(64 * 1024); // the server kept offering more than we read
     } finally {
@@ -218,7 +316,7 @@ describe('guard rails', () => {
   it('a disabled merchant still gets its callbacks (SPEC §2)', async () => {
     app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
-    (await rowsOf(app.ctx).run("UPDATE merchants SET status = 'DISABLED' WHERE id = ?", m.merchantId));
+    await rowsOf(app.ctx).run("UPDATE merchants SET status = 'DISABLED' WHERE id = ?", m.merchantId);
     await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 0 });
   });

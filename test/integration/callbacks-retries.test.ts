@@ -53,7 +53,13 @@ describe('retry schedule (test clock)', () => {
     const s0 = t0 / 1000;
     expect(arrivalTimes()).toEqual([s0, s0 + 60, s0 + 360, s0 + 2160]);
     expect(new Set(rx.received.map((g) => g.body.eventId))).toEqual(new Set([id]));
-    expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'DELIVERED', attempts: 4, lastHttpStatus: 200, lastError: null, deliveredAt: t0 + 36 * MIN });
+    expect(await outboxRow(app.ctx, id)).toMatchObject({
+      status: 'DELIVERED',
+      attempts: 4,
+      lastHttpStatus: 200,
+      lastError: null,
+      deliveredAt: t0 + 36 * MIN,
+    });
   });
 
   it('a receiver that never answers 2xx: DEAD after the 7th attempt; `events resend` (real CLI) gets it delivered once it is back', async () => {
@@ -83,7 +89,13 @@ describe('retry schedule (test clock)', () => {
     const listed = paygate(['--db', app.dbPath, 'events', 'list', '--status', 'DEAD', '--json'], { env });
     expect(listed.status, listed.stderr).toBe(0);
     expect(listed.json()).toEqual([
-      expect.objectContaining({ eventId: id, status: 'DEAD', attempts: 7, lastHttpStatus: 503, lastError: expect.stringMatching(/HTTP 503/) }),
+      expect.objectContaining({
+        eventId: id,
+        status: 'DEAD',
+        attempts: 7,
+        lastHttpStatus: 503,
+        lastError: expect.stringMatching(/HTTP 503/),
+      }),
     ]);
 
     // The merchant's server is back.
@@ -104,13 +116,23 @@ describe('retry schedule (test clock)', () => {
     expect(await deliverDue(app.ctx, { now: Date.now() + 1000 })).toEqual({ delivered: 1, failed: 0, dead: 0 });
     expect(rx.received).toHaveLength(8);
     expect(rx.received[7]?.body.eventId).toBe(id);
-    expect(verifyV2Callback(rx.received[7]?.headers['x-paygate-signature'], rx.received[7]?.rawBody ?? '', m.secret)).toBeDefined();
+    expect(
+      verifyV2Callback(rx.received[7]?.headers['x-paygate-signature'], rx.received[7]?.rawBody ?? '', m.secret),
+    ).toBeDefined();
     expect(await outboxRow(app.ctx, id)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
 
     // A delivered event can be resent too (the merchant lost it): the CLI deliverer sends it, --at as test clock.
     const again2 = paygate(['--db', app.dbPath, 'events', 'resend', id, '--json'], { env });
     expect(again2.status, again2.stderr).toBe(0);
-    const delivered = await paygateAsync(['--db', app.dbPath, 'events', 'deliver', '--at', formatTime(Date.now() + 60_000, 'UTC'), '--json']);
+    const delivered = await paygateAsync([
+      '--db',
+      app.dbPath,
+      'events',
+      'deliver',
+      '--at',
+      formatTime(Date.now() + 60_000, 'UTC'),
+      '--json',
+    ]);
     expect(delivered.status, delivered.stderr).toBe(0);
     expect(JSON.parse(delivered.stdout)).toEqual({ delivered: 1, failed: 0, dead: 0 });
     expect(rx.received).toHaveLength(9);
@@ -122,11 +144,16 @@ describe('order per subscription', () => {
     app = await open();
     const t0 = app.clock.now();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
-    const body = (n: number, sub = 'sub_o') => subscriptionBody(m.merchantId, sub, n === 1 ? 'RENEW_FAILED' : 'RENEW_SUCCEEDED', n);
+    const body = (n: number, sub = 'sub_o') =>
+      subscriptionBody(m.merchantId, sub, n === 1 ? 'RENEW_FAILED' : 'RENEW_SUCCEEDED', n);
     const e1 = await enqueue(app.ctx, { merchantId: m.merchantId, body: body(1), subscriptionId: 'sub_o' });
     const e2 = await enqueue(app.ctx, { merchantId: m.merchantId, body: body(2), subscriptionId: 'sub_o' });
     const e3 = await enqueue(app.ctx, { merchantId: m.merchantId, body: body(3), subscriptionId: 'sub_o' });
-    const other = await enqueue(app.ctx, { merchantId: m.merchantId, body: body(4, 'sub_other'), subscriptionId: 'sub_other' });
+    const other = await enqueue(app.ctx, {
+      merchantId: m.merchantId,
+      body: body(4, 'sub_other'),
+      subscriptionId: 'sub_other',
+    });
     let failFirst = true;
     rx.answer((r) => {
       if (r.body.eventId !== e1 || !failFirst) return 200;
@@ -148,8 +175,16 @@ describe('order per subscription', () => {
     app = await open();
     const t0 = app.clock.now();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
-    const e1 = await enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, 'sub_d', 'RENEW_FAILED', 1), subscriptionId: 'sub_d' });
-    const e2 = await enqueue(app.ctx, { merchantId: m.merchantId, body: subscriptionBody(m.merchantId, 'sub_d', 'SUBSCRIPTION_FAILED', 2), subscriptionId: 'sub_d' });
+    const e1 = await enqueue(app.ctx, {
+      merchantId: m.merchantId,
+      body: subscriptionBody(m.merchantId, 'sub_d', 'RENEW_FAILED', 1),
+      subscriptionId: 'sub_d',
+    });
+    const e2 = await enqueue(app.ctx, {
+      merchantId: m.merchantId,
+      body: subscriptionBody(m.merchantId, 'sub_d', 'SUBSCRIPTION_FAILED', 2),
+      subscriptionId: 'sub_d',
+    });
     rx.answer((r) => (r.body.eventId === e1 ? 500 : 200));
     for (const min of [0, 1, 6, 36, 156, 516]) {
       app.clock.set(t0 + min * MIN);
@@ -160,6 +195,8 @@ describe('order per subscription', () => {
     // The last attempt of e1 fails → DEAD, and e2 goes out in the same pass.
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 1 });
     expect(rx.received.at(-1)?.body.eventId).toBe(e2);
-    expect((await listEvents(app.ctx, { subscriptionCode: undefined, status: 'DEAD' })).map((e) => e.eventId)).toEqual([e1]);
+    expect((await listEvents(app.ctx, { subscriptionCode: undefined, status: 'DEAD' })).map((e) => e.eventId)).toEqual([
+      e1,
+    ]);
   });
 });

@@ -21,8 +21,17 @@ let app: TestApp;
 const { rx, open } = callbackHarness();
 
 const card = JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW), cvv: '123' });
-const pay = (n: string, notifyUrl: string) => ({ requestId: n, relationId: n, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card, notifyUrl });
-const count = async (ctx: Ctx, table: string): Promise<number> => ((await rowsOf(ctx).get(`SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
+const pay = (n: string, notifyUrl: string) => ({
+  requestId: n,
+  relationId: n,
+  paymentType: 'PAY',
+  payAmount: '10.00',
+  currency: 'USD',
+  cardInfo: card,
+  notifyUrl,
+});
+const count = async (ctx: Ctx, table: string): Promise<number> =>
+  ((await rowsOf(ctx).get(`SELECT count(*) AS n FROM ${table}`)) as { n: number }).n;
 const errorOf = async (f: () => unknown): Promise<unknown> => {
   try {
     await f();
@@ -33,7 +42,7 @@ const errorOf = async (f: () => unknown): Promise<unknown> => {
 };
 /** A target stored before it would be refused (older version, or the policy changed since). */
 const setMerchantUrl = async (ctx: Ctx, id: string, url: string): Promise<void> => {
-  (await rowsOf(ctx).run('UPDATE merchants SET notify_url = ? WHERE id = ?', url, id));
+  await rowsOf(ctx).run('UPDATE merchants SET notify_url = ? WHERE id = ?', url, id);
 };
 
 const METADATA_URLS = [
@@ -56,20 +65,37 @@ describe('a notifyUrl that can never be called back is 1001 where it is given', 
     expect(await errorOf(() => createMerchant(app.ctx, { name: 'Evil', notifyUrl: url }))).toMatchObject({
       code: '1001',
       field: 'notifyUrl',
-      message: expect.stringMatching(/^notifyUrl: host .* is a link-local or cloud metadata address; callbacks never go there$/),
+      message: expect.stringMatching(
+        /^notifyUrl: host .* is a link-local or cloud metadata address; callbacks never go there$/,
+      ),
     });
     expect(await count(app.ctx, 'merchants')).toBe(merchants);
 
-    expect(await errorOf(() => updateMerchant(app.ctx, m.merchantId, { notifyUrl: url }))).toMatchObject({ code: '1001', field: 'notifyUrl' });
+    expect(await errorOf(() => updateMerchant(app.ctx, m.merchantId, { notifyUrl: url }))).toMatchObject({
+      code: '1001',
+      field: 'notifyUrl',
+    });
     expect((await requireMerchant(app.ctx, m.merchantId)).notifyUrl).toBe(rx.url());
 
     const merchant = await requireMerchant(app.ctx, m.merchantId);
-    expect(await errorOf(() => createTransaction(app.ctx, merchant, pay('r1', url)))).toMatchObject({ code: '1001', field: 'notifyUrl' });
+    expect(await errorOf(() => createTransaction(app.ctx, merchant, pay('r1', url)))).toMatchObject({
+      code: '1001',
+      field: 'notifyUrl',
+    });
     expect(await count(app.ctx, 'transactions')).toBe(0);
     expect(await count(app.ctx, 'outbox_events')).toBe(0);
   });
 
-  const LOOPBACK_AND_PRIVATE = ['http://127.0.0.1:9/', 'http://[::127.0.0.1]/', 'http://[::1]/', 'http://2130706433/', 'http://localhost:9/', 'http://10.0.0.1/', 'http://[fd12::1]/', 'http://100.64.0.1/'];
+  const LOOPBACK_AND_PRIVATE = [
+    'http://127.0.0.1:9/',
+    'http://[::127.0.0.1]/',
+    'http://[::1]/',
+    'http://2130706433/',
+    'http://localhost:9/',
+    'http://10.0.0.1/',
+    'http://[fd12::1]/',
+    'http://100.64.0.1/',
+  ];
 
   it.each(LOOPBACK_AND_PRIVATE)('with PAYGATE_CALLBACK_PRIVATE=deny: %s', async (url) => {
     app = await open({ env: { PAYGATE_CALLBACK_PRIVATE: 'deny' } });
@@ -79,9 +105,15 @@ describe('a notifyUrl that can never be called back is 1001 where it is given', 
       field: 'notifyUrl',
       message: expect.stringMatching(/PAYGATE_CALLBACK_PRIVATE=deny allows only global addresses$/),
     });
-    expect(await errorOf(() => updateMerchant(app.ctx, m.merchantId, { notifyUrl: url }))).toMatchObject({ code: '1001', field: 'notifyUrl' });
+    expect(await errorOf(() => updateMerchant(app.ctx, m.merchantId, { notifyUrl: url }))).toMatchObject({
+      code: '1001',
+      field: 'notifyUrl',
+    });
     const merchant = await requireMerchant(app.ctx, m.merchantId);
-    expect(await errorOf(() => createTransaction(app.ctx, merchant, pay('r1', url)))).toMatchObject({ code: '1001', field: 'notifyUrl' });
+    expect(await errorOf(() => createTransaction(app.ctx, merchant, pay('r1', url)))).toMatchObject({
+      code: '1001',
+      field: 'notifyUrl',
+    });
     expect(await count(app.ctx, 'transactions')).toBe(0);
   });
 
@@ -99,7 +131,11 @@ describe('delivery connects only where the policy allows', () => {
     app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url('/by-ip') });
     await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
-    await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url('/by-name').replace('127.0.0.1', 'localhost') });
+    await enqueue(app.ctx, {
+      merchantId: m.merchantId,
+      body: paymentBody(m.merchantId, 2),
+      notifyUrl: rx.url('/by-name').replace('127.0.0.1', 'localhost'),
+    });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 2, failed: 0, dead: 0 });
     expect(rx.received.map((r) => r.path).sort()).toEqual(['/by-ip', '/by-name']);
   });
@@ -109,18 +145,24 @@ describe('delivery connects only where the policy allows', () => {
     const m = await testMerchant(app.ctx);
     await setMerchantUrl(app.ctx, m.merchantId, 'http://2852039166/latest/meta-data/');
     const viaMerchant = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
-    const own = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: 'http://[::ffff:169.254.169.254]/' });
+    const own = await enqueue(app.ctx, {
+      merchantId: m.merchantId,
+      body: paymentBody(m.merchantId, 2),
+      notifyUrl: 'http://[::ffff:169.254.169.254]/',
+    });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 2 });
     expect(await outboxRow(app.ctx, viaMerchant)).toMatchObject({
       status: 'DEAD',
       attempts: 1,
       lastHttpStatus: null,
-      lastError: 'refused: notifyUrl host 169.254.169.254 is a link-local or cloud metadata address; callbacks never go there',
+      lastError:
+        'refused: notifyUrl host 169.254.169.254 is a link-local or cloud metadata address; callbacks never go there',
     });
     expect(await outboxRow(app.ctx, own)).toMatchObject({
       status: 'DEAD',
       attempts: 1,
-      lastError: 'refused: notifyUrl host ::ffff:a9fe:a9fe (carrying 169.254.169.254) is a link-local or cloud metadata address; callbacks never go there',
+      lastError:
+        'refused: notifyUrl host ::ffff:a9fe:a9fe (carrying 169.254.169.254) is a link-local or cloud metadata address; callbacks never go there',
     });
   });
 
@@ -129,15 +171,22 @@ describe('delivery connects only where the policy allows', () => {
     const m = await testMerchant(app.ctx);
     await setMerchantUrl(app.ctx, m.merchantId, rx.url());
     const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
-    const mapped = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 2), notifyUrl: rx.url().replace('127.0.0.1', '[::127.0.0.1]') });
+    const mapped = await enqueue(app.ctx, {
+      merchantId: m.merchantId,
+      body: paymentBody(m.merchantId, 2),
+      notifyUrl: rx.url().replace('127.0.0.1', '[::127.0.0.1]'),
+    });
     expect(await deliverDue(app.ctx)).toEqual({ delivered: 0, failed: 0, dead: 2 });
     expect(rx.received).toHaveLength(0);
     expect(await outboxRow(app.ctx, id)).toMatchObject({
       status: 'DEAD',
       attempts: 1,
-      lastError: 'refused: notifyUrl host 127.0.0.1 is a loopback address; PAYGATE_CALLBACK_PRIVATE=deny allows only global addresses',
+      lastError:
+        'refused: notifyUrl host 127.0.0.1 is a loopback address; PAYGATE_CALLBACK_PRIVATE=deny allows only global addresses',
     });
-    expect((await outboxRow(app.ctx, mapped)).lastError).toMatch(/^refused: notifyUrl host ::7f00:1 \(carrying 127\.0\.0\.1\) is a loopback address/);
+    expect((await outboxRow(app.ctx, mapped)).lastError).toMatch(
+      /^refused: notifyUrl host ::7f00:1 \(carrying 127\.0\.0\.1\) is a loopback address/,
+    );
   });
 
   it('with deny, a host name resolving to loopback is refused when connecting: a failed attempt with the reason, nothing received', async () => {
@@ -153,7 +202,9 @@ describe('delivery connects only where the policy allows', () => {
       attempts: 1,
       lastHttpStatus: null,
       nextAttemptAt: app.ctx.clock.now() + 60_000,
-      lastError: expect.stringMatching(/^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address; PAYGATE_CALLBACK_PRIVATE=deny allows only global addresses$/),
+      lastError: expect.stringMatching(
+        /^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address; PAYGATE_CALLBACK_PRIVATE=deny allows only global addresses$/,
+      ),
     });
   });
 });

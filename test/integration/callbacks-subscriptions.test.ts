@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/services/events.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { updateMerchant } from '../../src/services/merchants.js';
-import { type TestApp } from '../helpers/ctx.js';
+import type { TestApp } from '../helpers/ctx.js';
 import { callbackHarness } from '../helpers/callback-harness.js';
 import { verifyV2Callback } from '../helpers/receiver.js';
 import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
@@ -26,7 +26,12 @@ describe('callbacks of a real subscription', () => {
       ['SUBSCRIPTION', 'RENEW_SUCCEEDED'],
     ]);
     const [first, renewal] = rx.received;
-    expect(first?.body).toMatchObject({ subscriptionId: sub.subscriptionId, subscriptionCode: sub.subscriptionCode, paymentType: 'SUBSCRIPTION', status: '200000' });
+    expect(first?.body).toMatchObject({
+      subscriptionId: sub.subscriptionId,
+      subscriptionCode: sub.subscriptionCode,
+      paymentType: 'SUBSCRIPTION',
+      status: '200000',
+    });
     expect(renewal?.body).toMatchObject({
       subscriptionId: sub.subscriptionId,
       subscriptionCode: sub.subscriptionCode,
@@ -42,7 +47,9 @@ describe('callbacks of a real subscription', () => {
       expect(g.rawBody).not.toMatch(/4242424242424242/);
     }
     // Business times above follow the run's clock; the signature's t is the real time of sending.
-    const secretRow = (await rowsOf(app.ctx).get('SELECT secret_enc AS s FROM merchants WHERE id = ?', merchantId)) as { s: string };
+    const secretRow = (await rowsOf(app.ctx).get('SELECT secret_enc AS s FROM merchants WHERE id = ?', merchantId)) as {
+      s: string;
+    };
     const secret = app.ctx.vault.decrypt(secretRow.s);
     const signedAt = verifyV2Callback(renewal?.headers['x-paygate-signature'], renewal?.rawBody ?? '', secret);
     // Within a verifier's ±300 s of the receiver's clock (the run's clock is months away).

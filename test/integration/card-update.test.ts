@@ -15,14 +15,27 @@ import type { Ctx } from '../../src/ctx.js';
 let app: TestApp;
 afterEach(async () => app?.close());
 const t = (s: string): number => parseTime(s, 'UTC');
-const cardInfo = (ctx: Ctx, cardNumber: string) => ({ holderName: 'Ada', cardNumber, month: '12', year: cardYear(ctx.clock.now()), cvv: '123' });
-const cardsStored = async (ctx: Ctx): Promise<number> => (await rowsOf(ctx).get<{ n: number }>('SELECT count(*) AS n FROM cards')).n;
+const cardInfo = (ctx: Ctx, cardNumber: string) => ({
+  holderName: 'Ada',
+  cardNumber,
+  month: '12',
+  year: cardYear(ctx.clock.now()),
+  cvv: '123',
+});
+const cardsStored = async (ctx: Ctx): Promise<number> =>
+  (await rowsOf(ctx).get<{ n: number }>('SELECT count(*) AS n FROM cards')).n;
 const renewFailed = async (a: TestApp, id: string): Promise<Record<string, string>[]> =>
-  (await rowsOf(a.ctx).all<{ payload: string }>("SELECT payload FROM outbox_events WHERE subscription_id = ? AND event_type = 'RENEW_FAILED' ORDER BY seq", id)).map(
-    (r) => JSON.parse(r.payload) as Record<string, string>,
-  );
+  (
+    await rowsOf(a.ctx).all<{ payload: string }>(
+      "SELECT payload FROM outbox_events WHERE subscription_id = ? AND event_type = 'RENEW_FAILED' ORDER BY seq",
+      id,
+    )
+  ).map((r) => JSON.parse(r.payload) as Record<string, string>);
 const cardOf = (ctx: Ctx, subscriptionId: string): Promise<unknown> =>
-  rowsOf(ctx).get('SELECT c.last4 FROM subscriptions s JOIN cards c ON c.id = s.card_id WHERE s.id = ?', subscriptionId);
+  rowsOf(ctx).get(
+    'SELECT c.last4 FROM subscriptions s JOIN cards c ON c.id = s.card_id WHERE s.id = ?',
+    subscriptionId,
+  );
 const codeOf = (p: Promise<unknown>): Promise<string | undefined> =>
   p.then(
     () => undefined,
@@ -47,11 +60,19 @@ describe('card update', () => {
     const { merchantId, subscriptionId } = await failing(app);
     expect((await subscriptionDetail(ctx, merchantId, subscriptionId)).nextBillingTime).toBe('2026-02-16 09:00:00');
     clock.set(t('2026-02-15 18:30:00'));
-    const r = await updateCard(ctx, merchantId, { subscriptionId, cardInfo: JSON.stringify(cardInfo(ctx, '4242424242424242')) });
-    expect(r).toMatchObject({ subscriptionId, status: '200000', card: '424242******4242', nextBillingTime: '2026-02-15 18:30:00' });
+    const r = await updateCard(ctx, merchantId, {
+      subscriptionId,
+      cardInfo: JSON.stringify(cardInfo(ctx, '4242424242424242')),
+    });
+    expect(r).toMatchObject({
+      subscriptionId,
+      status: '200000',
+      card: '424242******4242',
+      nextBillingTime: '2026-02-15 18:30:00',
+    });
     expect(await cardsStored(ctx)).toBe(1); // the old card is gone
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
-    const recs = (await records(ctx, subscriptionId));
+    const recs = await records(ctx, subscriptionId);
     expect(recs.map((x) => [x.billing_type, x.status])).toEqual([
       ['INITIAL', 'SUCCESS'],
       ['RENEW', 'FAILED'],
@@ -60,7 +81,11 @@ describe('card update', () => {
     ]);
     // The anchor is kept: the next renewal is on the 15th, not a month after the retry.
     expect((await subscriptionDetail(ctx, merchantId, subscriptionId)).nextBillingTime).toBe('2026-03-15 09:00:00');
-    expect((await subRow(ctx, subscriptionId))).toMatchObject({ status: 'ACTIVE', anchor_time: t('2026-01-15 09:00:00'), card_update_token: null });
+    expect(await subRow(ctx, subscriptionId)).toMatchObject({
+      status: 'ACTIVE',
+      anchor_time: t('2026-01-15 09:00:00'),
+      card_update_token: null,
+    });
   });
 
   it('RENEW_FAILED callbacks carry updateCardUrl; every retry names the same page; it ends when used', async () => {
@@ -74,7 +99,13 @@ describe('card update', () => {
     expect(second?.updateCardUrl).toBe(first?.updateCardUrl);
     const token = tokenOf(first?.updateCardUrl);
     expect(await getCardPage(ctx, token)).toMatchObject({ amount: '9.99', currency: 'USD', last4: '0341' });
-    const out = await submitCardPage(ctx, token, { holderName: 'Ada', cardNumber: '4242424242424242', month: '12', year: cardYear(ctx.clock.now()), cvv: '123' });
+    const out = await submitCardPage(ctx, token, {
+      holderName: 'Ada',
+      cardNumber: '4242424242424242',
+      month: '12',
+      year: cardYear(ctx.clock.now()),
+      cvv: '123',
+    });
     expect(out.result).toBe('updated');
     expect(await codeOf(getCardPage(ctx, token))).toBe('1007');
   });
@@ -101,12 +132,22 @@ describe('card update', () => {
     const declined = await updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '4000000000000002') });
     expect(declined).toMatchObject({ status: '300000', failReason: 'card_declined', card: '424242******4242' });
     expect(await cardsStored(ctx)).toBe(1);
-    expect(await codeOf(updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '4242424242424241') }))).toBe('1011');
+    expect(
+      await codeOf(updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '4242424242424241') })),
+    ).toBe('1011');
     await pauseSubscription(ctx, merchantId, subscriptionId);
-    expect(await updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '5555555555554444') })).toMatchObject({ status: '200000', card: '555555******4444' });
+    expect(
+      await updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '5555555555554444') }),
+    ).toMatchObject({ status: '200000', card: '555555******4444' });
     await cancelSubscription(ctx, merchantId, subscriptionId);
-    expect(await codeOf(updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '4242424242424242') }))).toBe('1008');
-    expect(await codeOf(updateCard(ctx, merchantId, { subscriptionId: 'sub_nope', cardInfo: cardInfo(ctx, '4242424242424242') }))).toBe('1007');
+    expect(
+      await codeOf(updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '4242424242424242') })),
+    ).toBe('1008');
+    expect(
+      await codeOf(
+        updateCard(ctx, merchantId, { subscriptionId: 'sub_nope', cardInfo: cardInfo(ctx, '4242424242424242') }),
+      ),
+    ).toBe('1007');
     expect(await cardsStored(ctx)).toBe(0);
   });
 
@@ -127,6 +168,10 @@ describe('card update', () => {
     expect(await cardOf(ctx, subscriptionId)).toEqual({ last4: '3220' });
     expect(await cardsStored(ctx)).toBe(1);
     // A card check sends no PAYMENT callback: nothing was paid.
-    expect(await rowsOf(ctx).get("SELECT count(*) AS n FROM outbox_events o JOIN transactions t ON t.id = o.transaction_id WHERE t.payment_type = 'CARD_CHECK'")).toEqual({ n: 0 });
+    expect(
+      await rowsOf(ctx).get(
+        "SELECT count(*) AS n FROM outbox_events o JOIN transactions t ON t.id = o.transaction_id WHERE t.payment_type = 'CARD_CHECK'",
+      ),
+    ).toEqual({ n: 0 });
   });
 });

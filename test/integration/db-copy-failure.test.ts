@@ -58,7 +58,9 @@ afterAll(() => cleanup());
 describe('a db copy that fails half-way', () => {
   it('refuses an integer it cannot carry exactly, and removes the SQLite file it created', async () => {
     const target = join(dir, 'target.db');
-    await expect(copyFrom(bad, target)).rejects.toThrow(/sandbox_charges\.amount: the integer 1152921504606846976 is too large to copy exactly/);
+    await expect(copyFrom(bad, target)).rejects.toThrow(
+      /sandbox_charges\.amount: the integer 1152921504606846976 is too large to copy exactly/,
+    );
     expect(existsSync(target)).toBe(false);
     expect(existsSync(`${target}-wal`)).toBe(false);
   });

@@ -24,7 +24,8 @@ afterEach(() => {
   for (const c of dirs.splice(0)) c();
 });
 
-const card = (cvv = '123') => JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(Date.UTC(2026, 0, 15, 9, 0, 0)), cvv });
+const card = (cvv = '123') =>
+  JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(Date.UTC(2026, 0, 15, 9, 0, 0)), cvv });
 const clock = new FixedClock(Date.UTC(2026, 0, 15, 9, 0, 0));
 
 function open(dbPath: string, key = TEST_VAULT_KEY): Promise<Ctx> {
@@ -34,11 +35,20 @@ function open(dbPath: string, key = TEST_VAULT_KEY): Promise<Ctx> {
 /** SPEC §4's joined string, written from the text (flat inputs only here). */
 const plainHash = (input: Record<string, string>): string =>
   createHash('sha256')
-    .update(Object.keys(input).filter((k) => input[k] !== '').sort().map((k) => `${k}=${input[k]}`).join('&'), 'utf8')
+    .update(
+      Object.keys(input)
+        .filter((k) => input[k] !== '')
+        .sort()
+        .map((k) => `${k}=${input[k]}`)
+        .join('&'),
+      'utf8',
+    )
     .digest('hex');
 
 const hashes = async (ctx: Ctx) =>
-  (await rowsOf(ctx).all('SELECT scope, request_id AS "requestId", request_hash AS hash FROM idempotency_keys ORDER BY scope, request_id')) as {
+  (await rowsOf(ctx).all(
+    'SELECT scope, request_id AS "requestId", request_hash AS hash FROM idempotency_keys ORDER BY scope, request_id',
+  )) as {
     scope: string;
     requestId: string;
     hash: string;
@@ -52,15 +62,27 @@ async function oldDatabase() {
   const ctx = await open(dbPath);
   const merchantId = (await testMerchant(ctx)).merchantId;
   const m = await requireMerchant(ctx, merchantId);
-  const pay = { merchantId, requestId: 'r-1', relationId: 'o-1', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card() };
+  const pay = {
+    merchantId,
+    requestId: 'r-1',
+    relationId: 'o-1',
+    paymentType: 'PAY',
+    payAmount: '10.00',
+    currency: 'USD',
+    cardInfo: card(),
+  };
   const txn = await createTransaction(ctx, m, pay);
   const refund = { merchantId, transactionOrderId: txn.transactionOrderId, refundAmount: '4.00', requestId: 'rf-1' };
   const rfd = await refundTransaction(ctx, m, refund);
   const keyed = await hashes(ctx);
   const plain = { transaction: plainHash(pay), refund: plainHash(refund) };
-  (await rowsOf(ctx).run('UPDATE idempotency_keys SET request_hash = ? WHERE scope = ?', plain.transaction, 'transaction'));
-  (await rowsOf(ctx).run('UPDATE idempotency_keys SET request_hash = ? WHERE scope = ?', plain.refund, 'refund'));
-  (await rowsOf(ctx).run("DELETE FROM meta WHERE key = 'request_hash'"));
+  await rowsOf(ctx).run(
+    'UPDATE idempotency_keys SET request_hash = ? WHERE scope = ?',
+    plain.transaction,
+    'transaction',
+  );
+  await rowsOf(ctx).run('UPDATE idempotency_keys SET request_hash = ? WHERE scope = ?', plain.refund, 'refund');
+  await rowsOf(ctx).run("DELETE FROM meta WHERE key = 'request_hash'");
   await ctx.close();
   return { dbPath, merchantId, pay, refund, txn, rfd, keyed, plain };
 }
@@ -77,9 +99,13 @@ describe('rekeying plain fingerprints on open', () => {
 
       const m = await requireMerchant(ctx, old.merchantId);
       expect((await createTransaction(ctx, m, old.pay)).transactionOrderId).toBe(old.txn.transactionOrderId);
-      await expect(createTransaction(ctx, m, { ...old.pay, cardInfo: card('999') })).rejects.toMatchObject({ code: '1006' });
+      await expect(createTransaction(ctx, m, { ...old.pay, cardInfo: card('999') })).rejects.toMatchObject({
+        code: '1006',
+      });
       expect((await refundTransaction(ctx, m, old.refund)).refundTransactionId).toBe(old.rfd.refundTransactionId);
-      await expect(refundTransaction(ctx, m, { ...old.refund, refundAmount: '1.00' })).rejects.toMatchObject({ code: '1006' });
+      await expect(refundTransaction(ctx, m, { ...old.refund, refundAmount: '1.00' })).rejects.toMatchObject({
+        code: '1006',
+      });
     } finally {
       await ctx.close();
     }
@@ -113,7 +139,9 @@ describe('rekeying plain fingerprints on open', () => {
 
   it('under another vault key the old database is refused and left plain (rekeying cannot be undone)', async () => {
     const old = await oldDatabase();
-    await expect(open(old.dbPath, randomBytes(32).toString('base64'))).rejects.toThrowError(/vault key does not (open|match) this database/);
+    await expect(open(old.dbPath, randomBytes(32).toString('base64'))).rejects.toThrowError(
+      /vault key does not (open|match) this database/,
+    );
     const ctx = await open(old.dbPath);
     try {
       expect(await hashes(ctx)).toEqual(old.keyed);

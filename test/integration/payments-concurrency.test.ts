@@ -48,7 +48,9 @@ try {
 
 function run(script: string, args: string[]): Promise<{ ok?: Record<string, string>; code?: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH, PAYGATE_VAULT_KEY: TEST_VAULT_KEY, PAYGATE_TZ: 'UTC' } });
+    const child = spawn(process.execPath, [script, ...args], {
+      env: { PATH: process.env.PATH, PAYGATE_VAULT_KEY: TEST_VAULT_KEY, PAYGATE_TZ: 'UTC' },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -63,15 +65,20 @@ function run(script: string, args: string[]): Promise<{ ok?: Record<string, stri
   });
 }
 
-
-
 describe('across processes (needs the build: npm test runs it first)', () => {
   it('20 processes sending one requestId at once charge exactly once', async () => {
     app = await testApp();
-    const m = await requireMerchant(app.ctx, (await testMerchant(app.ctx, { notifyUrl: CLOSED_NOTIFY_URL })).merchantId);
+    const m = await requireMerchant(
+      app.ctx,
+      (await testMerchant(app.ctx, { notifyUrl: CLOSED_NOTIFY_URL })).merchantId,
+    );
     const script = childScript(app.dir);
     const req = JSON.stringify({
-      requestId: 'one', relationId: 'one', paymentType: 'PAY', payAmount: '10.00', currency: 'USD',
+      requestId: 'one',
+      relationId: 'one',
+      paymentType: 'PAY',
+      payAmount: '10.00',
+      currency: 'USD',
       cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(), cvv: '123' }),
     });
     const results = await Promise.all(Array.from({ length: 20 }, () => run(script, ['pay', app.dbPath, m.id, req])));
@@ -88,7 +95,11 @@ describe('across processes (needs the build: npm test runs it first)', () => {
     app = await testApp();
     const m = await requireMerchant(app.ctx, (await testMerchant(app.ctx)).merchantId);
     const t = await createTransaction(app.ctx, m, {
-      requestId: 'p', relationId: 'p', paymentType: 'PAY', payAmount: '10.00', currency: 'USD',
+      requestId: 'p',
+      relationId: 'p',
+      paymentType: 'PAY',
+      payAmount: '10.00',
+      currency: 'USD',
       cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(), cvv: '123' }),
     });
     const script = childScript(app.dir);
@@ -96,7 +107,9 @@ describe('across processes (needs the build: npm test runs it first)', () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => run(script, ['refund', app.dbPath, m.id, req])));
     expect(results.filter((r) => r.ok)).toHaveLength(13);
     expect(results.filter((r) => !r.ok).every((r) => r.code === '1010')).toBe(true);
-    const row = (await rowsOf(app.ctx).get('SELECT refunded_amount AS r, refund_reserved AS s, status FROM transactions'));
+    const row = await rowsOf(app.ctx).get(
+      'SELECT refunded_amount AS r, refund_reserved AS s, status FROM transactions',
+    );
     expect(row).toEqual({ r: 975, s: 0, status: 400010 });
   });
 });
@@ -106,14 +119,26 @@ describe('no card number in plain text anywhere in the database', () => {
     app = await testApp();
     const ctx = app.ctx;
     const m = await requireMerchant(ctx, (await testMerchant(ctx)).merchantId);
-    const p = await createPlan(ctx, m.id, { planName: 'P', price: '5.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    const p = await createPlan(ctx, m.id, {
+      planName: 'P',
+      price: '5.00',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+    });
     const pans = ['4242424242424242', '5555555555554444', '4000000000000002', '4000000000003220'];
     let i = 0;
     for (const pan of pans) {
       for (const paymentType of ['PAY', 'SUBSCRIPTION']) {
         i++;
         await createTransaction(ctx, m, {
-          requestId: `r${i}`, relationId: `o${i}`, paymentType, planId: p.planId, userId: 'u', payAmount: '1.00', currency: 'USD',
+          requestId: `r${i}`,
+          relationId: `o${i}`,
+          paymentType,
+          planId: p.planId,
+          userId: 'u',
+          payAmount: '1.00',
+          currency: 'USD',
           cardInfo: JSON.stringify({ holderName: 'Ada', cardNumber: pan, month: '12', year: cardYear(), cvv: '987' }),
         });
       }

@@ -2,7 +2,14 @@ import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { queryTransaction, showTransaction } from '../../src/services/transactions/query.js';
-import { cancelCheckout, CHANNEL_GRACE_MS, completeThreeDs, expireStalePages, getPage, submitCheckoutCard } from '../../src/services/pages.js';
+import {
+  cancelCheckout,
+  CHANNEL_GRACE_MS,
+  completeThreeDs,
+  expireStalePages,
+  getPage,
+  submitCheckoutCard,
+} from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
 import { CLOSED_NOTIFY_URL, testApp, testMerchant, type TestApp, TEST_NOW } from '../helpers/ctx.js';
@@ -11,35 +18,66 @@ import { cardYear } from '../helpers/cards.js';
 let app: TestApp;
 afterEach(async () => app?.close());
 
-const urls = { returnUrl: 'https://shop.example/ok', failedUrl: 'https://shop.example/failed', cancelUrl: 'https://shop.example/cancel' };
-const pageCard = (cardNumber = '4242424242424242') => ({ holderName: 'Ada', cardNumber, month: '12', year: cardYear(TEST_NOW), cvv: '123' });
+const urls = {
+  returnUrl: 'https://shop.example/ok',
+  failedUrl: 'https://shop.example/failed',
+  cancelUrl: 'https://shop.example/cancel',
+};
+const pageCard = (cardNumber = '4242424242424242') => ({
+  holderName: 'Ada',
+  cardNumber,
+  month: '12',
+  year: cardYear(TEST_NOW),
+  cvv: '123',
+});
 let seq = 0;
 
 async function setup() {
   app = await testApp();
   const ctx = app.ctx;
-  const m = await requireMerchant(ctx, (await testMerchant(ctx, { name: 'Acme Books', notifyUrl: CLOSED_NOTIFY_URL })).merchantId);
+  const m = await requireMerchant(
+    ctx,
+    (await testMerchant(ctx, { name: 'Acme Books', notifyUrl: CLOSED_NOTIFY_URL })).merchantId,
+  );
   const checkout = async (over: Record<string, unknown> = {}) => {
     seq++;
     const v = await createTransaction(ctx, m, {
-      requestId: `c${seq}`, relationId: `c${seq}`, paymentType: 'CHECKOUT', payAmount: '25.50', currency: 'USD',
-      items: JSON.stringify([{ name: 'Book', price: '25.50', num: '1' }]), ...urls, ...over,
+      requestId: `c${seq}`,
+      relationId: `c${seq}`,
+      paymentType: 'CHECKOUT',
+      payAmount: '25.50',
+      currency: 'USD',
+      items: JSON.stringify([{ name: 'Book', price: '25.50', num: '1' }]),
+      ...urls,
+      ...over,
     });
     return { v, token: String(v.url).split('/').pop() ?? '' };
   };
   return { ctx, m, checkout };
 }
 
-const status = async (id: string) => ((await rowsOf(app.ctx).get('SELECT status FROM transactions WHERE id = ?', id)) as { status: number }).status;
-const events = async () => ((await rowsOf(app.ctx).all('SELECT event_type, payload FROM outbox_events ORDER BY seq')) as { event_type: string; payload: string }[]);
+const status = async (id: string) =>
+  ((await rowsOf(app.ctx).get('SELECT status FROM transactions WHERE id = ?', id)) as { status: number }).status;
+const events = async () =>
+  (await rowsOf(app.ctx).all('SELECT event_type, payload FROM outbox_events ORDER BY seq')) as {
+    event_type: string;
+    payload: string;
+  }[];
 
 describe('checkout page', () => {
   it('shows merchant, amount, currency and items', async () => {
     const { ctx, checkout } = await setup();
     const { v, token } = await checkout();
     expect(await getPage(ctx, 'checkout', token)).toMatchObject({
-      kind: 'checkout', token, transactionOrderId: v.transactionOrderId, merchantName: 'Acme Books', amount: '25.50', currency: 'USD',
-      items: [{ name: 'Book', price: '25.50', num: '1' }], status: 100050, declines: 0,
+      kind: 'checkout',
+      token,
+      transactionOrderId: v.transactionOrderId,
+      merchantName: 'Acme Books',
+      amount: '25.50',
+      currency: 'USD',
+      items: [{ name: 'Book', price: '25.50', num: '1' }],
+      status: 100050,
+      declines: 0,
     });
   });
 
@@ -189,9 +227,19 @@ describe('30-minute expiry', () => {
     const { ctx, m, checkout } = await setup();
     await checkout();
     await checkout();
-    const p = await createPlan(ctx, m.id, { planName: 'P', price: '5.00', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1 });
+    const p = await createPlan(ctx, m.id, {
+      planName: 'P',
+      price: '5.00',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+    });
     const sub = await createTransaction(ctx, m, {
-      requestId: 's', relationId: 's', paymentType: 'SUBSCRIPTION', planId: p.planId, userId: 'u',
+      requestId: 's',
+      relationId: 's',
+      paymentType: 'SUBSCRIPTION',
+      planId: p.planId,
+      userId: 'u',
       cardInfo: JSON.stringify({ cardNumber: '4000000000003220', month: '12', year: cardYear(TEST_NOW), cvv: '123' }),
     });
     expect(sub.status).toBe('100040');
@@ -200,10 +248,22 @@ describe('30-minute expiry', () => {
     expect(await expireStalePages(ctx)).toBe(3);
     expect(await expireStalePages(ctx)).toBe(0);
     expect(await status(sub.transactionOrderId)).toBe(300010);
-    const s = (await rowsOf(ctx).get('SELECT status, card_id FROM subscriptions')) as { status: string; card_id: string | null };
+    const s = (await rowsOf(ctx).get('SELECT status, card_id FROM subscriptions')) as {
+      status: string;
+      card_id: string | null;
+    };
     expect(s).toEqual({ status: 'EXPIRED', card_id: null });
-    expect((await events()).map((e) => e.event_type).sort()).toEqual(['PAYMENT', 'PAYMENT', 'PAYMENT', 'SUBSCRIPTION_EXPIRED']);
-    const failReason = ((await rowsOf(ctx).get('SELECT fail_reason AS f FROM transactions WHERE id = ?', sub.transactionOrderId)) as { f: string }).f;
+    expect((await events()).map((e) => e.event_type).sort()).toEqual([
+      'PAYMENT',
+      'PAYMENT',
+      'PAYMENT',
+      'SUBSCRIPTION_EXPIRED',
+    ]);
+    const failReason = (
+      (await rowsOf(ctx).get('SELECT fail_reason AS f FROM transactions WHERE id = ?', sub.transactionOrderId)) as {
+        f: string;
+      }
+    ).f;
     expect(failReason).toBe('authentication_expired');
     expect(((await rowsOf(ctx).get('SELECT current_subscriptions AS n FROM plans')) as { n: number }).n).toBe(0);
   });

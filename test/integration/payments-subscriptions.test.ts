@@ -11,19 +11,35 @@ import { cardYear } from '../helpers/cards.js';
 let app: TestApp;
 afterEach(async () => app?.close());
 
-const card = (cardNumber = '4242424242424242') => JSON.stringify({ cardNumber, month: '12', year: cardYear(TEST_NOW), cvv: '123' });
+const card = (cardNumber = '4242424242424242') =>
+  JSON.stringify({ cardNumber, month: '12', year: cardYear(TEST_NOW), cvv: '123' });
 let seq = 0;
 
 async function setup(plan: Record<string, unknown> = {}) {
   app = await testApp({ zone: 'America/New_York' });
   const ctx = app.ctx;
   const m = await requireMerchant(ctx, (await testMerchant(ctx)).merchantId);
-  const p = await createPlan(ctx, m.id, { planName: 'Pro', price: '9.99', currency: 'USD', cycleType: 'MONTHLY', cycleLength: 1, ...plan });
+  const p = await createPlan(ctx, m.id, {
+    planName: 'Pro',
+    price: '9.99',
+    currency: 'USD',
+    cycleType: 'MONTHLY',
+    cycleLength: 1,
+    ...plan,
+  });
   const subscribe = (over: Record<string, unknown> = {}) => {
     seq++;
     return createTransaction(ctx, m, {
-      requestId: `r${seq}`, relationId: `s${seq}`, paymentType: 'SUBSCRIPTION', planId: p.planId, userId: 'u1',
-      payAmount: '1.00', currency: 'EUR', cardInfo: card(), notifyUrl: 'https://shop.example/subs', ...over,
+      requestId: `r${seq}`,
+      relationId: `s${seq}`,
+      paymentType: 'SUBSCRIPTION',
+      planId: p.planId,
+      userId: 'u1',
+      payAmount: '1.00',
+      currency: 'EUR',
+      cardInfo: card(),
+      notifyUrl: 'https://shop.example/subs',
+      ...over,
     });
   };
   return { ctx, m, p, subscribe };
@@ -32,8 +48,28 @@ async function setup(plan: Record<string, unknown> = {}) {
 const one = async <T>(sql: string, ...a: unknown[]) => (await rowsOf(app.ctx).get(sql, ...a)) as T;
 const all = async <T>(sql: string, ...a: unknown[]) => (await rowsOf(app.ctx).all(sql, ...a)) as T[];
 
-interface Sub { id: string; status: string; anchor_time: number; start_time: number; paid_through: number | null; billing_count: number; failed_count: number; total_paid: number; card_id: string | null; notify_url: string | null; end_time: number | null }
-interface Rec { billing_type: string; status: string; amount: number; scheduled_time: number; cycle_index: number; fail_reason: string | null; transaction_id: string | null }
+interface Sub {
+  id: string;
+  status: string;
+  anchor_time: number;
+  start_time: number;
+  paid_through: number | null;
+  billing_count: number;
+  failed_count: number;
+  total_paid: number;
+  card_id: string | null;
+  notify_url: string | null;
+  end_time: number | null;
+}
+interface Rec {
+  billing_type: string;
+  status: string;
+  amount: number;
+  scheduled_time: number;
+  cycle_index: number;
+  fail_reason: string | null;
+  transaction_id: string | null;
+}
 
 describe('SUBSCRIPTION first charge', () => {
   it('approved without trial: ACTIVE, plan price overrides payAmount, INITIAL SUCCESS, RENEW PENDING at cycle 1', async () => {
@@ -45,9 +81,21 @@ describe('SUBSCRIPTION first charge', () => {
     const s = await one<Sub>('SELECT * FROM subscriptions');
     const now = ctx.clock.now();
     const firstRenew = billingTime(now, { cycleType: 'MONTHLY', cycleLength: 1 }, 1, ctx.zone);
-    expect(s).toMatchObject({ status: 'ACTIVE', anchor_time: now, start_time: now, paid_through: firstRenew, billing_count: 1, failed_count: 0, total_paid: 999, notify_url: 'https://shop.example/subs' });
+    expect(s).toMatchObject({
+      status: 'ACTIVE',
+      anchor_time: now,
+      start_time: now,
+      paid_through: firstRenew,
+      billing_count: 1,
+      failed_count: 0,
+      total_paid: 999,
+      notify_url: 'https://shop.example/subs',
+    });
     const recs = await all<Rec>('SELECT * FROM billing_records ORDER BY created_at, billing_type');
-    expect(recs.map((r) => [r.billing_type, r.status, r.amount, r.cycle_index])).toEqual([['INITIAL', 'SUCCESS', 999, 0], ['RENEW', 'PENDING', 999, 1]]);
+    expect(recs.map((r) => [r.billing_type, r.status, r.amount, r.cycle_index])).toEqual([
+      ['INITIAL', 'SUCCESS', 999, 0],
+      ['RENEW', 'PENDING', 999, 1],
+    ]);
     expect(recs[1]?.scheduled_time).toBe(firstRenew);
     expect(recs[0]?.transaction_id).toBe(v.transactionOrderId);
     expect((await one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId)).n).toBe(1);
@@ -65,7 +113,14 @@ describe('SUBSCRIPTION first charge', () => {
 
   it('PAY never vaults a card', async () => {
     const { ctx, m } = await setup();
-    await createTransaction(ctx, m, { requestId: 'p', relationId: 'p', paymentType: 'PAY', payAmount: '1.00', currency: 'USD', cardInfo: card() });
+    await createTransaction(ctx, m, {
+      requestId: 'p',
+      relationId: 'p',
+      paymentType: 'PAY',
+      payAmount: '1.00',
+      currency: 'USD',
+      cardInfo: card(),
+    });
     expect((await one<{ n: number }>('SELECT count(*) AS n FROM cards')).n).toBe(0);
   });
 
@@ -74,7 +129,13 @@ describe('SUBSCRIPTION first charge', () => {
     const v = await subscribe();
     expect(v).toMatchObject({ status: '200000', payAmount: '0.00' });
     const end = trialEnd(ctx.clock.now(), 14, ctx.zone);
-    expect(await one<Sub>('SELECT * FROM subscriptions')).toMatchObject({ status: 'ACTIVE', anchor_time: end, paid_through: end, billing_count: 1, total_paid: 0 });
+    expect(await one<Sub>('SELECT * FROM subscriptions')).toMatchObject({
+      status: 'ACTIVE',
+      anchor_time: end,
+      paid_through: end,
+      billing_count: 1,
+      total_paid: 0,
+    });
     const recs = await all<Rec>('SELECT * FROM billing_records ORDER BY created_at, billing_type');
     expect(recs.map((r) => [r.billing_type, r.status, r.amount, r.cycle_index, r.scheduled_time])).toEqual([
       ['INITIAL', 'SUCCESS', 0, 0, ctx.clock.now()],
@@ -96,8 +157,15 @@ describe('SUBSCRIPTION first charge', () => {
     expect(v).toMatchObject({ status: '300000', failReason: 'insufficient_funds' });
     expect(v.subscriptionId).toBeTruthy();
     expect(v.subscriptionCode).toBeTruthy();
-    expect(await one<Sub>('SELECT * FROM subscriptions')).toMatchObject({ status: 'EXPIRED', card_id: null, failed_count: 1, billing_count: 0 });
-    expect((await all<Rec>('SELECT * FROM billing_records')).map((r) => [r.billing_type, r.status, r.fail_reason])).toEqual([['INITIAL', 'FAILED', 'insufficient_funds']]);
+    expect(await one<Sub>('SELECT * FROM subscriptions')).toMatchObject({
+      status: 'EXPIRED',
+      card_id: null,
+      failed_count: 1,
+      billing_count: 0,
+    });
+    expect(
+      (await all<Rec>('SELECT * FROM billing_records')).map((r) => [r.billing_type, r.status, r.fail_reason]),
+    ).toEqual([['INITIAL', 'FAILED', 'insufficient_funds']]);
     expect((await one<{ n: number }>('SELECT count(*) AS n FROM cards')).n).toBe(0);
     expect((await one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId)).n).toBe(0);
     expect((await subscribe()).status).toBe('200000'); // the released place is free again
@@ -108,12 +176,22 @@ describe('SUBSCRIPTION first charge', () => {
     const v = await subscribe({ cardInfo: card('4000002500003155') });
     expect(v.status).toBe('100040');
     expect((await one<Sub>('SELECT * FROM subscriptions')).status).toBe('INCOMPLETE');
-    expect((await all<Rec>('SELECT * FROM billing_records')).map((r) => [r.billing_type, r.status])).toEqual([['INITIAL', 'PENDING']]);
+    expect((await all<Rec>('SELECT * FROM billing_records')).map((r) => [r.billing_type, r.status])).toEqual([
+      ['INITIAL', 'PENDING'],
+    ]);
     const token = String(v.url).split('/').pop() ?? '';
     const out = await completeThreeDs(ctx, token, true);
     expect(out.result).toBe('succeeded');
     expect(await one<Sub>('SELECT * FROM subscriptions')).toMatchObject({ status: 'ACTIVE', billing_count: 1 });
-    expect((await all<Rec>('SELECT * FROM billing_records ORDER BY created_at, billing_type')).map((r) => [r.billing_type, r.status])).toEqual([['INITIAL', 'SUCCESS'], ['RENEW', 'PENDING']]);
+    expect(
+      (await all<Rec>('SELECT * FROM billing_records ORDER BY created_at, billing_type')).map((r) => [
+        r.billing_type,
+        r.status,
+      ]),
+    ).toEqual([
+      ['INITIAL', 'SUCCESS'],
+      ['RENEW', 'PENDING'],
+    ]);
   });
 
   it('3DS Fail → EXPIRED with a SUBSCRIPTION_EXPIRED callback and the PAYMENT callback', async () => {
@@ -122,16 +200,23 @@ describe('SUBSCRIPTION first charge', () => {
     const out = await completeThreeDs(ctx, String(v.url).split('/').pop() ?? '', false);
     expect(out).toMatchObject({ result: 'failed', failReason: 'authentication_failed' });
     expect((await one<Sub>('SELECT * FROM subscriptions')).status).toBe('EXPIRED');
-    const events = await all<{ event_type: string; notify_url: string; payload: string }>('SELECT * FROM outbox_events ORDER BY seq');
+    const events = await all<{ event_type: string; notify_url: string; payload: string }>(
+      'SELECT * FROM outbox_events ORDER BY seq',
+    );
     expect(events.map((e) => e.event_type).sort()).toEqual(['PAYMENT', 'SUBSCRIPTION_EXPIRED']);
     expect(events.every((e) => e.notify_url === 'https://shop.example/subs')).toBe(true);
     const pay = JSON.parse(events.find((e) => e.event_type === 'PAYMENT')?.payload ?? '{}');
-    expect(pay).toMatchObject({ status: '300000', failReason: 'authentication_failed', subscriptionId: v.subscriptionId, subscriptionCode: v.subscriptionCode });
+    expect(pay).toMatchObject({
+      status: '300000',
+      failReason: 'authentication_failed',
+      subscriptionId: v.subscriptionId,
+      subscriptionCode: v.subscriptionCode,
+    });
   });
 
   it('inactive plan → 1009, unknown plan → 1007, missing planId/userId → 1001; nothing written', async () => {
     const { ctx, p, subscribe } = await setup();
-    (await rowsOf(ctx).run("UPDATE plans SET status = 'INACTIVE'"));
+    await rowsOf(ctx).run("UPDATE plans SET status = 'INACTIVE'");
     await expect(subscribe()).rejects.toMatchObject({ code: '1009' });
     await expect(subscribe({ planId: 'pln_nope' })).rejects.toMatchObject({ code: '1007' });
     await expect(subscribe({ planId: undefined })).rejects.toMatchObject({ code: '1001', field: 'planId' });
@@ -144,7 +229,12 @@ describe('SUBSCRIPTION first charge', () => {
 
   it('/subscription/create style: paymentType may be left out with defaultPaymentType', async () => {
     const { ctx, m, p } = await setup();
-    const v = await createTransaction(ctx, m, { requestId: 'd', relationId: 'd', planId: p.planId, userId: 'u', cardInfo: card() }, { defaultPaymentType: 'SUBSCRIPTION' });
+    const v = await createTransaction(
+      ctx,
+      m,
+      { requestId: 'd', relationId: 'd', planId: p.planId, userId: 'u', cardInfo: card() },
+      { defaultPaymentType: 'SUBSCRIPTION' },
+    );
     expect(v.subscriptionId).toBeTruthy();
   });
 
@@ -156,7 +246,9 @@ describe('SUBSCRIPTION first charge', () => {
     expect(ok).toHaveLength(10);
     expect(refused.every((r) => (r as PromiseRejectedResult).reason.code === '1009')).toBe(true);
     expect((await one<{ n: number }>("SELECT count(*) AS n FROM subscriptions WHERE status = 'ACTIVE'")).n).toBe(10);
-    expect((await one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId)).n).toBe(10);
+    expect((await one<{ n: number }>('SELECT current_subscriptions AS n FROM plans WHERE id = ?', p.planId)).n).toBe(
+      10,
+    );
     expect((await one<{ n: number }>('SELECT count(*) AS n FROM sandbox_charges')).n).toBe(10);
   });
 });

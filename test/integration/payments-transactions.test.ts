@@ -15,7 +15,15 @@ const card = (cardNumber = '4242424242424242', extra: Record<string, string> = {
 let seq = 0;
 function req(over: Record<string, unknown> = {}): Record<string, unknown> {
   seq++;
-  return { requestId: `req-${seq}`, relationId: `rel-${seq}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card(), ...over };
+  return {
+    requestId: `req-${seq}`,
+    relationId: `rel-${seq}`,
+    paymentType: 'PAY',
+    payAmount: '10.00',
+    currency: 'USD',
+    cardInfo: card(),
+    ...over,
+  };
 }
 
 async function setup(opts: { channel?: Channel } = {}) {
@@ -31,7 +39,14 @@ describe('PAY', () => {
   it('approves 4242… with 200000, txnAmount/txnCurrency and txnTime', async () => {
     const { ctx, m } = await setup();
     const v = await createTransaction(ctx, m, req());
-    expect(v).toMatchObject({ status: '200000', payAmount: '10.00', currency: 'USD', txnAmount: '10.00', txnCurrency: 'USD', merchantId: m.id });
+    expect(v).toMatchObject({
+      status: '200000',
+      payAmount: '10.00',
+      currency: 'USD',
+      txnAmount: '10.00',
+      txnCurrency: 'USD',
+      merchantId: m.id,
+    });
     expect(v.txnTime).toBe('2026-01-15 09:00:00');
     expect(v.failReason).toBeUndefined();
     expect(v.url).toBeUndefined();
@@ -62,7 +77,10 @@ describe('PAY', () => {
   it('formats zero-decimal currencies without a fraction and refuses one with a fraction', async () => {
     const { ctx, m } = await setup();
     expect((await createTransaction(ctx, m, req({ payAmount: '100', currency: 'JPY' }))).payAmount).toBe('100');
-    await expect(createTransaction(ctx, m, req({ payAmount: '100.50', currency: 'JPY' }))).rejects.toMatchObject({ code: '1001', field: 'payAmount' });
+    await expect(createTransaction(ctx, m, req({ payAmount: '100.50', currency: 'JPY' }))).rejects.toMatchObject({
+      code: '1001',
+      field: 'payAmount',
+    });
     expect((await createTransaction(ctx, m, req({ payAmount: '100.00', currency: 'JPY' }))).payAmount).toBe('100');
   });
 
@@ -72,7 +90,10 @@ describe('PAY', () => {
     await createTransaction(ctx, m, req({ cardInfo: card('4000000000000002') }));
     await createTransaction(ctx, m, req({ cardInfo: card('4000000000003220') }));
     expect(await count("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(2);
-    const body = JSON.parse(((await rowsOf(ctx).get("SELECT payload FROM outbox_events ORDER BY seq LIMIT 1")) as { payload: string }).payload);
+    const body = JSON.parse(
+      ((await rowsOf(ctx).get('SELECT payload FROM outbox_events ORDER BY seq LIMIT 1')) as { payload: string })
+        .payload,
+    );
     expect(body).toMatchObject({ notifyType: 'PAYMENT', status: '200000', payAmount: '10.00', paymentType: 'PAY' });
     expect(JSON.stringify(body)).not.toContain('4242424242424242');
   });
@@ -80,7 +101,9 @@ describe('PAY', () => {
   it('a notifyUrl in the request is kept on the transaction and its event', async () => {
     const { ctx, m } = await setup();
     await createTransaction(ctx, m, req({ notifyUrl: 'https://shop.example/hook' }));
-    expect(((await rowsOf(ctx).get('SELECT notify_url AS u FROM outbox_events')) as { u: string }).u).toBe('https://shop.example/hook');
+    expect(((await rowsOf(ctx).get('SELECT notify_url AS u FROM outbox_events')) as { u: string }).u).toBe(
+      'https://shop.example/hook',
+    );
   });
 });
 
@@ -117,7 +140,9 @@ describe('requestId idempotency and relationId', () => {
     const { ctx, m } = await setup();
     const r = req({ cardInfo: card('4000000000000002') });
     await createTransaction(ctx, m, r);
-    await expect(createTransaction(ctx, m, { ...req(), relationId: r.relationId })).rejects.toMatchObject({ code: '1005' });
+    await expect(createTransaction(ctx, m, { ...req(), relationId: r.relationId })).rejects.toMatchObject({
+      code: '1005',
+    });
     expect(await count('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
   });
 
@@ -168,7 +193,17 @@ describe('requestId idempotency and relationId', () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
     let calls = 0;
-    ctx.channel = { ...real, name: real.name, charge: async (r) => { calls++; await gate; return real.charge(r); }, completeAction: real.completeAction, refund: real.refund };
+    ctx.channel = {
+      ...real,
+      name: real.name,
+      charge: async (r) => {
+        calls++;
+        await gate;
+        return real.charge(r);
+      },
+      completeAction: real.completeAction,
+      refund: real.refund,
+    };
     const r = req();
     const first = createTransaction(ctx, m, r);
     await new Promise((res) => setTimeout(res, 20));
@@ -187,8 +222,12 @@ describe('query', () => {
     const r = req();
     const v = await createTransaction(ctx, m, r);
     expect((await queryTransaction(ctx, m.id, { transactionOrderId: v.transactionOrderId })).status).toBe('200000');
-    expect((await queryTransaction(ctx, m.id, { relationId: r.relationId })).transactionOrderId).toBe(v.transactionOrderId);
-    await expect(queryTransaction(ctx, other.id, { transactionOrderId: v.transactionOrderId })).rejects.toThrow(expect.objectContaining({ code: '1007' }));
+    expect((await queryTransaction(ctx, m.id, { relationId: r.relationId })).transactionOrderId).toBe(
+      v.transactionOrderId,
+    );
+    await expect(queryTransaction(ctx, other.id, { transactionOrderId: v.transactionOrderId })).rejects.toThrow(
+      expect.objectContaining({ code: '1007' }),
+    );
     await expect(queryTransaction(ctx, m.id, {})).rejects.toThrow(expect.objectContaining({ code: '1001' }));
   });
 });

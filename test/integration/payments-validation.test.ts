@@ -13,8 +13,16 @@ beforeAll(async () => {
 });
 afterAll(async () => app.close());
 
-const card = (over: Record<string, unknown> = {}) => JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW), cvv: '123', ...over });
-const base = { requestId: 'r', relationId: 'o', paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card() };
+const card = (over: Record<string, unknown> = {}) =>
+  JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW), cvv: '123', ...over });
+const base = {
+  requestId: 'r',
+  relationId: 'o',
+  paymentType: 'PAY',
+  payAmount: '10.00',
+  currency: 'USD',
+  cardInfo: card(),
+};
 const long = (n: number) => 'x'.repeat(n);
 
 const counts = async () =>
@@ -53,12 +61,32 @@ const cases: [string, Record<string, unknown>, string, string][] = [
   ['billingAddress not JSON', { billingAddress: '{oops' }, '1001', 'billingAddress'],
   ['billingAddress an array', { billingAddress: '[]' }, '1001', 'billingAddress'],
   ['billingAddress a number value', { billingAddress: JSON.stringify({ city: 5 }) }, '1001', 'billingAddress.city'],
-  ['billingAddress bad birthDate', { billingAddress: JSON.stringify({ birthDate: '1990-01-01' }) }, '1001', 'billingAddress.birthDate'],
-  ['shippingAddress bad country', { shippingAddress: JSON.stringify({ country: 'United States' }) }, '1001', 'shippingAddress.country'],
+  [
+    'billingAddress bad birthDate',
+    { billingAddress: JSON.stringify({ birthDate: '1990-01-01' }) },
+    '1001',
+    'billingAddress.birthDate',
+  ],
+  [
+    'shippingAddress bad country',
+    { shippingAddress: JSON.stringify({ country: 'United States' }) },
+    '1001',
+    'shippingAddress.country',
+  ],
   ['shippingAddress a number', { shippingAddress: 5 }, '1001', 'shippingAddress'],
-  ['shippingAddress object with a bad country', { shippingAddress: { country: 'United States' } }, '1001', 'shippingAddress.country'],
+  [
+    'shippingAddress object with a bad country',
+    { shippingAddress: { country: 'United States' } },
+    '1001',
+    'shippingAddress.country',
+  ],
   ['items array with a nameless item', { items: [{ name: 'ok' }, { price: '1.00' }] }, '1001', 'items[1].name'],
-  ['cardInfo object without cvv', { cardInfo: { cardNumber: '4242424242424242', month: '12', year: '2030' } }, '1001', 'cardInfo.cvv'],
+  [
+    'cardInfo object without cvv',
+    { cardInfo: { cardNumber: '4242424242424242', month: '12', year: '2030' } },
+    '1001',
+    'cardInfo.cvv',
+  ],
   ['items not JSON', { items: 'nope' }, '1001', 'items'],
   ['items an object', { items: '{}' }, '1001', 'items'],
   ['item without name', { items: JSON.stringify([{ price: '1.00' }]) }, '1001', 'items[0].name'],
@@ -70,7 +98,12 @@ const cases: [string, Record<string, unknown>, string, string][] = [
   ['item price a number', { items: JSON.stringify([{ name: 'a', price: 5 }]) }, '1001', 'items[0].price'],
   ['missing cardInfo for PAY', { cardInfo: undefined }, '1001', 'cardInfo'],
   ['cardInfo not JSON', { cardInfo: '{' }, '1001', 'cardInfo'],
-  ['cardInfo without cvv', { cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW) }) }, '1001', 'cardInfo.cvv'],
+  [
+    'cardInfo without cvv',
+    { cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW) }) },
+    '1001',
+    'cardInfo.cvv',
+  ],
   ['cardInfo month a number', { cardInfo: card({ month: 12 }) }, '1001', 'cardInfo.month'],
   ['non-Luhn card', { cardInfo: card({ cardNumber: '4242424242424241' }) }, '1011', 'cardNumber'],
   ['expired card', { cardInfo: card({ year: '2020' }) }, '1011', 'year'],
@@ -91,7 +124,12 @@ describe('every bad field: a clear error naming the field, nothing written, no c
       (e: unknown) => e,
     );
     expect(err).toMatchObject({ code, field });
-    expect(String((err as Error).message)).toContain(field.split('.').pop()?.replace(/\[\d+\]/, '') ?? field);
+    expect(String((err as Error).message)).toContain(
+      field
+        .split('.')
+        .pop()
+        ?.replace(/\[\d+\]/, '') ?? field,
+    );
     expect(String((err as Error).message)).not.toContain('4242424242424242');
     expect(await counts()).toEqual(before);
   });
@@ -117,7 +155,10 @@ describe('cardInfo, items and addresses: a JSON string, or the JSON value itself
       billingAddress: { lastName: 'Doe', firstName: 'Jo', country: 'US' },
     });
     expect(v.status).toBe('200000');
-    const row = (await rowsOf(app.ctx).get('SELECT items, billing_address AS "billingAddress" FROM transactions WHERE id = ?', v.transactionOrderId)) as Record<string, string>;
+    const row = (await rowsOf(app.ctx).get(
+      'SELECT items, billing_address AS "billingAddress" FROM transactions WHERE id = ?',
+      v.transactionOrderId,
+    )) as Record<string, string>;
     expect(row.items).toBe('[{"name":"Mug","num":"1","price":"10.00"}]');
     expect(row.billingAddress).toBe('{"country":"US","firstName":"Jo","lastName":"Doe"}');
   });
@@ -125,10 +166,23 @@ describe('cardInfo, items and addresses: a JSON string, or the JSON value itself
 
 describe('JSON-string fields are SERVICE.md "text": no length limit of their own', () => {
   it('a CHECKOUT with 250 items of long URLs (over 100,000 characters of items) is accepted', async () => {
-    const items = Array.from({ length: 250 }, (_, i) => ({ name: `Item ${i}`, price: '1.00', num: '1', url: `https://shop.example/p/${i}/${'x'.repeat(400)}` }));
+    const items = Array.from({ length: 250 }, (_, i) => ({
+      name: `Item ${i}`,
+      price: '1.00',
+      num: '1',
+      url: `https://shop.example/p/${i}/${'x'.repeat(400)}`,
+    }));
     const text = JSON.stringify(items);
     expect(text.length).toBeGreaterThan(100_000);
-    const v = await createTransaction(app.ctx, merchant, { ...base, requestId: 'long-items', relationId: 'long-items', paymentType: 'CHECKOUT', cardInfo: undefined, payAmount: '250.00', items: text });
+    const v = await createTransaction(app.ctx, merchant, {
+      ...base,
+      requestId: 'long-items',
+      relationId: 'long-items',
+      paymentType: 'CHECKOUT',
+      cardInfo: undefined,
+      payAmount: '250.00',
+      items: text,
+    });
     expect(v.status).toBe('100050');
   });
 });

@@ -15,7 +15,12 @@ let app: TestApp;
 afterEach(async () => app?.close());
 const t = (s: string): number => parseTime(s, 'UTC');
 
-async function plan(ctx: Ctx, merchantId: string, price: string, o: { cycleType?: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY'; maxSubscriptions?: number } = {}): Promise<string> {
+async function plan(
+  ctx: Ctx,
+  merchantId: string,
+  price: string,
+  o: { cycleType?: 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY'; maxSubscriptions?: number } = {},
+): Promise<string> {
   const p = await createPlan(ctx, merchantId, {
     planName: `Plan ${price}`,
     price,
@@ -30,7 +35,10 @@ async function plan(ctx: Ctx, merchantId: string, price: string, o: { cycleType?
 
 const events = async (a: TestApp, subscriptionId: string): Promise<Record<string, string>[]> =>
   (
-    await rowsOf(a.ctx).all<{ payload: string }>("SELECT payload FROM outbox_events WHERE subscription_id = ? AND kind = 'SUBSCRIPTION' ORDER BY seq", subscriptionId)
+    await rowsOf(a.ctx).all<{ payload: string }>(
+      "SELECT payload FROM outbox_events WHERE subscription_id = ? AND kind = 'SUBSCRIPTION' ORDER BY seq",
+      subscriptionId,
+    )
   ).map((r) => JSON.parse(r.payload) as Record<string, string>);
 
 const codeOf = async (p: Promise<unknown>): Promise<string | undefined> =>
@@ -49,18 +57,39 @@ describe('plan change now', () => {
     clock.set(t('2026-01-16 00:00:00'));
     const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
     // 16 of 31 days unused: floor(1000 × 16 / 31) = 516 credited, 3000 − 516 charged.
-    expect(r).toMatchObject({ result: 'CHANGED', planId: pro, credit: 5.16, creditBalance: 0, nextBillingTime: '2026-02-16 00:00:00' });
+    expect(r).toMatchObject({
+      result: 'CHANGED',
+      planId: pro,
+      credit: 5.16,
+      creditBalance: 0,
+      nextBillingTime: '2026-02-16 00:00:00',
+    });
     expect(r.record).toMatchObject({ billingType: 'CHANGE', amount: 24.84, status: 'SUCCESS' });
-    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: pro, amount: 3000, anchor_time: t('2026-01-16 00:00:00'), total_paid: 1000 + 2484, billing_count: 2 });
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({
+      plan_id: pro,
+      amount: 3000,
+      anchor_time: t('2026-01-16 00:00:00'),
+      total_paid: 1000 + 2484,
+      billing_count: 2,
+    });
     expect((await records(ctx, sub.subscriptionId)).map((x) => [x.billing_type, x.status, x.amount])).toEqual([
       ['INITIAL', 'SUCCESS', 1000],
       ['RENEW', 'CANCELLED', 1000],
       ['CHANGE', 'SUCCESS', 2484],
       ['RENEW', 'PENDING', 3000],
     ]);
-    expect([(await planCount(ctx, planId)), (await planCount(ctx, pro))]).toEqual([0, 1]);
+    expect([await planCount(ctx, planId), await planCount(ctx, pro)]).toEqual([0, 1]);
     const changed = (await events(app, sub.subscriptionId)).find((e) => e.eventType === 'PLAN_CHANGED');
-    expect(changed).toMatchObject({ planId: pro, previousPlanId: planId, changeWhen: 'NOW', billingType: 'CHANGE', amount: '24.84', credit: '5.16', creditBalance: '0.00', nextBillingTime: '2026-02-16 00:00:00' });
+    expect(changed).toMatchObject({
+      planId: pro,
+      previousPlanId: planId,
+      changeWhen: 'NOW',
+      billingType: 'CHANGE',
+      amount: '24.84',
+      credit: '5.16',
+      creditBalance: '0.00',
+      nextBillingTime: '2026-02-16 00:00:00',
+    });
     clock.set(t('2026-02-16 00:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-03-16 00:00:00');
@@ -75,16 +104,21 @@ describe('plan change now', () => {
     clock.set(t('2026-01-01 00:00:00') + 31 * 86_400_000 * 0.1); // 10% of January used
     const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: cheap, when: 'NOW' });
     expect(r).toMatchObject({ result: 'CHANGED', credit: 90, creditBalance: 60 });
-    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ planId: cheap, creditBalance: 60 });
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({
+      planId: cheap,
+      creditBalance: 60,
+    });
     expect(r.record).toMatchObject({ amount: 0 });
     // The first renewal spends 30.00 of the credit, the second the last 30.00, the third charges in full.
     for (let i = 0; i < 3; i++) {
       clock.set((await ctx.store.nextBillingTime(sub.subscriptionId)) as number);
       expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
     }
-    const renewals = (await records(ctx, sub.subscriptionId)).filter((x) => x.billing_type === 'RENEW' && x.status === 'SUCCESS').map((x) => x.amount);
+    const renewals = (await records(ctx, sub.subscriptionId))
+      .filter((x) => x.billing_type === 'RENEW' && x.status === 'SUCCESS')
+      .map((x) => x.amount);
     expect(renewals).toEqual([0, 0, 3000]);
-    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ credit: 0 });
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ credit: 0 });
   });
 
   it('a sequence of changes charges exactly the prices less the credits granted, plus the credit still carried', async () => {
@@ -93,7 +127,8 @@ describe('plan change now', () => {
     const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' });
     const prices = ['49.99', '3.00', '120.00', '0.50', '77.77', '15.00'];
     const planIds = [];
-    for (const p of prices) planIds.push(await plan(ctx, merchantId, p, { cycleType: p === '120.00' ? 'YEARLY' : 'MONTHLY' }));
+    for (const p of prices)
+      planIds.push(await plan(ctx, merchantId, p, { cycleType: p === '120.00' ? 'YEARLY' : 'MONTHLY' }));
     const sub = await subscribe(ctx, merchantId, planId);
     let charged = 0;
     let credits = 0;
@@ -124,10 +159,22 @@ describe('plan change now', () => {
     const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000000341' });
     clock.set(t('2026-01-10 00:00:00'));
     const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
-    expect(r).toMatchObject({ result: 'DECLINED', planId, failReason: 'card_declined', nextBillingTime: '2026-02-01 00:00:00' });
+    expect(r).toMatchObject({
+      result: 'DECLINED',
+      planId,
+      failReason: 'card_declined',
+      nextBillingTime: '2026-02-01 00:00:00',
+    });
     expect(r.record).toMatchObject({ billingType: 'CHANGE', status: 'FAILED' });
-    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: planId, amount: 1000, anchor_time: t('2026-01-01 00:00:00'), status: 'ACTIVE', failed_count: 1, credit: 0 });
-    expect([(await planCount(ctx, planId)), (await planCount(ctx, pro))]).toEqual([1, 0]);
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({
+      plan_id: planId,
+      amount: 1000,
+      anchor_time: t('2026-01-01 00:00:00'),
+      status: 'ACTIVE',
+      failed_count: 1,
+      credit: 0,
+    });
+    expect([await planCount(ctx, planId), await planCount(ctx, pro)]).toEqual([1, 0]);
     expect((await events(app, sub.subscriptionId)).map((e) => e.eventType)).not.toContain('PLAN_CHANGED');
   });
 
@@ -139,7 +186,8 @@ describe('plan change now', () => {
     const off = await plan(ctx, merchantId, '5.00');
     await rowsOf(ctx).run("UPDATE plans SET status = 'INACTIVE' WHERE id = ?", off);
     const sub = await subscribe(ctx, merchantId, planId);
-    const change = (p: string, when = 'NOW') => codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when }));
+    const change = (p: string, when = 'NOW') =>
+      codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when }));
     expect(await change(other.planId)).toBe('1007');
     expect(await change(off)).toBe('1009');
     expect(await change(off, 'PERIOD_END')).toBe('1009');
@@ -170,18 +218,27 @@ describe('plan change interrupted', () => {
       refund: (req) => real.refund(req),
     };
     clock.set(t('2026-01-16 00:00:00'));
-    await expect(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' })).rejects.toThrow('connection reset');
+    await expect(
+      changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' }),
+    ).rejects.toThrow('connection reset');
     (ctx as { channel: Channel }).channel = real;
     expect((await records(ctx, sub.subscriptionId)).find((r) => r.billing_type === 'CHANGE')?.status).toBe('PENDING');
-    expect(await codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: other, when: 'NOW' }))).toBe('1008');
+    expect(
+      await codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: other, when: 'NOW' })),
+    ).toBe('1008');
     clock.set(t('2026-01-16 00:09:00'));
     await runRenewal(ctx);
     expect((await records(ctx, sub.subscriptionId)).find((r) => r.billing_type === 'CHANGE')?.status).toBe('PENDING');
     clock.set(t('2026-01-16 00:10:01'));
     await runRenewal(ctx);
-    expect((await records(ctx, sub.subscriptionId)).find((r) => r.billing_type === 'CHANGE')).toMatchObject({ status: 'SUCCESS', amount: 2484 });
-    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: pro, total_paid: 1000 + 2484 });
-    const ledger = await rowsOf(ctx).get("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND amount = 2484");
+    expect((await records(ctx, sub.subscriptionId)).find((r) => r.billing_type === 'CHANGE')).toMatchObject({
+      status: 'SUCCESS',
+      amount: 2484,
+    });
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: pro, total_paid: 1000 + 2484 });
+    const ledger = await rowsOf(ctx).get(
+      "SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND amount = 2484",
+    );
     expect(ledger).toEqual({ n: 1 });
     expect((await events(app, sub.subscriptionId)).map((e) => e.eventType)).toContain('PLAN_CHANGED');
   });
@@ -210,8 +267,13 @@ describe('plan change and cancel', () => {
     (ctx as { channel: Channel }).channel = real;
     expect(r).toMatchObject({ result: 'ENDED', planId });
     expect(r.record).toMatchObject({ billingType: 'CHANGE', status: 'SUCCESS' });
-    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ status: 'CANCELLED', plan_id: planId, card_id: null, total_paid: 1000 + 2484 });
-    expect([(await planCount(ctx, planId)), (await planCount(ctx, pro))]).toEqual([0, 0]);
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({
+      status: 'CANCELLED',
+      plan_id: planId,
+      card_id: null,
+      total_paid: 1000 + 2484,
+    });
+    expect([await planCount(ctx, planId), await planCount(ctx, pro)]).toEqual([0, 0]);
     expect(await rowsOf(ctx).get('SELECT count(*) AS n FROM cards')).toEqual({ n: 0 });
   });
 });
@@ -224,12 +286,16 @@ describe('plan change concurrency', () => {
     const a = await plan(ctx, merchantId, '20.00');
     const b = await plan(ctx, merchantId, '30.00');
     const sub = await subscribe(ctx, merchantId, planId);
-    const results = await Promise.all([a, b].map((p) => codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when: 'NOW' }))));
+    const results = await Promise.all(
+      [a, b].map((p) =>
+        codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when: 'NOW' })),
+      ),
+    );
     expect(results.filter((c) => c === undefined)).toHaveLength(1);
     expect(results.filter((c) => c === '1008')).toHaveLength(1);
     expect((await records(ctx, sub.subscriptionId)).filter((r) => r.billing_type === 'CHANGE')).toHaveLength(1);
     expect((await planCount(ctx, a)) + (await planCount(ctx, b))).toBe(1);
-    expect((await planCount(ctx, planId))).toBe(0);
+    expect(await planCount(ctx, planId)).toBe(0);
   });
 
   it('maxSubscriptions of the target plan holds under concurrent changes and subscribes', async () => {
@@ -240,7 +306,15 @@ describe('plan change concurrency', () => {
     const subs = [];
     for (let i = 0; i < 4; i++) subs.push(await subscribe(ctx, merchantId, planId, { userId: `u${i}` }));
     const attempts = [
-      ...subs.map((s, i) => codeOf(changePlan(ctx, merchantId, { subscriptionId: s.subscriptionId, planId: scarce, when: i % 2 ? 'NOW' : 'PERIOD_END' }))),
+      ...subs.map((s, i) =>
+        codeOf(
+          changePlan(ctx, merchantId, {
+            subscriptionId: s.subscriptionId,
+            planId: scarce,
+            when: i % 2 ? 'NOW' : 'PERIOD_END',
+          }),
+        ),
+      ),
       ...[0, 1].map((i) =>
         subscribe(ctx, merchantId, scarce, { userId: `new${i}` }).then(
           () => undefined,
@@ -251,7 +325,7 @@ describe('plan change concurrency', () => {
     const codes = await Promise.all(attempts);
     expect(codes.filter((c) => c === undefined)).toHaveLength(2);
     expect(codes.filter((c) => c === '1009')).toHaveLength(4);
-    expect((await planCount(ctx, scarce))).toBe(2);
+    expect(await planCount(ctx, scarce)).toBe(2);
   });
 });
 
@@ -264,20 +338,36 @@ describe('plan change at period end', () => {
     const sub = await subscribe(ctx, merchantId, planId);
     clock.set(t('2026-01-20 12:00:00'));
     const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: weekly });
-    expect(r).toMatchObject({ when: 'PERIOD_END', result: 'SCHEDULED', planId, pendingPlanId: weekly, credit: 0, nextBillingTime: '2026-02-15 09:00:00' });
-    expect([(await planCount(ctx, planId)), (await planCount(ctx, weekly))]).toEqual([1, 1]);
-    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ planId, pendingPlanId: weekly });
-    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: planId, amount: 999 });
+    expect(r).toMatchObject({
+      when: 'PERIOD_END',
+      result: 'SCHEDULED',
+      planId,
+      pendingPlanId: weekly,
+      credit: 0,
+      nextBillingTime: '2026-02-15 09:00:00',
+    });
+    expect([await planCount(ctx, planId), await planCount(ctx, weekly)]).toEqual([1, 1]);
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({
+      planId,
+      pendingPlanId: weekly,
+    });
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: planId, amount: 999 });
     clock.set(t('2026-02-15 09:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
-    expect((await subRow(ctx, sub.subscriptionId))).toMatchObject({ plan_id: weekly, amount: 299, cycle_type: 'WEEKLY', anchor_time: t('2026-02-15 09:00:00'), pending_plan_id: null });
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({
+      plan_id: weekly,
+      amount: 299,
+      cycle_type: 'WEEKLY',
+      anchor_time: t('2026-02-15 09:00:00'),
+      pending_plan_id: null,
+    });
     const renew = (await records(ctx, sub.subscriptionId)).filter((x) => x.billing_type === 'RENEW');
     expect(renew.map((x) => [x.status, x.amount])).toEqual([
       ['SUCCESS', 299],
       ['PENDING', 299],
     ]);
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-02-22 09:00:00');
-    expect([(await planCount(ctx, planId)), (await planCount(ctx, weekly))]).toEqual([0, 1]);
+    expect([await planCount(ctx, planId), await planCount(ctx, weekly)]).toEqual([0, 1]);
     expect((await events(app, sub.subscriptionId)).map((e) => [e.eventType, e.planId])).toEqual([
       ['RENEW_SUCCEEDED', weekly],
       ['PLAN_CHANGED', weekly],
@@ -296,6 +386,6 @@ describe('plan change at period end', () => {
     expect(r.result).toBe('UNSCHEDULED');
     expect(r.pendingPlanId).toBeUndefined();
     expect((await records(ctx, sub.subscriptionId)).find((x) => x.status === 'PENDING')?.amount).toBe(999);
-    expect((await planCount(ctx, pro))).toBe(0);
+    expect(await planCount(ctx, pro)).toBe(0);
   });
 });

@@ -61,18 +61,30 @@ describe('the PostgreSQL schema mirrors the SQLite one', () => {
       expect(p, `table ${s.name}`).toBeDefined();
       if (!p) continue;
       const cols = (cs: { name: string; notNull: boolean; isUnique: boolean; primary: boolean }[]) =>
-        cs.map((c) => ({ name: c.name, notNull: c.notNull, unique: c.isUnique, primary: c.primary })).sort((a, b) => a.name.localeCompare(b.name));
+        cs
+          .map((c) => ({ name: c.name, notNull: c.notNull, unique: c.isUnique, primary: c.primary }))
+          .sort((a, b) => a.name.localeCompare(b.name));
       expect(cols(p.columns), `columns of ${s.name}`).toEqual(cols(s.columns));
       const idx = (is: { config: { name?: string; unique: boolean; where?: unknown; columns: unknown[] } }[]) =>
-        is.map((i) => ({ name: i.config.name, unique: i.config.unique, partial: i.config.where !== undefined, width: i.config.columns.length })).sort((a, b) => String(a.name).localeCompare(String(b.name)));
+        is
+          .map((i) => ({
+            name: i.config.name,
+            unique: i.config.unique,
+            partial: i.config.where !== undefined,
+            width: i.config.columns.length,
+          }))
+          .sort((a, b) => String(a.name).localeCompare(String(b.name)));
       expect(idx(p.indexes), `indexes of ${s.name}`).toEqual(idx(s.indexes));
-      expect(p.primaryKeys.map((k) => k.columns.map((c) => c.name)), `primary key of ${s.name}`).toEqual(
-        s.primaryKeys.map((k) => k.columns.map((c) => c.name)),
-      );
+      expect(
+        p.primaryKeys.map((k) => k.columns.map((c) => c.name)),
+        `primary key of ${s.name}`,
+      ).toEqual(s.primaryKeys.map((k) => k.columns.map((c) => c.name)));
       expect(p.foreignKeys.length, `foreign keys of ${s.name}`).toBe(s.foreignKeys.length);
     }
     // The one PostgreSQL-only table: rate limits shared by every instance.
-    expect(pgTables.map((t) => t.name).filter((n) => !sqliteTables.some((s) => s.name === n))).toEqual(['rate_limit_windows']);
+    expect(pgTables.map((t) => t.name).filter((n) => !sqliteTables.some((s) => s.name === n))).toEqual([
+      'rate_limit_windows',
+    ]);
   });
 });
 
@@ -80,7 +92,10 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
   it('creates every table, column and partial index on a fresh database', async () => {
     const { url } = await freshDb();
     await open(url);
-    const tables = await rows<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'");
+    const tables = await rows<{ table_name: string }>(
+      url,
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+    );
     expect(tables.map((r) => r.table_name).sort()).toEqual(pgTables.map((t) => t.name).sort());
     for (const t of pgTables) {
       const cols = await rows<{ column_name: string; data_type: string }>(
@@ -118,14 +133,21 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
     const { url } = await freshDb();
     await (await openPgStore(url, { env: {} })).close();
     await open(url);
-    expect(await rows(url, 'SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations')).toEqual([{ n: MIGRATION_COUNT }]);
+    expect(await rows(url, 'SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations')).toEqual([
+      { n: MIGRATION_COUNT },
+    ]);
   });
 
   it('reads money and instants back as whole numbers', async () => {
     const { url } = await freshDb();
     const store = await open(url);
     await store.db.insert(pgSchema.merchants).values({
-      id: 'm1', name: 'Shop', apiKey: 'k1', secretEnc: 'x', createdAt: 1_795_000_000_123, updatedAt: 1_795_000_000_123,
+      id: 'm1',
+      name: 'Shop',
+      apiKey: 'k1',
+      secretEnc: 'x',
+      createdAt: 1_795_000_000_123,
+      updatedAt: 1_795_000_000_123,
     });
     const [m] = await store.db.select().from(pgSchema.merchants);
     expect(m?.createdAt).toBe(1_795_000_000_123);
@@ -140,7 +162,8 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
     const store = await open(url, { poolSize: 3 });
     const clients = await Promise.all([store.pool.connect(), store.pool.connect(), store.pool.connect()]);
     try {
-      for (const c of clients) expect((await c.query('SHOW synchronous_commit')).rows).toEqual([{ synchronous_commit: 'on' }]);
+      for (const c of clients)
+        expect((await c.query('SHOW synchronous_commit')).rows).toEqual([{ synchronous_commit: 'on' }]);
     } finally {
       for (const c of clients) c.release();
     }
@@ -172,7 +195,9 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
       ),
     );
     for (const r of runs) expect(r, r.out).toEqual({ code: 0, out: `${pgTables.length}\n` });
-    expect(await rows(url, 'SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations')).toEqual([{ n: MIGRATION_COUNT }]);
+    expect(await rows(url, 'SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations')).toEqual([
+      { n: MIGRATION_COUNT },
+    ]);
   });
 
   it('refuses a database written by a newer schema, with the same message as SQLite', async () => {
@@ -190,7 +215,9 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
     cleanups.push(dir.cleanup);
     const path = join(dir.dir, 'a.db');
     const sqlite = openSqlite(path);
-    sqlite.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('future', 9_999_999_999_999);
+    sqlite
+      .prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)')
+      .run('future', 9_999_999_999_999);
     sqlite.close();
     expect(() => openSqlite(path)).toThrowError(new StoreOpenError(NEWER_SCHEMA_MESSAGE));
   });
@@ -204,9 +231,13 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
         srv.close(() => done(typeof addr === 'object' && addr ? addr.port : 0));
       });
     });
-    const e = await openPgStore(`postgresql://paygate:s3cr3t-pw@127.0.0.1:${closed}/shop`, { env: {} }).catch((x: Error) => x);
+    const e = await openPgStore(`postgresql://paygate:s3cr3t-pw@127.0.0.1:${closed}/shop`, { env: {} }).catch(
+      (x: Error) => x,
+    );
     expect(e).toBeInstanceOf(StoreOpenError);
-    expect((e as Error).message).toMatch(/^cannot open database postgresql:\/\/paygate:\*\*\*@127\.0\.0\.1:\d+\/shop: /);
+    expect((e as Error).message).toMatch(
+      /^cannot open database postgresql:\/\/paygate:\*\*\*@127\.0\.0\.1:\d+\/shop: /,
+    );
     expect((e as Error).message).not.toContain('s3cr3t-pw');
   });
 });
@@ -237,7 +268,9 @@ describe.skipIf(!pgAvailable())('the connection pool', () => {
 
   it('refuses a PAYGATE_DB_POOL that is not a whole number from 1 to 1000', () => {
     for (const bad of ['0', '-1', 'ten', '2.5', '1001', '10 connections']) {
-      expect(() => parsePoolSize(bad), bad).toThrowError(/PAYGATE_DB_POOL: must be a whole number of connections from 1 to 1000/);
+      expect(() => parsePoolSize(bad), bad).toThrowError(
+        /PAYGATE_DB_POOL: must be a whole number of connections from 1 to 1000/,
+      );
     }
     expect(parsePoolSize(undefined)).toBe(DEFAULT_POOL_SIZE);
     expect(parsePoolSize(' 25 ')).toBe(25);

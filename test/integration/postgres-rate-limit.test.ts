@@ -28,7 +28,9 @@ describe.skipIf(!pgAvailable())('the shared rate-limit counter on PostgreSQL', (
     const results = await Promise.all(hits);
     expect(results.filter((r) => r.ok)).toHaveLength(60);
     expect(results.filter((r) => !r.ok)).toEqual(Array.from({ length: 40 }, () => ({ ok: false, retryAfter: 60 })));
-    const [row] = (await a.pool.query<{ n: number }>("SELECT cardinality(hits) AS n FROM rate_limit_windows WHERE key = 'tx:key-1'")).rows;
+    const [row] = (
+      await a.pool.query<{ n: number }>("SELECT cardinality(hits) AS n FROM rate_limit_windows WHERE key = 'tx:key-1'")
+    ).rows;
     expect(row?.n).toBe(60);
   });
 

@@ -36,7 +36,8 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
   /** Ends the transaction's server session from outside, as a restart or failover would, and waits until it is gone. */
   const killBackend = async (pid: number): Promise<void> => {
     await other.query('SELECT pg_terminate_backend($1)', [pid]);
-    while ((await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount) await new Promise((r) => setTimeout(r, 10));
+    while ((await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount)
+      await new Promise((r) => setTimeout(r, 10));
   };
 
   it('commits the unit of work and returns its result', async () => {
@@ -67,7 +68,9 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
     const { merchants } = await import('../../src/store/postgres/schema/index.js');
     await expect(
       withTransaction(store.pool, async (tx) => {
-        await tx.db.insert(merchants).values({ id: 'm', name: 'n', apiKey: 'k', secretEnc: 's', createdAt: 1, updatedAt: 1 });
+        await tx.db
+          .insert(merchants)
+          .values({ id: 'm', name: 'n', apiKey: 'k', secretEnc: 's', createdAt: 1, updatedAt: 1 });
         throw new Error('undo');
       }),
     ).rejects.toThrowError('undo');
@@ -157,14 +160,20 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
         await tx.client.query('UPDATE probe SET n = n + 1 WHERE k = $1', [second]);
       };
     };
-    const xy: Promise<void> = withTransaction(store.pool, crossing('x', 'y', () => yx));
-    const yx: Promise<void> = withTransaction(store.pool, crossing('y', 'x', () => xy));
+    const xy: Promise<void> = withTransaction(
+      store.pool,
+      crossing('x', 'y', () => yx),
+    );
+    const yx: Promise<void> = withTransaction(
+      store.pool,
+      crossing('y', 'x', () => xy),
+    );
     await Promise.all([xy, yx]);
     expect(runs).toBe(3);
     expect([await value('x'), await value('y')]).toEqual([2, 2]);
   });
 
-  it('fails the unit of work with a deferred write\'s own error when a later statement is refused for it', async () => {
+  it("fails the unit of work with a deferred write's own error when a later statement is refused for it", async () => {
     const e = await withTransaction(store.pool, async (tx) => {
       await tx.client.query("INSERT INTO probe VALUES ('a', 1)");
       tx.conn.defer(tx.client.query("INSERT INTO probe VALUES ('a', 2)"));
@@ -175,7 +184,7 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
     expect(await value('a')).toBeUndefined();
   });
 
-  it('rolls back, with the deferred write\'s error, a unit of work whose last write fails behind its COMMIT', async () => {
+  it("rolls back, with the deferred write's error, a unit of work whose last write fails behind its COMMIT", async () => {
     const e = await withTransaction(store.pool, async (tx) => {
       await tx.client.query("INSERT INTO probe VALUES ('b', 1)");
       tx.conn.defer(tx.client.query("INSERT INTO probe VALUES ('b', 2)"));
@@ -208,8 +217,19 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
       const now = Date.now();
       const inserted = await engine.transaction((tx) =>
         tx.insertSandboxCharge({
-          id: 'ch_sync', idempotencyKey: 'key_sync', kind: 'charge', parentId: null, amount: 1000, currency: 'USD', cardBin: '424242',
-          cardLast4: '4242', customerPresent: true, outcome: 'approved', declineCode: null, createdAt: now, updatedAt: now,
+          id: 'ch_sync',
+          idempotencyKey: 'key_sync',
+          kind: 'charge',
+          parentId: null,
+          amount: 1000,
+          currency: 'USD',
+          cardBin: '424242',
+          cardLast4: '4242',
+          customerPresent: true,
+          outcome: 'approved',
+          declineCode: null,
+          createdAt: now,
+          updatedAt: now,
         }),
       );
       expect(inserted).toBe(true);
@@ -268,7 +288,10 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
   });
 
   it('reports an unreachable server as a lost connection without running the unit of work', async () => {
-    const down = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 2000 });
+    const down = new pg.Pool({
+      connectionString: 'postgres://postgres@127.0.0.1:1/none',
+      connectionTimeoutMillis: 2000,
+    });
     let runs = 0;
     const e = await withTransaction(down, async () => {
       runs++;

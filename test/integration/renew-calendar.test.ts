@@ -26,7 +26,11 @@ describe.each<[CycleType, number]>([
     const start = parseTime(START, ZONE);
     app = await testApp({ zone: ZONE, now: start });
     const { ctx, clock } = app;
-    const { merchantId, planId } = await merchantWithPlan(ctx, { cycleType, cycleLength, price: '5.00' }, { notifyUrl: CLOSED_NOTIFY_URL });
+    const { merchantId, planId } = await merchantWithPlan(
+      ctx,
+      { cycleType, cycleLength, price: '5.00' },
+      { notifyUrl: CLOSED_NOTIFY_URL },
+    );
     const sub = await subscribe(ctx, merchantId, planId);
     const cycle = { cycleType, cycleLength };
     const yearEnd = parseTime('2027-01-31 09:00:00', ZONE);
@@ -49,18 +53,36 @@ describe.each<[CycleType, number]>([
       const n = i + 1;
       expect(r.cycle_index).toBe(n);
       expect(r.scheduled_time).toBe(billingTime(start, cycle, n, ZONE));
-      if (i < runs) expect(r).toMatchObject({ status: 'SUCCESS', actual_time: r.scheduled_time, retry_count: 0, fail_reason: null, amount: 500 });
+      if (i < runs)
+        expect(r).toMatchObject({
+          status: 'SUCCESS',
+          actual_time: r.scheduled_time,
+          retry_count: 0,
+          fail_reason: null,
+          amount: 500,
+        });
       else expect(r.status).toBe('PENDING');
     });
     const expectedRuns = { DAILY: 365, WEEKLY: 52, MONTHLY: 12, YEARLY: 1 }[cycleType] / cycleLength;
     expect(runs).toBe(Math.floor(expectedRuns));
     const s = await subRow(ctx, sub.subscriptionId);
-    expect(s).toMatchObject({ billing_count: runs + 1, failed_count: 0, total_paid: (runs + 1) * 500, status: 'ACTIVE' });
+    expect(s).toMatchObject({
+      billing_count: runs + 1,
+      failed_count: 0,
+      total_paid: (runs + 1) * 500,
+      status: 'ACTIVE',
+    });
     expect(s.paid_through).toBe(renews[renews.length - 1]?.scheduled_time);
     // Every charge has its RENEWAL transaction, SUCCEEDED, and a RENEW_SUCCEEDED callback.
-    const txns = (await rowsOf(ctx).get("SELECT count(*) AS n FROM transactions WHERE payment_type = 'RENEWAL' AND status = 200000 AND subscription_id = ?", sub.subscriptionId)) as { n: number };
+    const txns = (await rowsOf(ctx).get(
+      "SELECT count(*) AS n FROM transactions WHERE payment_type = 'RENEWAL' AND status = 200000 AND subscription_id = ?",
+      sub.subscriptionId,
+    )) as { n: number };
     expect(txns.n).toBe(runs);
-    const events = (await rowsOf(ctx).get("SELECT count(*) AS n FROM outbox_events WHERE event_type = 'RENEW_SUCCEEDED' AND subscription_id = ?", sub.subscriptionId)) as { n: number };
+    const events = (await rowsOf(ctx).get(
+      "SELECT count(*) AS n FROM outbox_events WHERE event_type = 'RENEW_SUCCEEDED' AND subscription_id = ?",
+      sub.subscriptionId,
+    )) as { n: number };
     expect(events.n).toBe(runs);
   });
 });

@@ -48,7 +48,11 @@ describe('trial', () => {
       ['RENEW', 'SUCCESS', 999, 0],
       ['RENEW', 'PENDING', 999, 1],
     ]);
-    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ nextBillingTime: '2026-02-24 12:00:00', totalPaid: 9.99, billingCount: 2 });
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({
+      nextBillingTime: '2026-02-24 12:00:00',
+      totalPaid: 9.99,
+      billingCount: 2,
+    });
   });
 
   it('cancel during the trial ends at the trial end', async () => {
@@ -57,7 +61,9 @@ describe('trial', () => {
     const { merchantId, planId } = await merchantWithPlan(ctx, { trialDays: 7 });
     const sub = await subscribe(ctx, merchantId, planId);
     clock.set(t('2026-01-12 08:00:00'));
-    expect(await cancelSubscription(ctx, merchantId, { subscriptionId: sub.subscriptionId, sign: 'x', merchantId })).toBe(true);
+    expect(
+      await cancelSubscription(ctx, merchantId, { subscriptionId: sub.subscriptionId, sign: 'x', merchantId }),
+    ).toBe(true);
     const d = await subscriptionDetail(ctx, merchantId, sub.subscriptionId);
     expect(d).toMatchObject({ status: 'CANCELLED', cancelTime: '2026-01-12 08:00:00', endTime: '2026-01-17 12:00:00' });
     expect(d.nextBillingTime).toBeUndefined();
@@ -80,7 +86,10 @@ describe('pause and resume', () => {
     expect((await runRenewal(ctx)).due).toBe(0);
     clock.set(t('2026-03-03 10:00:00'));
     expect(await resumeSubscription(ctx, merchantId, sub.subscriptionId)).toBe(true);
-    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ status: 'ACTIVE', nextBillingTime: '2026-03-03 10:00:00' });
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({
+      status: 'ACTIVE',
+      nextBillingTime: '2026-03-03 10:00:00',
+    });
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-04-03 10:00:00');
     const recs = await records(ctx, sub.subscriptionId);
@@ -118,7 +127,11 @@ describe('pause and resume', () => {
     await resumeSubscription(ctx, merchantId, sub.subscriptionId);
     const pending = (await records(ctx, sub.subscriptionId)).filter((r) => r.status === 'PENDING');
     expect(pending).toHaveLength(1);
-    expect(pending[0]).toMatchObject({ billing_type: 'RENEW', retry_count: 0, scheduled_time: t('2026-02-16 09:00:00') });
+    expect(pending[0]).toMatchObject({
+      billing_type: 'RENEW',
+      retry_count: 0,
+      scheduled_time: t('2026-02-16 09:00:00'),
+    });
   });
 
   it('a charge under way when paused completes, is recorded, and schedules nothing', async () => {
@@ -133,7 +146,11 @@ describe('pause and resume', () => {
     if (!claimed) return;
     await pauseSubscription(ctx, merchantId, sub.subscriptionId);
     const outcome = await chargeRecord(ctx, claimed, clock.now());
-    expect(await ctx.store.transaction((tx) => recordOutcome(ctx, tx, claimed, outcome as Exclude<typeof outcome, { waiting: true }>, clock.now()))).toBe('succeeded');
+    expect(
+      await ctx.store.transaction((tx) =>
+        recordOutcome(ctx, tx, claimed, outcome as Exclude<typeof outcome, { waiting: true }>, clock.now()),
+      ),
+    ).toBe('succeeded');
     expect((await records(ctx, sub.subscriptionId)).map((r) => r.status)).toEqual(['SUCCESS', 'SUCCESS']);
     expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'PAUSED', billing_count: 2 });
     clock.set(t('2026-02-20 09:00:00'));
@@ -157,7 +174,10 @@ describe('catch-up', () => {
       ['RENEW', 'SUCCESS', 1],
       ['RENEW', 'PENDING', 6],
     ]);
-    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ nextBillingTime: '2026-07-31 09:00:00', billingCount: 2 });
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({
+      nextBillingTime: '2026-07-31 09:00:00',
+      billingCount: 2,
+    });
   });
 });
 
@@ -194,16 +214,24 @@ describe('cancel', () => {
     expect((await subRow(ctx, sub.subscriptionId)).status).toBe('INCOMPLETE');
     expect(await planCount(ctx, planId)).toBe(1);
     await cancelSubscription(ctx, merchantId, sub.subscriptionId);
-    const txn = (await rowsOf(ctx).get('SELECT status, page_token FROM transactions WHERE id = ?', sub.transactionOrderId));
+    const txn = await rowsOf(ctx).get(
+      'SELECT status, page_token FROM transactions WHERE id = ?',
+      sub.transactionOrderId,
+    );
     expect(txn).toEqual({ status: 300020, page_token: null });
-    expect((await records(ctx, sub.subscriptionId)).map((r) => [r.billing_type, r.status])).toEqual([['INITIAL', 'CANCELLED']]);
-    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({ status: 'CANCELLED', endTime: '2026-01-15 09:00:00' });
+    expect((await records(ctx, sub.subscriptionId)).map((r) => [r.billing_type, r.status])).toEqual([
+      ['INITIAL', 'CANCELLED'],
+    ]);
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({
+      status: 'CANCELLED',
+      endTime: '2026-01-15 09:00:00',
+    });
     expect(await planCount(ctx, planId)).toBe(0);
   });
 });
 
 describe('merchant disabled', () => {
-  it("records wait, PENDING, until the merchant is enabled", async () => {
+  it('records wait, PENDING, until the merchant is enabled', async () => {
     app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;
     const { merchantId, planId } = await merchantWithPlan(ctx);
@@ -241,14 +269,33 @@ describe('queries', () => {
     expect(p1.records).toHaveLength(5);
     expect(p1.records[0]).toMatchObject({ status: 'PENDING', billingType: 'RENEW' });
     expect(p1.records[0]).not.toHaveProperty('actualTime');
-    const p3 = await listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageSize: 5, pageNum: 3 });
+    const p3 = await listBillingRecords(ctx, merchantId, {
+      subscriptionCode: a.subscriptionCode,
+      pageSize: 5,
+      pageNum: 3,
+    });
     expect(p3.records.map((r) => r.billingType)).toEqual(['RENEW', 'RENEW', 'RENEW', 'INITIAL']);
-    expect((await listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, status: 'SUCCESS' })).total).toBe(13);
-    expect(await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageSize: 101 }))).toBe('1001');
-    expect(await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageNum: 0 }))).toBe('1001');
-    expect(await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageNum: '1.5' }))).toBe('1001');
+    expect(
+      (await listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, status: 'SUCCESS' })).total,
+    ).toBe(13);
+    expect(
+      await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageSize: 101 })),
+    ).toBe('1001');
+    expect(
+      await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageNum: 0 })),
+    ).toBe('1001');
+    expect(
+      await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: a.subscriptionCode, pageNum: '1.5' })),
+    ).toBe('1001');
     expect(await code(() => listBillingRecords(ctx, merchantId, { subscriptionCode: 'SCNOPE' }))).toBe('1007');
     const d = await subscriptionDetail(ctx, merchantId, { subscriptionId: a.subscriptionId });
-    expect(d).toMatchObject({ billingCount: 13, failedCount: 0, totalPaid: 129.87, amount: 9.99, cycleType: 'DAILY', cycleLength: 1 });
+    expect(d).toMatchObject({
+      billingCount: 13,
+      failedCount: 0,
+      totalPaid: 129.87,
+      amount: 9.99,
+      cycleType: 'DAILY',
+      cycleLength: 1,
+    });
   });
 });

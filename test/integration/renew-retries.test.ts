@@ -10,11 +10,19 @@ let app: TestApp;
 afterEach(async () => app?.close());
 const t = (s: string): number => parseTime(s, 'UTC');
 const charges = async (a: TestApp): Promise<number> =>
-  ((await rowsOf(a.ctx).get("SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND NOT customer_present")) as { n: number }).n;
+  (
+    (await rowsOf(a.ctx).get(
+      "SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge' AND NOT customer_present",
+    )) as { n: number }
+  ).n;
 const eventTypes = async (a: TestApp, id: string): Promise<string[]> =>
-  ((await rowsOf(a.ctx).all('SELECT event_type FROM outbox_events WHERE subscription_id = ? AND kind = ? ORDER BY seq', id, 'SUBSCRIPTION')) as { event_type: string }[]).map(
-    (r) => r.event_type,
-  );
+  (
+    (await rowsOf(a.ctx).all(
+      'SELECT event_type FROM outbox_events WHERE subscription_id = ? AND kind = ? ORDER BY seq',
+      id,
+      'SUBSCRIPTION',
+    )) as { event_type: string }[]
+  ).map((r) => r.event_type);
 
 describe('retries', () => {
   it('4000000000000341 ends FAILED after exactly 1 + 3 attempts at +1, +3, +5 days', async () => {
@@ -28,7 +36,13 @@ describe('retries', () => {
       expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe(when);
       clock.set(t(when));
       const s = await runRenewal(ctx);
-      expect(s).toMatchObject({ due: 1, succeeded: 0, failed: 1, retriesScheduled: i < 3 ? 1 : 0, subscriptionsFailed: i < 3 ? 0 : 1 });
+      expect(s).toMatchObject({
+        due: 1,
+        succeeded: 0,
+        failed: 1,
+        retriesScheduled: i < 3 ? 1 : 0,
+        subscriptionsFailed: i < 3 ? 0 : 1,
+      });
     }
     clock.set(t('2026-06-01 00:00:00'));
     expect((await runRenewal(ctx)).due).toBe(0);
@@ -43,13 +57,38 @@ describe('retries', () => {
     expect(recs.every((r) => r.cycle_index <= 1)).toBe(true);
     expect(await charges(app)).toBe(4);
     const s = await subRow(ctx, sub.subscriptionId);
-    expect(s).toMatchObject({ status: 'FAILED', billing_count: 1, failed_count: 4, total_paid: 999, card_id: null, end_time: t('2026-02-24 09:00:00') });
+    expect(s).toMatchObject({
+      status: 'FAILED',
+      billing_count: 1,
+      failed_count: 4,
+      total_paid: 999,
+      card_id: null,
+      end_time: t('2026-02-24 09:00:00'),
+    });
     expect(await planCount(ctx, planId)).toBe(0);
-    expect((await rowsOf(ctx).get('SELECT count(*) AS n FROM cards'))).toEqual({ n: 0 });
+    expect(await rowsOf(ctx).get('SELECT count(*) AS n FROM cards')).toEqual({ n: 0 });
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBeUndefined();
-    expect(await eventTypes(app, sub.subscriptionId)).toEqual(['RENEW_FAILED', 'RENEW_FAILED', 'RENEW_FAILED', 'SUBSCRIPTION_FAILED']);
-    const last = JSON.parse(((await rowsOf(ctx).get("SELECT payload FROM outbox_events WHERE event_type = 'SUBSCRIPTION_FAILED'")) as { payload: string }).payload);
-    expect(last).toMatchObject({ notifyType: 'SUBSCRIPTION', subscriptionStatus: 'FAILED', recordStatus: 'FAILED', retryCount: '3', failReason: 'card_declined', amount: '9.99' });
+    expect(await eventTypes(app, sub.subscriptionId)).toEqual([
+      'RENEW_FAILED',
+      'RENEW_FAILED',
+      'RENEW_FAILED',
+      'SUBSCRIPTION_FAILED',
+    ]);
+    const last = JSON.parse(
+      (
+        (await rowsOf(ctx).get("SELECT payload FROM outbox_events WHERE event_type = 'SUBSCRIPTION_FAILED'")) as {
+          payload: string;
+        }
+      ).payload,
+    );
+    expect(last).toMatchObject({
+      notifyType: 'SUBSCRIPTION',
+      subscriptionStatus: 'FAILED',
+      recordStatus: 'FAILED',
+      retryCount: '3',
+      failReason: 'card_declined',
+      amount: '9.99',
+    });
     expect(last.nextBillingTime).toBeUndefined();
   });
 
@@ -78,8 +117,18 @@ describe('retries', () => {
       ['RENEW', 'PENDING', 0, 3],
     ]);
     expect(formatTime(recs[5]?.scheduled_time ?? 0, 'UTC')).toBe('2026-04-30 09:00:00');
-    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ status: 'ACTIVE', billing_count: 3, failed_count: 2, total_paid: 2997 });
-    expect(await eventTypes(app, sub.subscriptionId)).toEqual(['RENEW_FAILED', 'RENEW_SUCCEEDED', 'RENEW_FAILED', 'RENEW_SUCCEEDED']);
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({
+      status: 'ACTIVE',
+      billing_count: 3,
+      failed_count: 2,
+      total_paid: 2997,
+    });
+    expect(await eventTypes(app, sub.subscriptionId)).toEqual([
+      'RENEW_FAILED',
+      'RENEW_SUCCEEDED',
+      'RENEW_FAILED',
+      'RENEW_SUCCEEDED',
+    ]);
   });
 
   it('a card that expired by the renewal fails expired_card without calling the channel', async () => {
@@ -89,9 +138,12 @@ describe('retries', () => {
     const sub = await subscribe(ctx, merchantId, planId, { month: '01', year: '2026' });
     clock.set(t('2026-02-15 09:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ failed: 1, retriesScheduled: 1 });
-    expect((await records(ctx, sub.subscriptionId))[1]).toMatchObject({ status: 'FAILED', fail_reason: 'expired_card' });
+    expect((await records(ctx, sub.subscriptionId))[1]).toMatchObject({
+      status: 'FAILED',
+      fail_reason: 'expired_card',
+    });
     expect(await charges(app)).toBe(0);
-    const txn = (await rowsOf(ctx).get("SELECT status, fail_reason FROM transactions WHERE payment_type = 'RENEWAL'"));
+    const txn = await rowsOf(ctx).get("SELECT status, fail_reason FROM transactions WHERE payment_type = 'RENEWAL'");
     expect(txn).toEqual({ status: 300000, fail_reason: 'expired_card' });
   });
 

@@ -79,9 +79,17 @@ describe('a run that fails part-way', () => {
     clock.set(parseTime('2026-02-28 09:00:00', 'UTC'));
     // The channel fails outright (a fault, not a decline) for every renewal charge of this run.
     const real = ctx.channel;
-    ctx.channel = { ...real, name: real.name, charge: async () => { throw new Error('channel unreachable'); } };
+    ctx.channel = {
+      ...real,
+      name: real.name,
+      charge: async () => {
+        throw new Error('channel unreachable');
+      },
+    };
     await expect(runRenewal(ctx)).rejects.toThrow('channel unreachable');
-    const { held } = await rowsOf(ctx).get<{ held: number }>("SELECT count(*) AS held FROM billing_records WHERE status = 'PENDING' AND lease_owner IS NOT NULL");
+    const { held } = await rowsOf(ctx).get<{ held: number }>(
+      "SELECT count(*) AS held FROM billing_records WHERE status = 'PENDING' AND lease_owner IS NOT NULL",
+    );
     expect(held).toBe(0);
     expect((await runRenewal(ctx, { dryRun: true })).due).toBe(3);
     ctx.channel = real;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPlan, } from '../../src/services/plans.js';
+import { createPlan } from '../../src/services/plans.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { refundTransaction } from '../../src/services/refund.js';
 import { runRenewal } from '../../src/services/renew/index.js';
@@ -11,7 +11,8 @@ import { merchantWithPlan, records, subscribe } from '../helpers/subscriptions.j
 let app: TestApp;
 afterEach(() => app?.close());
 
-const at = (month: number, day: number, hour = 9, second = 0): number => Date.UTC(2026, month - 1, day, hour, 0, second);
+const at = (month: number, day: number, hour = 9, second = 0): number =>
+  Date.UTC(2026, month - 1, day, hour, 0, second);
 
 /**
  * A small shop's first quarter, every figure known by hand:
@@ -26,7 +27,15 @@ async function firstQuarter(): Promise<{ merchantId: string }> {
   app = await testApp({ now: at(1, 10) });
   const { ctx, clock } = app;
   const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' });
-  const yearly = await createPlan(ctx, merchantId, { planName: 'Year', price: '120.00', currency: 'USD', cycleType: 'YEARLY', cycleLength: 1, trialDays: 0, maxSubscriptions: 0 });
+  const yearly = await createPlan(ctx, merchantId, {
+    planName: 'Year',
+    price: '120.00',
+    currency: 'USD',
+    cycleType: 'YEARLY',
+    cycleLength: 1,
+    trialDays: 0,
+    maxSubscriptions: 0,
+  });
   const a = await subscribe(ctx, merchantId, planId, { userId: 'a' });
   await subscribe(ctx, merchantId, planId, { userId: 'b', card: '4000000000000036' });
   clock.set(at(1, 20));
@@ -42,7 +51,10 @@ async function firstQuarter(): Promise<{ merchantId: string }> {
   clock.set(at(3, 5));
   await cancelSubscription(ctx, merchantId, { subscriptionId: a.subscriptionId });
   const cFeb = (await records(ctx, c.subscriptionId)).find((r) => r.billing_type === 'RENEW' && r.status === 'SUCCESS');
-  await refundTransaction(ctx, await requireMerchant(ctx, merchantId), { transactionOrderId: cFeb?.transaction_id, refundAmount: '5.00' });
+  await refundTransaction(ctx, await requireMerchant(ctx, merchantId), {
+    transactionOrderId: cFeb?.transaction_id,
+    refundAmount: '5.00',
+  });
   return { merchantId };
 }
 
@@ -51,9 +63,39 @@ describe('revenue report', () => {
     const { merchantId } = await firstQuarter();
     const r = await revenueReport(app.ctx, { merchantId, from: '2026-01', to: '2026-03' });
     expect(r.months).toEqual([
-      { month: '2026-01', newSubscriptions: 5, churned: 1, active: 4, mrr: 4000, charged: 15000, refunded: 0, failedAttempts: 0, recovered: 0 },
-      { month: '2026-02', newSubscriptions: 0, churned: 0, active: 4, mrr: 4000, charged: 3000, refunded: 0, failedAttempts: 1, recovered: 1 },
-      { month: '2026-03', newSubscriptions: 0, churned: 1, active: 3, mrr: 3000, charged: 0, refunded: 500, failedAttempts: 0, recovered: 0 },
+      {
+        month: '2026-01',
+        newSubscriptions: 5,
+        churned: 1,
+        active: 4,
+        mrr: 4000,
+        charged: 15000,
+        refunded: 0,
+        failedAttempts: 0,
+        recovered: 0,
+      },
+      {
+        month: '2026-02',
+        newSubscriptions: 0,
+        churned: 0,
+        active: 4,
+        mrr: 4000,
+        charged: 3000,
+        refunded: 0,
+        failedAttempts: 1,
+        recovered: 1,
+      },
+      {
+        month: '2026-03',
+        newSubscriptions: 0,
+        churned: 1,
+        active: 3,
+        mrr: 3000,
+        charged: 0,
+        refunded: 500,
+        failedAttempts: 0,
+        recovered: 0,
+      },
     ]);
     expect(r).toMatchObject({ merchantId, currency: 'USD', zone: 'UTC' });
   });

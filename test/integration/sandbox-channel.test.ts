@@ -25,7 +25,10 @@ describe('sandbox channel cards (SPEC §9)', () => {
     ['4111111111111111'], // any other Luhn-valid number
   ])('%s is approved', async (number) => {
     app = await testApp();
-    expect(await app.ctx.channel.charge(charge(number))).toMatchObject({ outcome: 'approved', ref: expect.stringMatching(/^ch_/) });
+    expect(await app.ctx.channel.charge(charge(number))).toMatchObject({
+      outcome: 'approved',
+      ref: expect.stringMatching(/^ch_/),
+    });
   });
 
   it.each([
@@ -39,18 +42,24 @@ describe('sandbox channel cards (SPEC §9)', () => {
     expect(await app.ctx.channel.charge(charge(number))).toMatchObject({ outcome: 'declined', reason });
   });
 
-  it.each([['4000000000003220'], ['4000002500003155']])('%s asks for 3DS when customer-present, never when merchant-initiated', async (number) => {
-    app = await testApp();
-    expect((await app.ctx.channel.charge(charge(number))).outcome).toBe('requires_action');
-    expect((await app.ctx.channel.charge(charge(number, { customerPresent: false }))).outcome).toBe('approved');
-  });
+  it.each([['4000000000003220'], ['4000002500003155']])(
+    '%s asks for 3DS when customer-present, never when merchant-initiated',
+    async (number) => {
+      app = await testApp();
+      expect((await app.ctx.channel.charge(charge(number))).outcome).toBe('requires_action');
+      expect((await app.ctx.channel.charge(charge(number, { customerPresent: false }))).outcome).toBe('approved');
+    },
+  );
 
   it('4000000000000341 approves the first charge and declines every renewal and retry', async () => {
     app = await testApp();
     const ch = app.ctx.channel;
     expect((await ch.charge(charge('4000000000000341'))).outcome).toBe('approved');
     for (const retryCount of [0, 1, 2, 3]) {
-      expect(await ch.charge(charge('4000000000000341', { customerPresent: false, retryCount }))).toMatchObject({ outcome: 'declined', reason: 'card_declined' });
+      expect(await ch.charge(charge('4000000000000341', { customerPresent: false, retryCount }))).toMatchObject({
+        outcome: 'declined',
+        reason: 'card_declined',
+      });
     }
   });
 
@@ -58,8 +67,13 @@ describe('sandbox channel cards (SPEC §9)', () => {
     app = await testApp();
     const ch = app.ctx.channel;
     expect((await ch.charge(charge('4000000000000036'))).outcome).toBe('approved');
-    expect(await ch.charge(charge('4000000000000036', { customerPresent: false, retryCount: 0 }))).toMatchObject({ outcome: 'declined', reason: 'insufficient_funds' });
-    expect((await ch.charge(charge('4000000000000036', { customerPresent: false, retryCount: 1 }))).outcome).toBe('approved');
+    expect(await ch.charge(charge('4000000000000036', { customerPresent: false, retryCount: 0 }))).toMatchObject({
+      outcome: 'declined',
+      reason: 'insufficient_funds',
+    });
+    expect((await ch.charge(charge('4000000000000036', { customerPresent: false, retryCount: 1 }))).outcome).toBe(
+      'approved',
+    );
   });
 
   it('the 3DS challenge: passed approves the charge, failed declines it with authentication_failed, each once', async () => {
@@ -68,7 +82,11 @@ describe('sandbox channel cards (SPEC §9)', () => {
     const a = await ch.charge(charge('4000000000003220'));
     const b = await ch.charge(charge('4000000000003220'));
     expect(await ch.completeAction(String(a.ref), true)).toEqual({ outcome: 'approved', ref: a.ref });
-    expect(await ch.completeAction(String(b.ref), false)).toEqual({ outcome: 'declined', ref: b.ref, reason: 'authentication_failed' });
+    expect(await ch.completeAction(String(b.ref), false)).toEqual({
+      outcome: 'declined',
+      ref: b.ref,
+      reason: 'authentication_failed',
+    });
     // A second answer does not change the first.
     expect(await ch.completeAction(String(a.ref), false)).toEqual({ outcome: 'approved', ref: a.ref });
   });
@@ -87,7 +105,9 @@ describe('sandbox channel idempotency', () => {
   it('concurrent charges with one key record one charge and all get its result', async () => {
     app = await testApp();
     const ch = app.ctx.channel;
-    const results = await Promise.all(Array.from({ length: 20 }, () => ch.charge(charge('4242424242424242', { idempotencyKey: 'burst' }))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => ch.charge(charge('4242424242424242', { idempotencyKey: 'burst' }))),
+    );
     expect(new Set(results.map((r) => r.ref)).size).toBe(1);
     expect(await rows('charge')).toBe(1);
   });
@@ -102,7 +122,10 @@ describe('sandbox channel idempotency', () => {
     expect(await ch.refund(req)).toEqual(first);
     expect(await rows('refund')).toBe(1);
     // The first refund counts against the charge: 600 + 600 > 1000.
-    expect(await ch.refund({ ...req, idempotencyKey: 'r2' })).toEqual({ outcome: 'failed', reason: 'amount_exceeds_charge' });
+    expect(await ch.refund({ ...req, idempotencyKey: 'r2' })).toEqual({
+      outcome: 'failed',
+      reason: 'amount_exceeds_charge',
+    });
     expect(await ch.refund({ ...req, idempotencyKey: 'r3', amount: 400 })).toMatchObject({ outcome: 'refunded' });
   });
 
@@ -110,7 +133,12 @@ describe('sandbox channel idempotency', () => {
     app = await testApp();
     const ch = app.ctx.channel;
     const declined = await ch.charge(charge('4000000000000002'));
-    expect(await ch.refund({ idempotencyKey: 'x1', chargeRef: 'ch_nope', amount: 100, currency: 'USD' })).toEqual({ outcome: 'failed', reason: 'no_such_charge' });
-    expect(await ch.refund({ idempotencyKey: 'x2', chargeRef: String(declined.ref), amount: 100, currency: 'USD' })).toMatchObject({ outcome: 'failed' });
+    expect(await ch.refund({ idempotencyKey: 'x1', chargeRef: 'ch_nope', amount: 100, currency: 'USD' })).toEqual({
+      outcome: 'failed',
+      reason: 'no_such_charge',
+    });
+    expect(
+      await ch.refund({ idempotencyKey: 'x2', chargeRef: String(declined.ref), amount: 100, currency: 'USD' }),
+    ).toMatchObject({ outcome: 'failed' });
   });
 });

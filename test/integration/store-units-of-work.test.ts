@@ -193,9 +193,22 @@ describe('a card Stripe keeps', () => {
     await store.transaction(async (tx) => {
       await tx.insertMerchant(m);
       await tx.insertCard(card);
-      await tx.setStripeCard(card.id, { customerId: 'cus_1', paymentMethodId: 'pm_1', brand: 'visa', last4: '4242', expMonth: 12, expYear: 2040 });
+      await tx.setStripeCard(card.id, {
+        customerId: 'cus_1',
+        paymentMethodId: 'pm_1',
+        brand: 'visa',
+        last4: '4242',
+        expMonth: 12,
+        expYear: 2040,
+      });
     });
-    const expected = { channel: 'stripe', panEnc: null, stripeCustomerId: 'cus_1', stripePaymentMethodId: 'pm_1', brand: 'visa' };
+    const expected = {
+      channel: 'stripe',
+      panEnc: null,
+      stripeCustomerId: 'cus_1',
+      stripePaymentMethodId: 'pm_1',
+      brand: 'visa',
+    };
     expect(await store.getCard(card.id)).toMatchObject(expected);
     expect(await store.transaction((tx) => tx.getCard(card.id))).toMatchObject(expected);
   });

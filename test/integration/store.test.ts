@@ -20,8 +20,22 @@ function dir(): string {
 describe('the store', () => {
   it('migrates an empty database to every table', async () => {
     const sqlite = openSqlite(join(dir(), 'a.db'));
-    const tables = (sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[]).map((r) => r.name);
-    for (const t of ['merchants', 'plans', 'subscriptions', 'billing_records', 'transactions', 'refunds', 'tracking_entries', 'cards', 'idempotency_keys', 'outbox_events', 'sandbox_charges']) {
+    const tables = (
+      sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as { name: string }[]
+    ).map((r) => r.name);
+    for (const t of [
+      'merchants',
+      'plans',
+      'subscriptions',
+      'billing_records',
+      'transactions',
+      'refunds',
+      'tracking_entries',
+      'cards',
+      'idempotency_keys',
+      'outbox_events',
+      'sandbox_charges',
+    ]) {
       expect(tables).toContain(t);
     }
     sqlite.close();
@@ -51,7 +65,9 @@ describe('the store', () => {
   it('refuses a database written by a newer schema', async () => {
     const path = join(dir(), 'a.db');
     const sqlite = openSqlite(path);
-    sqlite.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('future', 9_999_999_999_999);
+    sqlite
+      .prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)')
+      .run('future', 9_999_999_999_999);
     sqlite.close();
     expect(() => openSqlite(path)).toThrowError(/newer version of paygate/);
   });

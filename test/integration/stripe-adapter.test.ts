@@ -39,7 +39,13 @@ afterEach(async () => {
 
 const CONFIRM = /^\/v1\/payment_intents\/[^/]+\/confirm$/;
 let seq = 0;
-const card = (number: string): ChannelCard => ({ number, expMonth: 11, expYear: NEXT_YEAR, cvv: '123', holderName: 'Ada Lovelace' });
+const card = (number: string): ChannelCard => ({
+  number,
+  expMonth: 11,
+  expYear: NEXT_YEAR,
+  cvv: '123',
+  holderName: 'Ada Lovelace',
+});
 const payment = (number: string, over: Partial<PaymentInput> = {}): PaymentInput => ({
   idempotencyKey: paymentKey(`txn_${++seq}`, 1),
   amount: 4200,
@@ -56,7 +62,14 @@ describe('adapter: customer-present payments', () => {
   it('an approved card maps to approved with the intent as ref and the card on file (no number)', async () => {
     const r = await createAndConfirmPayment(client, payment('4242424242424242'));
     expect(r).toMatchObject({ outcome: 'approved', ref: expect.stringMatching(/^pi_/) });
-    expect(r.card).toEqual({ paymentMethodId: expect.stringMatching(/^pm_/), customerId: null, brand: 'visa', last4: '4242', expMonth: 11, expYear: NEXT_YEAR });
+    expect(r.card).toEqual({
+      paymentMethodId: expect.stringMatching(/^pm_/),
+      customerId: null,
+      brand: 'visa',
+      last4: '4242',
+      expMonth: 11,
+      expYear: NEXT_YEAR,
+    });
     expect(intents()[0]).toMatchObject({ amount: 4200, currency: 'eur', status: 'succeeded' });
   });
 
@@ -85,7 +98,13 @@ describe('adapter: customer-present payments', () => {
 
   it('a number Stripe rejects before any intent → declined with no ref', async () => {
     const r = await createAndConfirmPayment(client, payment('4242424242424241'));
-    expect(r).toMatchObject({ outcome: 'declined', ref: null, reason: 'card_declined', stripeCode: 'incorrect_number', card: null });
+    expect(r).toMatchObject({
+      outcome: 'declined',
+      ref: null,
+      reason: 'card_declined',
+      stripeCode: 'incorrect_number',
+      card: null,
+    });
     expect(intents()).toHaveLength(0);
   });
 
@@ -117,7 +136,10 @@ describe('adapter: customer-present payments', () => {
 
 describe('adapter: subscriptions and off-session renewals', () => {
   async function subscribe(number: string) {
-    const first = await createAndConfirmPayment(client, payment(number, { saveForOffSession: true, customer: { email: 'ada@example.com' } }));
+    const first = await createAndConfirmPayment(
+      client,
+      payment(number, { saveForOffSession: true, customer: { email: 'ada@example.com' } }),
+    );
     return first;
   }
 
@@ -141,7 +163,8 @@ describe('adapter: subscriptions and off-session renewals', () => {
 
   it('4000 0025 0000 3155: 3DS on the first charge, then renewals go through without it', async () => {
     const first = await subscribe('4000002500003155');
-    if (first.outcome !== 'requires_action' || !first.card?.customerId) throw new Error(`expected requires_action, got ${first.outcome}`);
+    if (first.outcome !== 'requires_action' || !first.card?.customerId)
+      throw new Error(`expected requires_action, got ${first.outcome}`);
     await answerChallenge(first.redirectUrl, 'pass');
     const renewal = await chargeOffSession(client, {
       idempotencyKey: renewalKey('rec_2', 0),
@@ -155,7 +178,8 @@ describe('adapter: subscriptions and off-session renewals', () => {
 
   it('4000 0027 6000 3184 off-session → declined with authentication_required', async () => {
     const first = await subscribe('4000002760003184');
-    if (first.outcome !== 'requires_action' || !first.card?.customerId) throw new Error(`expected requires_action, got ${first.outcome}`);
+    if (first.outcome !== 'requires_action' || !first.card?.customerId)
+      throw new Error(`expected requires_action, got ${first.outcome}`);
     await answerChallenge(first.redirectUrl, 'pass');
     const renewal = await chargeOffSession(client, {
       idempotencyKey: renewalKey('rec_3', 1),
@@ -182,7 +206,10 @@ describe('adapter: faults are in flight, never declines', () => {
     expect(charges()).toHaveLength(1);
     const c = first.card;
     if (!c) throw new Error('the card on file must be reported so the retry needs no card number');
-    const retry = await createAndConfirmPayment(slow, { ...input, source: { paymentMethodId: c.paymentMethodId, customerId: c.customerId } });
+    const retry = await createAndConfirmPayment(slow, {
+      ...input,
+      source: { paymentMethodId: c.paymentMethodId, customerId: c.customerId },
+    });
     expect(retry).toMatchObject({ outcome: 'approved', ref: intents()[0]?.id });
     expect(intents()).toHaveLength(1);
     expect(charges()).toHaveLength(1);
@@ -194,7 +221,13 @@ describe('adapter: faults are in flight, never declines', () => {
     const c = first.card;
     if (!c?.customerId) throw new Error('no customer');
     const slow = createStripeClient({ secretKey: s.account.secretKey, apiUrl: s.url, timeoutMs: 300 });
-    const input = { idempotencyKey: renewalKey('rec_9', 0), amount: 4200, currency: 'eur', customerId: c.customerId, paymentMethodId: c.paymentMethodId };
+    const input = {
+      idempotencyKey: renewalKey('rec_9', 0),
+      amount: 4200,
+      currency: 'eur',
+      customerId: c.customerId,
+      paymentMethodId: c.paymentMethodId,
+    };
     s.faults.inject({ kind: 'timeout' }, { match: { path: CONFIRM } });
     expect(await chargeOffSession(slow, input)).toMatchObject({ outcome: 'in_flight', cause: 'timeout' });
     expect(await chargeOffSession(slow, input)).toMatchObject({ outcome: 'approved' });
@@ -204,25 +237,35 @@ describe('adapter: faults are in flight, never declines', () => {
   it.each([
     ['rate_limit', 'rate_limited', false],
     ['server_error', 'server_error', true],
-  ] as const)('a %s on the intent call → in_flight (%s), and the retry with the same key is approved', async (kind, cause, mayHaveMoved) => {
-    const input = payment('4242424242424242');
-    s.faults.inject({ kind }, { match: { path: CONFIRM } });
-    const first = await createAndConfirmPayment(client, input);
-    expect(first).toMatchObject({ outcome: 'in_flight', cause, mayHaveMoved });
-    const c = first.card;
-    if (!c) throw new Error('no card');
-    const retry = await createAndConfirmPayment(client, { ...input, source: { paymentMethodId: c.paymentMethodId, customerId: null } });
-    expect(retry.outcome).toBe('approved');
-    expect(charges()).toHaveLength(1);
-  });
+  ] as const)(
+    'a %s on the intent call → in_flight (%s), and the retry with the same key is approved',
+    async (kind, cause, mayHaveMoved) => {
+      const input = payment('4242424242424242');
+      s.faults.inject({ kind }, { match: { path: CONFIRM } });
+      const first = await createAndConfirmPayment(client, input);
+      expect(first).toMatchObject({ outcome: 'in_flight', cause, mayHaveMoved });
+      const c = first.card;
+      if (!c) throw new Error('no card');
+      const retry = await createAndConfirmPayment(client, {
+        ...input,
+        source: { paymentMethodId: c.paymentMethodId, customerId: null },
+      });
+      expect(retry.outcome).toBe('approved');
+      expect(charges()).toHaveLength(1);
+    },
+  );
 
   it('a 500 whose result Stripe stored keeps answering in_flight on the same key; reading the intent shows the truth', async () => {
     const input = payment('4242424242424242');
     s.faults.inject({ kind: 'server_error', executed: true }, { match: { path: CONFIRM } });
     const first = await createAndConfirmPayment(client, input);
     const c = first.card;
-    if (!c || first.outcome !== 'in_flight' || !first.ref) throw new Error(`expected in_flight with a ref, got ${first.outcome}`);
-    const again = await createAndConfirmPayment(client, { ...input, source: { paymentMethodId: c.paymentMethodId, customerId: null } });
+    if (!c || first.outcome !== 'in_flight' || !first.ref)
+      throw new Error(`expected in_flight with a ref, got ${first.outcome}`);
+    const again = await createAndConfirmPayment(client, {
+      ...input,
+      source: { paymentMethodId: c.paymentMethodId, customerId: null },
+    });
     expect(again).toMatchObject({ outcome: 'in_flight', cause: 'server_error', ref: first.ref });
     expect(await retrieveIntent(client, first.ref)).toEqual({ outcome: 'approved', ref: first.ref });
     expect(charges()).toHaveLength(1);
@@ -233,9 +276,14 @@ describe('adapter: faults are in flight, never declines', () => {
     const input = payment('4242424242424242');
     s.faults.inject({ kind: 'timeout' }, { match: { path: CONFIRM } });
     const first = await createAndConfirmPayment(slow, input);
-    if (first.outcome !== 'in_flight' || !first.ref) throw new Error(`expected in_flight with a ref, got ${first.outcome}`);
+    if (first.outcome !== 'in_flight' || !first.ref)
+      throw new Error(`expected in_flight with a ref, got ${first.outcome}`);
     s.advanceClock(25 * 60 * 60 * 1000);
-    const r = await resumePayment(client, { idempotencyKey: input.idempotencyKey, intentId: first.ref, mode: { returnUrl: back.url } });
+    const r = await resumePayment(client, {
+      idempotencyKey: input.idempotencyKey,
+      intentId: first.ref,
+      mode: { returnUrl: back.url },
+    });
     expect(r).toEqual({ outcome: 'approved', ref: first.ref });
     expect(intents()).toHaveLength(1);
     expect(charges()).toHaveLength(1);
@@ -245,11 +293,20 @@ describe('adapter: faults are in flight, never declines', () => {
     const input = payment('4242424242424242');
     s.faults.inject({ kind: 'rate_limit' }, { match: { path: CONFIRM } });
     const first = await createAndConfirmPayment(client, input);
-    if (first.outcome !== 'in_flight' || !first.ref) throw new Error(`expected in_flight with a ref, got ${first.outcome}`);
-    expect(await retrieveIntent(client, first.ref)).toMatchObject({ outcome: 'in_flight', cause: 'not_confirmed', mayHaveMoved: false });
+    if (first.outcome !== 'in_flight' || !first.ref)
+      throw new Error(`expected in_flight with a ref, got ${first.outcome}`);
+    expect(await retrieveIntent(client, first.ref)).toMatchObject({
+      outcome: 'in_flight',
+      cause: 'not_confirmed',
+      mayHaveMoved: false,
+    });
     const mode = { returnUrl: back.url };
-    expect(await resumePayment(client, { idempotencyKey: input.idempotencyKey, intentId: first.ref, mode })).toMatchObject({ outcome: 'approved' });
-    expect(await resumePayment(client, { idempotencyKey: input.idempotencyKey, intentId: first.ref, mode })).toMatchObject({ outcome: 'approved' });
+    expect(
+      await resumePayment(client, { idempotencyKey: input.idempotencyKey, intentId: first.ref, mode }),
+    ).toMatchObject({ outcome: 'approved' });
+    expect(
+      await resumePayment(client, { idempotencyKey: input.idempotencyKey, intentId: first.ref, mode }),
+    ).toMatchObject({ outcome: 'approved' });
     expect(charges()).toHaveLength(1);
   });
 
@@ -259,9 +316,17 @@ describe('adapter: faults are in flight, never declines', () => {
     await answerChallenge(first.redirectUrl, 'pass');
     const key = renewalKey('rec_r', 0);
     s.faults.inject({ kind: 'rate_limit' }, { match: { path: CONFIRM } });
-    const renewal = await chargeOffSession(client, { idempotencyKey: key, amount: 4200, currency: 'eur', customerId: first.card.customerId, paymentMethodId: first.card.paymentMethodId });
+    const renewal = await chargeOffSession(client, {
+      idempotencyKey: key,
+      amount: 4200,
+      currency: 'eur',
+      customerId: first.card.customerId,
+      paymentMethodId: first.card.paymentMethodId,
+    });
     if (renewal.outcome !== 'in_flight' || !renewal.ref) throw new Error(renewal.outcome);
-    expect(await resumePayment(client, { idempotencyKey: key, intentId: renewal.ref, mode: { offSession: true } })).toMatchObject({
+    expect(
+      await resumePayment(client, { idempotencyKey: key, intentId: renewal.ref, mode: { offSession: true } }),
+    ).toMatchObject({
       outcome: 'declined',
       reason: 'authentication_required',
     });
@@ -283,7 +348,15 @@ describe('adapter: faults are in flight, never declines', () => {
 
   it('a refused connection (Stripe unreachable) → in_flight (network)', async () => {
     const dead = createStripeClient({ secretKey: s.account.secretKey, apiUrl: 'http://127.0.0.1:9' });
-    expect(await chargeOffSession(dead, { idempotencyKey: renewalKey('rec_x', 0), amount: 1, currency: 'eur', customerId: 'cus_x', paymentMethodId: 'pm_x' })).toMatchObject({
+    expect(
+      await chargeOffSession(dead, {
+        idempotencyKey: renewalKey('rec_x', 0),
+        amount: 1,
+        currency: 'eur',
+        customerId: 'cus_x',
+        paymentMethodId: 'pm_x',
+      }),
+    ).toMatchObject({
       outcome: 'in_flight',
       cause: 'network',
     });
@@ -294,7 +367,11 @@ describe('adapter: faults are in flight, never declines', () => {
     const first = await createAndConfirmPayment(client, input);
     const c = first.card;
     if (!c) throw new Error('no card');
-    const r = await createAndConfirmPayment(client, { ...input, amount: 1, source: { paymentMethodId: c.paymentMethodId, customerId: null } });
+    const r = await createAndConfirmPayment(client, {
+      ...input,
+      amount: 1,
+      source: { paymentMethodId: c.paymentMethodId, customerId: null },
+    });
     expect(r).toMatchObject({ outcome: 'refused', cause: 'idempotency_conflict' });
     expect(charges()).toHaveLength(1);
   });
@@ -314,14 +391,23 @@ describe('adapter: keys and account set-up', () => {
 
   it('checkKey: a restricted key without Balance read → permission_denied; with it → valid', async () => {
     const without = s.account.createRestrictedKey(['balance']);
-    expect(await checkKey(createStripeClient({ secretKey: without, apiUrl: s.url }), without)).toMatchObject({ ok: false, cause: 'permission_denied' });
+    expect(await checkKey(createStripeClient({ secretKey: without, apiUrl: s.url }), without)).toMatchObject({
+      ok: false,
+      cause: 'permission_denied',
+    });
     const full = s.account.createRestrictedKey();
-    expect(await checkKey(createStripeClient({ secretKey: full, apiUrl: s.url }), full)).toEqual({ ok: true, livemode: false });
+    expect(await checkKey(createStripeClient({ secretKey: full, apiUrl: s.url }), full)).toEqual({
+      ok: true,
+      livemode: false,
+    });
   });
 
   it('a restricted key that may not create PaymentIntents → refused (permission_denied), nothing charged', async () => {
     const rk = s.account.createRestrictedKey(['payment_intents']);
-    const r = await createAndConfirmPayment(createStripeClient({ secretKey: rk, apiUrl: s.url }), payment('4242424242424242'));
+    const r = await createAndConfirmPayment(
+      createStripeClient({ secretKey: rk, apiUrl: s.url }),
+      payment('4242424242424242'),
+    );
     expect(r).toMatchObject({ outcome: 'refused', cause: 'permission_denied' });
     expect(charges()).toHaveLength(0);
   });
@@ -339,13 +425,20 @@ describe('adapter: keys and account set-up', () => {
 
   it('a charge with a revoked key → refused (key_rejected): nothing charged, nothing in flight', async () => {
     s.account.revokeKey();
-    expect(await createAndConfirmPayment(client, payment('4242424242424242'))).toMatchObject({ outcome: 'refused', cause: 'key_rejected' });
+    expect(await createAndConfirmPayment(client, payment('4242424242424242'))).toMatchObject({
+      outcome: 'refused',
+      cause: 'key_rejected',
+    });
   });
 
   it('an account without raw card data access → refused (invalid_request) with Stripe’s explanation', async () => {
     s.account.setRawCardData(false);
     const r = await createAndConfirmPayment(client, payment('4242424242424242'));
-    expect(r).toMatchObject({ outcome: 'refused', cause: 'invalid_request', message: expect.stringMatching(/raw card data/) });
+    expect(r).toMatchObject({
+      outcome: 'refused',
+      cause: 'invalid_request',
+      message: expect.stringMatching(/raw card data/),
+    });
   });
 });
 
@@ -358,9 +451,17 @@ describe('adapter: refunds', () => {
 
   it('partial and repeated refunds → refunded; beyond what is left → failed (amount_too_large)', async () => {
     const pi = await paid(1000);
-    expect(await refundPayment(client, { idempotencyKey: refundKey('ref_1'), intentId: pi, amount: 400 })).toMatchObject({ outcome: 'refunded' });
-    expect(await refundPayment(client, { idempotencyKey: refundKey('ref_2'), intentId: pi, amount: 400 })).toMatchObject({ outcome: 'refunded' });
-    expect(await refundPayment(client, { idempotencyKey: refundKey('ref_3'), intentId: pi, amount: 201 })).toEqual({ outcome: 'failed', ref: null, reason: 'amount_too_large' });
+    expect(
+      await refundPayment(client, { idempotencyKey: refundKey('ref_1'), intentId: pi, amount: 400 }),
+    ).toMatchObject({ outcome: 'refunded' });
+    expect(
+      await refundPayment(client, { idempotencyKey: refundKey('ref_2'), intentId: pi, amount: 400 }),
+    ).toMatchObject({ outcome: 'refunded' });
+    expect(await refundPayment(client, { idempotencyKey: refundKey('ref_3'), intentId: pi, amount: 201 })).toEqual({
+      outcome: 'failed',
+      ref: null,
+      reason: 'amount_too_large',
+    });
   });
 
   it('a pending refund → pending, and retrieveRefund reads it refunded once it settles', async () => {
@@ -377,7 +478,11 @@ describe('adapter: refunds', () => {
     const slow = createStripeClient({ secretKey: s.account.secretKey, apiUrl: s.url, timeoutMs: 300 });
     s.faults.inject({ kind: 'timeout' }, { match: { path: '/v1/refunds' } });
     const input = { idempotencyKey: refundKey('ref_5'), intentId: pi, amount: 700 };
-    expect(await refundPayment(slow, input)).toMatchObject({ outcome: 'in_flight', cause: 'timeout', mayHaveMoved: true });
+    expect(await refundPayment(slow, input)).toMatchObject({
+      outcome: 'in_flight',
+      cause: 'timeout',
+      mayHaveMoved: true,
+    });
     expect(await refundPayment(slow, input)).toMatchObject({ outcome: 'refunded' });
     expect(s.account.state.refunds.size).toBe(1);
   });
@@ -386,24 +491,47 @@ describe('adapter: refunds', () => {
 describe('adapter: webhooks', () => {
   const verify = (i: number, now = Date.now()) => {
     const r = hook.received[i];
-    return verifyWebhook({ payload: r?.rawBody ?? '', signatureHeader: r?.headers['stripe-signature'] as string | undefined, secret: s.account.webhookSecret, now });
+    return verifyWebhook({
+      payload: r?.rawBody ?? '',
+      signatureHeader: r?.headers['stripe-signature'] as string | undefined,
+      secret: s.account.webhookSecret,
+      now,
+    });
   };
 
   it('each of the four events verifies and maps onto what it settles', async () => {
     s.account.setRefundMode('pending');
     const ok = await createAndConfirmPayment(client, payment('4242424242424242'));
     const bad = await createAndConfirmPayment(client, payment('4000000000009995'));
-    const refund = await refundPayment(client, { idempotencyKey: refundKey('ref_w'), intentId: String((ok as { ref: string }).ref), amount: 200 });
+    const refund = await refundPayment(client, {
+      idempotencyKey: refundKey('ref_w'),
+      intentId: String((ok as { ref: string }).ref),
+      amount: 200,
+    });
     s.settleRefund(String((refund as { ref: string }).ref), 'succeeded');
     await s.webhooksIdle();
     const byType = Object.fromEntries(hook.received.map((_, i) => verify(i)).map((v) => [v.ok ? v.type : 'bad', v]));
-    expect(byType['payment_intent.succeeded']).toMatchObject({ ok: true, settlement: { kind: 'payment', intentId: (ok as { ref: string }).ref, result: { outcome: 'approved' } } });
-    expect(byType['payment_intent.payment_failed']).toMatchObject({
-      settlement: { kind: 'payment', intentId: (bad as { ref: string }).ref, result: { outcome: 'declined', reason: 'insufficient_funds' } },
+    expect(byType['payment_intent.succeeded']).toMatchObject({
+      ok: true,
+      settlement: { kind: 'payment', intentId: (ok as { ref: string }).ref, result: { outcome: 'approved' } },
     });
-    expect(byType['charge.refunded']).toMatchObject({ settlement: { kind: 'charge_refunded', intentId: (ok as { ref: string }).ref, amountRefunded: 200 } });
+    expect(byType['payment_intent.payment_failed']).toMatchObject({
+      settlement: {
+        kind: 'payment',
+        intentId: (bad as { ref: string }).ref,
+        result: { outcome: 'declined', reason: 'insufficient_funds' },
+      },
+    });
+    expect(byType['charge.refunded']).toMatchObject({
+      settlement: { kind: 'charge_refunded', intentId: (ok as { ref: string }).ref, amountRefunded: 200 },
+    });
     expect(byType['refund.updated']).toMatchObject({
-      settlement: { kind: 'refund', refundId: (refund as { ref: string }).ref, intentId: (ok as { ref: string }).ref, result: { outcome: 'refunded' } },
+      settlement: {
+        kind: 'refund',
+        refundId: (refund as { ref: string }).ref,
+        intentId: (ok as { ref: string }).ref,
+        result: { outcome: 'refunded' },
+      },
     });
   });
 
@@ -411,8 +539,22 @@ describe('adapter: webhooks', () => {
     await createAndConfirmPayment(client, payment('4242424242424242'));
     await s.webhooksIdle();
     const r = hook.received[0];
-    expect(verifyWebhook({ payload: r?.rawBody ?? '', signatureHeader: r?.headers['stripe-signature'] as string, secret: 'whsec_wrong', now: Date.now() })).toMatchObject({ ok: false });
-    expect(verifyWebhook({ payload: r?.rawBody ?? '', signatureHeader: undefined, secret: s.account.webhookSecret, now: Date.now() })).toMatchObject({ ok: false });
+    expect(
+      verifyWebhook({
+        payload: r?.rawBody ?? '',
+        signatureHeader: r?.headers['stripe-signature'] as string,
+        secret: 'whsec_wrong',
+        now: Date.now(),
+      }),
+    ).toMatchObject({ ok: false });
+    expect(
+      verifyWebhook({
+        payload: r?.rawBody ?? '',
+        signatureHeader: undefined,
+        secret: s.account.webhookSecret,
+        now: Date.now(),
+      }),
+    ).toMatchObject({ ok: false });
     expect(verify(0, Date.now() + 10 * 60 * 1000)).toMatchObject({ ok: false });
     expect(verify(0)).toMatchObject({ ok: true });
   });

@@ -18,7 +18,8 @@ afterEach(async () => {
   await hook.close();
 });
 
-const replayed = (o: { lastResponse: { headers: Record<string, string> } }) => o.lastResponse.headers['idempotent-replayed'];
+const replayed = (o: { lastResponse: { headers: Record<string, string> } }) =>
+  o.lastResponse.headers['idempotent-replayed'];
 
 async function intentParams(number = '4242424242424242', amount = 1500): Promise<Stripe.PaymentIntentCreateParams> {
   const pm = await cardPm(stripe, number);
@@ -44,7 +45,9 @@ describe('stand-in: Idempotency-Key with Stripe’s semantics', () => {
   it('the same key with other parameters answers 400 idempotency_error and runs nothing', async () => {
     const params = await intentParams();
     await stripe.paymentIntents.create(params, { idempotencyKey: 'k-2' });
-    const err = await stripe.paymentIntents.create({ ...params, amount: 1600 }, { idempotencyKey: 'k-2' }).catch((e: unknown) => e);
+    const err = await stripe.paymentIntents
+      .create({ ...params, amount: 1600 }, { idempotencyKey: 'k-2' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
     expect(err).toMatchObject({ statusCode: 400 });
     expect(s.account.state.intents.size).toBe(1);
@@ -61,9 +64,9 @@ describe('stand-in: Idempotency-Key with Stripe’s semantics', () => {
 
   it('a request that failed validation stores nothing: the key can then be used with corrected parameters', async () => {
     const params = await intentParams();
-    await expect(stripe.paymentIntents.create({ ...params, currency: 'not-a-currency' }, { idempotencyKey: 'k-4' })).rejects.toBeInstanceOf(
-      Stripe.errors.StripeInvalidRequestError,
-    );
+    await expect(
+      stripe.paymentIntents.create({ ...params, currency: 'not-a-currency' }, { idempotencyKey: 'k-4' }),
+    ).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     const ok = await stripe.paymentIntents.create(params, { idempotencyKey: 'k-4' });
     expect(ok.status).toBe('succeeded');
   });
@@ -90,15 +93,21 @@ describe('stand-in: refunds', () => {
     const r1 = await stripe.refunds.create({ payment_intent: pi.id, amount: 300 });
     const r2 = await stripe.refunds.create({ payment_intent: pi.id, amount: 300 });
     expect([r1.status, r2.status, r1.amount, r2.charge]).toEqual(['succeeded', 'succeeded', 300, pi.latest_charge]);
-    await expect(stripe.refunds.create({ payment_intent: pi.id, amount: 401 })).rejects.toMatchObject({ code: 'amount_too_large' });
+    await expect(stripe.refunds.create({ payment_intent: pi.id, amount: 401 })).rejects.toMatchObject({
+      code: 'amount_too_large',
+    });
     const rest = await stripe.refunds.create({ payment_intent: pi.id });
     expect(rest.amount).toBe(400);
-    await expect(stripe.refunds.create({ payment_intent: pi.id, amount: 1 })).rejects.toMatchObject({ code: 'charge_already_refunded' });
+    await expect(stripe.refunds.create({ payment_intent: pi.id, amount: 1 })).rejects.toMatchObject({
+      code: 'charge_already_refunded',
+    });
   });
 
   it('an intent without a successful charge cannot be refunded', async () => {
     const err = await rejected(stripe.paymentIntents.create(await intentParams('4000000000000002')));
-    await expect(stripe.refunds.create({ payment_intent: err.payment_intent?.id ?? '' })).rejects.toMatchObject({ code: 'charge_not_refundable' });
+    await expect(stripe.refunds.create({ payment_intent: err.payment_intent?.id ?? '' })).rejects.toMatchObject({
+      code: 'charge_not_refundable',
+    });
   });
 
   it('in pending mode a refund answers pending, stays pending on GET, and settles later with refund.updated', async () => {
@@ -108,7 +117,9 @@ describe('stand-in: refunds', () => {
     expect(r.status).toBe('pending');
     expect((await stripe.refunds.retrieve(r.id)).status).toBe('pending');
     // A pending refund already counts against what is left to refund.
-    await expect(stripe.refunds.create({ payment_intent: pi.id, amount: 1001 })).rejects.toMatchObject({ code: 'amount_too_large' });
+    await expect(stripe.refunds.create({ payment_intent: pi.id, amount: 1001 })).rejects.toMatchObject({
+      code: 'amount_too_large',
+    });
     s.settleRefund(r.id, 'succeeded');
     expect((await stripe.refunds.retrieve(r.id)).status).toBe('succeeded');
     await s.webhooksIdle();
@@ -122,7 +133,10 @@ describe('stand-in: refunds', () => {
     const pi = await stripe.paymentIntents.create(await intentParams('4242424242424242', 800));
     const r = await stripe.refunds.create({ payment_intent: pi.id });
     s.settleRefund(r.id, 'failed');
-    expect(await stripe.refunds.retrieve(r.id)).toMatchObject({ status: 'failed', failure_reason: 'expired_or_canceled_card' });
+    expect(await stripe.refunds.retrieve(r.id)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'expired_or_canceled_card',
+    });
     s.account.setRefundMode('succeeded');
     expect((await stripe.refunds.create({ payment_intent: pi.id })).amount).toBe(800);
   });
@@ -135,9 +149,19 @@ describe('stand-in: signed webhooks', () => {
     await stripe.refunds.create({ payment_intent: ok.id, amount: 100 });
     await s.webhooksIdle();
     const events = verified(s.account.webhookSecret);
-    expect(events.map((e) => e.type).sort()).toEqual(['charge.refunded', 'payment_intent.payment_failed', 'payment_intent.succeeded']);
-    expect(events.find((e) => e.type === 'payment_intent.succeeded')?.data.object).toMatchObject({ id: ok.id, status: 'succeeded' });
-    expect(events.find((e) => e.type === 'charge.refunded')?.data.object).toMatchObject({ payment_intent: ok.id, amount_refunded: 100 });
+    expect(events.map((e) => e.type).sort()).toEqual([
+      'charge.refunded',
+      'payment_intent.payment_failed',
+      'payment_intent.succeeded',
+    ]);
+    expect(events.find((e) => e.type === 'payment_intent.succeeded')?.data.object).toMatchObject({
+      id: ok.id,
+      status: 'succeeded',
+    });
+    expect(events.find((e) => e.type === 'charge.refunded')?.data.object).toMatchObject({
+      payment_intent: ok.id,
+      amount_refunded: 100,
+    });
     expect(hook.received.every((r) => r.path === '/webhook')).toBe(true);
   });
 
@@ -155,10 +179,12 @@ describe('stand-in: signed webhooks', () => {
     await s.webhooksIdle();
     const r = hook.received[0];
     const sig = String(r?.headers['stripe-signature']);
-    expect(() => stripe.webhooks.constructEvent((r?.rawBody ?? '').replace('succeeded', 'failed'), sig, s.account.webhookSecret)).toThrow(
+    expect(() =>
+      stripe.webhooks.constructEvent((r?.rawBody ?? '').replace('succeeded', 'failed'), sig, s.account.webhookSecret),
+    ).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    expect(() => stripe.webhooks.constructEvent(r?.rawBody ?? '', sig, 'whsec_other')).toThrow(
       Stripe.errors.StripeSignatureVerificationError,
     );
-    expect(() => stripe.webhooks.constructEvent(r?.rawBody ?? '', sig, 'whsec_other')).toThrow(Stripe.errors.StripeSignatureVerificationError);
   });
 
   it('redeliver sends the same event (same id) again', async () => {
@@ -207,7 +233,9 @@ describe('stand-in: faults', () => {
   it('a 500 after running is the stored result: the same key replays the 500 (Stripe’s documented rule)', async () => {
     const params = await intentParams();
     s.faults.inject({ kind: 'server_error', executed: true }, { match: { path: '/v1/payment_intents' } });
-    await expect(stripe.paymentIntents.create(params, { idempotencyKey: 'pay-3' })).rejects.toBeInstanceOf(Stripe.errors.StripeAPIError);
+    await expect(stripe.paymentIntents.create(params, { idempotencyKey: 'pay-3' })).rejects.toBeInstanceOf(
+      Stripe.errors.StripeAPIError,
+    );
     expect(s.account.state.intents.size).toBe(1);
     const err = await rejected(stripe.paymentIntents.create(params, { idempotencyKey: 'pay-3' }));
     expect(err.statusCode).toBe(500);
@@ -230,7 +258,9 @@ describe('stand-in: faults', () => {
   it('a fault matched by idempotency key hits that request only', async () => {
     s.faults.inject({ kind: 'rate_limit' }, { match: { idempotencyKey: 'only-me' } });
     await stripe.customers.create({}, { idempotencyKey: 'not-me' });
-    await expect(stripe.customers.create({}, { idempotencyKey: 'only-me' })).rejects.toBeInstanceOf(Stripe.errors.StripeRateLimitError);
+    await expect(stripe.customers.create({}, { idempotencyKey: 'only-me' })).rejects.toBeInstanceOf(
+      Stripe.errors.StripeRateLimitError,
+    );
   });
 
   it('webhook delivered twice: the same event id arrives two times', async () => {

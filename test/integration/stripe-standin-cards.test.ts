@@ -17,13 +17,22 @@ afterEach(async () => {
   await back.close();
 });
 
-const fixtures = JSON.parse(readFileSync(new URL('../helpers/stripe-standin/fixtures3.json', import.meta.url), 'utf8')) as {
+const fixtures = JSON.parse(
+  readFileSync(new URL('../helpers/stripe-standin/fixtures3.json', import.meta.url), 'utf8'),
+) as {
   resources: Record<string, Record<string, unknown>>;
 };
 
 async function pay(number: string, extra: Partial<Stripe.PaymentIntentCreateParams> = {}) {
   const pm = await cardPm(stripe, number);
-  return stripe.paymentIntents.create({ amount: 2500, currency: 'eur', payment_method: pm.id, confirm: true, return_url: back.url, ...extra });
+  return stripe.paymentIntents.create({
+    amount: 2500,
+    currency: 'eur',
+    payment_method: pm.id,
+    confirm: true,
+    return_url: back.url,
+    ...extra,
+  });
 }
 
 async function cardError(p: Promise<unknown>): Promise<Stripe.errors.StripeCardError> {
@@ -38,7 +47,13 @@ async function cardError(p: Promise<unknown>): Promise<Stripe.errors.StripeCardE
 describe('stand-in: the documented test cards through the official client', () => {
   it('4242 4242 4242 4242 succeeds: the intent is succeeded with a charge for the amount', async () => {
     const pi = await pay('4242424242424242');
-    expect(pi).toMatchObject({ object: 'payment_intent', status: 'succeeded', amount: 2500, amount_received: 2500, currency: 'eur' });
+    expect(pi).toMatchObject({
+      object: 'payment_intent',
+      status: 'succeeded',
+      amount: 2500,
+      amount_received: 2500,
+      currency: 'eur',
+    });
     expect(pi.latest_charge).toMatch(/^ch_/);
     expect(pi.next_action).toBeNull();
   });
@@ -49,14 +64,20 @@ describe('stand-in: the documented test cards through the official client', () =
     ['4000000000000069', 'expired_card', 'expired_card'],
     ['4000000000000127', 'incorrect_cvc', 'incorrect_cvc'],
     ['4000000000000119', 'processing_error', 'processing_error'],
-  ])('%s is declined with code %s / decline_code %s, the intent left requires_payment_method', async (number, code, declineCode) => {
-    const err = await cardError(pay(number));
-    expect(err.statusCode).toBe(402);
-    expect(err).toMatchObject({ code, decline_code: declineCode });
-    expect(err.payment_intent).toMatchObject({ status: 'requires_payment_method', last_payment_error: { code, decline_code: declineCode } });
-    const again = await stripe.paymentIntents.retrieve(err.payment_intent?.id ?? '');
-    expect(again.status).toBe('requires_payment_method');
-  });
+  ])(
+    '%s is declined with code %s / decline_code %s, the intent left requires_payment_method',
+    async (number, code, declineCode) => {
+      const err = await cardError(pay(number));
+      expect(err.statusCode).toBe(402);
+      expect(err).toMatchObject({ code, decline_code: declineCode });
+      expect(err.payment_intent).toMatchObject({
+        status: 'requires_payment_method',
+        last_payment_error: { code, decline_code: declineCode },
+      });
+      const again = await stripe.paymentIntents.retrieve(err.payment_intent?.id ?? '');
+      expect(again.status).toBe('requires_payment_method');
+    },
+  );
 
   it('a number that fails the Luhn check is refused when the PaymentMethod is created (incorrect_number)', async () => {
     const err = await cardError(cardPm(stripe, '4242424242424241'));
@@ -74,7 +95,14 @@ describe('stand-in: the documented test cards through the official client', () =
     const pm = await stripe.paymentMethods.retrieve(String(pi.payment_method));
     expect(pm.customer).toBe(customer.id);
 
-    const renewal = await stripe.paymentIntents.create({ amount: 2500, currency: 'eur', customer: customer.id, payment_method: pm.id, off_session: true, confirm: true });
+    const renewal = await stripe.paymentIntents.create({
+      amount: 2500,
+      currency: 'eur',
+      customer: customer.id,
+      payment_method: pm.id,
+      off_session: true,
+      confirm: true,
+    });
     expect(renewal.status).toBe('succeeded');
   });
 
@@ -83,7 +111,14 @@ describe('stand-in: the documented test cards through the official client', () =
     const pm = await cardPm(stripe, '4000002500003155');
     await stripe.paymentMethods.attach(pm.id, { customer: customer.id });
     const err = await cardError(
-      stripe.paymentIntents.create({ amount: 900, currency: 'eur', customer: customer.id, payment_method: pm.id, off_session: true, confirm: true }),
+      stripe.paymentIntents.create({
+        amount: 900,
+        currency: 'eur',
+        customer: customer.id,
+        payment_method: pm.id,
+        off_session: true,
+        confirm: true,
+      }),
     );
     expect(err).toMatchObject({ code: 'authentication_required', decline_code: 'authentication_required' });
   });
@@ -94,7 +129,14 @@ describe('stand-in: the documented test cards through the official client', () =
     expect(pi.status).toBe('requires_action');
     await answerChallenge(pi.next_action?.redirect_to_url?.url ?? '', 'pass');
     const err = await cardError(
-      stripe.paymentIntents.create({ amount: 900, currency: 'eur', customer: customer.id, payment_method: String(pi.payment_method), off_session: true, confirm: true }),
+      stripe.paymentIntents.create({
+        amount: 900,
+        currency: 'eur',
+        customer: customer.id,
+        payment_method: String(pi.payment_method),
+        off_session: true,
+        confirm: true,
+      }),
     );
     expect(err.code).toBe('authentication_required');
     expect(err.payment_intent?.status).toBe('requires_payment_method');
@@ -128,7 +170,12 @@ describe('stand-in: the documented test cards through the official client', () =
   it('a PaymentMethod used without a customer cannot be used again', async () => {
     const pi = await pay('4242424242424242');
     await expect(
-      stripe.paymentIntents.create({ amount: 100, currency: 'eur', payment_method: String(pi.payment_method), confirm: true }),
+      stripe.paymentIntents.create({
+        amount: 100,
+        currency: 'eur',
+        payment_method: String(pi.payment_method),
+        confirm: true,
+      }),
     ).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
   });
 
@@ -191,7 +238,9 @@ describe('stand-in: API keys', () => {
   it('accounts are separate: one account cannot read another’s intent', async () => {
     const pi = await pay('4242424242424242');
     const other = s.createAccount();
-    const err = await officialClient(s, { key: other.secretKey }).paymentIntents.retrieve(pi.id).catch((e: unknown) => e);
+    const err = await officialClient(s, { key: other.secretKey })
+      .paymentIntents.retrieve(pi.id)
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ statusCode: 404, code: 'resource_missing' });
   });
 });
@@ -219,7 +268,10 @@ describe('stand-in: the 3DS hand-over page', () => {
     await answerChallenge(pi.next_action?.redirect_to_url?.url ?? '', 'fail');
     expect(back.hits.at(-1)?.searchParams.get('redirect_status')).toBe('failed');
     const after = await stripe.paymentIntents.retrieve(pi.id);
-    expect(after).toMatchObject({ status: 'requires_payment_method', last_payment_error: { code: 'payment_intent_authentication_failure' } });
+    expect(after).toMatchObject({
+      status: 'requires_payment_method',
+      last_payment_error: { code: 'payment_intent_authentication_failure' },
+    });
   });
 
   it('a GET on …/complete?outcome=pass finishes it too, and a second visit changes nothing', async () => {
@@ -243,7 +295,12 @@ describe('stand-in: the 3DS hand-over page', () => {
 
   it('without return_url the intent asks for use_stripe_sdk, which a server cannot hand over', async () => {
     const pm = await cardPm(stripe, '4000000000003220');
-    const pi = await stripe.paymentIntents.create({ amount: 500, currency: 'eur', payment_method: pm.id, confirm: true });
+    const pi = await stripe.paymentIntents.create({
+      amount: 500,
+      currency: 'eur',
+      payment_method: pm.id,
+      confirm: true,
+    });
     expect(pi.next_action?.type).toBe('use_stripe_sdk');
   });
 });

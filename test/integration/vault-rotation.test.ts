@@ -13,11 +13,27 @@ import { TEST_VAULT_KEY, testApp, testMerchant, type TestApp } from '../helpers/
 let app: TestApp;
 afterEach(async () => app?.close());
 
-const card = JSON.stringify({ holderName: 'Ada L', cardNumber: '4242424242424242', month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
-const pay = (n: number) => ({ requestId: `r-${n}`, relationId: `rel-${n}`, paymentType: 'PAY', payAmount: '10.00', currency: 'USD', cardInfo: card });
+const card = JSON.stringify({
+  holderName: 'Ada L',
+  cardNumber: '4242424242424242',
+  month: '12',
+  year: String(new Date().getUTCFullYear() + 2),
+  cvv: '123',
+});
+const pay = (n: number) => ({
+  requestId: `r-${n}`,
+  relationId: `rel-${n}`,
+  paymentType: 'PAY',
+  payAmount: '10.00',
+  currency: 'USD',
+  cardInfo: card,
+});
 
 function reopen(dbPath: string, key: string, opts: { vaultRotation?: 'allow' } = {}) {
-  return openApp(loadConfig({ db: dbPath }, { PAYGATE_VAULT_KEY: key }), { clock: new FixedClock(Date.UTC(2026, 0, 15, 9)), ...opts });
+  return openApp(loadConfig({ db: dbPath }, { PAYGATE_VAULT_KEY: key }), {
+    clock: new FixedClock(Date.UTC(2026, 0, 15, 9)),
+    ...opts,
+  });
 }
 
 describe('vault key rotation', () => {
@@ -32,7 +48,9 @@ describe('vault key rotation', () => {
     app.ctx = after;
     const again = await createTransaction(after, await requireMerchant(after, m.id), pay(1));
     expect(again.transactionOrderId).toBe(first.transactionOrderId);
-    await expect(createTransaction(after, await requireMerchant(after, m.id), { ...pay(1), payAmount: '11.00' })).rejects.toMatchObject({ code: '1006' });
+    await expect(
+      createTransaction(after, await requireMerchant(after, m.id), { ...pay(1), payAmount: '11.00' }),
+    ).rejects.toMatchObject({ code: '1006' });
   });
 
   it('an interrupted rotation is resumed by running it again with the same key; nothing else opens the database meanwhile', async () => {

@@ -28,7 +28,9 @@ describe('group-committed writer', () => {
   it('resolves each call with its own result after the commit', async () => {
     const { ctx } = await setup();
     const ins = sqlite.prepare('INSERT INTO w (v) VALUES (?)');
-    const results = await Promise.all([1, 2, 3].map((i) => ctx.writer.transaction(() => Number(ins.run(`v${i}`).lastInsertRowid))));
+    const results = await Promise.all(
+      [1, 2, 3].map((i) => ctx.writer.transaction(() => Number(ins.run(`v${i}`).lastInsertRowid))),
+    );
     expect(results).toEqual([1, 2, 3]);
     expect(count()).toBe(3);
     expect(sqlite.inTransaction).toBe(false);
@@ -69,7 +71,9 @@ describe('group-committed writer', () => {
   it('rejects a call whose statement violates a constraint, keeping the rest of the batch', async () => {
     const { ctx } = await setup();
     const ins = sqlite.prepare('INSERT INTO w (v) VALUES (?)');
-    const outcomes = await Promise.allSettled(['x', 'x', 'y'].map((v) => ctx.writer.transaction(() => ins.run(v).changes)));
+    const outcomes = await Promise.allSettled(
+      ['x', 'x', 'y'].map((v) => ctx.writer.transaction(() => ins.run(v).changes)),
+    );
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
     expect(count()).toBe(2);
@@ -91,7 +95,9 @@ describe('group-committed writer', () => {
     const outcomes = await Promise.allSettled(calls);
     expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(2);
     expect(count()).toBe(48);
-    expect(sqlite.prepare("SELECT count(*) AS n FROM w WHERE v LIKE 'half%' OR v IN ('v25', 'v40')").get()).toEqual({ n: 0 });
+    expect(sqlite.prepare("SELECT count(*) AS n FROM w WHERE v LIKE 'half%' OR v IN ('v25', 'v40')").get()).toEqual({
+      n: 0,
+    });
     expect(sqlite.inTransaction).toBe(false);
   });
 
@@ -105,7 +111,11 @@ describe('group-committed writer', () => {
         ins.run('k');
         return 'inserted';
       });
-    expect(await Promise.all([insertOnce(), insertOnce(), insertOnce()])).toEqual(['inserted', 'duplicate', 'duplicate']);
+    expect(await Promise.all([insertOnce(), insertOnce(), insertOnce()])).toEqual([
+      'inserted',
+      'duplicate',
+      'duplicate',
+    ]);
   });
 
   it('keeps nested better-sqlite3 transactions as savepoints', async () => {

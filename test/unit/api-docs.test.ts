@@ -13,13 +13,24 @@ import { STATUS } from '../../src/services/transactions/view.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const api = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
-const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), 'examples/typescript-client/README.md'];
+const docs = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+  'examples/typescript-client/README.md',
+];
 
 // The worked example of docs/api.md.
 const secret = 'sk_5hJ2kP9qRz7TxW3mVb8NcY4dLs6Fg1Ae';
 const merchantId = 'mer_01KDRX0V4Y3M2T8QZC6N9PJ5HA';
 const refundPath = '/payment/ak_Qm3tR8vZx2LkP9sW4nYb7c/refund';
-const refund = { merchantId, transactionOrderId: 'txn_01KDRX3B7W5N8R2C4V6M9QTZ1E', refundAmount: '5.00', requestId: 'refund-7' };
+const refund = {
+  merchantId,
+  transactionOrderId: 'txn_01KDRX3B7W5N8R2C4V6M9QTZ1E',
+  refundAmount: '5.00',
+  requestId: 'refund-7',
+};
 const detailQuery = `merchantId=${merchantId}&subscriptionId=sub_01KDRX5G2H8J4K6L0M3N5P7Q9R`;
 const t = 1767225600;
 
@@ -29,10 +40,20 @@ describe('docs/api.md', () => {
     expect(api).toContain(v2RequestHeader(secret, t, 'GET', '/subscription/detail', detailQuery));
     expect(api).toContain(`sign:    ${v1Sign('POST', refundPath, refund, secret)}`);
     expect(api).toContain(`joined:  ${v1Joined(refund)}`);
-    expect(api).toContain(`&sign=${v1Sign('GET', '/subscription/detail', { merchantId, subscriptionId: 'sub_01KDRX5G2H8J4K6L0M3N5P7Q9R' }, secret)}`);
-    const withJson = { requestId: 'r-1', cycleLength: 1, description: '', items: [{ price: '25.00', name: 'Mug', num: '1' }], merchantId };
+    expect(api).toContain(
+      `&sign=${v1Sign('GET', '/subscription/detail', { merchantId, subscriptionId: 'sub_01KDRX5G2H8J4K6L0M3N5P7Q9R' }, secret)}`,
+    );
+    const withJson = {
+      requestId: 'r-1',
+      cycleLength: 1,
+      description: '',
+      items: [{ price: '25.00', name: 'Mug', num: '1' }],
+      merchantId,
+    };
     expect(api).toContain(`joins as \`${v1Joined(withJson)}\``);
-    expect(api).toContain(trackingResponseSign({ successCount: 1, failedCount: 1, failedOrders: ['order-9999'] }, secret));
+    expect(api).toContain(
+      trackingResponseSign({ successCount: 1, failedCount: 1, failedOrders: ['order-9999'] }, secret),
+    );
   });
 
   it('names every result code with its name and HTTP status', () => {

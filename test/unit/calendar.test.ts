@@ -54,7 +54,9 @@ describe('billingTime table', () => {
   });
 
   it('trialEnd is start + trialDays at the same local time', async () => {
-    expect(fmt(trialEnd(at('2026-03-01 09:00:00', 'America/New_York'), 14, 'America/New_York'), 'America/New_York')).toBe('2026-03-15 09:00:00');
+    expect(
+      fmt(trialEnd(at('2026-03-01 09:00:00', 'America/New_York'), 14, 'America/New_York'), 'America/New_York'),
+    ).toBe('2026-03-15 09:00:00');
     expect(fmt(trialEnd(at('2026-01-25 10:00:00'), 7, 'UTC'))).toBe('2026-02-01 10:00:00');
   });
 });
@@ -77,7 +79,9 @@ const arbCycle = fc
   .constantFrom<CycleType>('DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY')
   .chain((t) => fc.integer({ min: 1, max: MAX[t] }).map((len): Cycle => ({ cycleType: t, cycleLength: len })));
 // Anchors between 2020 and 2040, whole seconds.
-const arbAnchor = fc.integer({ min: Date.UTC(2020, 0, 1) / 1000, max: Date.UTC(2040, 0, 1) / 1000 }).map((s) => s * 1000);
+const arbAnchor = fc
+  .integer({ min: Date.UTC(2020, 0, 1) / 1000, max: Date.UTC(2040, 0, 1) / 1000 })
+  .map((s) => s * 1000);
 const arbZone = fc.constantFrom(...ZONES);
 
 describe('calendar properties', () => {
@@ -92,20 +96,32 @@ describe('calendar properties', () => {
 
   it('monthly: the day is the anchor day, clamped to the month; the wall time is kept outside DST gaps', async () => {
     fc.assert(
-      fc.property(arbAnchor, fc.integer({ min: 1, max: 12 }), arbZone, fc.integer({ min: 0, max: 40 }), (a, len, z, n) => {
-        const w0 = wallTime(a, z);
-        const t = billingTime(a, { cycleType: 'MONTHLY', cycleLength: len }, n, z);
-        const target = DateTime.fromObject({ year: w0.year, month: w0.month, day: 1 }, { zone: 'utc' }).plus({ months: n * len });
-        const w = wallTime(t, z);
-        const inGap = w.hour !== w0.hour || w.minute !== w0.minute;
-        if (!inGap) {
-          expect([w.year, w.month, w.day]).toEqual([target.year, target.month, Math.min(w0.day, target.daysInMonth ?? 31)]);
-          expect(w.second).toBe(w0.second);
-        } else {
-          // Only a DST gap may move the time, and only forward by at most the gap (≤ 1 h here).
-          expect(t - Date.UTC(target.year, target.month - 1, 1)).toBeGreaterThan(0);
-        }
-      }),
+      fc.property(
+        arbAnchor,
+        fc.integer({ min: 1, max: 12 }),
+        arbZone,
+        fc.integer({ min: 0, max: 40 }),
+        (a, len, z, n) => {
+          const w0 = wallTime(a, z);
+          const t = billingTime(a, { cycleType: 'MONTHLY', cycleLength: len }, n, z);
+          const target = DateTime.fromObject({ year: w0.year, month: w0.month, day: 1 }, { zone: 'utc' }).plus({
+            months: n * len,
+          });
+          const w = wallTime(t, z);
+          const inGap = w.hour !== w0.hour || w.minute !== w0.minute;
+          if (!inGap) {
+            expect([w.year, w.month, w.day]).toEqual([
+              target.year,
+              target.month,
+              Math.min(w0.day, target.daysInMonth ?? 31),
+            ]);
+            expect(w.second).toBe(w0.second);
+          } else {
+            // Only a DST gap may move the time, and only forward by at most the gap (≤ 1 h here).
+            expect(t - Date.UTC(target.year, target.month - 1, 1)).toBeGreaterThan(0);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -113,7 +129,9 @@ describe('calendar properties', () => {
   it('cycleLength L is every L-th time of length 1', async () => {
     fc.assert(
       fc.property(arbAnchor, arbCycle, arbZone, fc.integer({ min: 0, max: 6 }), (a, c, z, n) => {
-        expect(billingTime(a, c, n, z)).toBe(billingTime(a, { cycleType: c.cycleType, cycleLength: 1 }, n * c.cycleLength, z));
+        expect(billingTime(a, c, n, z)).toBe(
+          billingTime(a, { cycleType: c.cycleType, cycleLength: 1 }, n * c.cycleLength, z),
+        );
       }),
       { numRuns: 200 },
     );

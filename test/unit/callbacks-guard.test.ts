@@ -132,9 +132,19 @@ describe('global unicast addresses are allowed in both modes', () => {
 
 describe('refusal reasons name the address, what it is and what carries it', () => {
   it('plain and embedded forms', () => {
-    expect(addressRefusal('127.0.0.1', 'deny')).toEqual({ address: '127.0.0.1', what: 'a loopback address', always: false });
-    expect(addressRefusal('::7f00:1', 'deny')).toEqual({ address: '::7f00:1 (carrying 127.0.0.1)', what: 'a loopback address', always: false });
-    expect(addressRefusal('64:ff9b::a9fe:a9fe', 'allow')).toMatchObject({ address: '64:ff9b::a9fe:a9fe (carrying 169.254.169.254)' });
+    expect(addressRefusal('127.0.0.1', 'deny')).toEqual({
+      address: '127.0.0.1',
+      what: 'a loopback address',
+      always: false,
+    });
+    expect(addressRefusal('::7f00:1', 'deny')).toEqual({
+      address: '::7f00:1 (carrying 127.0.0.1)',
+      what: 'a loopback address',
+      always: false,
+    });
+    expect(addressRefusal('64:ff9b::a9fe:a9fe', 'allow')).toMatchObject({
+      address: '64:ff9b::a9fe:a9fe (carrying 169.254.169.254)',
+    });
     expect(addressRefusal('100.64.0.1', 'deny')?.what).toBe('a carrier-grade NAT (100.64.0.0/10) address');
   });
   it('anything but a plain IP address is refused, lenient numeric forms included', () => {
@@ -164,7 +174,9 @@ describe('notifyUrl hosts: numeric forms are classified as the address the URL p
   ];
   for (const mode of MODES) {
     it.each(metadataUrls)(`${mode}: %s is refused`, (u) => {
-      expect(urlHostRefusal(new URL(u), mode)).toMatch(/link-local or cloud metadata address; callbacks never go there$/);
+      expect(urlHostRefusal(new URL(u), mode)).toMatch(
+        /link-local or cloud metadata address; callbacks never go there$/,
+      );
     });
   }
 
@@ -199,9 +211,15 @@ describe('notifyUrl hosts: numeric forms are classified as the address the URL p
 
   it('assertNotifyUrlAllowed answers 1001 naming the field', () => {
     expect(() => assertNotifyUrlAllowed('http://2852039166/', 'allow')).toThrow(
-      expect.objectContaining({ code: '1001', field: 'notifyUrl', message: 'notifyUrl: host 169.254.169.254 is a link-local or cloud metadata address; callbacks never go there' }),
+      expect.objectContaining({
+        code: '1001',
+        field: 'notifyUrl',
+        message: 'notifyUrl: host 169.254.169.254 is a link-local or cloud metadata address; callbacks never go there',
+      }),
     );
-    expect(() => assertNotifyUrlAllowed('http://[::127.0.0.1]/', 'deny')).toThrow(expect.objectContaining({ code: '1001', field: 'notifyUrl' }));
+    expect(() => assertNotifyUrlAllowed('http://[::127.0.0.1]/', 'deny')).toThrow(
+      expect.objectContaining({ code: '1001', field: 'notifyUrl' }),
+    );
     expect(() => assertNotifyUrlAllowed('http://[::127.0.0.1]/', 'allow')).not.toThrow();
     expect(() => assertNotifyUrlAllowed(undefined, 'deny')).not.toThrow();
   });
@@ -215,7 +233,10 @@ describe('PAYGATE_CALLBACK_PRIVATE', () => {
     expect(parseCallbackPrivate('deny')).toBe('deny');
     for (const typo of ['DENY', 'true', 'denied', '1']) {
       expect(() => parseCallbackPrivate(typo)).toThrow(
-        expect.objectContaining({ code: '1001', message: 'PAYGATE_CALLBACK_PRIVATE: must be deny (or allow, the default)' }),
+        expect.objectContaining({
+          code: '1001',
+          message: 'PAYGATE_CALLBACK_PRIVATE: must be deny (or allow, the default)',
+        }),
       );
     }
   });

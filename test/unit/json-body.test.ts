@@ -21,20 +21,34 @@ describe('request bodies are unambiguous', () => {
       '{"payAmount":"1.00","pay\\u0041mount":"2.00","payAmount":"3.00"}',
       '{"a":1,"\\u0061":2}',
     ]) {
-      expect(codeOf(() => parseJsonObject(raw)), raw).toBe('1000');
+      expect(
+        codeOf(() => parseJsonObject(raw)),
+        raw,
+      ).toBe('1000');
     }
     expect(() => parseJsonObject('{"amount":"1","amount":"2"}')).toThrow(/"amount" more than once/);
   });
 
   it('the same key in different objects, or a value equal to a key, is fine', () => {
-    expect(parseJsonObject('{"items":[{"name":"a"},{"name":"b"}],"name":"name","x":{"name":{"name":"name"}}}')).toMatchObject({ name: 'name' });
+    expect(
+      parseJsonObject('{"items":[{"name":"a"},{"name":"b"}],"name":"name","x":{"name":{"name":"name"}}}'),
+    ).toMatchObject({ name: 'name' });
     expect(parseJsonObject('{"a":"\\"a\\":1,\\"a\\"","b":["a","a"],"c":{},"d":[]}')).toMatchObject({ b: ['a', 'a'] });
     expect(parseJsonObject('{"k":{"a":1},"j":{"a":1}}')).toEqual({ k: { a: 1 }, j: { a: 1 } });
   });
 
   it('bytes that are not valid UTF-8 are 1000; valid UTF-8 decodes exactly, BOM included', () => {
-    for (const bytes of [[0x7b, 0xff, 0x7d], [0x22, 0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf8, 0x88, 0x80, 0x80, 0x80]]) {
-      expect(codeOf(() => decodeBody(Buffer.from(bytes))), JSON.stringify(bytes)).toBe('1000');
+    for (const bytes of [
+      [0x7b, 0xff, 0x7d],
+      [0x22, 0xc3],
+      [0xed, 0xa0, 0x80],
+      [0xc0, 0xaf],
+      [0xf8, 0x88, 0x80, 0x80, 0x80],
+    ]) {
+      expect(
+        codeOf(() => decodeBody(Buffer.from(bytes))),
+        JSON.stringify(bytes),
+      ).toBe('1000');
     }
     expect(decodeBody(Buffer.from('{"name":"茶 €"}', 'utf8'))).toBe('{"name":"茶 €"}');
     expect(decodeBody(Buffer.from('\ufeff{}', 'utf8'))).toBe('\ufeff{}');

@@ -43,7 +43,9 @@ describe('money: (12,2) strings ⇄ integer minor units', () => {
   });
 
   it('refuses zero where a positive amount is required', async () => {
-    expect(() => parseAmount('0.00', 'USD', { field: 'refundAmount', positive: true })).toThrowError(/greater than zero/);
+    expect(() => parseAmount('0.00', 'USD', { field: 'refundAmount', positive: true })).toThrowError(
+      /greater than zero/,
+    );
   });
 
   it.each([

@@ -14,11 +14,13 @@ describe('monthly recurring revenue', () => {
   it('rounds once over the sum, half up, not per subscription', () => {
     // three yearly subscriptions of 1.00: 3 × 8.333… = 25 cents, where per-item rounding gives 24
     expect(monthlyRecurring([{ cycleType: 'YEARLY', cycleLength: 1, priceSum: 300 }])).toBe(25);
-    expect(monthlyRecurring([
-      { cycleType: 'YEARLY', cycleLength: 1, priceSum: 100 },
-      { cycleType: 'MONTHLY', cycleLength: 12, priceSum: 100 },
-      { cycleType: 'WEEKLY', cycleLength: 52, priceSum: 100 },
-    ])).toBe(25);
+    expect(
+      monthlyRecurring([
+        { cycleType: 'YEARLY', cycleLength: 1, priceSum: 100 },
+        { cycleType: 'MONTHLY', cycleLength: 12, priceSum: 100 },
+        { cycleType: 'WEEKLY', cycleLength: 52, priceSum: 100 },
+      ]),
+    ).toBe(25);
   });
 
   it('is zero with no active subscriptions', () => {

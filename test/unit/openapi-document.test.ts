@@ -22,7 +22,11 @@ describe('the OpenAPI document', () => {
   });
 
   it('secures every signed operation with the v2 header or the v1 sign, and describes both schemes', () => {
-    expect(doc.components.securitySchemes.signatureV2).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Paygate-Signature' });
+    expect(doc.components.securitySchemes.signatureV2).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Paygate-Signature',
+    });
     expect(doc.components.securitySchemes.signatureV1).toMatchObject({ type: 'apiKey', name: 'sign' });
     for (const { op } of signed) expect(op.security).toEqual([{ signatureV2: [] }, { signatureV1: [] }]);
   });
@@ -50,12 +54,19 @@ describe('the OpenAPI document', () => {
   it('declares pageNum and pageSize as integers with their range and default, so that 1 is valid', () => {
     const params = doc.paths['/subscription/billing/list'].get.parameters as any[];
     // "" is "not sent", like every optional parameter.
-    expect(params.find((p) => p.name === 'pageNum').schema).toEqual({ anyOf: [{ type: 'integer', minimum: 1, maximum: 1_000_000_000 }, { const: '' }], default: 1 });
-    expect(params.find((p) => p.name === 'pageSize').schema).toEqual({ anyOf: [{ type: 'integer', minimum: 1, maximum: 100 }, { const: '' }], default: 10 });
+    expect(params.find((p) => p.name === 'pageNum').schema).toEqual({
+      anyOf: [{ type: 'integer', minimum: 1, maximum: 1_000_000_000 }, { const: '' }],
+      default: 1,
+    });
+    expect(params.find((p) => p.name === 'pageSize').schema).toEqual({
+      anyOf: [{ type: 'integer', minimum: 1, maximum: 100 }, { const: '' }],
+      default: 10,
+    });
   });
 
   it('gives the user list its own item schema, without the detail-only fields', () => {
-    const list = doc.paths['/subscription/user/list'].get.responses['200'].content['application/json'].schema.properties.data;
+    const list =
+      doc.paths['/subscription/user/list'].get.responses['200'].content['application/json'].schema.properties.data;
     expect(list).toEqual({ type: 'array', items: { $ref: '#/components/schemas/SubscriptionListItem' } });
     for (const f of ['planDescription', 'cycleType', 'cycleLength', 'totalPaid']) {
       expect(schemas.SubscriptionListItem.properties).not.toHaveProperty(f);
@@ -72,20 +83,34 @@ describe('the OpenAPI document', () => {
     expect(schemas.SubscriptionRequest.required).toEqual(expect.arrayContaining(['planId', 'userId', 'cardInfo']));
     expect(schemas.SubscriptionRequest.required).not.toContain('payAmount');
     expect(schemas.SubscriptionRequest.required).not.toContain('currency');
-    expect(schemas.SubscribeRequest.properties.paymentType.anyOf[0]).toEqual({ type: 'string', enum: ['SUBSCRIPTION'] });
+    expect(schemas.SubscribeRequest.properties.paymentType.anyOf[0]).toEqual({
+      type: 'string',
+      enum: ['SUBSCRIPTION'],
+    });
     expect(schemas.SubscribeRequest.required).not.toContain('paymentType');
   });
 
   it('describes cardInfo and items as a JSON string or the JSON value', () => {
     expect(schemas.PayRequest.properties.cardInfo.anyOf).toEqual([
-      { type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: '#/components/schemas/CardInfo' } },
+      {
+        type: 'string',
+        contentMediaType: 'application/json',
+        contentSchema: { $ref: '#/components/schemas/CardInfo' },
+      },
       { $ref: '#/components/schemas/CardInfo' },
     ]);
     expect(schemas.PayRequest.properties.items.anyOf.map((s: any) => s.type)).toEqual(['string', 'array', 'null']);
   });
 
   it('uses enums for the closed sets', () => {
-    expect(schemas.Subscription.properties.status.enum).toEqual(['INCOMPLETE', 'ACTIVE', 'PAUSED', 'CANCELLED', 'FAILED', 'EXPIRED']);
+    expect(schemas.Subscription.properties.status.enum).toEqual([
+      'INCOMPLETE',
+      'ACTIVE',
+      'PAUSED',
+      'CANCELLED',
+      'FAILED',
+      'EXPIRED',
+    ]);
     expect(schemas.Plan.properties.status.enum).toEqual(['ACTIVE', 'INACTIVE']);
     expect(schemas.Plan.properties.cycleType.enum).toEqual(['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY']);
     expect(schemas.BillingRecord.properties.status.enum).toEqual(['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED']);

@@ -28,19 +28,29 @@ describe('unused credit of the paid period', () => {
 
   it('is never negative and never more than was paid', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1e12 }), fc.integer({ min: 1, max: 366 * DAY }), fc.integer({ min: -DAY, max: 400 * DAY }), (paid, length, offset) => {
-        const credit = unusedCredit(paid, START, START + length, START + offset);
-        return Number.isSafeInteger(credit) && credit >= 0 && credit <= paid;
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1e12 }),
+        fc.integer({ min: 1, max: 366 * DAY }),
+        fc.integer({ min: -DAY, max: 400 * DAY }),
+        (paid, length, offset) => {
+          const credit = unusedCredit(paid, START, START + length, START + offset);
+          return Number.isSafeInteger(credit) && credit >= 0 && credit <= paid;
+        },
+      ),
     );
   });
 
   it('shrinks as the period is used', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1e9 }), fc.integer({ min: 0, max: 31 * DAY }), fc.integer({ min: 0, max: 31 * DAY }), (paid, a, b) => {
-        const [early, late] = a <= b ? [a, b] : [b, a];
-        return unusedCredit(paid, START, END, START + early) >= unusedCredit(paid, START, END, START + late);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1e9 }),
+        fc.integer({ min: 0, max: 31 * DAY }),
+        fc.integer({ min: 0, max: 31 * DAY }),
+        (paid, a, b) => {
+          const [early, late] = a <= b ? [a, b] : [b, a];
+          return unusedCredit(paid, START, END, START + early) >= unusedCredit(paid, START, END, START + late);
+        },
+      ),
     );
   });
 });
@@ -60,7 +70,11 @@ describe('a charge with credit', () => {
   });
 
   it('over any sequence of changes: no negative charge, and charges − credit left = prices − credits granted', () => {
-    const step = fc.record({ price: fc.integer({ min: 0, max: 1e9 }), paid: fc.integer({ min: 0, max: 1e9 }), used: fc.double({ min: 0, max: 1, noNaN: true }) });
+    const step = fc.record({
+      price: fc.integer({ min: 0, max: 1e9 }),
+      paid: fc.integer({ min: 0, max: 1e9 }),
+      used: fc.double({ min: 0, max: 1, noNaN: true }),
+    });
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 20 }), (steps) => {
         let carried = 0;

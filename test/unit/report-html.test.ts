@@ -9,8 +9,28 @@ const report: RevenueReport = {
   zone: 'Europe/Paris',
   generatedAt: '2026-11-23 10:00:00',
   months: [
-    { month: '2026-09', newSubscriptions: 3, churned: 0, active: 3, mrr: 2997, charged: 2997, refunded: 0, failedAttempts: 0, recovered: 0 },
-    { month: '2026-10', newSubscriptions: 1, churned: 1, active: 3, mrr: 3000, charged: 4000, refunded: 999, failedAttempts: 2, recovered: 1 },
+    {
+      month: '2026-09',
+      newSubscriptions: 3,
+      churned: 0,
+      active: 3,
+      mrr: 2997,
+      charged: 2997,
+      refunded: 0,
+      failedAttempts: 0,
+      recovered: 0,
+    },
+    {
+      month: '2026-10',
+      newSubscriptions: 1,
+      churned: 1,
+      active: 3,
+      mrr: 3000,
+      charged: 4000,
+      refunded: 999,
+      failedAttempts: 2,
+      recovered: 1,
+    },
   ],
 };
 
@@ -18,7 +38,9 @@ describe('revenue report page', () => {
   const html = reportHtml(report);
 
   it('shows every month with its figures, money with its decimals', () => {
-    expect(html).toContain('<th scope="row">2026-10</th><td>1</td><td>1</td><td>3</td><td>30.00</td><td>40.00</td><td>9.99</td><td>2</td><td>1</td>');
+    expect(html).toContain(
+      '<th scope="row">2026-10</th><td>1</td><td>1</td><td>3</td><td>30.00</td><td>40.00</td><td>9.99</td><td>2</td><td>1</td>',
+    );
   });
 
   it('escapes text that came from outside', () => {

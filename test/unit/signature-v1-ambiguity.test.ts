@@ -36,9 +36,15 @@ describe('v1 requests that pass the ambiguity check sign unambiguously', () => {
   });
 
   it('names the first offending field in signing order, nested JSON included', () => {
-    expect(v1Ambiguity({ requestId: 'r1&transactionOrderId=txn_1', amount: '1' })).toEqual({ field: 'requestId', reason: 'value' });
+    expect(v1Ambiguity({ requestId: 'r1&transactionOrderId=txn_1', amount: '1' })).toEqual({
+      field: 'requestId',
+      reason: 'value',
+    });
     expect(v1Ambiguity({ 'a=b&c': 'x' })).toEqual({ field: 'a=b&c', reason: 'name' });
-    expect(v1Ambiguity({ trackingList: [{ trackingNo: 'T&orderId=x' }] })).toEqual({ field: 'trackingList', reason: 'value' });
+    expect(v1Ambiguity({ trackingList: [{ trackingNo: 'T&orderId=x' }] })).toEqual({
+      field: 'trackingList',
+      reason: 'value',
+    });
     expect(v1Ambiguity({ name: 'Smith & Sons', other: 'a&b', more: 'x&=1', sign: 'a&b=c', empty: '' })).toBeUndefined();
   });
 });

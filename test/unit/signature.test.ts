@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { trackingResponseSign, v1Sign, v1StringToSign, v2CallbackHeader, v2RequestHeader } from '../../src/domain/signature.js';
+import {
+  trackingResponseSign,
+  v1Sign,
+  v1StringToSign,
+  v2CallbackHeader,
+  v2RequestHeader,
+} from '../../src/domain/signature.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../fixtures/signatures.json', import.meta.url), 'utf8'));
 

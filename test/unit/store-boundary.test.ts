@@ -21,7 +21,8 @@ const outside = files(SRC)
   .map((path) => ({ path, rel: relative(SRC, path).replaceAll('\\', '/') }))
   .filter((f) => !f.rel.startsWith('store/'));
 
-const SQL = /\b(SELECT\s[\s\S]*?\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX)|BEGIN\s+IMMEDIATE|PRAGMA)\b/;
+const SQL =
+  /\b(SELECT\s[\s\S]*?\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX)|BEGIN\s+IMMEDIATE|PRAGMA)\b/;
 const DRIVERS = /from\s+'(better-sqlite3|drizzle-orm[^']*|drizzle-kit|pg|postgres)'/;
 const STORE_IMPORT = /from\s+'((?:\.\.?\/)+(?:\.\.\/)*store\/[^']*)'/g;
 

@@ -35,11 +35,17 @@ describe('db copy covers the whole schema', () => {
       expect(t.key.length).toBeGreaterThan(0);
       const pg = pgTables.find((x) => getTableName(x) === t.name);
       expect(pg, `${t.name} exists on PostgreSQL`).toBeDefined();
-      expect(pgTableConfig(pg as PgTable).columns.map((c) => c.name).sort()).toEqual(t.columns.map((c) => c.name).sort());
+      expect(
+        pgTableConfig(pg as PgTable)
+          .columns.map((c) => c.name)
+          .sort(),
+      ).toEqual(t.columns.map((c) => c.name).sort());
     }
     expect(COPY_TABLES.find((t) => t.name === 'idempotency_keys')?.key).toEqual(['merchant_id', 'scope', 'request_id']);
     expect(COPY_TABLES.find((t) => t.name === 'outbox_events')?.key).toEqual(['seq']);
-    expect(COPY_TABLES.find((t) => t.name === 'sandbox_charges')?.columns.find((c) => c.name === 'customer_present')?.type).toBe('boolean');
+    expect(
+      COPY_TABLES.find((t) => t.name === 'sandbox_charges')?.columns.find((c) => c.name === 'customer_present')?.type,
+    ).toBe('boolean');
   });
 
   it('the only PostgreSQL table not copied is the rate-limit windows (minute-long counters of one engine)', () => {

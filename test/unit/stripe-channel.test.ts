@@ -85,16 +85,37 @@ describe('key shapes', () => {
 });
 
 describe('mapping intents and faults', () => {
-  const pi = (over: Partial<Stripe.PaymentIntent>) => ({ id: 'pi_1', status: 'succeeded', next_action: null, last_payment_error: null, cancellation_reason: null, ...over }) as Stripe.PaymentIntent;
+  const pi = (over: Partial<Stripe.PaymentIntent>) =>
+    ({
+      id: 'pi_1',
+      status: 'succeeded',
+      next_action: null,
+      last_payment_error: null,
+      cancellation_reason: null,
+      ...over,
+    }) as Stripe.PaymentIntent;
 
   it('each intent status lands on one outcome', () => {
     expect(mapIntent(pi({ status: 'succeeded' }))).toEqual({ outcome: 'approved', ref: 'pi_1' });
-    expect(mapIntent(pi({ status: 'processing' }))).toMatchObject({ outcome: 'in_flight', cause: 'processing', mayHaveMoved: true });
+    expect(mapIntent(pi({ status: 'processing' }))).toMatchObject({
+      outcome: 'in_flight',
+      cause: 'processing',
+      mayHaveMoved: true,
+    });
     expect(mapIntent(pi({ status: 'requires_capture' }))).toMatchObject({ outcome: 'in_flight' });
-    expect(mapIntent(pi({ status: 'requires_confirmation' }))).toMatchObject({ outcome: 'in_flight', cause: 'not_confirmed', mayHaveMoved: false });
-    expect(mapIntent(pi({ status: 'canceled', cancellation_reason: 'abandoned' }))).toMatchObject({ outcome: 'declined', stripeCode: 'canceled:abandoned' });
+    expect(mapIntent(pi({ status: 'requires_confirmation' }))).toMatchObject({
+      outcome: 'in_flight',
+      cause: 'not_confirmed',
+      mayHaveMoved: false,
+    });
+    expect(mapIntent(pi({ status: 'canceled', cancellation_reason: 'abandoned' }))).toMatchObject({
+      outcome: 'declined',
+      stripeCode: 'canceled:abandoned',
+    });
     expect(
-      mapIntent(pi({ status: 'requires_action', next_action: { type: 'use_stripe_sdk' } as Stripe.PaymentIntent.NextAction })),
+      mapIntent(
+        pi({ status: 'requires_action', next_action: { type: 'use_stripe_sdk' } as Stripe.PaymentIntent.NextAction }),
+      ),
     ).toMatchObject({ outcome: 'declined', reason: 'authentication_required' });
   });
 

@@ -15,12 +15,36 @@ describe('time strings in the configured zone', () => {
   });
 
   it('formats exactly as luxon does, across DST changes and odd offsets', async () => {
-    const zones = ['UTC', 'America/New_York', 'Europe/London', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/St_Johns'];
-    const edges = [Date.UTC(2026, 2, 8, 6, 59, 59), Date.UTC(2026, 2, 8, 7, 0, 0), Date.UTC(2026, 10, 1, 5, 59, 59), Date.UTC(2026, 10, 1, 6, 0, 0)];
-    const instants = [...edges, 0, -1, 1_999, Date.UTC(1969, 11, 31, 23, 59, 59, 999), Date.UTC(2099, 11, 31, 23, 59, 59, 999)];
+    const zones = [
+      'UTC',
+      'America/New_York',
+      'Europe/London',
+      'Asia/Kolkata',
+      'Asia/Kathmandu',
+      'Australia/Lord_Howe',
+      'Pacific/Chatham',
+      'America/St_Johns',
+    ];
+    const edges = [
+      Date.UTC(2026, 2, 8, 6, 59, 59),
+      Date.UTC(2026, 2, 8, 7, 0, 0),
+      Date.UTC(2026, 10, 1, 5, 59, 59),
+      Date.UTC(2026, 10, 1, 6, 0, 0),
+    ];
+    const instants = [
+      ...edges,
+      0,
+      -1,
+      1_999,
+      Date.UTC(1969, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2099, 11, 31, 23, 59, 59, 999),
+    ];
     for (let t = Date.UTC(2026, 0, 1); t < Date.UTC(2027, 0, 1); t += 3_600_000 * 7 + 1_234) instants.push(t);
     for (const zone of zones) {
-      for (const t of instants) expect(formatTime(t, zone), `${zone} ${t}`).toBe(DateTime.fromMillis(t, { zone }).toFormat('yyyy-MM-dd HH:mm:ss'));
+      for (const t of instants)
+        expect(formatTime(t, zone), `${zone} ${t}`).toBe(
+          DateTime.fromMillis(t, { zone }).toFormat('yyyy-MM-dd HH:mm:ss'),
+        );
     }
   });
 

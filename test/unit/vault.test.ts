@@ -65,7 +65,7 @@ describe('vault key file beside the database', () => {
 
   it('gives way to PAYGATE_VAULT_KEY when it is set', async () => {
     const env = randomBytes(32);
-    expect(loadVaultKey("/nowhere/x.db", env.toString("base64")).key.equals(env)).toBe(true);
+    expect(loadVaultKey('/nowhere/x.db', env.toString('base64')).key.equals(env)).toBe(true);
   });
 });
 
@@ -83,7 +83,9 @@ describe('hosted-page CSRF tokens', () => {
     const issued = csrf.issue('checkout', 'tok123');
     expect(csrf.check('checkout', 'tok124', issued)).toBe(false);
     expect(csrf.check('3ds', 'tok123', issued)).toBe(false);
-    expect(createCsrf(vaultFromKey(randomBytes(32)).derive('hosted-page-csrf')).check('checkout', 'tok123', issued)).toBe(false);
+    expect(
+      createCsrf(vaultFromKey(randomBytes(32)).derive('hosted-page-csrf')).check('checkout', 'tok123', issued),
+    ).toBe(false);
     expect(csrf.check('checkout', 'tok123', undefined)).toBe(false);
     expect(csrf.check('checkout', 'tok123', issued.slice(1))).toBe(false);
   });

@@ -20,7 +20,9 @@ export interface PaygateCredentials {
 const encoder = new TextEncoder();
 
 async function hmacSha256Hex(secret: string, text: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(text));
   return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -26,7 +26,9 @@ export class PaygateRefusal extends Error {
 type ErrorAnswer = { rtn_code: string; rtn_msg: string } | { statusCode: 503; message?: string };
 
 function refused(error: ErrorAnswer): PaygateRefusal {
-  return 'rtn_code' in error ? new PaygateRefusal(error.rtn_code, error.rtn_msg) : new PaygateRefusal('unavailable', error.message ?? 'the server is shutting down; retry');
+  return 'rtn_code' in error
+    ? new PaygateRefusal(error.rtn_code, error.rtn_msg)
+    : new PaygateRefusal('unavailable', error.message ?? 'the server is shutting down; retry');
 }
 
 /** A sandbox test card (any future expiry). */
@@ -42,7 +44,11 @@ const testCard = (cardNumber: string): components['schemas']['CardInfo'] => ({
  * What an integration does first: take a payment, refund part of it, create a plan and subscribe
  * a user to it. Every request and answer is typed from paygate's OpenAPI document.
  */
-export async function runDemo(client: PaygateClient, who: Pick<PaygateCredentials, 'merchantId' | 'apiKey'>, orderPrefix: string): Promise<DemoResult> {
+export async function runDemo(
+  client: PaygateClient,
+  who: Pick<PaygateCredentials, 'merchantId' | 'apiKey'>,
+  orderPrefix: string,
+): Promise<DemoResult> {
   const { merchantId, apiKey } = who;
 
   const pay = await client.POST('/payment/{apiKey}/transaction', {
@@ -63,7 +69,12 @@ export async function runDemo(client: PaygateClient, who: Pick<PaygateCredential
 
   const back = await client.POST('/payment/{apiKey}/refund', {
     params: { path: { apiKey } },
-    body: { merchantId, requestId: `${orderPrefix}-refund`, transactionOrderId: payment.transactionOrderId, refundAmount: '5.00' },
+    body: {
+      merchantId,
+      requestId: `${orderPrefix}-refund`,
+      transactionOrderId: payment.transactionOrderId,
+      refundAmount: '5.00',
+    },
   });
   if (back.error) throw refused(back.error);
 

@@ -12,9 +12,12 @@ export type KeyCheck =
 
 /** Secret (sk_) and restricted (rk_) keys can call the API; a publishable key (pk_) cannot. */
 export function keyShapeError(key: string): string | null {
-  if (/^pk_(test|live)_/.test(key)) return 'this is a publishable key (pk_…); paygate needs the secret key (sk_…) or a restricted key (rk_…)';
-  if (/^whsec_/.test(key)) return 'this is a webhook signing secret (whsec_…); give it as the webhook secret, and the secret key (sk_…) as the key';
-  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/.test(key)) return 'not a Stripe secret key (expected sk_live_…, sk_test_… or rk_…)';
+  if (/^pk_(test|live)_/.test(key))
+    return 'this is a publishable key (pk_…); paygate needs the secret key (sk_…) or a restricted key (rk_…)';
+  if (/^whsec_/.test(key))
+    return 'this is a webhook signing secret (whsec_…); give it as the webhook secret, and the secret key (sk_…) as the key';
+  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/.test(key))
+    return 'not a Stripe secret key (expected sk_live_…, sk_test_… or rk_…)';
   return null;
 }
 
@@ -31,10 +34,20 @@ export async function checkKey(client: Stripe, key: string): Promise<KeyCheck> {
   } catch (err) {
     const r = mapFault(err, false);
     if (r.outcome === 'in_flight') {
-      return { ok: false, cause: 'unreachable', message: `Stripe could not be reached to check the key (${r.cause}); nothing was changed` };
+      return {
+        ok: false,
+        cause: 'unreachable',
+        message: `Stripe could not be reached to check the key (${r.cause}); nothing was changed`,
+      };
     }
-    if (r.cause === 'key_rejected') return { ok: false, cause: 'key_rejected', message: `Stripe rejected the key: ${r.message}` };
-    if (r.cause === 'permission_denied') return { ok: false, cause: 'permission_denied', message: `the restricted key may not read the balance: ${r.message}` };
+    if (r.cause === 'key_rejected')
+      return { ok: false, cause: 'key_rejected', message: `Stripe rejected the key: ${r.message}` };
+    if (r.cause === 'permission_denied')
+      return {
+        ok: false,
+        cause: 'permission_denied',
+        message: `the restricted key may not read the balance: ${r.message}`,
+      };
     return { ok: false, cause: 'invalid_request', message: r.message };
   }
 }

@@ -18,7 +18,8 @@ const faultOf = (err: unknown, intentId: string): StripeAbandonResult => {
   return r.outcome === 'in_flight' ? { ...r, ref: intentId, mayHaveMoved: true } : r;
 };
 
-const stateOf = (pi: Stripe.PaymentIntent): StripeAbandonResult => (pi.status === 'canceled' ? { outcome: 'cancelled', ref: pi.id } : mapIntent(pi));
+const stateOf = (pi: Stripe.PaymentIntent): StripeAbandonResult =>
+  pi.status === 'canceled' ? { outcome: 'cancelled', ref: pi.id } : mapIntent(pi);
 
 /**
  * A 3-D Secure session that ran out: its intent is cancelled (`cancellation_reason=abandoned`) so
@@ -38,9 +39,16 @@ export async function abandonIntent(client: Stripe, input: AbandonInput): Promis
   }
   if (pi.status !== 'requires_action') return stateOf(pi);
   try {
-    return stateOf(await client.paymentIntents.cancel(input.intentId, { cancellation_reason: 'abandoned' }, { idempotencyKey: `${input.idempotencyKey}:cancel` }));
+    return stateOf(
+      await client.paymentIntents.cancel(
+        input.intentId,
+        { cancellation_reason: 'abandoned' },
+        { idempotencyKey: `${input.idempotencyKey}:cancel` },
+      ),
+    );
   } catch (err) {
-    const raced = err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state';
+    const raced =
+      err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state';
     if (!raced) return faultOf(err, input.intentId);
   }
   try {
@@ -51,9 +59,14 @@ export async function abandonIntent(client: Stripe, input: AbandonInput): Promis
 }
 
 /** A SetupIntent Stripe still lets the cardholder finish, and so lets paygate cancel. */
-const SETUP_CANCELLABLE = new Set<Stripe.SetupIntent.Status>(['requires_action', 'requires_payment_method', 'requires_confirmation']);
+const SETUP_CANCELLABLE = new Set<Stripe.SetupIntent.Status>([
+  'requires_action',
+  'requires_payment_method',
+  'requires_confirmation',
+]);
 
-const setupStateOf = (si: Stripe.SetupIntent): StripeAbandonResult => (si.status === 'canceled' ? { outcome: 'cancelled', ref: si.id } : mapSetupIntent(si));
+const setupStateOf = (si: Stripe.SetupIntent): StripeAbandonResult =>
+  si.status === 'canceled' ? { outcome: 'cancelled', ref: si.id } : mapSetupIntent(si);
 
 /**
  * A card check's 3-D Secure session that ran out (a trial's first charge, a card update): its
@@ -75,10 +88,17 @@ export async function abandonSetup(client: Stripe, input: AbandonInput): Promise
   if (!SETUP_CANCELLABLE.has(si.status)) return setupStateOf(si);
   const failed = si.status === 'requires_payment_method' && si.last_setup_error ? mapSetupIntent(si) : null;
   try {
-    const after = setupStateOf(await client.setupIntents.cancel(input.intentId, { cancellation_reason: 'abandoned' }, { idempotencyKey: `${input.idempotencyKey}:cancel` }));
+    const after = setupStateOf(
+      await client.setupIntents.cancel(
+        input.intentId,
+        { cancellation_reason: 'abandoned' },
+        { idempotencyKey: `${input.idempotencyKey}:cancel` },
+      ),
+    );
     return after.outcome === 'cancelled' && failed ? failed : after;
   } catch (err) {
-    const raced = err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'setup_intent_unexpected_state';
+    const raced =
+      err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'setup_intent_unexpected_state';
     if (!raced) return faultOf(err, input.intentId);
   }
   try {

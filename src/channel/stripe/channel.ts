@@ -29,7 +29,16 @@ export const threeDsReturnUrl = (publicUrl: string, transactionId: string): stri
   `${publicUrl.replace(/\/+$/, '')}/3ds/return/${encodeURIComponent(transactionId)}`;
 
 const keptOf = (c: StripeCardOnFile | null | undefined): KeptCard | undefined =>
-  c?.customerId ? { customerId: c.customerId, paymentMethodId: c.paymentMethodId, brand: c.brand, last4: c.last4, expMonth: c.expMonth, expYear: c.expYear } : undefined;
+  c?.customerId
+    ? {
+        customerId: c.customerId,
+        paymentMethodId: c.paymentMethodId,
+        brand: c.brand,
+        last4: c.last4,
+        expMonth: c.expMonth,
+        expYear: c.expYear,
+      }
+    : undefined;
 
 /** The adapter's answer in the channel interface's terms (Stripe's own codes stay inside the adapter). */
 export function toChargeResult(r: StripeChargeResult, card?: StripeCardOnFile | null): ChargeResult {
@@ -66,7 +75,11 @@ export function toRefundResult(r: StripeRefundResult): RefundResult {
 
 /** One merchant's Stripe account behind the channel interface. */
 export function createStripeChannel(opts: StripeChannelOptions): Channel & { client: Stripe } {
-  const client = createStripeClient({ secretKey: opts.secretKey, apiUrl: opts.apiUrl, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) });
+  const client = createStripeClient({
+    secretKey: opts.secretKey,
+    apiUrl: opts.apiUrl,
+    ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+  });
   return {
     name: 'stripe',
     client,
@@ -86,7 +99,8 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
         });
         return toChargeResult(r);
       }
-      if (!req.transactionId || !req.card) throw new Error('stripe channel: a customer-present charge needs the card and its transaction id (3DS return)');
+      if (!req.transactionId || !req.card)
+        throw new Error('stripe channel: a customer-present charge needs the card and its transaction id (3DS return)');
       if (req.amount === 0) {
         // A card check: a PaymentIntent cannot be for 0, a SetupIntent saves the card without charging.
         const r = await setUpCard(client, {
@@ -113,10 +127,16 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
     },
     completeAction(): Promise<ChargeResult> {
       // Stripe runs the challenge on its own page; the result is read with retrieve().
-      return Promise.reject(new Error('stripe channel: 3-D Secure is completed on Stripe, not on paygate\'s page'));
+      return Promise.reject(new Error("stripe channel: 3-D Secure is completed on Stripe, not on paygate's page"));
     },
     async refund(req): Promise<RefundResult> {
-      return toRefundResult(await refundPayment(client, { idempotencyKey: refundKey(req.idempotencyKey), intentId: req.chargeRef, amount: req.amount }));
+      return toRefundResult(
+        await refundPayment(client, {
+          idempotencyKey: refundKey(req.idempotencyKey),
+          intentId: req.chargeRef,
+          amount: req.amount,
+        }),
+      );
     },
     async retrieveRefund(ref) {
       return toRefundResult(await retrieveRefund(client, ref));
@@ -124,18 +144,28 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
     async resume(r) {
       if (isSetupIntentId(r.ref)) {
         const returnUrl = r.transactionId ? threeDsReturnUrl(opts.publicUrl, r.transactionId) : undefined;
-        return toChargeResult(await resumeSetup(client, { idempotencyKey: stripeBaseKey(r.idempotencyKey), intentId: r.ref, ...(returnUrl ? { returnUrl } : {}) }));
+        return toChargeResult(
+          await resumeSetup(client, {
+            idempotencyKey: stripeBaseKey(r.idempotencyKey),
+            intentId: r.ref,
+            ...(returnUrl ? { returnUrl } : {}),
+          }),
+        );
       }
       return toChargeResult(
         await resumePayment(client, {
           idempotencyKey: stripeBaseKey(r.idempotencyKey),
           intentId: r.ref,
-          mode: r.transactionId ? { returnUrl: threeDsReturnUrl(opts.publicUrl, r.transactionId) } : { offSession: true },
+          mode: r.transactionId
+            ? { returnUrl: threeDsReturnUrl(opts.publicUrl, r.transactionId) }
+            : { offSession: true },
         }),
       );
     },
     async retrieve(ref) {
-      return toChargeResult(isSetupIntentId(ref) ? await retrieveSetup(client, ref) : await retrieveIntent(client, ref));
+      return toChargeResult(
+        isSetupIntentId(ref) ? await retrieveSetup(client, ref) : await retrieveIntent(client, ref),
+      );
     },
     async abandon(r): Promise<AbandonResult> {
       const input = { intentId: r.ref, idempotencyKey: stripeBaseKey(r.idempotencyKey) };

@@ -23,7 +23,8 @@ export function parseStripeApiUrl(raw: string): StripeEndpoint {
   } catch {
     throw new Error(`PAYGATE_STRIPE_API_URL is not a URL: ${raw}`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('PAYGATE_STRIPE_API_URL must be an http(s) URL');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error('PAYGATE_STRIPE_API_URL must be an http(s) URL');
   if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) {
     throw new Error('PAYGATE_STRIPE_API_URL may use plain http only on 127.0.0.1/localhost');
   }

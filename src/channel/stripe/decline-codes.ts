@@ -21,7 +21,10 @@ const TABLE: Record<string, StripeFailReason> = {
   card_declined: 'card_declined',
 };
 
-export function failReasonOf(declineCode: string | null | undefined, code: string | null | undefined): StripeFailReason {
+export function failReasonOf(
+  declineCode: string | null | undefined,
+  code: string | null | undefined,
+): StripeFailReason {
   return (declineCode ? TABLE[declineCode] : undefined) ?? (code ? TABLE[code] : undefined) ?? 'card_declined';
 }
 

@@ -13,7 +13,8 @@ function checkId(what: string, id: string): void {
 }
 
 function checkAttempt(attempt: number): void {
-  if (!Number.isInteger(attempt) || attempt < 0 || attempt > 999) throw new Error(`stripe idempotency key: invalid attempt ${attempt}`);
+  if (!Number.isInteger(attempt) || attempt < 0 || attempt > 999)
+    throw new Error(`stripe idempotency key: invalid attempt ${attempt}`);
 }
 
 /** A customer-present charge: the transaction and which card attempt (checkout allows three). */
@@ -36,7 +37,13 @@ export function refundKey(refundId: string): string {
 }
 
 /** A card saved without a charge (a trial, a card update) uses setup_intent and setup_confirm instead of the intent's steps. */
-export type PaymentStep = 'payment_method' | 'customer' | 'payment_intent' | 'confirm' | 'setup_intent' | 'setup_confirm';
+export type PaymentStep =
+  | 'payment_method'
+  | 'customer'
+  | 'payment_intent'
+  | 'confirm'
+  | 'setup_intent'
+  | 'setup_confirm';
 
 export function stepKey(baseKey: string, step: PaymentStep): string {
   return `${baseKey}:${step}`;

@@ -4,11 +4,32 @@
  */
 export { abandonIntent, abandonSetup, type AbandonInput, type StripeAbandonResult } from './cancel.js';
 export { checkKey, keyShapeError, type KeyCheck } from './account.js';
-export { createStripeClient, parseStripeApiUrl, stripeApiUrlFrom, DEFAULT_STRIPE_API_URL, DEFAULT_STRIPE_TIMEOUT_MS } from './client.js';
+export {
+  createStripeClient,
+  parseStripeApiUrl,
+  stripeApiUrlFrom,
+  DEFAULT_STRIPE_API_URL,
+  DEFAULT_STRIPE_TIMEOUT_MS,
+} from './client.js';
 export { DECLINE_TABLE, failReasonOf } from './decline-codes.js';
 export { paymentKey, refundKey, renewalKey, stepKey } from './idempotency-keys.js';
-export { chargeOffSession, createAndConfirmPayment, resumePayment, retrieveIntent, type OffSessionInput, type PaymentInput, type ResumeInput } from './payments.js';
-export { isSetupIntentId, mapSetupIntent, resumeSetup, retrieveSetup, setUpCard, type SetupInput } from './setup-intents.js';
+export {
+  chargeOffSession,
+  createAndConfirmPayment,
+  resumePayment,
+  retrieveIntent,
+  type OffSessionInput,
+  type PaymentInput,
+  type ResumeInput,
+} from './payments.js';
+export {
+  isSetupIntentId,
+  mapSetupIntent,
+  resumeSetup,
+  retrieveSetup,
+  setUpCard,
+  type SetupInput,
+} from './setup-intents.js';
 export { refundPayment, retrieveRefund, type RefundInput } from './refunds.js';
 export type * from './results.js';
 export { verifyWebhook, type WebhookInput, type WebhookSettlement, type WebhookVerification } from './webhook.js';

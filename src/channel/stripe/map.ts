@@ -4,7 +4,9 @@ import type { InFlight, Refused, StripeChargeResult, StripeRefundResult } from '
 
 /** Stripe's messages carry no card numbers; this makes sure nothing that looks like one leaves. */
 export function scrub(message: string): string {
-  return message.replace(/\d[\d -]{10,22}\d/g, (m) => (m.replace(/\D/g, '').length >= 12 ? '[card number removed]' : m));
+  return message.replace(/\d[\d -]{10,22}\d/g, (m) =>
+    m.replace(/\D/g, '').length >= 12 ? '[card number removed]' : m,
+  );
 }
 
 /** A PaymentIntent as Stripe holds it now → paygate's result. */
@@ -19,13 +21,23 @@ export function mapIntent(pi: Stripe.PaymentIntent): StripeChargeResult {
       // Without a redirect URL the action needs Stripe.js in the shopper's browser, which
       // paygate's server-side flow cannot hand over: no money moved, the shopper must retry.
       if (url) return { outcome: 'requires_action', ref: pi.id, redirectUrl: url };
-      return { outcome: 'declined', ref: pi.id, reason: 'authentication_required', stripeCode: 'next_action_not_redirect' };
+      return {
+        outcome: 'declined',
+        ref: pi.id,
+        reason: 'authentication_required',
+        stripeCode: 'next_action_not_redirect',
+      };
     }
     case 'requires_capture':
       // paygate captures automatically; an authorised but uncaptured intent is not final yet.
       return { outcome: 'in_flight', cause: 'processing', ref: pi.id, mayHaveMoved: true };
     case 'canceled':
-      return { outcome: 'declined', ref: pi.id, reason: 'processing_error', stripeCode: `canceled:${pi.cancellation_reason ?? 'unknown'}` };
+      return {
+        outcome: 'declined',
+        ref: pi.id,
+        reason: 'processing_error',
+        stripeCode: `canceled:${pi.cancellation_reason ?? 'unknown'}`,
+      };
     case 'requires_confirmation':
       // Created, never confirmed: nothing moved, and resumePayment can still confirm it.
       return { outcome: 'in_flight', cause: 'not_confirmed', ref: pi.id, mayHaveMoved: false };
@@ -60,7 +72,8 @@ export function mapFault(err: unknown, mayHaveMoved: boolean): InFlight | Refuse
     return { outcome: 'in_flight', cause: timedOut ? 'timeout' : 'network', ref: null, mayHaveMoved };
   }
   // A 429 ran nothing, so it cannot have moved money, whatever the call.
-  if (err instanceof E.StripeRateLimitError) return { outcome: 'in_flight', cause: 'rate_limited', ref: null, mayHaveMoved: false };
+  if (err instanceof E.StripeRateLimitError)
+    return { outcome: 'in_flight', cause: 'rate_limited', ref: null, mayHaveMoved: false };
   if (err instanceof E.StripeAuthenticationError) return refused('key_rejected', err);
   if (err instanceof E.StripePermissionError) return refused('permission_denied', err);
   if (err instanceof E.StripeIdempotencyError) return refused('idempotency_conflict', err);
@@ -83,7 +96,12 @@ export function mapChargeError(err: unknown, mayHaveMoved: boolean): StripeCharg
     };
   }
   if (err instanceof E.StripeInvalidRequestError && err.code === 'payment_intent_authentication_failure') {
-    return { outcome: 'declined', ref: err.payment_intent?.id ?? null, reason: 'authentication_failed', stripeCode: err.code };
+    return {
+      outcome: 'declined',
+      ref: err.payment_intent?.id ?? null,
+      reason: 'authentication_failed',
+      stripeCode: err.code,
+    };
   }
   return mapFault(err, mayHaveMoved);
 }
@@ -101,7 +119,12 @@ export function mapRefund(r: Stripe.Refund): StripeRefundResult {
 }
 
 /** Stripe refusing a refund of the charge itself: paygate's limits and Stripe's disagree. */
-const REFUND_REFUSALS = new Set(['charge_already_refunded', 'amount_too_large', 'charge_not_refundable', 'charge_disputed']);
+const REFUND_REFUSALS = new Set([
+  'charge_already_refunded',
+  'amount_too_large',
+  'charge_not_refundable',
+  'charge_disputed',
+]);
 
 export function mapRefundError(err: unknown): StripeRefundResult {
   if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code && REFUND_REFUSALS.has(err.code)) {

@@ -28,10 +28,20 @@ export interface PaymentInput {
 
 export const cardOf = (pm: Stripe.PaymentMethod, customerId: string | null): StripeCardOnFile | null =>
   pm.card
-    ? { paymentMethodId: pm.id, customerId, brand: pm.card.brand, last4: pm.card.last4, expMonth: pm.card.exp_month, expYear: pm.card.exp_year }
+    ? {
+        paymentMethodId: pm.id,
+        customerId,
+        brand: pm.card.brand,
+        last4: pm.card.last4,
+        expMonth: pm.card.exp_month,
+        expYear: pm.card.exp_year,
+      }
     : null;
 
-export async function obtainPaymentMethod(client: Stripe, input: Pick<PaymentInput, 'idempotencyKey' | 'source'>): Promise<Stripe.PaymentMethod | StripeChargeResult> {
+export async function obtainPaymentMethod(
+  client: Stripe,
+  input: Pick<PaymentInput, 'idempotencyKey' | 'source'>,
+): Promise<Stripe.PaymentMethod | StripeChargeResult> {
   try {
     if ('card' in input.source) {
       const c = input.source.card;
@@ -111,9 +121,16 @@ async function createThenConfirm(
   return confirmKnown(client, pi.id, baseKey, confirm);
 }
 
-async function confirmKnown(client: Stripe, intentId: string, baseKey: string, confirm: Stripe.PaymentIntentConfirmParams): Promise<StripeChargeResult> {
+async function confirmKnown(
+  client: Stripe,
+  intentId: string,
+  baseKey: string,
+  confirm: Stripe.PaymentIntentConfirmParams,
+): Promise<StripeChargeResult> {
   try {
-    return mapIntent(await client.paymentIntents.confirm(intentId, confirm, { idempotencyKey: stepKey(baseKey, 'confirm') }));
+    return mapIntent(
+      await client.paymentIntents.confirm(intentId, confirm, { idempotencyKey: stepKey(baseKey, 'confirm') }),
+    );
   } catch (err) {
     // Confirmed already, by a call whose key Stripe no longer remembers: the intent says how it ended.
     if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state') {
@@ -143,11 +160,21 @@ export interface ResumeInput {
 export async function resumePayment(client: Stripe, input: ResumeInput): Promise<StripeChargeResult> {
   const now = await retrieveIntent(client, input.intentId);
   if (now.outcome !== 'in_flight' || now.cause !== 'not_confirmed') return now;
-  const r = await confirmKnown(client, input.intentId, input.idempotencyKey, 'returnUrl' in input.mode ? { return_url: input.mode.returnUrl } : { off_session: true });
+  const r = await confirmKnown(
+    client,
+    input.intentId,
+    input.idempotencyKey,
+    'returnUrl' in input.mode ? { return_url: input.mode.returnUrl } : { off_session: true },
+  );
   return 'offSession' in input.mode && r.outcome === 'requires_action' ? offSessionAuth(r.ref) : r;
 }
 
-const offSessionAuth = (ref: string): StripeChargeResult => ({ outcome: 'declined', ref, reason: 'authentication_required', stripeCode: 'authentication_required' });
+const offSessionAuth = (ref: string): StripeChargeResult => ({
+  outcome: 'declined',
+  ref,
+  reason: 'authentication_required',
+  stripeCode: 'authentication_required',
+});
 
 export interface OffSessionInput {
   /** renewalKey(billingRecordId, attempt). */

@@ -37,13 +37,23 @@ export function mapSetupIntent(si: Stripe.SetupIntent): StripeChargeResult {
       const url = si.next_action?.redirect_to_url?.url;
       if (url) return { outcome: 'requires_action', ref: si.id, redirectUrl: url };
       // Only Stripe.js could run this action: paygate's server-side flow cannot hand it over.
-      return { outcome: 'declined', ref: si.id, reason: 'authentication_required', stripeCode: 'next_action_not_redirect' };
+      return {
+        outcome: 'declined',
+        ref: si.id,
+        reason: 'authentication_required',
+        stripeCode: 'next_action_not_redirect',
+      };
     }
     case 'requires_confirmation':
       // Created, never confirmed: resumeSetup can still confirm it with its original key.
       return { outcome: 'in_flight', cause: 'not_confirmed', ref: si.id, mayHaveMoved: false };
     case 'canceled':
-      return { outcome: 'declined', ref: si.id, reason: 'processing_error', stripeCode: `canceled:${si.cancellation_reason ?? 'unknown'}` };
+      return {
+        outcome: 'declined',
+        ref: si.id,
+        reason: 'processing_error',
+        stripeCode: `canceled:${si.cancellation_reason ?? 'unknown'}`,
+      };
     default: {
       // requires_payment_method: the last attempt failed (last_setup_error says why).
       const e = si.last_setup_error;
@@ -96,16 +106,29 @@ export async function setUpCard(client: Stripe, input: SetupInput): Promise<Stri
   return { ...(await confirmKnown(client, si.id, input.idempotencyKey, input.returnUrl)), card };
 }
 
-async function confirmKnown(client: Stripe, intentId: string, baseKey: string, returnUrl: string | undefined): Promise<StripeChargeResult> {
+async function confirmKnown(
+  client: Stripe,
+  intentId: string,
+  baseKey: string,
+  returnUrl: string | undefined,
+): Promise<StripeChargeResult> {
   try {
     return mapSetupIntent(
-      await client.setupIntents.confirm(intentId, returnUrl ? { return_url: returnUrl } : {}, { idempotencyKey: stepKey(baseKey, 'setup_confirm') }),
+      await client.setupIntents.confirm(intentId, returnUrl ? { return_url: returnUrl } : {}, {
+        idempotencyKey: stepKey(baseKey, 'setup_confirm'),
+      }),
     );
   } catch (err) {
     // Confirmed already, by a call whose key Stripe no longer remembers: the intent says how it ended.
-    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'setup_intent_unexpected_state') return retrieveSetup(client, intentId);
+    if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'setup_intent_unexpected_state')
+      return retrieveSetup(client, intentId);
     if (err instanceof Stripe.errors.StripeCardError) {
-      return { outcome: 'declined', ref: err.setup_intent?.id ?? intentId, reason: failReasonOf(err.decline_code, err.code), stripeCode: err.decline_code || err.code || null };
+      return {
+        outcome: 'declined',
+        ref: err.setup_intent?.id ?? intentId,
+        reason: failReasonOf(err.decline_code, err.code),
+        stripeCode: err.decline_code || err.code || null,
+      };
     }
     const r = mapFault(err, true);
     return r.outcome === 'in_flight' ? { ...r, ref: intentId } : r;
@@ -126,7 +149,10 @@ export async function retrieveSetup(client: Stripe, intentId: string): Promise<S
  * Settles a card set-up left in flight: reads the SetupIntent and, only if it was never
  * confirmed, confirms it with its original key. Never creates a second one.
  */
-export async function resumeSetup(client: Stripe, input: { idempotencyKey: string; intentId: string; returnUrl?: string }): Promise<StripeChargeResult> {
+export async function resumeSetup(
+  client: Stripe,
+  input: { idempotencyKey: string; intentId: string; returnUrl?: string },
+): Promise<StripeChargeResult> {
   const now = await retrieveSetup(client, input.intentId);
   if (now.outcome !== 'in_flight' || now.cause !== 'not_confirmed') return now;
   return confirmKnown(client, input.intentId, input.idempotencyKey, input.returnUrl);

@@ -36,7 +36,8 @@ export interface WebhookInput {
   toleranceSeconds?: number;
 }
 
-const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === 'string' ? v : v.id);
+const idOf = (v: string | { id: string } | null | undefined): string | null =>
+  v == null ? null : typeof v === 'string' ? v : v.id;
 
 function settlementOf(event: Stripe.Event): WebhookSettlement {
   switch (event.type) {
@@ -78,11 +79,25 @@ export function verifyWebhook(input: WebhookInput): WebhookVerification {
   if (!input.signatureHeader) return { ok: false, reason: 'missing Stripe-Signature header' };
   let event: Stripe.Event;
   try {
-    event = Stripe.webhooks.constructEvent(input.payload, input.signatureHeader, input.secret, input.toleranceSeconds ?? 300, undefined, input.now);
+    event = Stripe.webhooks.constructEvent(
+      input.payload,
+      input.signatureHeader,
+      input.secret,
+      input.toleranceSeconds ?? 300,
+      undefined,
+      input.now,
+    );
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeSignatureVerificationError) return { ok: false, reason: 'signature does not verify' };
+    if (err instanceof Stripe.errors.StripeSignatureVerificationError)
+      return { ok: false, reason: 'signature does not verify' };
     if (err instanceof SyntaxError) return { ok: false, reason: 'payload is not JSON' };
     throw err;
   }
-  return { ok: true, eventId: event.id, type: event.type, createdAt: event.created * 1000, settlement: settlementOf(event) };
+  return {
+    ok: true,
+    eventId: event.id,
+    type: event.type,
+    createdAt: event.created * 1000,
+    settlement: settlementOf(event),
+  };
 }

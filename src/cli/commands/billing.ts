@@ -15,30 +15,35 @@ export function registerBillingCommands(program: Command): void {
     .option('--page <n>', 'page number (≥1)', '1')
     .option('--page-size <n>', 'records per page (1–100)', '10')
     .action(
-      action(async (opts: { subscription: string; merchant?: string; status?: string; page: string; pageSize: string }, cmd: Command) => {
-        await withCtx(cmd, async (ctx, out) => {
-          const ref = await subscriptionRef(ctx, opts.subscription, opts.merchant);
-          const page = await listBillingRecords(ctx, ref.merchantId, {
-            subscriptionCode: ref.code,
-            status: opts.status,
-            pageNum: opts.page,
-            pageSize: opts.pageSize,
-          });
-          out.result(page, () => {
-            const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
-            const rows = table(page.records, {
-              recordId: 'record',
-              billingType: 'type',
-              amount: 'amount',
-              status: 'status',
-              scheduledTime: 'scheduled',
-              actualTime: 'charged',
-              retryCount: 'retry',
-              failReason: 'reason',
+      action(
+        async (
+          opts: { subscription: string; merchant?: string; status?: string; page: string; pageSize: string },
+          cmd: Command,
+        ) => {
+          await withCtx(cmd, async (ctx, out) => {
+            const ref = await subscriptionRef(ctx, opts.subscription, opts.merchant);
+            const page = await listBillingRecords(ctx, ref.merchantId, {
+              subscriptionCode: ref.code,
+              status: opts.status,
+              pageNum: opts.page,
+              pageSize: opts.pageSize,
             });
-            return `${rows}\npage ${page.pageNum} of ${pages} (${page.total} records)`;
+            out.result(page, () => {
+              const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+              const rows = table(page.records, {
+                recordId: 'record',
+                billingType: 'type',
+                amount: 'amount',
+                status: 'status',
+                scheduledTime: 'scheduled',
+                actualTime: 'charged',
+                retryCount: 'retry',
+                failReason: 'reason',
+              });
+              return `${rows}\npage ${page.pageNum} of ${pages} (${page.total} records)`;
+            });
           });
-        });
-      }),
+        },
+      ),
     );
 }

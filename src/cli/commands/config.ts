@@ -7,7 +7,8 @@ const KEYS = ['public-url'] as const;
 type Key = (typeof KEYS)[number];
 
 function keyOf(text: string): Key {
-  if (!(KEYS as readonly string[]).includes(text)) throw new UsageError(`unknown setting ${JSON.stringify(text)} (settings: ${KEYS.join(', ')})`);
+  if (!(KEYS as readonly string[]).includes(text))
+    throw new UsageError(`unknown setting ${JSON.stringify(text)} (settings: ${KEYS.join(', ')})`);
   return text as Key;
 }
 
@@ -17,7 +18,9 @@ export function registerConfigCommands(program: Command): void {
     .command('set')
     .argument('<key>', 'public-url')
     .argument('<value>', 'the value, e.g. https://pay.example.com')
-    .description('record a setting: public-url is the base of checkout and 3DS links (PAYGATE_PUBLIC_URL still wins where set)')
+    .description(
+      'record a setting: public-url is the base of checkout and 3DS links (PAYGATE_PUBLIC_URL still wins where set)',
+    )
     .action(
       action(async (key: string, value: string, _opts: object, cmd: Command) => {
         keyOf(key);
@@ -37,8 +40,10 @@ export function registerConfigCommands(program: Command): void {
         await withCtx(cmd, async (ctx, out) => {
           const recorded = (await storedPublicUrl(ctx)) ?? null;
           const effective = ctx.config.publicUrl;
-          out.result({ 'public-url': recorded, effective, fromEnvironment: ctx.config.publicUrlFromEnv }, () =>
-            `public-url = ${recorded ?? '(not recorded)'}${ctx.config.publicUrlFromEnv ? `; PAYGATE_PUBLIC_URL overrides it here: ${effective}` : ''}`,
+          out.result(
+            { 'public-url': recorded, effective, fromEnvironment: ctx.config.publicUrlFromEnv },
+            () =>
+              `public-url = ${recorded ?? '(not recorded)'}${ctx.config.publicUrlFromEnv ? `; PAYGATE_PUBLIC_URL overrides it here: ${effective}` : ''}`,
           );
         });
       }),
@@ -46,7 +51,7 @@ export function registerConfigCommands(program: Command): void {
   config
     .command('unset')
     .argument('<key>', 'public-url')
-    .description('forget a recorded setting (links then use serve\'s own address)')
+    .description("forget a recorded setting (links then use serve's own address)")
     .action(
       action(async (key: string, _opts: object, cmd: Command) => {
         keyOf(key);

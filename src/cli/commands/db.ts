@@ -30,7 +30,9 @@ export function registerDbCommands(program: Command): void {
     );
 
   db.command('migrate')
-    .description('bring the database schema up to this version (every command also does it on open); --dry-run lists what is pending')
+    .description(
+      'bring the database schema up to this version (every command also does it on open); --dry-run lists what is pending',
+    )
     .option('--dry-run', 'list pending migrations and change nothing (a missing database is not created)')
     .action(
       action(async (opts: { dryRun?: boolean }, cmd: Command) => {
@@ -54,7 +56,9 @@ export function registerDbCommands(program: Command): void {
         }
         await withCtx(cmd, (_ctx, out) => {
           out.result({ database: target, applied: status.pending }, () =>
-            status.pending.length === 0 ? `${target} was already up to date` : `applied ${list(status.pending)} to ${target}`,
+            status.pending.length === 0
+              ? `${target} was already up to date`
+              : `applied ${list(status.pending)} to ${target}`,
           );
         });
       }),
@@ -70,7 +74,8 @@ export function registerDbCommands(program: Command): void {
           throw invalidParam('to', 'a URL must be postgres://… or postgresql://…; a SQLite target is a file path');
         }
         const target = isUrl(to) ? to : resolve(to);
-        if (!isUrl(to) && !existsSync(dirname(target))) throw invalidParam('to', `directory does not exist: ${dirname(target)}`);
+        if (!isUrl(to) && !existsSync(dirname(target)))
+          throw invalidParam('to', `directory does not exist: ${dirname(target)}`);
         await withCtx(cmd, async (ctx, out) => {
           const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
           let summary;
@@ -93,7 +98,9 @@ export function registerDbCommands(program: Command): void {
             chmodSync(`${target}.key`, 0o600);
             out.note(`The vault key was copied to ${target}.key (mode 0600): the copy opens with the same key.`);
           } else if (source.kind === 'file') {
-            out.note(`The copy is sealed under the vault key in ${source.path}: set PAYGATE_VAULT_KEY to it to open the copy.`);
+            out.note(
+              `The copy is sealed under the vault key in ${source.path}: set PAYGATE_VAULT_KEY to it to open the copy.`,
+            );
           } else {
             out.note('The copy is sealed under the same vault key: open it with the same PAYGATE_VAULT_KEY.');
           }

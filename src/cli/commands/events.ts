@@ -40,14 +40,19 @@ export function registerEventsCommands(program: Command): void {
       .option('--subscription <code>', 'only this subscription (code or id)')
       .option('--merchant <id>', 'only this merchant'),
   ).action(
-    action(async (opts: { status?: string; subscription?: string; merchant?: string; limit: string; page: string }, cmd: Command) => {
-      const req = pageOf(opts);
-      await withCtx(cmd, async (ctx, out) => {
-        const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
-        const p = await pageEvents(ctx, { status: opts.status, subscription: opts.subscription, merchantId }, req);
-        out.result(p.items, () => `${table(p.items, eventColumns)}\n${pageFooter(p)}`);
-      });
-    }),
+    action(
+      async (
+        opts: { status?: string; subscription?: string; merchant?: string; limit: string; page: string },
+        cmd: Command,
+      ) => {
+        const req = pageOf(opts);
+        await withCtx(cmd, async (ctx, out) => {
+          const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
+          const p = await pageEvents(ctx, { status: opts.status, subscription: opts.subscription, merchantId }, req);
+          out.result(p.items, () => `${table(p.items, eventColumns)}\n${pageFooter(p)}`);
+        });
+      },
+    ),
   );
 
   events

@@ -9,8 +9,16 @@ import { action, UsageError, withCtx } from '../shell.js';
 import { visible } from '../visible.js';
 import { readSecrets, type FlagValue, type SecretFlag } from '../secret-input.js';
 
-const SECRET_KEY: SecretFlag = { flag: '--stripe-secret-key', env: 'PAYGATE_STRIPE_SECRET_KEY', message: 'Stripe secret key (sk_… or rk_…, not shown):' };
-const WEBHOOK_SECRET: SecretFlag = { flag: '--stripe-webhook-secret', env: 'PAYGATE_STRIPE_WEBHOOK_SECRET', message: 'Stripe webhook signing secret (whsec_…, not shown):' };
+const SECRET_KEY: SecretFlag = {
+  flag: '--stripe-secret-key',
+  env: 'PAYGATE_STRIPE_SECRET_KEY',
+  message: 'Stripe secret key (sk_… or rk_…, not shown):',
+};
+const WEBHOOK_SECRET: SecretFlag = {
+  flag: '--stripe-webhook-secret',
+  env: 'PAYGATE_STRIPE_WEBHOOK_SECRET',
+  message: 'Stripe webhook signing secret (whsec_…, not shown):',
+};
 
 export function registerMerchantCommands(program: Command): void {
   const merchant = program.command('merchant').description('create and manage merchants');
@@ -25,8 +33,15 @@ export function registerMerchantCommands(program: Command): void {
       action(async (opts: { name?: string; signatureVersion: string; notifyUrl?: string }, cmd: Command) => {
         if (opts.name === undefined) throw new UsageError('missing required option: --name');
         await withCtx(cmd, async (ctx, out) => {
-          const created = await createMerchant(ctx, { name: opts.name, signatureVersion: opts.signatureVersion, notifyUrl: opts.notifyUrl });
-          out.result(created, () => `${record(created)}\n${chalk.yellow('Store the API key and secret now: they are not shown again.')}`);
+          const created = await createMerchant(ctx, {
+            name: opts.name,
+            signatureVersion: opts.signatureVersion,
+            notifyUrl: opts.notifyUrl,
+          });
+          out.result(
+            created,
+            () => `${record(created)}\n${chalk.yellow('Store the API key and secret now: they are not shown again.')}`,
+          );
         });
       }),
     );
@@ -36,8 +51,10 @@ export function registerMerchantCommands(program: Command): void {
       const req = pageOf(opts);
       await withCtx(cmd, async (ctx, out) => {
         const p = await pageMerchants(ctx, req);
-        out.result(p.items, () =>
-          `${table(p.items, { merchantId: 'merchantId', name: 'name', apiKey: 'apiKey', signatureVersion: 'sig', status: 'status', notifyUrl: 'notifyUrl' })}\n${pageFooter(p)}`,
+        out.result(
+          p.items,
+          () =>
+            `${table(p.items, { merchantId: 'merchantId', name: 'name', apiKey: 'apiKey', signatureVersion: 'sig', status: 'status', notifyUrl: 'notifyUrl' })}\n${pageFooter(p)}`,
         );
       });
     }),
@@ -105,7 +122,9 @@ export function registerMerchantCommands(program: Command): void {
           if (opts.channel !== undefined) patch.channel = opts.channel;
           const secrets = opts.stripeSecretKey !== undefined || opts.stripeWebhookSecret !== undefined;
           if (Object.keys(patch).length === 0 && !secrets) {
-            throw new UsageError('nothing to update: give --notify-url, --signature-version, --name, --disable, --enable, --channel or a Stripe key');
+            throw new UsageError(
+              'nothing to update: give --notify-url, --signature-version, --name, --disable, --enable, --channel or a Stripe key',
+            );
           }
           await withCtx(cmd, async (ctx, out) => {
             const [key, hook] = await readSecrets(out, [
@@ -120,7 +139,8 @@ export function registerMerchantCommands(program: Command): void {
                 await confirmIrreversible(
                   out,
                   opts.yes,
-                  () => `Disable merchant ${current.merchantId} (${visible(current.name)})? Its payments are refused and its renewals wait until --enable.`,
+                  () =>
+                    `Disable merchant ${current.merchantId} (${visible(current.name)})? Its payments are refused and its renewals wait until --enable.`,
                 );
               }
             }
@@ -146,12 +166,18 @@ export function registerMerchantCommands(program: Command): void {
   merchant
     .command('rotate-key')
     .argument('<id>', 'merchant id')
-    .description('issue a new apiKey (shown once), e.g. when the old one was lost or leaked; the old one works 24 more hours')
+    .description(
+      'issue a new apiKey (shown once), e.g. when the old one was lost or leaked; the old one works 24 more hours',
+    )
     .action(
       action(async (id: string, _opts: object, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
           const r = await rotateApiKey(ctx, id);
-          out.result(r, () => `${record(r)}\n${chalk.yellow('Store the new apiKey now: it is not shown again. Payment URLs (/payment/{apiKey}/…) must move to it within 24 hours.')}`);
+          out.result(
+            r,
+            () =>
+              `${record(r)}\n${chalk.yellow('Store the new apiKey now: it is not shown again. Payment URLs (/payment/{apiKey}/…) must move to it within 24 hours.')}`,
+          );
         });
       }),
     );

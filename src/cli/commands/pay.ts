@@ -31,7 +31,9 @@ function readCardJson(source: string): string {
   try {
     return source === '-' ? readFileSync(0, 'utf8') : readFileSync(source, 'utf8');
   } catch (e) {
-    throw new UsageError(`--card-json: cannot read ${source === '-' ? 'standard input' : source}: ${(e as Error).message}`);
+    throw new UsageError(
+      `--card-json: cannot read ${source === '-' ? 'standard input' : source}: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -41,12 +43,14 @@ function readCardJson(source: string): string {
  */
 export async function cardInfoFrom(out: Output, o: CardOptions): Promise<string> {
   if (o.cardJson !== undefined) {
-    if (o.card !== undefined || o.exp !== undefined || o.cvv !== undefined) throw new UsageError('use either --card-json or --card/--exp/--cvv');
+    if (o.card !== undefined || o.exp !== undefined || o.cvv !== undefined)
+      throw new UsageError('use either --card-json or --card/--exp/--cvv');
     return readCardJson(o.cardJson).trim();
   }
   if (o.exp !== undefined && expiryCheck(o.exp)) throw new UsageError(`--exp: ${expiryCheck(o.exp) ?? ''}`);
   const missing: MissingField[] = [];
-  if (o.card === undefined) missing.push({ flag: '--card', message: 'Card number', secret: true, check: cardNumberCheck });
+  if (o.card === undefined)
+    missing.push({ flag: '--card', message: 'Card number', secret: true, check: cardNumberCheck });
   if (o.exp === undefined) missing.push({ flag: '--exp', message: 'Expiry (MM/YYYY)', check: expiryCheck });
   if (o.cvv === undefined) missing.push({ flag: '--cvv', message: 'CVV', secret: true, check: cvvCheck });
   const a = await askMissing(out, missing);
@@ -93,7 +97,10 @@ export function registerPayCommands(program: Command): void {
     .option('--currency <code>', 'ISO 4217 currency', 'USD')
     .option('--checkout', 'create a CHECKOUT transaction: the card is entered on the hosted page')
     .option('--relation <id>', 'your order id (relationId); defaults to --request, else generated')
-    .option('--request <id>', 'idempotency key (requestId): run again with the same one to retry safely; generated when left out')
+    .option(
+      '--request <id>',
+      'idempotency key (requestId): run again with the same one to retry safely; generated when left out',
+    )
     .option('--notify-url <url>', 'callback URL for this payment')
     .option('--return-url <url>', 'checkout/3DS: where to send the user on success')
     .option('--failed-url <url>', 'checkout/3DS: where to send the user on failure')
@@ -104,9 +111,16 @@ export function registerPayCommands(program: Command): void {
       const out = outputOf(cmd);
       const check = amountCheck(opts.currency, { positive: true });
       checkGiven('payAmount', opts.amount, check);
-      if (opts.checkout && (opts.card !== undefined || opts.cardJson !== undefined)) throw new UsageError('--checkout takes no card: it is entered on the page');
+      if (opts.checkout && (opts.card !== undefined || opts.cardJson !== undefined))
+        throw new UsageError('--checkout takes no card: it is entered on the page');
       const ask = async (): Promise<{ amount: string | undefined; cardInfo: string | undefined }> => ({
-        amount: opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: `Amount in ${opts.currency.toUpperCase()} (e.g. 10.00)`, check }]))['--amount']?.trim(),
+        amount:
+          opts.amount ??
+          (
+            await askMissing(out, [
+              { flag: '--amount', message: `Amount in ${opts.currency.toUpperCase()} (e.g. 10.00)`, check },
+            ])
+          )['--amount']?.trim(),
         cardInfo: opts.checkout ? undefined : await cardInfoFrom(out, opts),
       });
       // Off a terminal a missing value is a usage error: found before the database is opened.

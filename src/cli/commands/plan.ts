@@ -55,8 +55,14 @@ export function registerPlanCommands(program: Command): void {
         const priceCheck = amountCheck(opts.currency, { positive: false });
         checkGiven('price', opts.price, priceCheck);
         if (opts.name === undefined) missing.push({ flag: '--name', message: 'Plan name', check: textCheck(200) });
-        if (opts.price === undefined) missing.push({ flag: '--price', message: `Price per cycle in ${opts.currency.toUpperCase()} (e.g. 9.99)`, check: priceCheck });
-        if (opts.cycleType === undefined) missing.push({ flag: '--cycle-type', message: 'Cycle type', choices: CYCLE_TYPES });
+        if (opts.price === undefined)
+          missing.push({
+            flag: '--price',
+            message: `Price per cycle in ${opts.currency.toUpperCase()} (e.g. 9.99)`,
+            check: priceCheck,
+          });
+        if (opts.cycleType === undefined)
+          missing.push({ flag: '--cycle-type', message: 'Cycle type', choices: CYCLE_TYPES });
         // Off a terminal a missing value is a usage error: found before the database is opened.
         const given = out.interactive ? undefined : await askMissing(out, missing);
         await withCtx(cmd, async (ctx) => {

@@ -23,7 +23,10 @@ export function registerRefundCommands(program: Command): void {
   program
     .command('refund')
     .description('refund part or all of a paid transaction')
-    .option('--merchant <id>', 'merchant of --relation (left out: the only one, or chosen from a list on a terminal); with --tx: only if it is this one')
+    .option(
+      '--merchant <id>',
+      'merchant of --relation (left out: the only one, or chosen from a list on a terminal); with --tx: only if it is this one',
+    )
     .option('--tx <id>', 'transactionOrderId')
     .option('--relation <id>', 'relationId')
     .option('--amount <amount>', 'amount to refund, e.g. 5.00')
@@ -36,14 +39,23 @@ export function registerRefundCommands(program: Command): void {
         // The refund's currency is the transaction's; 2 decimals is the widest the amount syntax allows.
         const check = amountCheck('USD', { positive: true });
         checkGiven('refundAmount', opts.amount, check);
-        const amount = opts.amount ?? (await askMissing(out, [{ flag: '--amount', message: 'Amount to refund (e.g. 5.00)', check }]))['--amount']?.trim();
+        const amount =
+          opts.amount ??
+          (await askMissing(out, [{ flag: '--amount', message: 'Amount to refund (e.g. 5.00)', check }]))[
+            '--amount'
+          ]?.trim();
         await withCtx(cmd, async (ctx) => {
           // A transaction id names its merchant; a relationId is only unique within one.
           const merchant =
-            opts.tx !== undefined ? await requireMerchant(ctx, await transactionMerchantId(ctx, opts.tx, opts.merchant)) : await chooseMerchant(ctx, out, opts.merchant);
+            opts.tx !== undefined
+              ? await requireMerchant(ctx, await transactionMerchantId(ctx, opts.tx, opts.merchant))
+              : await chooseMerchant(ctx, out, opts.merchant);
           await confirmIrreversible(out, opts.yes, async () => {
-            const t = await queryTransaction(ctx, merchant.id, { transactionOrderId: opts.tx, relationId: opts.relation });
-            return `Refund ${amount} ${t.currency} of ${t.transactionOrderId} (order ${visible(t.relationId ?? "")}, paid ${t.payAmount} ${t.currency})? A refund cannot be taken back.`;
+            const t = await queryTransaction(ctx, merchant.id, {
+              transactionOrderId: opts.tx,
+              relationId: opts.relation,
+            });
+            return `Refund ${amount} ${t.currency} of ${t.transactionOrderId} (order ${visible(t.relationId ?? '')}, paid ${t.payAmount} ${t.currency})? A refund cannot be taken back.`;
           });
           const view = await refundTransaction(ctx, merchant, {
             merchantId: merchant.id,

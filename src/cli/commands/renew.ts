@@ -34,7 +34,8 @@ export function registerRenewCommands(program: Command): void {
     .action(
       action(async (opts: RenewCliOptions, cmd: Command) => {
         const limit = opts.limit === undefined ? undefined : positiveInt(opts.limit);
-        if (opts.every !== undefined && opts.at !== undefined) throw new UsageError('--every and --at cannot be combined');
+        if (opts.every !== undefined && opts.at !== undefined)
+          throw new UsageError('--every and --at cannot be combined');
         const clock = opts.at !== undefined ? new FixedClock(0) : undefined;
         await withCtx(
           cmd,
@@ -43,7 +44,8 @@ export function registerRenewCommands(program: Command): void {
               const at = parseTime(opts.at, ctx.zone, 'at');
               // A future time would charge real customers early: only the sandbox may be run ahead.
               // Stripe merchants count too, unless Stripe is a local stand-in (plain http is loopback only).
-              if (at > Date.now() && (await chargesRealMoney(ctx))) throw invalidParam('at', 'a time in the future needs the sandbox channel');
+              if (at > Date.now() && (await chargesRealMoney(ctx)))
+                throw invalidParam('at', 'a time in the future needs the sandbox channel');
               clock.set(at);
             }
             const stop = stopSignal();
@@ -68,7 +70,13 @@ function positiveInt(text: string): number {
   return Number(text);
 }
 
-async function runOnce(ctx: Ctx, out: Output, opts: RenewCliOptions, limit: number | undefined, shouldStop: () => boolean): Promise<RenewResult> {
+async function runOnce(
+  ctx: Ctx,
+  out: Output,
+  opts: RenewCliOptions,
+  limit: number | undefined,
+  shouldStop: () => boolean,
+): Promise<RenewResult> {
   const bar = !out.json && process.stderr.isTTY ? progressBar(process.stderr) : undefined;
   try {
     return await runRenewal(ctx, {
@@ -85,7 +93,11 @@ async function runOnce(ctx: Ctx, out: Output, opts: RenewCliOptions, limit: numb
 function printResult(ctx: Ctx, out: Output, r: RenewResult): void {
   if (r.records !== undefined) {
     const { records, ...summary } = r;
-    out.result({ ...summary, dryRun: true, records }, () => `${table(records, { recordId: 'record', subscriptionCode: 'subscription', billingType: 'type', amount: 'amount', currency: 'cur', scheduledTime: 'scheduled', retryCount: 'retry' })}\n${records.length} due (dry run: nothing charged)`);
+    out.result(
+      { ...summary, dryRun: true, records },
+      () =>
+        `${table(records, { recordId: 'record', subscriptionCode: 'subscription', billingType: 'type', amount: 'amount', currency: 'cur', scheduledTime: 'scheduled', retryCount: 'retry' })}\n${records.length} due (dry run: nothing charged)`,
+    );
     return;
   }
   out.result(r, () => `renewal run at ${formatTime(ctx.clock.now(), ctx.zone)}\n${record(r)}`);
@@ -121,7 +133,14 @@ function stopSignal(): StopSignal {
   };
 }
 
-async function runEvery(ctx: Ctx, out: Output, expr: string, opts: RenewCliOptions, limit: number | undefined, stop: StopSignal): Promise<void> {
+async function runEvery(
+  ctx: Ctx,
+  out: Output,
+  expr: string,
+  opts: RenewCliOptions,
+  limit: number | undefined,
+  stop: StopSignal,
+): Promise<void> {
   let running: Promise<void> = Promise.resolve();
   let job: Cron;
   try {

@@ -46,7 +46,15 @@ function terminalReport(r: RevenueReport): string {
   const who = r.merchantName ? `${visible(r.merchantName)} (${r.merchantId})` : 'all merchants';
   const head = `Revenue report — ${who} · ${r.currency} · months in ${r.zone}`;
   const body = table(rows, {
-    month: 'month', new: 'new', churned: 'churned', active: 'active', mrr: 'MRR', charged: 'charged', refunded: 'refunded', failed: 'failed attempts', recovered: 'recovered',
+    month: 'month',
+    new: 'new',
+    churned: 'churned',
+    active: 'active',
+    mrr: 'MRR',
+    charged: 'charged',
+    refunded: 'refunded',
+    failed: 'failed attempts',
+    recovered: 'recovered',
   });
   // asciichart needs two points to draw a line; one month is just the table.
   if (r.months.length < 2) return `${head}\n${body}`;
@@ -70,7 +78,8 @@ export function registerReportCommands(program: Command): void {
     .action(
       action(async (opts: ReportOptions, cmd: Command) => {
         const target = opts.html ? resolve(opts.html) : undefined;
-        if (target && !existsSync(dirname(target))) throw invalidParam('html', `directory does not exist: ${dirname(target)}`);
+        if (target && !existsSync(dirname(target)))
+          throw invalidParam('html', `directory does not exist: ${dirname(target)}`);
         await withCtx(cmd, async (ctx, out) => {
           const report = await revenueReport(ctx, { merchantId: opts.merchant, from: opts.from, to: opts.to });
           if (target) writeFileSync(target, reportHtml(report));

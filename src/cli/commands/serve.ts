@@ -28,7 +28,14 @@ function readPem(flag: string, file: string): Buffer {
     return readFileSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : (e as Error).message;
     throw new StartupError(`${flag}: cannot read ${file}: ${why}`);
   }
 }
@@ -37,12 +44,20 @@ function readPem(flag: string, file: string): Buffer {
 function startupProblem(e: unknown, host: string, port: number): unknown {
   const code = (e as NodeJS.ErrnoException | undefined)?.code ?? '';
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (code === 'EADDRINUSE') return new StartupError(`cannot listen on ${where}: the address is already in use (another paygate serve? choose another --port)`);
-  if (code === 'EACCES') return new StartupError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges)`);
-  if (code === 'EADDRNOTAVAIL') return new StartupError(`cannot listen on ${where}: no such address on this machine (check --host)`);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new StartupError(`cannot listen on ${where}: unknown host (check --host)`);
+  if (code === 'EADDRINUSE')
+    return new StartupError(
+      `cannot listen on ${where}: the address is already in use (another paygate serve? choose another --port)`,
+    );
+  if (code === 'EACCES')
+    return new StartupError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges)`);
+  if (code === 'EADDRNOTAVAIL')
+    return new StartupError(`cannot listen on ${where}: no such address on this machine (check --host)`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new StartupError(`cannot listen on ${where}: unknown host (check --host)`);
   if (code.startsWith('ERR_OSSL') || /PEM|certificate|private key/i.test((e as Error | undefined)?.message ?? '')) {
-    return new StartupError(`--tls-cert/--tls-key: not a usable PEM certificate and matching key (${(e as Error).message})`);
+    return new StartupError(
+      `--tls-cert/--tls-key: not a usable PEM certificate and matching key (${(e as Error).message})`,
+    );
   }
   return e;
 }
@@ -68,7 +83,10 @@ export function registerServeCommands(program: Command): void {
     .option('--tls-key <file>', 'TLS private key (PEM)')
     .option('--no-renew', 'do not run renewals inside serve')
     .option('--renew-cron <expr>', 'renewal schedule, cron syntax (PAYGATE_RENEW_CRON, default "* * * * *")')
-    .option('--trust-proxy <list>', 'believe X-Forwarded-For only from these proxy addresses or CIDR ranges, comma-separated (PAYGATE_TRUST_PROXY; default: none)')
+    .option(
+      '--trust-proxy <list>',
+      'believe X-Forwarded-For only from these proxy addresses or CIDR ranges, comma-separated (PAYGATE_TRUST_PROXY; default: none)',
+    )
     .option('--no-rate-limit', 'turn the per-merchant rate limits off (benchmarks only; PAYGATE_RATE_LIMIT=off)')
     .action(
       action(async (opts: ServeOptions, cmd: Command) => {
@@ -80,8 +98,12 @@ export function registerServeCommands(program: Command): void {
         const env = process.env;
         const host = opts.host ?? env.PAYGATE_HOST ?? '127.0.0.1';
         const port = parsePort(opts.port ?? env.PAYGATE_PORT ?? '8080');
-        if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together');
-        const https = opts.tlsCert && opts.tlsKey ? { cert: readPem('--tls-cert', opts.tlsCert), key: readPem('--tls-key', opts.tlsKey) } : undefined;
+        if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey))
+          throw new UsageError('--tls-cert and --tls-key go together');
+        const https =
+          opts.tlsCert && opts.tlsKey
+            ? { cert: readPem('--tls-cert', opts.tlsCert), key: readPem('--tls-key', opts.tlsKey) }
+            : undefined;
         const renewCron = opts.renewCron ?? env.PAYGATE_RENEW_CRON ?? '* * * * *';
         const cronProblem = opts.renew ? checkCron(renewCron) : undefined;
         if (cronProblem) throw new UsageError(`--renew-cron ${JSON.stringify(renewCron)}: ${cronProblem}`);
@@ -103,7 +125,10 @@ export function registerServeCommands(program: Command): void {
           }
         }
         const logLevel = env.PAYGATE_LOG_LEVEL ?? 'info';
-        if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`PAYGATE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(logLevel)}`);
+        if (!LOG_LEVELS.includes(logLevel))
+          throw new UsageError(
+            `PAYGATE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${JSON.stringify(logLevel)}`,
+          );
 
         await withCtx(
           cmd,
@@ -138,7 +163,9 @@ export function registerServeCommands(program: Command): void {
             const background = startBackground(ctx, { renew: opts.renew, renewCron, log: app.log });
             const publicNote = ctx.config.publicUrl === own ? '' : ` (pages and links use ${ctx.config.publicUrl})`;
             const renewNote = opts.renew ? `renewals on cron "${renewCron}"` : 'renewals off (--no-renew)';
-            process.stdout.write(`paygate listening on ${own}${publicNote} · database ${displayDb(ctx.config.dbPath)} · ${renewNote}\n`);
+            process.stdout.write(
+              `paygate listening on ${own}${publicNote} · database ${displayDb(ctx.config.dbPath)} · ${renewNote}\n`,
+            );
 
             await new Promise<void>((resolve) => {
               let stopping = false;

@@ -4,7 +4,12 @@ import { requireMerchant } from '../../services/merchants.js';
 import { updateCard } from '../../services/card-update/index.js';
 import { changePlan } from '../../services/plan-change/index.js';
 import { addCardOptions, cardInfoFrom, type CardOptions } from './pay.js';
-import { cancelSubscription, pauseSubscription, resumeSubscription, subscriptionDetail } from '../../services/subscriptions/index.js';
+import {
+  cancelSubscription,
+  pauseSubscription,
+  resumeSubscription,
+  subscriptionDetail,
+} from '../../services/subscriptions/index.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { confirmIrreversible } from '../prompts.js';
@@ -35,14 +40,19 @@ export function registerSubCommands(program: Command): void {
       .option('--user <id>', 'only this user')
       .option('--status <status>', 'INCOMPLETE, ACTIVE, PAUSED, CANCELLED, FAILED or EXPIRED'),
   ).action(
-    action(async (opts: { merchant?: string; user?: string; status?: string; limit: string; page: string }, cmd: Command) => {
-      const req = pageOf(opts);
-      await withCtx(cmd, async (ctx, out) => {
-        const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
-        const p = await pageSubscriptions(ctx, { merchantId, userId: opts.user, status: opts.status }, req);
-        out.result(p.items, () => `${table(p.items, listColumns)}\n${pageFooter(p)}`);
-      });
-    }),
+    action(
+      async (
+        opts: { merchant?: string; user?: string; status?: string; limit: string; page: string },
+        cmd: Command,
+      ) => {
+        const req = pageOf(opts);
+        await withCtx(cmd, async (ctx, out) => {
+          const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
+          const p = await pageSubscriptions(ctx, { merchantId, userId: opts.user, status: opts.status }, req);
+          out.result(p.items, () => `${table(p.items, listColumns)}\n${pageFooter(p)}`);
+        });
+      },
+    ),
   );
 
   sub
@@ -64,7 +74,9 @@ export function registerSubCommands(program: Command): void {
       .command('update-card')
       .argument('<id>', 'subscription id or code')
       .option('--merchant <id>', 'only if it belongs to this merchant')
-      .description("replace an ACTIVE or PAUSED subscription's card (a zero-amount check; a waiting retry becomes due at once)"),
+      .description(
+        "replace an ACTIVE or PAUSED subscription's card (a zero-amount check; a waiting retry becomes due at once)",
+      ),
   ).action(
     action(async (id: string, opts: CardOptions & { merchant?: string }, cmd: Command) => {
       const cardInfo = await cardInfoFrom(outputOf(cmd), opts);
@@ -87,9 +99,18 @@ export function registerSubCommands(program: Command): void {
       action(async (id: string, opts: { plan: string; now?: boolean; merchant?: string }, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
           const ref = await subscriptionRef(ctx, id, opts.merchant);
-          const r = await changePlan(ctx, ref.merchantId, { subscriptionId: ref.id, planId: opts.plan, when: opts.now ? 'NOW' : 'PERIOD_END' });
+          const r = await changePlan(ctx, ref.merchantId, {
+            subscriptionId: ref.id,
+            planId: opts.plan,
+            when: opts.now ? 'NOW' : 'PERIOD_END',
+          });
           const { record: rec, ...summary } = r;
-          out.result(r, () => record({ ...summary, ...(rec ? { charged: rec.amount, recordId: rec.recordId, recordStatus: rec.status } : {}) }));
+          out.result(r, () =>
+            record({
+              ...summary,
+              ...(rec ? { charged: rec.amount, recordId: rec.recordId, recordStatus: rec.status } : {}),
+            }),
+          );
         });
       }),
     );

@@ -24,7 +24,10 @@ export function registerSubscribeCommands(program: Command): void {
     .option('--plan <id>', 'plan id')
     .option('--user <id>', 'your user id')
     .option('--relation <id>', 'relationId; defaults to --request, else generated')
-    .option('--request <id>', 'idempotency key (requestId): run again with the same one to retry safely; generated when left out')
+    .option(
+      '--request <id>',
+      'idempotency key (requestId): run again with the same one to retry safely; generated when left out',
+    )
     .option('--notify-url <url>', 'callback URL for this subscription, kept for every renewal');
   addCardOptions(sub).action(
     action(async (opts: SubscribeOptions, cmd: Command) => {

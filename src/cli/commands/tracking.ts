@@ -69,13 +69,25 @@ export function entriesFromFile(path: string): unknown[] {
       throw new UsageError(`--file: ${path} is not valid JSON`);
     }
     const list = Array.isArray(parsed) ? parsed : (parsed as { trackingList?: unknown } | null)?.trackingList;
-    if (!Array.isArray(list)) throw new UsageError('--file: JSON must be an array of entries or {"trackingList": [...]}');
+    if (!Array.isArray(list))
+      throw new UsageError('--file: JSON must be an array of entries or {"trackingList": [...]}');
     return list;
   }
   const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
   if (!header) throw new UsageError(`--file: ${path} is empty`);
-  const keys = header.map((h) => HEADERS[h.trim().toLowerCase().replace(/[\s_-]/g, '')]);
-  if (!keys.includes('trackingNo')) throw new UsageError('--file: the CSV header needs orderId or relationId, trackingNo, trackingChannel (carrier), trackUrl (url)');
+  const keys = header.map(
+    (h) =>
+      HEADERS[
+        h
+          .trim()
+          .toLowerCase()
+          .replace(/[\s_-]/g, '')
+      ],
+  );
+  if (!keys.includes('trackingNo'))
+    throw new UsageError(
+      '--file: the CSV header needs orderId or relationId, trackingNo, trackingChannel (carrier), trackUrl (url)',
+    );
   return rows.map((r) => {
     const entry: Record<string, string> = {};
     keys.forEach((k, i) => {
@@ -112,11 +124,14 @@ export function registerTrackingCommands(program: Command): void {
       action(async (opts: UploadOptions, cmd: Command) => {
         let entries: unknown[];
         if (opts.file !== undefined) {
-          if (opts.order || opts.relation || opts.trackingNo || opts.carrier || opts.url) throw new UsageError('use either --file or the entry flags');
+          if (opts.order || opts.relation || opts.trackingNo || opts.carrier || opts.url)
+            throw new UsageError('use either --file or the entry flags');
           entries = entriesFromFile(opts.file);
         } else {
-          if (!opts.order && !opts.relation) throw new UsageError('give --file FILE, or --order ID (or --relation ID) with --tracking-no and --carrier');
-          if (!opts.trackingNo || !opts.carrier) throw new UsageError('missing required options: --tracking-no, --carrier');
+          if (!opts.order && !opts.relation)
+            throw new UsageError('give --file FILE, or --order ID (or --relation ID) with --tracking-no and --carrier');
+          if (!opts.trackingNo || !opts.carrier)
+            throw new UsageError('missing required options: --tracking-no, --carrier');
           entries = [
             {
               ...(opts.order ? { orderId: opts.order } : {}),
@@ -129,9 +144,16 @@ export function registerTrackingCommands(program: Command): void {
         }
         await withCtx(cmd, async (ctx, out) => {
           const merchant = await chooseMerchant(ctx, out, opts.merchant);
-          const { result, failures } = await uploadTrackingWithReasons(ctx, merchant, { merchantId: merchant.id, trackingList: entries });
+          const { result, failures } = await uploadTrackingWithReasons(ctx, merchant, {
+            merchantId: merchant.id,
+            trackingList: entries,
+          });
           out.result({ ...result, failures }, () => {
-            const summary = record({ successCount: result.successCount, failedCount: result.failedCount, sign: result.sign });
+            const summary = record({
+              successCount: result.successCount,
+              failedCount: result.failedCount,
+              sign: result.sign,
+            });
             if (failures.length === 0) return summary;
             const rows = failures.map((f) => ({ entry: visible(f.entry), reason: f.reason }));
             return `${summary}\n\nfailed entries:\n${table(rows, { entry: 'entry', reason: 'why' })}`;
@@ -149,7 +171,13 @@ export function registerTrackingCommands(program: Command): void {
     updateTime: 'uploaded',
   } as const;
   const shown = (rows: Awaited<ReturnType<typeof listTracking>>) =>
-    rows.map((r) => ({ ...r, relationId: visible(r.relationId ?? ''), trackingNo: visible(r.trackingNo), trackingChannel: visible(r.trackingChannel), trackUrl: visible(r.trackUrl ?? '') }));
+    rows.map((r) => ({
+      ...r,
+      relationId: visible(r.relationId ?? ''),
+      trackingNo: visible(r.trackingNo),
+      trackingChannel: visible(r.trackingChannel),
+      trackUrl: visible(r.trackUrl ?? ''),
+    }));
 
   addPaging(
     tracking
@@ -164,7 +192,11 @@ export function registerTrackingCommands(program: Command): void {
         // One more row than asked tells whether another page follows.
         const rows = await listTracking(ctx, { merchantId, limit: req.limit + 1, offset: (req.page - 1) * req.limit });
         const items = rows.slice(0, req.limit);
-        out.result(items, () => `${table(shown(items), columns)}\n${pageFooter({ items, page: req.page, limit: req.limit, more: rows.length > req.limit })}`);
+        out.result(
+          items,
+          () =>
+            `${table(shown(items), columns)}\n${pageFooter({ items, page: req.page, limit: req.limit, more: rows.length > req.limit })}`,
+        );
       });
     }),
   );

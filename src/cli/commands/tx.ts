@@ -24,7 +24,10 @@ function statusCode(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (/^\d{6}$/.test(text)) return Number(text);
   const code = (STATUS as Record<string, number>)[text.toUpperCase()];
-  if (code === undefined) throw new UsageError(`--status: unknown status ${text} (use a code like 200000 or a name like ${Object.keys(STATUS).join(', ')})`);
+  if (code === undefined)
+    throw new UsageError(
+      `--status: unknown status ${text} (use a code like 200000 or a name like ${Object.keys(STATUS).join(', ')})`,
+    );
   return code;
 }
 

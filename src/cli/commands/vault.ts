@@ -20,7 +20,10 @@ function newKeyOf(opts: RotateOptions): { key: Buffer; text: string } {
     return { key: parseVaultKey(text, opts.newKeyFile), text };
   }
   const env = process.env.PAYGATE_NEW_VAULT_KEY;
-  if (!env) throw new UsageError('give the new key with --new-key-file FILE or PAYGATE_NEW_VAULT_KEY (make one with: paygate vault new-key)');
+  if (!env)
+    throw new UsageError(
+      'give the new key with --new-key-file FILE or PAYGATE_NEW_VAULT_KEY (make one with: paygate vault new-key)',
+    );
   return { key: parseVaultKey(env, 'PAYGATE_NEW_VAULT_KEY'), text: env.trim() };
 }
 
@@ -46,7 +49,9 @@ export function registerVaultCommands(program: Command): void {
 
   vault
     .command('rotate')
-    .description('re-encrypt every stored card and secret under a new vault key (resumable; stop serve and renew first)')
+    .description(
+      're-encrypt every stored card and secret under a new vault key (resumable; stop serve and renew first)',
+    )
     .option('--new-key-file <file>', 'file holding the new key (base64); or set PAYGATE_NEW_VAULT_KEY')
     .option('-y, --yes', 'do not ask for confirmation on a terminal')
     .action(
@@ -58,15 +63,18 @@ export function registerVaultCommands(program: Command): void {
             await confirmIrreversible(
               out,
               opts.yes,
-              async () => `Re-encrypt ${await countSealedValues(ctx)} stored cards and secrets under the new key? Stop every other paygate process (serve, renew) first; afterwards only the new key opens this database.`,
+              async () =>
+                `Re-encrypt ${await countSealedValues(ctx)} stored cards and secrets under the new key? Stop every other paygate process (serve, renew) first; afterwards only the new key opens this database.`,
             );
             const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
             const summary = await rotateVaultKey(ctx, next.key, (p) => bar?.update(p.done, p.total));
             bar?.done();
             const source = ctx.vaultKeySource;
             if (source.kind === 'file') writeKeyFile(source.path, next.text);
-            out.result({ ...summary, keyFile: source.kind === 'file' ? source.path : null }, () =>
-              `re-encrypted ${summary.reencrypted} values under the new key${summary.alreadyDone ? ` (${summary.alreadyDone} were already done)` : ''}`,
+            out.result(
+              { ...summary, keyFile: source.kind === 'file' ? source.path : null },
+              () =>
+                `re-encrypted ${summary.reencrypted} values under the new key${summary.alreadyDone ? ` (${summary.alreadyDone} were already done)` : ''}`,
             );
             out.note(
               source.kind === 'file'

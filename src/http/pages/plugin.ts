@@ -19,28 +19,55 @@ import { splitUrl } from '../body.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import { createCsrf, type Csrf } from './csrf.js';
 import { contentSecurityPolicy, layout, newNonce } from './html.js';
-import { cardCheckingPage, cardUpdatedPage, cardUpdatePage, checkoutPage, messagePage, reasonText, resultPage, threeDsPage } from './views.js';
+import {
+  cardCheckingPage,
+  cardUpdatedPage,
+  cardUpdatePage,
+  checkoutPage,
+  messagePage,
+  reasonText,
+  resultPage,
+  threeDsPage,
+} from './views.js';
 
 export const pageDocs: PlainRouteDoc[] = [
   { method: 'GET', url: '/checkout/:token', summary: 'Hosted checkout page (HTML)', contentType: 'text/html' },
-  { method: 'POST', url: '/checkout/:token', summary: 'Checkout form: pay with a card or cancel', contentType: 'text/html' },
+  {
+    method: 'POST',
+    url: '/checkout/:token',
+    summary: 'Checkout form: pay with a card or cancel',
+    contentType: 'text/html',
+  },
   {
     method: 'GET',
     url: '/3ds/:token',
     summary: '3-D Secure page (HTML): the sandbox challenge, or for a Stripe merchant the hand-over to Stripe',
     contentType: 'text/html',
-    redirects: "A Stripe merchant's payment: on to Stripe's challenge page (or to the result, once Stripe has settled it)",
+    redirects:
+      "A Stripe merchant's payment: on to Stripe's challenge page (or to the result, once Stripe has settled it)",
   },
   { method: 'POST', url: '/3ds/:token', summary: '3DS form: Complete or Fail', contentType: 'text/html' },
   {
     method: 'GET',
     url: '/3ds/return/:transactionOrderId',
-    summary: "Return from the Stripe channel's 3-D Secure challenge: reads the payment from Stripe and finishes it (redirect or HTML)",
+    summary:
+      "Return from the Stripe channel's 3-D Secure challenge: reads the payment from Stripe and finishes it (redirect or HTML)",
     contentType: 'text/html',
     redirects: 'Done: on to the merchant’s return or failed URL',
   },
-  { method: 'GET', url: '/card/:token', summary: 'Hosted card-update page of a subscription being retried (HTML; the updateCardUrl of RENEW_FAILED callbacks)', contentType: 'text/html' },
-  { method: 'POST', url: '/card/:token', summary: 'Card-update form: check and save a new card', contentType: 'text/html' },
+  {
+    method: 'GET',
+    url: '/card/:token',
+    summary:
+      'Hosted card-update page of a subscription being retried (HTML; the updateCardUrl of RENEW_FAILED callbacks)',
+    contentType: 'text/html',
+  },
+  {
+    method: 'POST',
+    url: '/card/:token',
+    summary: 'Card-update form: check and save a new card',
+    contentType: 'text/html',
+  },
 ];
 
 /** Form posts are small; a card form never needs more. */
@@ -69,7 +96,14 @@ function formTargets(view: FormTargets | undefined): string[] {
   return origins;
 }
 
-function sendPage(reply: FastifyReply, status: number, title: string, body: (nonce: string) => string, view?: FormTargets, sandbox = false): FastifyReply {
+function sendPage(
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  body: (nonce: string) => string,
+  view?: FormTargets,
+  sandbox = false,
+): FastifyReply {
   const nonce = newNonce();
   return reply
     .code(status)
@@ -120,20 +154,40 @@ function finish(reply: FastifyReply, out: PageOutcome, page: PageContext, holder
   if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
   if (out.result === 'processing') {
     return sendPage(reply, 200, 'Payment', () =>
-      messagePage('Your payment is being processed', 'The card issuer has not confirmed it yet. The shop is told as soon as it is settled; you may close this page.'),
+      messagePage(
+        'Your payment is being processed',
+        'The card issuer has not confirmed it yet. The shop is told as soon as it is settled; you may close this page.',
+      ),
     );
   }
   if (out.result === 'declined_retry') {
-    return sendPage(reply, 200, 'Checkout', () => checkoutPage(out.view, csrf.issue('checkout', out.view.token), reasonText(out.failReason), holderName), out.view, sandbox);
+    return sendPage(
+      reply,
+      200,
+      'Checkout',
+      () => checkoutPage(out.view, csrf.issue('checkout', out.view.token), reasonText(out.failReason), holderName),
+      out.view,
+      sandbox,
+    );
   }
   const to = locationOf(out.redirectUrl);
   if (to) return reply.code(303).header('location', withResult(to, out.view)).send();
   const kind = out.result === 'succeeded' ? 'succeeded' : out.result === 'cancelled' ? 'cancelled' : 'failed';
-  return sendPage(reply, 200, 'Payment', () => resultPage(kind, out.view, out.failReason ?? out.view.failReason), undefined, sandbox);
+  return sendPage(
+    reply,
+    200,
+    'Payment',
+    () => resultPage(kind, out.view, out.failReason ?? out.view.failReason),
+    undefined,
+    sandbox,
+  );
 }
 
 const unavailable = (): string =>
-  messagePage('This payment page is no longer available', 'The link has expired, was already used, or does not exist. Please return to the shop and start again.');
+  messagePage(
+    'This payment page is no longer available',
+    'The link has expired, was already used, or does not exist. Please return to the shop and start again.',
+  );
 
 /** Whether a request-target is under the hosted pages' paths (any spelling the router may see). */
 export function isPagePath(url: string): boolean {
@@ -147,7 +201,9 @@ export function pageNotFound(reply: FastifyReply): FastifyReply {
 
 /** A page URL the router could not decode. */
 export function pageMalformed(reply: FastifyReply): FastifyReply {
-  return sendPage(reply, 400, 'Payment page', () => messagePage('Something is wrong with that link', 'Please return to the shop and start again.'));
+  return sendPage(reply, 400, 'Payment page', () =>
+    messagePage('Something is wrong with that link', 'Please return to the shop and start again.'),
+  );
 }
 
 /** Every failure on a hosted page answers an HTML page (or a redirect), never JSON. */
@@ -164,10 +220,14 @@ function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply:
   if (isPaygateError(err) && err.code === RESULT_CODES.NOT_FOUND) return pageNotFound(reply);
   const status = (err as FastifyError).statusCode;
   if (isPaygateError(err) || (status !== undefined && status >= 400 && status < 500)) {
-    return sendPage(reply, status === 413 || status === 415 ? status : 400, 'Payment page', () => messagePage('Something is wrong with that request', 'Please go back and try again.'));
+    return sendPage(reply, status === 413 || status === 415 ? status : 400, 'Payment page', () =>
+      messagePage('Something is wrong with that request', 'Please go back and try again.'),
+    );
   }
   req.log.error({ err }, 'internal error on a hosted page');
-  return sendPage(reply, 500, 'Payment page', () => messagePage('Something went wrong', `Please try again later (reference ${req.id}).`));
+  return sendPage(reply, 500, 'Payment page', () =>
+    messagePage('Something went wrong', `Please try again later (reference ${req.id}).`),
+  );
 }
 
 /** The hosted checkout and 3DS pages (SPEC §11): HTML, no JavaScript, no external resources. */
@@ -178,7 +238,9 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
   const page: PageContext = { csrf, sandbox: ctx.channel.name === 'sandbox' };
 
   const forbidden = (reply: FastifyReply) =>
-    sendPage(reply, 403, 'Payment page', () => messagePage('This form has expired', 'Please reload the payment page and try again.'));
+    sendPage(reply, 403, 'Payment page', () =>
+      messagePage('This form has expired', 'Please reload the payment page and try again.'),
+    );
 
   // A path parameter holding U+0000 names no page; PostgreSQL cannot even compare it with stored
   // text (it would fail the lookup), so it is answered as the unknown page it is, on both engines.
@@ -188,11 +250,16 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
   });
 
   const tokenOf = (req: FastifyRequest): string => (req.params as { token: string }).token;
-  const formOf = (req: FastifyRequest): Form => (req.body !== null && typeof req.body === 'object' ? (req.body as Form) : {});
+  const formOf = (req: FastifyRequest): Form =>
+    req.body !== null && typeof req.body === 'object' ? (req.body as Form) : {};
 
   // Registered before /3ds/:token's siblings: a static segment wins over the parameter anyway.
   app.get('/3ds/return/:transactionOrderId', async (req, reply) =>
-    finish(reply, await returnFromThreeDs(ctx, (req.params as { transactionOrderId: string }).transactionOrderId), page),
+    finish(
+      reply,
+      await returnFromThreeDs(ctx, (req.params as { transactionOrderId: string }).transactionOrderId),
+      page,
+    ),
   );
 
   for (const kind of ['checkout', '3ds'] as const satisfies readonly PageKind[]) {
@@ -200,12 +267,20 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
       if (kind === '3ds') {
         // A channel that runs 3DS itself: hand the shopper over to its challenge page.
         const handOver = await threeDsHandOver(ctx, tokenOf(req));
-        if (handOver && 'redirectUrl' in handOver) return reply.code(303).header('location', handOver.redirectUrl).send();
+        if (handOver && 'redirectUrl' in handOver)
+          return reply.code(303).header('location', handOver.redirectUrl).send();
         if (handOver) return finish(reply, handOver.outcome, page);
       }
       const view = await getPage(ctx, kind, tokenOf(req));
       const token = csrf.issue(kind, view.token);
-      return sendPage(reply, 200, kind === 'checkout' ? 'Checkout' : '3-D Secure', () => (kind === 'checkout' ? checkoutPage(view, token) : threeDsPage(view, token)), view, page.sandbox);
+      return sendPage(
+        reply,
+        200,
+        kind === 'checkout' ? 'Checkout' : '3-D Secure',
+        () => (kind === 'checkout' ? checkoutPage(view, token) : threeDsPage(view, token)),
+        view,
+        page.sandbox,
+      );
     });
   }
 
@@ -227,7 +302,14 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
 
   app.get('/card/:token', async (req, reply) => {
     const view = await getCardPage(ctx, tokenOf(req));
-    return sendPage(reply, 200, 'Update your card', () => cardUpdatePage(view, csrf.issue('card', view.token)), view, page.sandbox);
+    return sendPage(
+      reply,
+      200,
+      'Update your card',
+      () => cardUpdatePage(view, csrf.issue('card', view.token)),
+      view,
+      page.sandbox,
+    );
   });
 
   app.post('/card/:token', async (req, reply) => {
@@ -243,9 +325,18 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
       cvv: field(form, 'cvv').trim(),
     });
     if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
-    if (out.result === 'updated') return sendPage(reply, 200, 'Card updated', () => cardUpdatedPage(out.view), undefined, page.sandbox);
-    if (out.result === 'processing') return sendPage(reply, 200, 'Card being checked', () => cardCheckingPage(out.view), undefined, page.sandbox);
-    return sendPage(reply, 200, 'Update your card', () => cardUpdatePage(out.view, csrf.issue('card', token), reasonText(out.failReason), holderName), out.view, page.sandbox);
+    if (out.result === 'updated')
+      return sendPage(reply, 200, 'Card updated', () => cardUpdatedPage(out.view), undefined, page.sandbox);
+    if (out.result === 'processing')
+      return sendPage(reply, 200, 'Card being checked', () => cardCheckingPage(out.view), undefined, page.sandbox);
+    return sendPage(
+      reply,
+      200,
+      'Update your card',
+      () => cardUpdatePage(out.view, csrf.issue('card', token), reasonText(out.failReason), holderName),
+      out.view,
+      page.sandbox,
+    );
   });
 
   app.post('/3ds/:token', async (req, reply) => {

@@ -26,7 +26,10 @@ const orderRef = (view: PageView): string => view.relationId ?? view.transaction
 
 function summary(view: PageView): string {
   const items = (view.items ?? [])
-    .map((i) => `<tr><td>${esc(i.name)}</td><td class="n">${i.num ? `${esc(i.num)} × ` : ''}${esc(i.price ?? '')}</td></tr>`)
+    .map(
+      (i) =>
+        `<tr><td>${esc(i.name)}</td><td class="n">${i.num ? `${esc(i.num)} × ` : ''}${esc(i.price ?? '')}</td></tr>`,
+    )
     .join('');
   return `<h1>Pay ${esc(view.merchantName)}</h1>
 <p class="merchant">Order ${esc(orderRef(view))}</p>
@@ -122,7 +125,11 @@ export type ResultKind = 'succeeded' | 'failed' | 'cancelled';
 export function resultPage(kind: ResultKind, view: PageView | undefined, reason?: string): string {
   const titles = view?.cardCheck
     ? { succeeded: ['ok', 'Card updated'], failed: ['bad', 'Card not updated'], cancelled: ['', 'Card not updated'] }
-    : { succeeded: ['ok', 'Payment successful'], failed: ['bad', 'Payment failed'], cancelled: ['', 'Payment cancelled'] };
+    : {
+        succeeded: ['ok', 'Payment successful'],
+        failed: ['bad', 'Payment failed'],
+        cancelled: ['', 'Payment cancelled'],
+      };
   const head = titles[kind];
   return `<div class="card"><h1 class="${head[0]}">${head[1]}</h1>
 ${view?.cardCheck ? `<p class="merchant">${esc(view.merchantName)}</p>` : view ? `<p class="merchant">${esc(view.merchantName)} · order ${esc(orderRef(view))}</p><p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>` : ''}

@@ -5,4 +5,9 @@ import { subscriptionRoutes } from './subscriptions.js';
 import { transactionRoutes } from './transactions.js';
 
 /** Every signed API endpoint of SPEC §5. */
-export const apiRoutes: readonly ApiRoute[] = [...transactionRoutes, ...paymentRoutes, ...planRoutes, ...subscriptionRoutes];
+export const apiRoutes: readonly ApiRoute[] = [
+  ...transactionRoutes,
+  ...paymentRoutes,
+  ...planRoutes,
+  ...subscriptionRoutes,
+];

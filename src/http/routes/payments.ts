@@ -19,7 +19,12 @@ export const paymentRoutes: ApiRoute[] = [
         'Name the transaction by transactionOrderId or relationId (both: they must agree, else 1001). Refunds may repeat while their sum stays within the paid amount (1010 beyond); only SUCCEEDED and PARTIALLY_REFUNDED transactions can be refunded (1008). Send a requestId: the same requestId with the same fields answers the same refund again instead of refunding twice; with other fields it is 1006.',
       request: { schema: REFUND_REQUEST },
       data: data.refund,
-      errors: [RESULT_CODES.REQUEST_CONFLICT, RESULT_CODES.NOT_FOUND, RESULT_CODES.NOT_ALLOWED, RESULT_CODES.REFUND_EXCEEDS],
+      errors: [
+        RESULT_CODES.REQUEST_CONFLICT,
+        RESULT_CODES.NOT_FOUND,
+        RESULT_CODES.NOT_ALLOWED,
+        RESULT_CODES.REFUND_EXCEEDS,
+      ],
     },
     handle: (ctx, merchant, params) => refundTransaction(ctx, merchant, params),
   },

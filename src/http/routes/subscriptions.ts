@@ -21,9 +21,27 @@ const { NOT_FOUND, NOT_ALLOWED, PLAN_UNAVAILABLE, CARD_REJECTED } = RESULT_CODES
 /** Pause / resume / cancel answer data:true, or data:false with 1008 / 1007 (SPEC §5). */
 const transitions: ApiRoute[] = (
   [
-    ['cancel', 'cancelSubscription', 'Cancel a subscription', 'From ACTIVE, PAUSED or INCOMPLETE. The pending charge is cancelled; endTime is the end of the period already paid (or of the trial) if it is still running, else now.', cancelSubscription],
-    ['pause', 'pauseSubscription', 'Pause a subscription', 'From ACTIVE. The pending charge is cancelled; nothing is charged while PAUSED.', pauseSubscription],
-    ['resume', 'resumeSubscription', 'Resume a paused subscription', 'From PAUSED. The next charge is at the old nextBillingTime, or now if that has passed (the billing anchor then moves to now).', resumeSubscription],
+    [
+      'cancel',
+      'cancelSubscription',
+      'Cancel a subscription',
+      'From ACTIVE, PAUSED or INCOMPLETE. The pending charge is cancelled; endTime is the end of the period already paid (or of the trial) if it is still running, else now.',
+      cancelSubscription,
+    ],
+    [
+      'pause',
+      'pauseSubscription',
+      'Pause a subscription',
+      'From ACTIVE. The pending charge is cancelled; nothing is charged while PAUSED.',
+      pauseSubscription,
+    ],
+    [
+      'resume',
+      'resumeSubscription',
+      'Resume a paused subscription',
+      'From PAUSED. The next charge is at the old nextBillingTime, or now if that has passed (the billing anchor then moves to now).',
+      resumeSubscription,
+    ],
   ] as const
 ).map(([verb, operationId, summary, description, fn]) => ({
   method: 'POST',

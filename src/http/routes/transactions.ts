@@ -45,7 +45,10 @@ export const transactionRoutes: ApiRoute[] = [
     method: 'POST',
     url: '/v1/:apiKey/transaction',
     ...transactionBudget,
-    doc: createDoc('createTransactionV1', 'Create a transaction (the original gateway’s path; same as /payment/{apiKey}/transaction)'),
+    doc: createDoc(
+      'createTransactionV1',
+      'Create a transaction (the original gateway’s path; same as /payment/{apiKey}/transaction)',
+    ),
     handle: (ctx, merchant, params, req) => createTransaction(ctx, merchant, params, { clientIp: req.ip }),
   },
   {
@@ -58,7 +61,8 @@ export const transactionRoutes: ApiRoute[] = [
       operationId: 'queryTransaction',
       tag: 'Payments',
       summary: 'Query one transaction by transactionOrderId or relationId',
-      description: 'Send transactionOrderId, relationId, or both (then they must name the same transaction, else 1001). A 3-D Secure or checkout session left unfinished for 30 minutes is reported EXPIRED (300010).',
+      description:
+        'Send transactionOrderId, relationId, or both (then they must name the same transaction, else 1001). A 3-D Secure or checkout session left unfinished for 30 minutes is reported EXPIRED (300010).',
       request: { schema: TRANSACTION_QUERY_REQUEST },
       data: data.transaction,
       errors: [NOT_FOUND],
@@ -81,6 +85,7 @@ export const transactionRoutes: ApiRoute[] = [
       data: data.transaction,
       errors: [DUPLICATE_RELATION, REQUEST_CONFLICT, NOT_FOUND, PLAN_UNAVAILABLE, CARD_REJECTED],
     },
-    handle: (ctx, merchant, params, req) => createTransaction(ctx, merchant, params, { clientIp: req.ip, defaultPaymentType: 'SUBSCRIPTION' }),
+    handle: (ctx, merchant, params, req) =>
+      createTransaction(ctx, merchant, params, { clientIp: req.ip, defaultPaymentType: 'SUBSCRIPTION' }),
   },
 ];

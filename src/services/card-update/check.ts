@@ -37,7 +37,12 @@ export interface CardUpdateResult {
  * money moved); its ids are recorded on the new card row as soon as Stripe names them, and the
  * row replaces the old card only once the SetupIntent succeeded.
  */
-export async function replaceCard(ctx: Ctx, merchantId: string, subscriptionId: string, card: ValidCard): Promise<CardUpdateResult> {
+export async function replaceCard(
+  ctx: Ctx,
+  merchantId: string,
+  subscriptionId: string,
+  card: ValidCard,
+): Promise<CardUpdateResult> {
   const merchant = await ctx.store.getMerchant(merchantId);
   const onStripe = merchant?.channel === 'stripe';
   const intent = await ctx.store.transaction(async (tx) => {
@@ -127,8 +132,13 @@ export async function replaceCard(ctx: Ctx, merchantId: string, subscriptionId: 
  * with the channel's reason, as a payment would.
  */
 async function refusedCheck(ctx: Ctx, row: TransactionRow, message: string): Promise<never> {
-  await ctx.store.transaction((tx) => finishUnpaid(ctx, tx, row, STATUS.ACCEPTED, STATUS.FAILED, 'processing_error', ctx.clock.now()));
-  throw new PaygateError(RESULT_CODES.INTERNAL, `the payment channel refused the request, the card was not changed: ${message}`);
+  await ctx.store.transaction((tx) =>
+    finishUnpaid(ctx, tx, row, STATUS.ACCEPTED, STATUS.FAILED, 'processing_error', ctx.clock.now()),
+  );
+  throw new PaygateError(
+    RESULT_CODES.INTERNAL,
+    `the payment channel refused the request, the card was not changed: ${message}`,
+  );
 }
 
 export async function cardUpdateView(ctx: Ctx, txn: TransactionRow, code: string): Promise<CardUpdateResult> {

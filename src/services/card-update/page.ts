@@ -59,14 +59,19 @@ export async function submitCardPage(ctx: Ctx, token: string, input: PageCard): 
     // Browsers' cc-exp autofill may give "3" and "30": the page accepts them.
     const month = /^\d$/.test(input.month) ? `0${input.month}` : input.month;
     const year = /^\d{2}$/.test(input.year) ? `20${input.year}` : input.year;
-    card = validateCard({ ...input, month, year, cardNumber: String(input.cardNumber ?? '') }, ctx.clock.now(), ctx.zone);
+    card = validateCard(
+      { ...input, month, year, cardNumber: String(input.cardNumber ?? '') },
+      ctx.clock.now(),
+      ctx.zone,
+    );
   } catch (e) {
     if (isPaygateError(e)) return { result: 'declined', failReason: e.message, view };
     throw e;
   }
   const r = await replaceCard(ctx, s.merchantId, s.id, card);
   if (r.status === String(STATUS.SUCCEEDED)) return { result: 'updated', view };
-  if (r.status === String(STATUS.REQUIRES_3DS) && r.url) return { result: 'three_ds', redirectUrl: new URL(r.url).pathname, view };
+  if (r.status === String(STATUS.REQUIRES_3DS) && r.url)
+    return { result: 'three_ds', redirectUrl: new URL(r.url).pathname, view };
   if (r.status === String(STATUS.ACCEPTED)) return { result: 'processing', view };
   return { result: 'declined', ...(r.failReason ? { failReason: r.failReason } : {}), view };
 }

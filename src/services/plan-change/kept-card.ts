@@ -23,9 +23,16 @@ export type ChangeOutcome =
  * after Stripe has forgotten the keys. Off-session nobody can authenticate: a card that asks for
  * it is declined `authentication_required`, and the change does not happen.
  */
-export async function chargeKeptCard(ctx: Ctx, record: BillingRecordRow, card: CardRow, now: number): Promise<ChangeOutcome> {
-  if (!card.stripeCustomerId || !card.stripePaymentMethodId) return { approved: false, reason: 'processing_error', ref: null };
-  if (cardExpired(card.expMonth, card.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
+export async function chargeKeptCard(
+  ctx: Ctx,
+  record: BillingRecordRow,
+  card: CardRow,
+  now: number,
+): Promise<ChangeOutcome> {
+  if (!card.stripeCustomerId || !card.stripePaymentMethodId)
+    return { approved: false, reason: 'processing_error', ref: null };
+  if (cardExpired(card.expMonth, card.expYear, now, ctx.zone))
+    return { approved: false, reason: 'expired_card', ref: null };
   const channel = await channelOf(ctx, record.merchantId, 'stripe');
   const txnId = record.transactionId;
   const earlier = txnId ? ((await ctx.store.getTransaction(txnId))?.channelRef ?? null) : null;
@@ -42,7 +49,9 @@ export async function chargeKeptCard(ctx: Ctx, record: BillingRecordRow, card: C
   if (result.outcome === 'in_flight' && result.ref && txnId && result.ref !== earlier) {
     // Remembered before anything else: the next attempt reads this intent instead of creating one.
     const ref = result.ref;
-    await ctx.store.transaction((tx) => tx.updateTransactionIf(txnId, 100000, { channelRef: ref, updatedAt: ctx.clock.now() }));
+    await ctx.store.transaction((tx) =>
+      tx.updateTransactionIf(txnId, 100000, { channelRef: ref, updatedAt: ctx.clock.now() }),
+    );
   }
   switch (result.outcome) {
     case 'approved':

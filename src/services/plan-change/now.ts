@@ -35,8 +35,13 @@ export async function changeNow(ctx: Ctx, merchantId: string, req: ChangePlanInp
   if ('waiting' in out) return pendingChange(ctx, recordId);
   if ('refused' in out) {
     // Stripe ran nothing (a revoked key): the change ends declined, and the caller learns why.
-    await ctx.store.transaction((tx) => recordChange(ctx, tx, recordId, { approved: false, reason: 'processing_error', ref: null }));
-    throw new PaygateError(RESULT_CODES.INTERNAL, `the payment channel refused the request, nothing was charged and the plan did not change: ${out.message}`);
+    await ctx.store.transaction((tx) =>
+      recordChange(ctx, tx, recordId, { approved: false, reason: 'processing_error', ref: null }),
+    );
+    throw new PaygateError(
+      RESULT_CODES.INTERNAL,
+      `the payment channel refused the request, nothing was charged and the plan did not change: ${out.message}`,
+    );
   }
   return ctx.store.transaction((tx) => recordChange(ctx, tx, recordId, out));
 }
@@ -50,7 +55,13 @@ async function pendingChange(ctx: Ctx, recordId: string): Promise<ChangeResult> 
   const record = await ctx.store.getRecord(recordId);
   const s = record ? await ctx.store.getSubscriptionById(record.subscriptionId) : undefined;
   if (!record || !s) throw notFound('subscription');
-  return changeResult(ctx, s, { when: 'NOW', result: 'PENDING', credit: record.creditGranted, next: await ctx.store.nextBillingTime(s.id), record });
+  return changeResult(ctx, s, {
+    when: 'NOW',
+    result: 'PENDING',
+    credit: record.creditGranted,
+    next: await ctx.store.nextBillingTime(s.id),
+    record,
+  });
 }
 
 /**
@@ -178,7 +189,8 @@ async function chargeChange(ctx: Ctx, recordId: string): Promise<ChangeOutcome> 
   if (!record || !card) return { approved: false, reason: 'processing_error', ref: null };
   if (card.channel === 'stripe') return chargeKeptCard(ctx, record, card, now);
   if (card.panEnc === null) return { approved: false, reason: 'processing_error', ref: null };
-  if (cardExpired(card.expMonth, card.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
+  if (cardExpired(card.expMonth, card.expYear, now, ctx.zone))
+    return { approved: false, reason: 'expired_card', ref: null };
   const result = await ctx.channel.charge({
     idempotencyKey: record.id,
     amount: record.amount,
@@ -204,9 +216,21 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
   if (!settled) {
     // Another caller (the renewal run finishing a stale change) recorded it first: report what is there.
     const result = record.status !== 'SUCCESS' ? 'DECLINED' : s.planId === plan.id ? 'CHANGED' : 'ENDED';
-    return changeResult(ctx, s, { when: 'NOW', result, credit: i.credit, next: await tx.nextBillingTime(s.id), record });
+    return changeResult(ctx, s, {
+      when: 'NOW',
+      result,
+      credit: i.credit,
+      next: await tx.nextBillingTime(s.id),
+      record,
+    });
   }
-  if (record.transactionId) await tx.finishRenewalTransaction(record.transactionId, { approved: out.approved, failReason, channelRef: out.ref, now });
+  if (record.transactionId)
+    await tx.finishRenewalTransaction(record.transactionId, {
+      approved: out.approved,
+      failReason,
+      channelRef: out.ref,
+      now,
+    });
   await tx.addChargeToSubscription(s.id, { approved: out.approved, amount: i.charge, paidThrough: null, now });
   // The place taken on the new plan, unless a change at period end already held it.
   const releaseTarget = async () => {
@@ -216,9 +240,16 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
   if (!out.approved || !isCounted(s.status)) {
     // Declined: the old plan stays. Approved but cancelled meanwhile: the money counts, the plan does not move.
     await releaseTarget();
-    if (isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0) await tx.deleteCard(s.cardId);
+    if (isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0)
+      await tx.deleteCard(s.cardId);
     const result = out.approved ? 'ENDED' : 'DECLINED';
-    return changeResult(ctx, s, { when: 'NOW', result, credit: i.credit, next: await tx.nextBillingTime(s.id), record });
+    return changeResult(ctx, s, {
+      when: 'NOW',
+      result,
+      credit: i.credit,
+      next: await tx.nextBillingTime(s.id),
+      record,
+    });
   }
 
   const cycle = { cycleType: i.plan.cycleType, cycleLength: i.plan.cycleLength };

@@ -6,14 +6,21 @@ import type { PlanRow, SubscriptionRow, Tx } from '../../store/store.js';
  * ACTIVE (1008), the plan is this merchant's (1007) in the same currency (1001), and no CHANGE
  * charge of it is under way (1008: two concurrent changes, one wins).
  */
-export async function lockForChange(tx: Tx, merchantId: string, subscriptionId: string, planId: string): Promise<{ s: SubscriptionRow; plan: PlanRow }> {
+export async function lockForChange(
+  tx: Tx,
+  merchantId: string,
+  subscriptionId: string,
+  planId: string,
+): Promise<{ s: SubscriptionRow; plan: PlanRow }> {
   const s = await tx.lockSubscription(merchantId, subscriptionId);
   if (!s) throw notFound('subscription');
   if (s.status !== 'ACTIVE') throw notAllowed(`cannot change the plan of a ${s.status} subscription`);
   const plan = await tx.getPlan(merchantId, planId);
   if (!plan) throw notFound('plan');
-  if (plan.currency !== s.currency) throw invalidParam('planId', `the plan is in ${plan.currency}, the subscription in ${s.currency}`);
-  if ((await tx.pendingRecords(s.id)).some((r) => r.billingType === 'CHANGE')) throw notAllowed('another plan change of this subscription is being charged');
+  if (plan.currency !== s.currency)
+    throw invalidParam('planId', `the plan is in ${plan.currency}, the subscription in ${s.currency}`);
+  if ((await tx.pendingRecords(s.id)).some((r) => r.billingType === 'CHANGE'))
+    throw notAllowed('another plan change of this subscription is being charged');
   return { s, plan };
 }
 

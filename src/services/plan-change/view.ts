@@ -36,7 +36,13 @@ export interface ChangeResult {
 export function changeResult(
   ctx: Ctx,
   s: SubscriptionRow,
-  a: { when: ChangeWhen; result: ChangeResult['result']; credit: number; next: number | null; record?: BillingRecordRow },
+  a: {
+    when: ChangeWhen;
+    result: ChangeResult['result'];
+    credit: number;
+    next: number | null;
+    record?: BillingRecordRow;
+  },
 ): ChangeResult {
   return {
     subscriptionId: s.id,

@@ -27,7 +27,8 @@ export async function chargeRecord(ctx: Ctx, rec: ClaimedRecord, now: number): P
     return { approved: false, reason: 'processing_error', ref: null };
   }
   // SPEC §6: an expired card fails the attempt without calling the channel.
-  if (cardExpired(rec.expMonth, rec.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
+  if (cardExpired(rec.expMonth, rec.expYear, now, ctx.zone))
+    return { approved: false, reason: 'expired_card', ref: null };
   const result = await ctx.channel.charge({
     idempotencyKey: rec.id,
     amount: rec.amount,
@@ -52,7 +53,8 @@ async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number): Promis
   if (!rec.stripeCustomerId || !rec.stripePaymentMethodId || rec.expMonth === null || rec.expYear === null) {
     return { approved: false, reason: 'processing_error', ref: null };
   }
-  if (cardExpired(rec.expMonth, rec.expYear, now, ctx.zone)) return { approved: false, reason: 'expired_card', ref: null };
+  if (cardExpired(rec.expMonth, rec.expYear, now, ctx.zone))
+    return { approved: false, reason: 'expired_card', ref: null };
   const channel = await channelOf(ctx, rec.merchantId, 'stripe');
   const idempotencyKey = `${rec.id}:${rec.retryCount}`;
   // Taken over after a run left it in flight: settle that charge, never make a second one (its
@@ -72,7 +74,9 @@ async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number): Promis
   if (result.outcome === 'in_flight' && result.ref && rec.transactionId && result.ref !== earlier) {
     const txnId = rec.transactionId;
     const ref = result.ref;
-    await ctx.store.transaction((tx) => tx.updateTransactionIf(txnId, 100000, { channelRef: ref, updatedAt: ctx.clock.now() }));
+    await ctx.store.transaction((tx) =>
+      tx.updateTransactionIf(txnId, 100000, { channelRef: ref, updatedAt: ctx.clock.now() }),
+    );
   }
   return outcomeOf(result);
 }

@@ -10,7 +10,12 @@ export const LEASE_MS = 10 * 60_000;
  * row (the intent, ACCEPTED) is written in the same unit of work, before any channel call; a
  * record taken over after a dead run's lease keeps its transaction.
  */
-export async function claimBatch(ctx: Ctx, ids: readonly string[], owner: string, now: number): Promise<ClaimedRecord[]> {
+export async function claimBatch(
+  ctx: Ctx,
+  ids: readonly string[],
+  owner: string,
+  now: number,
+): Promise<ClaimedRecord[]> {
   const claim = { owner, now, leaseUntil: now + LEASE_MS, channel: ctx.channel.name };
   return ctx.store.transaction((tx) => tx.claimDueRecords(ids, claim));
 }

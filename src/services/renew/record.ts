@@ -20,11 +20,22 @@ export type RecordedAs = 'succeeded' | 'retry_scheduled' | 'subscription_failed'
  * paused or cancelled is recorded but schedules nothing), FAILED after the last retry, and the
  * SUBSCRIPTION callback in the outbox. A record another run already settled is left alone.
  */
-export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: Charged, now: number): Promise<RecordedAs> {
+export async function recordOutcome(
+  ctx: Ctx,
+  tx: Tx,
+  rec: ClaimedRecord,
+  out: Charged,
+  now: number,
+): Promise<RecordedAs> {
   const failReason = out.approved ? null : out.reason;
   if (!(await tx.settleRecord(rec.id, out.approved ? 'SUCCESS' : 'FAILED', failReason, now))) return 'already_recorded';
   if (rec.transactionId) {
-    await tx.finishRenewalTransaction(rec.transactionId, { approved: out.approved, failReason, channelRef: out.ref, now });
+    await tx.finishRenewalTransaction(rec.transactionId, {
+      approved: out.approved,
+      failReason,
+      channelRef: out.ref,
+      now,
+    });
   }
   const s = await tx.getSubscriptionById(rec.subscriptionId);
   if (!s) return out.approved ? 'succeeded' : 'failed';
@@ -38,16 +49,32 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
 
   if (out.approved) {
     // A record priced for another plan is the renewal a change at period end waited for.
-    const target = rec.recordPlanId !== null && rec.recordPlanId !== s.planId && isCounted(s.status) ? await tx.getPlan(s.merchantId, rec.recordPlanId) : undefined;
+    const target =
+      rec.recordPlanId !== null && rec.recordPlanId !== s.planId && isCounted(s.status)
+        ? await tx.getPlan(s.merchantId, rec.recordPlanId)
+        : undefined;
     const credit = Math.max(0, s.credit - rec.creditApplied);
     let cur: SubscriptionRow = { ...s, credit };
     if (target) {
       // The new plan's calendar anchors on this renewal's date (a retry's: on the charge).
       const anchorTime = rec.billingType === 'RENEW' ? rec.scheduledTime : now;
-      cur = { ...cur, planId: target.id, amount: target.price, cycleType: target.cycleType, cycleLength: target.cycleLength, anchorTime, pendingPlanId: null };
+      cur = {
+        ...cur,
+        planId: target.id,
+        amount: target.price,
+        cycleType: target.cycleType,
+        cycleLength: target.cycleLength,
+        anchorTime,
+        pendingPlanId: null,
+      };
     }
     // Keeps the anchor; catch-up: several cycles behind → this one charge, next RENEW after now.
-    const following = firstBillingAfter(cur.anchorTime, { cycleType: cur.cycleType, cycleLength: cur.cycleLength }, now, ctx.zone);
+    const following = firstBillingAfter(
+      cur.anchorTime,
+      { cycleType: cur.cycleType, cycleLength: cur.cycleLength },
+      now,
+      ctx.zone,
+    );
     await tx.addChargeToSubscription(s.id, { approved: true, amount: rec.amount, paidThrough: following.time, now });
     if (target) {
       await tx.applyPlanChange(s.id, { ...cur, paidThrough: following.time, now });
@@ -110,7 +137,8 @@ export async function recordOutcome(ctx: Ctx, tx: Tx, rec: ClaimedRecord, out: C
   // The callback describes the state after the change; built in memory (no re-reads on the hot path).
   if (result === 'subscription_failed') after = { ...s, status: 'FAILED' };
   // A subscription that ended while this charge was under way kept its card for it; drop it now.
-  if (isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0) await tx.deleteCard(s.cardId);
+  if (isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0)
+    await tx.deleteCard(s.cardId);
   const record: BillingRecordRow = {
     id: rec.id,
     subscriptionId: rec.subscriptionId,

@@ -63,7 +63,15 @@ const BATCHES_IN_FLIGHT = 2;
  * retaken after the lease).
  */
 export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<RenewResult> {
-  const summary: RenewSummary = { due: 0, succeeded: 0, failed: 0, retriesScheduled: 0, subscriptionsFailed: 0, expired: 0, callbacksDelivered: 0 };
+  const summary: RenewSummary = {
+    due: 0,
+    succeeded: 0,
+    failed: 0,
+    retriesScheduled: 0,
+    subscriptionsFailed: 0,
+    expired: 0,
+    callbacksDelivered: 0,
+  };
   const cutoff = ctx.clock.now();
   const limit = opts.limit ?? Number.POSITIVE_INFINITY;
   if (opts.dryRun) {

@@ -4,11 +4,20 @@ import { notFound } from '../../domain/errors.js';
 import { blankAbsent, integerField, parseInput, requiredString } from '../../domain/fields.js';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscription-state.js';
 import type { SubscriptionRow } from '../../store/store.js';
-import { billingRecordView, subscriptionDetailView, subscriptionListItem, type BillingRecordView, type SubscriptionDetail, type SubscriptionListItem } from './views.js';
+import {
+  billingRecordView,
+  subscriptionDetailView,
+  subscriptionListItem,
+  type BillingRecordView,
+  type SubscriptionDetail,
+  type SubscriptionListItem,
+} from './views.js';
 
 /** An optional field sent empty (a GET query `status=`) counts as absent. */
 
-const statusField = blankAbsent(z.enum(SUBSCRIPTION_STATUSES, { error: `must be one of ${SUBSCRIPTION_STATUSES.join(', ')}` }));
+const statusField = blankAbsent(
+  z.enum(SUBSCRIPTION_STATUSES, { error: `must be one of ${SUBSCRIPTION_STATUSES.join(', ')}` }),
+);
 export const RECORD_STATUSES = ['PENDING', 'SUCCESS', 'FAILED', 'CANCELLED'] as const;
 
 /** Detail, pause, resume and cancel name one subscription. */
@@ -21,7 +30,11 @@ export function subscriptionIdOf(input: unknown): string {
 }
 
 /** This merchant's subscription or 1007 (unknown and foreign ids answer alike, SPEC §2). */
-export async function requireSubscription(ctx: Ctx, merchantId: string, subscriptionId: string): Promise<SubscriptionRow> {
+export async function requireSubscription(
+  ctx: Ctx,
+  merchantId: string,
+  subscriptionId: string,
+): Promise<SubscriptionRow> {
   const row = await ctx.store.getSubscription(merchantId, subscriptionId);
   if (!row) throw notFound('subscription');
   return row;
@@ -36,7 +49,11 @@ export async function subscriptionDetail(ctx: Ctx, merchantId: string, input: un
 export const USER_LIST_REQUEST = z.object({ userId: requiredString(200), status: statusField });
 
 /** GET /subscription/user/list: a user's subscriptions, newest first. */
-export async function listUserSubscriptions(ctx: Ctx, merchantId: string, input: unknown): Promise<SubscriptionListItem[]> {
+export async function listUserSubscriptions(
+  ctx: Ctx,
+  merchantId: string,
+  input: unknown,
+): Promise<SubscriptionListItem[]> {
   const data = parseInput(USER_LIST_REQUEST, input);
   return listSubscriptions(ctx, merchantId, data);
 }

@@ -49,7 +49,11 @@ export async function resumeSubscription(ctx: Ctx, merchantId: string, input: un
  * pause cancelled; if a charge under way at the pause finished meanwhile, the anchor date after
  * a success, or null (charge now) after a failure.
  */
-async function oldNextBilling(tx: Tx, s: SubscriptionRow, zone: string): Promise<{ time: number; cycleIndex: number } | null> {
+async function oldNextBilling(
+  tx: Tx,
+  s: SubscriptionRow,
+  zone: string,
+): Promise<{ time: number; cycleIndex: number } | null> {
   const last = await tx.latestRecord(s.id);
   if (!last) return null;
   if (last.status === 'CANCELLED') return { time: last.scheduledTime, cycleIndex: last.cycleIndex };

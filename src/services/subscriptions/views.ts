@@ -54,7 +54,12 @@ export interface BillingRecordView {
 
 const optTime = (ms: number | null, zone: string): { v?: string } => (ms === null ? {} : { v: formatTime(ms, zone) });
 
-export function subscriptionListItem(ctx: Ctx, s: SubscriptionRow, planName: string, next: number | null): SubscriptionListItem {
+export function subscriptionListItem(
+  ctx: Ctx,
+  s: SubscriptionRow,
+  planName: string,
+  next: number | null,
+): SubscriptionListItem {
   const nextT = optTime(next, ctx.zone).v;
   const endT = optTime(s.endTime, ctx.zone).v;
   const cancelT = optTime(s.cancelTime, ctx.zone).v;

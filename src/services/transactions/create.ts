@@ -49,7 +49,10 @@ export async function createTransaction(
 ): Promise<TransactionView> {
   // The API refuses a disabled merchant at authentication; this holds for every other caller (the CLI).
   if (merchant.status !== 'ACTIVE') {
-    throw new PaygateError(RESULT_CODES.UNKNOWN_MERCHANT, `merchant ${merchant.id} is disabled; enable it with \`paygate merchant update ${merchant.id} --enable\``);
+    throw new PaygateError(
+      RESULT_CODES.UNKNOWN_MERCHANT,
+      `merchant ${merchant.id} is disabled; enable it with \`paygate merchant update ${merchant.id} --enable\``,
+    );
   }
   const now = ctx.clock.now();
   const data = parseTransactionInput(input, now, ctx.zone, opts.defaultPaymentType);
@@ -57,18 +60,26 @@ export async function createTransaction(
   // The request itself (card included) is never stored, nor a plain hash of it (brute-forceable for
   // the card): only this fingerprint keyed under the vault key.
   const hash = requestFingerprint(ctx.vault, input as Record<string, unknown>);
-  const plan = data.paymentType === 'SUBSCRIPTION' && data.planId ? await requirePlan(ctx, merchant.id, data.planId) : undefined;
+  const plan =
+    data.paymentType === 'SUBSCRIPTION' && data.planId ? await requirePlan(ctx, merchant.id, data.planId) : undefined;
   const step = await ctx.store.transaction(async (tx): Promise<Step> => {
     // The key is also unique in the store: a concurrent duplicate that slips past this read fails
     // its insert, and the unit of work is redone (PostgreSQL) or was serialised (SQLite), then finds it.
     const seen = await tx.getIdempotency(merchant.id, 'transaction', data.requestId);
     if (seen) {
       if (seen.requestHash !== hash) {
-        throw new PaygateError(RESULT_CODES.REQUEST_CONFLICT, 'requestId already used with a different request', 'requestId');
+        throw new PaygateError(
+          RESULT_CODES.REQUEST_CONFLICT,
+          'requestId already used with a different request',
+          'requestId',
+        );
       }
       const row = await tx.lockTransaction(seen.resourceId);
       if (!row) throw new Error(`idempotency key points at a missing transaction ${seen.resourceId}`);
-      const charge = row.status === STATUS.ACCEPTED && data.card !== undefined && (await tx.claimCharge(row.id, now, CHARGE_LEASE_MS));
+      const charge =
+        row.status === STATUS.ACCEPTED &&
+        data.card !== undefined &&
+        (await tx.claimCharge(row.id, now, CHARGE_LEASE_MS));
       return { row, charge };
     }
     if (await tx.getTransactionByRelation(merchant.id, data.relationId)) {
@@ -95,7 +106,14 @@ export async function createTransaction(
     }
     const row = newRow(merchant, data, { id, amount, currency, now, clientIp: data.clientIp ?? opts.clientIp, sub });
     await tx.insertTransaction(row);
-    await tx.insertIdempotency({ merchantId: merchant.id, scope: 'transaction', requestId: data.requestId, requestHash: hash, resourceId: id, now });
+    await tx.insertIdempotency({
+      merchantId: merchant.id,
+      scope: 'transaction',
+      requestId: data.requestId,
+      requestHash: hash,
+      resourceId: id,
+      now,
+    });
     return { row, charge: data.paymentType !== 'CHECKOUT' };
   });
 
@@ -106,7 +124,14 @@ export async function createTransaction(
 function newRow(
   merchant: MerchantRow,
   data: TransactionInput,
-  a: { id: string; amount: number; currency: string; now: number; clientIp: string | undefined; sub: { subscriptionId: string; recordId: string } | undefined },
+  a: {
+    id: string;
+    amount: number;
+    currency: string;
+    now: number;
+    clientIp: string | undefined;
+    sub: { subscriptionId: string; recordId: string } | undefined;
+  },
 ): TransactionRow {
   const checkout = data.paymentType === 'CHECKOUT';
   return {
@@ -152,7 +177,12 @@ function newRow(
 }
 
 /** Charge an ACCEPTED transaction (customer present) and record the result; returns the row after. */
-async function chargeAccepted(ctx: Ctx, merchant: MerchantRow, row: TransactionRow, card: ValidCard): Promise<TransactionRow> {
+async function chargeAccepted(
+  ctx: Ctx,
+  merchant: MerchantRow,
+  row: TransactionRow,
+  card: ValidCard,
+): Promise<TransactionRow> {
   let result: ChargeResult;
   try {
     const channel = merchant.channel === 'stripe' ? ctx.channels.forMerchant(merchant) : ctx.channel;
@@ -192,5 +222,8 @@ async function refusedCharge(ctx: Ctx, row: TransactionRow, message: string): Pr
     if (await tx.discardUncharged(row.id)) return;
     await finishUnpaid(ctx, tx, row, STATUS.ACCEPTED, STATUS.FAILED, 'processing_error', ctx.clock.now());
   });
-  throw new PaygateError(RESULT_CODES.INTERNAL, `the payment channel refused the request, nothing was charged: ${message}`);
+  throw new PaygateError(
+    RESULT_CODES.INTERNAL,
+    `the payment channel refused the request, nothing was charged: ${message}`,
+  );
 }

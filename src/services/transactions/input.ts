@@ -71,13 +71,20 @@ export const TRANSACTION_REQUESTS = {
 
 /** POST /subscription/create: a SUBSCRIPTION whose paymentType may be left out. */
 export const SUBSCRIBE_REQUEST = TRANSACTION_REQUESTS.SUBSCRIPTION.extend({
-  paymentType: wireForm(blankAbsent(z.literal('SUBSCRIPTION', { error: 'must be SUBSCRIPTION (or left out) on /subscription/create' })), {
-    type: 'string',
-    enum: ['SUBSCRIPTION'],
-  }),
+  paymentType: wireForm(
+    blankAbsent(z.literal('SUBSCRIPTION', { error: 'must be SUBSCRIPTION (or left out) on /subscription/create' })),
+    {
+      type: 'string',
+      enum: ['SUBSCRIPTION'],
+    },
+  ),
 });
 
-const addressText = z.string({ error: 'must be a string' }).max(500, 'must be at most 500 characters').nullable().optional();
+const addressText = z
+  .string({ error: 'must be a string' })
+  .max(500, 'must be at most 500 characters')
+  .nullable()
+  .optional();
 const blankOr = (re: RegExp, rule: string) => addressText.refine((v) => !v || re.test(v), rule);
 
 /** An address document: every value a string (null allowed as "absent"); known fields checked for format. */
@@ -108,7 +115,10 @@ const FORBIDDEN_NAME =
   // biome-ignore lint/suspicious/noMisleadingCharacterClass: U+FE0F and U+200D are forbidden on their own, not as part of a pair
   /[\p{Extended_Pictographic}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Cc}\u{FE0F}\u{200D}]/u;
 const itemText = z.string({ error: 'must be a string' }).max(500, 'must be at most 500 characters');
-const optionalItemText = itemText.nullable().optional().transform((v) => (v === '' || v === null ? undefined : v));
+const optionalItemText = itemText
+  .nullable()
+  .optional()
+  .transform((v) => (v === '' || v === null ? undefined : v));
 
 /** One entry of `items`: a name, and optionally a (12,2) price, a count, and descriptive fields. */
 export const itemShape = z.object({
@@ -116,11 +126,17 @@ export const itemShape = z.object({
     .refine((v) => v.trim() !== '', 'is required')
     .refine((v) => !FORBIDDEN_NAME.test(v), 'must not contain emoji, CJK or control characters'),
   price: wireForm(
-    optionalItemText.refine((v) => v === undefined || AMOUNT_RE.test(v), 'must be a decimal string such as "9.99" (at most 10 digits and 2 decimals)'),
+    optionalItemText.refine(
+      (v) => v === undefined || AMOUNT_RE.test(v),
+      'must be a decimal string such as "9.99" (at most 10 digits and 2 decimals)',
+    ),
     { type: 'string', pattern: AMOUNT_RE.source },
   ),
   num: wireForm(
-    optionalItemText.refine((v) => v === undefined || /^[1-9]\d{0,8}$/.test(v), 'must be a whole number of at least 1, as a string'),
+    optionalItemText.refine(
+      (v) => v === undefined || /^[1-9]\d{0,8}$/.test(v),
+      'must be a whole number of at least 1, as a string',
+    ),
     { type: 'string', pattern: '^[1-9]\\d{0,8}$' },
   ),
   currency: wireForm(
@@ -166,7 +182,8 @@ function parseJson(field: string, text: string): unknown {
 
 function checkAddress(field: string, text: string): void {
   const obj = parseJson(field, text);
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw invalidParam(field, 'must be a JSON object of an address');
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
+    throw invalidParam(field, 'must be a JSON object of an address');
   parseInput(addressShape, obj, field);
 }
 
@@ -182,7 +199,8 @@ function checkItems(text: string): Item[] {
   if (arr.length > 500) throw invalidParam('items', 'must have at most 500 items');
   return arr.map((item: unknown, i) => {
     const at = `items[${i}]`;
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw invalidParam(at, 'must be an item object');
+    if (item === null || typeof item !== 'object' || Array.isArray(item))
+      throw invalidParam(at, 'must be an item object');
     const { name, price, num } = parseInput(itemShape, item, at);
     return { name, ...(price ? { price } : {}), ...(num ? { num } : {}) };
   });
@@ -204,28 +222,44 @@ export function parseTransactionInput(
   zone: string,
   defaultPaymentType?: PaymentType,
 ): TransactionInput {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new PaygateError(RESULT_CODES.MALFORMED, 'request body must be a JSON object');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new PaygateError(RESULT_CODES.MALFORMED, 'request body must be a JSON object');
   // POST /subscription/create (the one caller with a default) takes only SUBSCRIPTION, by its own schema.
   const subscribeOnly = defaultPaymentType === 'SUBSCRIPTION';
   const given = (raw as Record<string, unknown>).paymentType;
-  if (!subscribeOnly && given !== undefined && given !== null && typeof given !== 'string') throw invalidParam('paymentType', 'must be a string: PAY, CHECKOUT or SUBSCRIPTION');
+  if (!subscribeOnly && given !== undefined && given !== null && typeof given !== 'string')
+    throw invalidParam('paymentType', 'must be a string: PAY, CHECKOUT or SUBSCRIPTION');
   const paymentType = subscribeOnly ? 'SUBSCRIPTION' : typeof given === 'string' ? given : undefined;
   if (!paymentType) throw invalidParam('paymentType', 'is required: PAY, CHECKOUT or SUBSCRIPTION');
-  if (!(PAYMENT_TYPES as readonly string[]).includes(paymentType)) throw invalidParam('paymentType', 'must be PAY, CHECKOUT or SUBSCRIPTION');
+  if (!(PAYMENT_TYPES as readonly string[]).includes(paymentType))
+    throw invalidParam('paymentType', 'must be PAY, CHECKOUT or SUBSCRIPTION');
   const pt = paymentType as PaymentType;
   const d = parseInput(subscribeOnly ? SUBSCRIBE_REQUEST : TRANSACTION_REQUESTS[pt], raw);
   const sub = pt === 'SUBSCRIPTION';
-  if (d.currency !== undefined && !isCurrency(d.currency)) throw invalidParam('currency', `${d.currency} is not an ISO 4217 currency`);
+  if (d.currency !== undefined && !isCurrency(d.currency))
+    throw invalidParam('currency', `${d.currency} is not an ISO 4217 currency`);
   // A subscription's amount comes from the plan; a payAmount sent anyway must still be well-formed.
   const currency = d.currency ?? 'USD';
-  const amount = d.payAmount !== undefined ? parseAmount(d.payAmount, currency, { field: 'payAmount', positive: !sub }) : 0;
+  const amount =
+    d.payAmount !== undefined ? parseAmount(d.payAmount, currency, { field: 'payAmount', positive: !sub }) : 0;
   if (d.billingAddress) checkAddress('billingAddress', d.billingAddress);
   if (d.shippingAddress) checkAddress('shippingAddress', d.shippingAddress);
   if (d.items) checkItems(d.items);
   let card: ValidCard | undefined;
   if (pt !== 'CHECKOUT' && d.cardInfo !== undefined) card = validateCard(parseCardInfo(d.cardInfo), now, zone);
   const out: TransactionInput = { requestId: d.requestId, relationId: d.relationId, paymentType: pt, amount, currency };
-  const optional = ['planId', 'userId', 'clientIp', 'returnUrl', 'failedUrl', 'cancelUrl', 'notifyUrl', 'billingAddress', 'shippingAddress', 'items'] as const;
+  const optional = [
+    'planId',
+    'userId',
+    'clientIp',
+    'returnUrl',
+    'failedUrl',
+    'cancelUrl',
+    'notifyUrl',
+    'billingAddress',
+    'shippingAddress',
+    'items',
+  ] as const;
   for (const k of optional) if (d[k] !== undefined) out[k] = d[k];
   if (card) out.card = card;
   return out;

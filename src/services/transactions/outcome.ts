@@ -36,7 +36,14 @@ export async function refundEvent(ctx: Ctx, tx: Tx, txnId: string, now: number):
   if (txn) await paymentEvent(ctx, tx, txn, now);
 }
 
-export async function finishSucceeded(ctx: Ctx, tx: Tx, txn: TransactionRow, from: number, ref: string, now: number): Promise<boolean> {
+export async function finishSucceeded(
+  ctx: Ctx,
+  tx: Tx,
+  txn: TransactionRow,
+  from: number,
+  ref: string,
+  now: number,
+): Promise<boolean> {
   const ok = await tx.updateTransactionIf(txn.id, from, {
     status: STATUS.SUCCEEDED,
     channelRef: ref,
@@ -79,13 +86,21 @@ export async function finishUnpaid(
   if (!ok) return false;
   const row = (await tx.getTransaction(txn.id)) ?? txn;
   if (row.paymentType === 'CARD_CHECK') return cardCheckFailed(ctx, tx, row).then(() => true);
-  if (row.paymentType === 'SUBSCRIPTION') await firstChargeFailed(ctx, tx, row, reason ?? 'authentication_expired', now, extra.notifySubscription ?? false);
+  if (row.paymentType === 'SUBSCRIPTION')
+    await firstChargeFailed(ctx, tx, row, reason ?? 'authentication_expired', now, extra.notifySubscription ?? false);
   await paymentEvent(ctx, tx, row, now);
   return true;
 }
 
 /** 3DS asked for: the transaction waits on the 3DS page, with a fresh 30-minute token. */
-export function awaitThreeDs(tx: Tx, txn: TransactionRow, from: number, ref: string, now: number, keepToken = false): Promise<boolean> {
+export function awaitThreeDs(
+  tx: Tx,
+  txn: TransactionRow,
+  from: number,
+  ref: string,
+  now: number,
+  keepToken = false,
+): Promise<boolean> {
   return tx.updateTransactionIf(txn.id, from, {
     status: STATUS.REQUIRES_3DS,
     channelRef: ref,
@@ -95,7 +110,14 @@ export function awaitThreeDs(tx: Tx, txn: TransactionRow, from: number, ref: str
 }
 
 /** Apply a customer-present charge result to a transaction that was in `from` while charging. */
-export function applyChargeResult(ctx: Ctx, tx: Tx, txn: TransactionRow, from: number, result: ChargeResult, now: number): Promise<boolean> {
+export function applyChargeResult(
+  ctx: Ctx,
+  tx: Tx,
+  txn: TransactionRow,
+  from: number,
+  result: ChargeResult,
+  now: number,
+): Promise<boolean> {
   switch (result.outcome) {
     case 'approved':
       return finishSucceeded(ctx, tx, txn, from, result.ref, now);
@@ -117,7 +139,14 @@ export function applyChargeResult(ctx: Ctx, tx: Tx, txn: TransactionRow, from: n
  * guess; the webhook or the renewal run's housekeeping settles it from the channel's own answer.
  * Without a charge ref nothing can have moved (the fault came before the charge existed): FAILED.
  */
-export async function recordInFlight(ctx: Ctx, tx: Tx, txn: TransactionRow, from: number, ref: string | null, now: number): Promise<boolean> {
+export async function recordInFlight(
+  ctx: Ctx,
+  tx: Tx,
+  txn: TransactionRow,
+  from: number,
+  ref: string | null,
+  now: number,
+): Promise<boolean> {
   if (ref === null) return finishUnpaid(ctx, tx, txn, from, STATUS.FAILED, 'processing_error', now);
   return tx.updateTransactionIf(txn.id, from, { status: STATUS.ACCEPTED, channelRef: ref, updatedAt: now });
 }

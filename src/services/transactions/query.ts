@@ -16,19 +16,26 @@ export interface TransactionRef {
  * (1001); both must name the same transaction (1001); foreign or unknown is 1007.
  */
 export async function findTransaction(ctx: Ctx, merchantId: string, ref: TransactionRef): Promise<TransactionRow> {
-  if (!ref.transactionOrderId && !ref.relationId) throw invalidParam('transactionOrderId', 'transactionOrderId or relationId is required');
-  const byId = ref.transactionOrderId ? await ctx.store.getMerchantTransaction(merchantId, ref.transactionOrderId) : undefined;
+  if (!ref.transactionOrderId && !ref.relationId)
+    throw invalidParam('transactionOrderId', 'transactionOrderId or relationId is required');
+  const byId = ref.transactionOrderId
+    ? await ctx.store.getMerchantTransaction(merchantId, ref.transactionOrderId)
+    : undefined;
   const byRel = ref.relationId ? await ctx.store.getTransactionByRelation(merchantId, ref.relationId) : undefined;
   if (ref.transactionOrderId && ref.relationId && byId && byRel && byId.id !== byRel.id) {
     throw invalidParam('relationId', 'transactionOrderId and relationId name different transactions');
   }
   const row = ref.transactionOrderId ? byId : byRel;
   if (!row) throw notFound('transaction');
-  if (ref.relationId && ref.transactionOrderId && !byRel) throw invalidParam('relationId', 'does not belong to transactionOrderId');
+  if (ref.relationId && ref.transactionOrderId && !byRel)
+    throw invalidParam('relationId', 'does not belong to transactionOrderId');
   return row;
 }
 
-export const TRANSACTION_QUERY_REQUEST = z.object({ transactionOrderId: optionalString(200), relationId: optionalString(200) });
+export const TRANSACTION_QUERY_REQUEST = z.object({
+  transactionOrderId: optionalString(200),
+  relationId: optionalString(200),
+});
 
 /** GET /payment/{apiKey}/transaction/query and `paygate tx show`. */
 export async function queryTransaction(ctx: Ctx, merchantId: string, input: unknown): Promise<TransactionView> {

@@ -56,7 +56,9 @@ export async function transactionView(ctx: Ctx, row: TransactionRow): Promise<Tr
     status: String(row.status),
     payAmount: formatAmount(row.amount, row.currency),
     currency: row.currency,
-    ...(row.txnAmount !== null && row.txnCurrency ? { txnAmount: formatAmount(row.txnAmount, row.txnCurrency), txnCurrency: row.txnCurrency } : {}),
+    ...(row.txnAmount !== null && row.txnCurrency
+      ? { txnAmount: formatAmount(row.txnAmount, row.txnCurrency), txnCurrency: row.txnCurrency }
+      : {}),
     ...(row.failReason ? { failReason: row.failReason } : {}),
     ...(row.refundedAmount > 0 ? { refundedAmount: formatAmount(row.refundedAmount, row.currency) } : {}),
     ...(url ? { url } : {}),

@@ -32,7 +32,10 @@ export function parsePoolSize(text: string | undefined): number {
   if (text === undefined || text.trim() === '') return DEFAULT_POOL_SIZE;
   const t = text.trim();
   if (!/^\d{1,4}$/.test(t) || Number(t) < 1 || Number(t) > MAX_POOL_SIZE) {
-    throw invalidParam('PAYGATE_DB_POOL', `must be a whole number of connections from 1 to ${MAX_POOL_SIZE}, got "${text}"`);
+    throw invalidParam(
+      'PAYGATE_DB_POOL',
+      `must be a whole number of connections from 1 to ${MAX_POOL_SIZE}, got "${text}"`,
+    );
   }
   return Number(t);
 }
@@ -54,7 +57,10 @@ export function redactUrl(url: string): string {
  */
 const INT8 = 20;
 const INT8_ARRAY = 1016;
-const builtinParser = pg.types.getTypeParser as unknown as (oid: number, format: 'text' | 'binary') => (v: string) => unknown;
+const builtinParser = pg.types.getTypeParser as unknown as (
+  oid: number,
+  format: 'text' | 'binary',
+) => (v: string) => unknown;
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === INT8) return (v: string) => Number(v);
@@ -81,7 +87,8 @@ export interface OpenPgOptions {
  * are the operator's replication settings).
  */
 export async function openPgStore(url: string, opts: OpenPgOptions = {}): Promise<PgStore> {
-  if (!isPostgresUrl(url)) throw new StoreOpenError(`not a PostgreSQL URL (postgres://… or postgresql://…): ${redactUrl(url)}`);
+  if (!isPostgresUrl(url))
+    throw new StoreOpenError(`not a PostgreSQL URL (postgres://… or postgresql://…): ${redactUrl(url)}`);
   const poolSize = opts.poolSize ?? parsePoolSize((opts.env ?? process.env).PAYGATE_DB_POOL);
   if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > MAX_POOL_SIZE) {
     throw invalidParam('PAYGATE_DB_POOL', `must be a whole number of connections from 1 to ${MAX_POOL_SIZE}`);

@@ -9,7 +9,10 @@ const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 const columnList = (t: CopyTable): string => t.columns.map((c) => quote(c.name)).join(', ');
 
 const INT8 = 20;
-const builtinParser = pg.types.getTypeParser as unknown as (oid: number, format: 'text' | 'binary') => (v: string) => unknown;
+const builtinParser = pg.types.getTypeParser as unknown as (
+  oid: number,
+  format: 'text' | 'binary',
+) => (v: string) => unknown;
 /** int8 read for copying: exactly, or the copy stops (never a rounded number). */
 const exactTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
@@ -64,7 +67,10 @@ export async function pgCopySource(pool: pg.Pool): Promise<CopySource> {
       const keys = t.key.map(quote).join(', ');
       const where = after === null ? '' : `WHERE (${keys}) > (${t.key.map((_, i) => `$${i + 1}`).join(', ')})`;
       const values = [...(after ?? []), limit];
-      const rows = await query(`SELECT ${columnList(t)} FROM ${quote(t.name)} ${where} ORDER BY ${keys} LIMIT $${values.length}`, values);
+      const rows = await query(
+        `SELECT ${columnList(t)} FROM ${quote(t.name)} ${where} ORDER BY ${keys} LIMIT $${values.length}`,
+        values,
+      );
       return rows.map((r) => toNeutral(t, r));
     },
     async end() {
@@ -78,14 +84,19 @@ export async function pgCopySource(pool: pg.Pool): Promise<CopySource> {
 }
 
 /** Rows of each of `tables` that exists, read before the target is migrated or written. */
-async function occupiedDatabase(url: string, tables: readonly CopyTable[]): Promise<Array<{ table: string; rows: number }>> {
+async function occupiedDatabase(
+  url: string,
+  tables: readonly CopyTable[],
+): Promise<Array<{ table: string; rows: number }>> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'paygate' });
   client.on('error', () => {});
   try {
     await client.connect();
     const found: Array<{ table: string; rows: number }> = [];
     for (const t of tables) {
-      const reg = await client.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [`public.${quote(t.name)}`]);
+      const reg = await client.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+        `public.${quote(t.name)}`,
+      ]);
       if (!reg.rows[0]?.t) continue;
       const r = await client.query<{ n: string }>(`SELECT count(*) AS n FROM public.${quote(t.name)}`);
       const n = Number(r.rows[0]?.n ?? 0);
@@ -105,7 +116,8 @@ async function occupiedDatabase(url: string, tables: readonly CopyTable[]): Prom
  * After the copy, outbox_events' identity sequence continues after the largest seq copied.
  */
 export async function openPgCopyTarget(url: string, tables: readonly CopyTable[]): Promise<CopyTarget> {
-  if (!isPostgresUrl(url)) throw new StoreOpenError(`not a PostgreSQL URL (postgres://… or postgresql://…): ${redactUrl(url)}`);
+  if (!isPostgresUrl(url))
+    throw new StoreOpenError(`not a PostgreSQL URL (postgres://… or postgresql://…): ${redactUrl(url)}`);
   const occupied = await occupiedDatabase(url, tables);
   if (occupied.length > 0) throw notEmpty(redactUrl(url), occupied);
   const store = await openPgStore(url, { poolSize: 2 });

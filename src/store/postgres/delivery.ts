@@ -39,7 +39,12 @@ export async function claimDueEvents(db: Conn, a: EventClaim): Promise<ClaimedEv
     chosen.push(c.id);
   }
   if (chosen.length === 0) return [];
-  const rows = await all<ClaimedEvent>(db, CLAIM_SQL, { ids: chosen, owner: a.owner, leaseUntil: a.leaseUntil, now: a.now });
+  const rows = await all<ClaimedEvent>(db, CLAIM_SQL, {
+    ids: chosen,
+    owner: a.owner,
+    leaseUntil: a.leaseUntil,
+    now: a.now,
+  });
   const byId = new Map(rows.map((r) => [r.id, r]));
   return chosen.flatMap((id) => byId.get(id) ?? []);
 }

@@ -25,7 +25,8 @@ export const DEADLOCK_DETECTED = '40P01';
 export const UNIQUE_VIOLATION = '23505';
 
 const LOST_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
-const LOST_MESSAGES = /connection terminated|connection error|not queryable|server closed the connection|timeout exceeded when trying to connect/i;
+const LOST_MESSAGES =
+  /connection terminated|connection error|not queryable|server closed the connection|timeout exceeded when trying to connect/i;
 
 /**
  * The connection to the server is gone (server restart, failover, a terminated backend, a

@@ -38,15 +38,24 @@ export async function keyPlainFingerprints(db: Conn, opts: RekeyOptions): Promis
       db,
       `UPDATE idempotency_keys k SET request_hash = v.h FROM unnest(@m::text[], @s::text[], @r::text[], @h::text[]) AS v(m, s, r, h)
        WHERE k.merchant_id = v.m AND k.scope = v.s AND k.request_id = v.r`,
-      { m: rows.map((x) => x.m), s: rows.map((x) => x.s), r: rows.map((x) => x.r), h: rows.map((x) => opts.rekey(x.h)) },
+      {
+        m: rows.map((x) => x.m),
+        s: rows.map((x) => x.s),
+        r: rows.map((x) => x.r),
+        h: rows.map((x) => opts.rekey(x.h)),
+      },
     );
     const last = rows.at(-1);
     if (!last) break;
     after = { m: last.m, s: last.s, r: last.r };
   }
-  await run(db, 'INSERT INTO meta (key, value) VALUES (@key, @value) ON CONFLICT (key) DO UPDATE SET value = excluded.value', {
-    key: MARKER,
-    value: KEYED,
-  });
+  await run(
+    db,
+    'INSERT INTO meta (key, value) VALUES (@key, @value) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    {
+      key: MARKER,
+      value: KEYED,
+    },
+  );
   return changed;
 }

@@ -7,15 +7,25 @@ export async function planOwner(db: Conn, planId: string): Promise<string | unde
   return (await get<{ m: string }>(db, 'SELECT merchant_id AS m FROM plans WHERE id = @planId', { planId }))?.m;
 }
 
-export function subscriptionOwner(db: Conn, idOrCode: string): Promise<{ id: string; code: string; merchantId: string } | undefined> {
-  return get(db, 'SELECT id, code, merchant_id AS "merchantId" FROM subscriptions WHERE id = @ref OR code = @ref LIMIT 1', { ref: idOrCode });
+export function subscriptionOwner(
+  db: Conn,
+  idOrCode: string,
+): Promise<{ id: string; code: string; merchantId: string } | undefined> {
+  return get(
+    db,
+    'SELECT id, code, merchant_id AS "merchantId" FROM subscriptions WHERE id = @ref OR code = @ref LIMIT 1',
+    { ref: idOrCode },
+  );
 }
 
 export async function transactionOwner(db: Conn, id: string): Promise<string | undefined> {
   return (await get<{ m: string }>(db, 'SELECT merchant_id AS m FROM transactions WHERE id = @id', { id }))?.m;
 }
 
-export function pagePlanIds(db: Conn, f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow): Promise<OwnedId[]> {
+export function pagePlanIds(
+  db: Conn,
+  f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow,
+): Promise<OwnedId[]> {
   return all(
     db,
     `SELECT id, merchant_id AS "merchantId" FROM plans
@@ -35,11 +45,20 @@ export function pageSubscriptionIds(
      WHERE (@merchantId::text IS NULL OR merchant_id = @merchantId::text) AND (@userId::text IS NULL OR user_id = @userId::text)
        AND (@status::text IS NULL OR status = @status::text)
      ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT @limit OFFSET @offset`,
-    { merchantId: f.merchantId ?? null, userId: f.userId ?? null, status: f.status ?? null, limit: f.limit + 1, offset: f.offset },
+    {
+      merchantId: f.merchantId ?? null,
+      userId: f.userId ?? null,
+      status: f.status ?? null,
+      limit: f.limit + 1,
+      offset: f.offset,
+    },
   );
 }
 
-export function pageTransactionIds(db: Conn, f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow): Promise<OwnedId[]> {
+export function pageTransactionIds(
+  db: Conn,
+  f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow,
+): Promise<OwnedId[]> {
   return all(
     db,
     `SELECT id, merchant_id AS "merchantId" FROM transactions
@@ -59,6 +78,12 @@ export function pageEventIds(
      WHERE (@status::text IS NULL OR status = @status::text) AND (@merchantId::text IS NULL OR merchant_id = @merchantId::text)
        AND (@subscriptionId::text IS NULL OR subscription_id = @subscriptionId::text)
      ORDER BY seq DESC LIMIT @limit OFFSET @offset`,
-    { merchantId: f.merchantId ?? null, status: f.status ?? null, subscriptionId: f.subscriptionId ?? null, limit: f.limit + 1, offset: f.offset },
+    {
+      merchantId: f.merchantId ?? null,
+      status: f.status ?? null,
+      subscriptionId: f.subscriptionId ?? null,
+      limit: f.limit + 1,
+      offset: f.offset,
+    },
   );
 }

@@ -42,11 +42,20 @@ export function listMerchantRows(db: Conn): Promise<MerchantRow[]> {
 }
 
 export async function insertMerchant(db: Conn, row: MerchantRow): Promise<void> {
-  await run(db, `INSERT INTO merchants (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`, row);
+  await run(
+    db,
+    `INSERT INTO merchants (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
+    row,
+  );
 }
 
 export async function updateMerchantRow(db: Conn, id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void> {
-  const keys = (Object.keys(patch) as (keyof MerchantRow)[]).filter((k) => k !== 'id' && patch[k as keyof typeof patch] !== undefined).sort();
+  const keys = (Object.keys(patch) as (keyof MerchantRow)[])
+    .filter((k) => k !== 'id' && patch[k as keyof typeof patch] !== undefined)
+    .sort();
   if (keys.length === 0) return;
-  await run(db, `UPDATE merchants SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE id = @id`, { ...patch, id });
+  await run(db, `UPDATE merchants SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE id = @id`, {
+    ...patch,
+    id,
+  });
 }

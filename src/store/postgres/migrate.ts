@@ -68,8 +68,12 @@ export async function migrate(pool: pg.Pool, migrationsFolder = MIGRATIONS_FOLDE
 }
 
 async function appliedLatest(client: pg.PoolClient): Promise<number> {
-  const exists = await client.query<{ t: string | null }>("SELECT to_regclass('drizzle.__drizzle_migrations')::text AS t");
+  const exists = await client.query<{ t: string | null }>(
+    "SELECT to_regclass('drizzle.__drizzle_migrations')::text AS t",
+  );
   if (!exists.rows[0]?.t) return 0;
-  const row = await client.query<{ at: string | number | null }>('SELECT max(created_at) AS at FROM drizzle.__drizzle_migrations');
+  const row = await client.query<{ at: string | number | null }>(
+    'SELECT max(created_at) AS at FROM drizzle.__drizzle_migrations',
+  );
   return Number(row.rows[0]?.at ?? 0);
 }

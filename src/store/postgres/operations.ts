@@ -8,7 +8,10 @@ export async function operationalCounts(db: Conn): Promise<OperationalCounts> {
       db,
       'SELECT payment_type AS kind, status::text AS status, count(*) AS n FROM transactions GROUP BY payment_type, status',
     ),
-    all<OperationalCounts['billing'][number]>(db, 'SELECT billing_type AS kind, status, count(*) AS n FROM billing_records GROUP BY billing_type, status'),
+    all<OperationalCounts['billing'][number]>(
+      db,
+      'SELECT billing_type AS kind, status, count(*) AS n FROM billing_records GROUP BY billing_type, status',
+    ),
     all<OperationalCounts['callbacks'][number]>(
       db,
       'SELECT status, count(*) AS events, coalesce(sum(attempts), 0)::bigint AS attempts FROM outbox_events GROUP BY status',

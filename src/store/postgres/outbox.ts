@@ -44,7 +44,12 @@ export function listEvents(db: Conn, f: EventFilter): Promise<EventRow[]> {
      WHERE (@status::text IS NULL OR status = @status::text) AND (@merchantId::text IS NULL OR merchant_id = @merchantId::text)
        AND (@subscriptionId::text IS NULL OR subscription_id = @subscriptionId::text)
      ORDER BY seq DESC LIMIT @limit`,
-    { status: f.status ?? null, merchantId: f.merchantId ?? null, subscriptionId: f.subscriptionId ?? null, limit: f.limit },
+    {
+      status: f.status ?? null,
+      merchantId: f.merchantId ?? null,
+      subscriptionId: f.subscriptionId ?? null,
+      limit: f.limit,
+    },
   );
 }
 

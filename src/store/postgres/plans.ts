@@ -20,7 +20,11 @@ const KEYS = Object.keys(COLUMNS) as (keyof PlanRow)[];
 const SELECT = `SELECT ${selectList(COLUMNS)} FROM plans`;
 
 export async function insertPlan(db: Conn, row: PlanRow): Promise<void> {
-  await run(db, `INSERT INTO plans (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`, row);
+  await run(
+    db,
+    `INSERT INTO plans (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
+    row,
+  );
 }
 
 export function getPlan(db: Conn, merchantId: string, id: string): Promise<PlanRow | undefined> {
@@ -35,7 +39,10 @@ export function listPlanRows(db: Conn, merchantId: string, status?: 'ACTIVE' | '
   );
 }
 
-export function getPlanInfo(db: Conn, planId: string): Promise<{ name: string; description: string | null } | undefined> {
+export function getPlanInfo(
+  db: Conn,
+  planId: string,
+): Promise<{ name: string; description: string | null } | undefined> {
   return get(db, 'SELECT name, description FROM plans WHERE id = @planId', { planId });
 }
 
@@ -59,5 +66,7 @@ export async function reservePlanSlot(db: Conn, planId: string): Promise<boolean
 }
 
 export async function releasePlanSlot(db: Conn, planId: string): Promise<void> {
-  await run(db, 'UPDATE plans SET current_subscriptions = greatest(current_subscriptions - 1, 0) WHERE id = @planId', { planId });
+  await run(db, 'UPDATE plans SET current_subscriptions = greatest(current_subscriptions - 1, 0) WHERE id = @planId', {
+    planId,
+  });
 }

@@ -36,8 +36,14 @@ export async function hitRateLimit(
   now: number,
   windowMs: number = RATE_WINDOW_MS,
 ): Promise<RateHit> {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`rate limit must be a whole number ≥ 1, got ${limit}`);
-  const r = await db.query<{ last_allowed: boolean; oldest: number | string | null }>(HIT_SQL, [key, now, limit, windowMs]);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`rate limit must be a whole number ≥ 1, got ${limit}`);
+  const r = await db.query<{ last_allowed: boolean; oldest: number | string | null }>(HIT_SQL, [
+    key,
+    now,
+    limit,
+    windowMs,
+  ]);
   const row = r.rows[0];
   if (row?.last_allowed) return { ok: true };
   const oldest = Number(row?.oldest ?? now);

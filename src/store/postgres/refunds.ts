@@ -45,7 +45,13 @@ export async function reserveRefund(db: Conn, txnId: string, amount: number, now
   );
 }
 
-export async function settleReservation(db: Conn, txnId: string, amount: number, refunded: boolean, now: number): Promise<void> {
+export async function settleReservation(
+  db: Conn,
+  txnId: string,
+  amount: number,
+  refunded: boolean,
+  now: number,
+): Promise<void> {
   await run(
     db,
     `UPDATE transactions SET refund_reserved = refund_reserved - @amount::bigint,
@@ -69,17 +75,25 @@ export async function stalePendingRefundIds(db: Conn, before: number, limit: num
 
 /** The channel's refund id of a refund still PENDING (it settles later); updated_at is left alone. */
 export async function noteRefundRef(db: Conn, id: string, channelRef: string): Promise<void> {
-  await run(db, "UPDATE refunds SET channel_ref = @channelRef WHERE id = @id AND status = 'PENDING'", { id, channelRef });
+  await run(db, "UPDATE refunds SET channel_ref = @channelRef WHERE id = @id AND status = 'PENDING'", {
+    id,
+    channelRef,
+  });
 }
 
 /** A refund the channel refused to run (revoked key): the row and its requestId go. */
 export async function discardRefusedRefund(db: Conn, id: string): Promise<boolean> {
-  const gone = (await run(db, "DELETE FROM refunds WHERE id = @id AND status = 'PENDING' AND channel_ref IS NULL", { id })) === 1;
+  const gone =
+    (await run(db, "DELETE FROM refunds WHERE id = @id AND status = 'PENDING' AND channel_ref IS NULL", { id })) === 1;
   if (gone) await run(db, "DELETE FROM idempotency_keys WHERE scope = 'refund' AND resource_id = @id", { id });
   return gone;
 }
 
-export function getRefundByChannelRef(db: Conn, merchantId: string, channelRef: string): Promise<RefundRow | undefined> {
+export function getRefundByChannelRef(
+  db: Conn,
+  merchantId: string,
+  channelRef: string,
+): Promise<RefundRow | undefined> {
   return get(
     db,
     `SELECT id, merchant_id AS "merchantId", transaction_id AS "transactionId", amount, currency, status, channel_ref AS "channelRef",
@@ -88,4 +102,3 @@ export function getRefundByChannelRef(db: Conn, merchantId: string, channelRef: 
     { merchantId, channelRef },
   );
 }
-

@@ -121,7 +121,13 @@ export async function finishRenewalTransaction(
   );
 }
 
-export async function settleRecord(db: Conn, id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
+export async function settleRecord(
+  db: Conn,
+  id: string,
+  status: 'SUCCESS' | 'FAILED',
+  failReason: string | null,
+  now: number,
+): Promise<boolean> {
   return (
     (await run(
       db,
@@ -151,5 +157,9 @@ export async function addChargeToSubscription(
 
 /** See Tx.releaseClaims. Runs only when a run failed: a scan of PENDING records by owner is fine. */
 export function releaseClaims(db: Conn, owner: string): Promise<number> {
-  return run(db, "UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = @owner", { owner });
+  return run(
+    db,
+    "UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = @owner",
+    { owner },
+  );
 }

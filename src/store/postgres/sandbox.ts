@@ -41,7 +41,13 @@ export function getSandboxCharge(db: Conn, id: string): Promise<SandboxChargeRow
   return get(db, `${SELECT} WHERE id = @id`, { id });
 }
 
-export async function finishSandboxAction(db: Conn, id: string, outcome: 'approved' | 'failed', declineCode: string | null, now: number): Promise<void> {
+export async function finishSandboxAction(
+  db: Conn,
+  id: string,
+  outcome: 'approved' | 'failed',
+  declineCode: string | null,
+  now: number,
+): Promise<void> {
   await run(
     db,
     "UPDATE sandbox_charges SET outcome = @outcome, decline_code = @declineCode, updated_at = @now WHERE id = @id AND outcome = 'requires_action'",

@@ -133,7 +133,11 @@ class PgReads implements Reads {
   async getRefundByChannelRef(merchantId: string, channelRef: string): Promise<RefundRow | undefined> {
     return refunds.getRefundByChannelRef(this.db, merchantId, channelRef);
   }
-  async getIdempotency(merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
+  async getIdempotency(
+    merchantId: string,
+    scope: IdempotencyScope,
+    requestId: string,
+  ): Promise<IdempotencyRow | undefined> {
     return txns.getIdempotency(this.db, merchantId, scope, requestId);
   }
   async getRefund(id: string): Promise<RefundRow | undefined> {
@@ -184,7 +188,12 @@ class PgReads implements Reads {
   async countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number> {
     return subs.countRecords(this.db, subscriptionId, status);
   }
-  async pageRecords(subscriptionId: string, status: RecordStatus | undefined, limit: number, offset: number): Promise<BillingRecordRow[]> {
+  async pageRecords(
+    subscriptionId: string,
+    status: RecordStatus | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<BillingRecordRow[]> {
     return subs.pageRecords(this.db, subscriptionId, status, limit, offset);
   }
   async dueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage> {
@@ -211,7 +220,9 @@ class PgReads implements Reads {
   async transactionOwner(id: string): Promise<string | undefined> {
     return lookup.transactionOwner(this.db, id);
   }
-  async pagePlanIds(f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow): Promise<OwnedId[]> {
+  async pagePlanIds(
+    f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow,
+  ): Promise<OwnedId[]> {
     return lookup.pagePlanIds(this.db, f);
   }
   async pageSubscriptionIds(
@@ -219,15 +230,23 @@ class PgReads implements Reads {
   ): Promise<OwnedId[]> {
     return lookup.pageSubscriptionIds(this.db, f);
   }
-  async pageTransactionIds(f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow): Promise<OwnedId[]> {
+  async pageTransactionIds(
+    f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow,
+  ): Promise<OwnedId[]> {
     return lookup.pageTransactionIds(this.db, f);
   }
   async pageEventIds(
-    f: { merchantId?: string | undefined; status?: string | undefined; subscriptionId?: string | undefined } & PageWindow,
+    f: {
+      merchantId?: string | undefined;
+      status?: string | undefined;
+      subscriptionId?: string | undefined;
+    } & PageWindow,
   ): Promise<OwnedId[]> {
     return lookup.pageEventIds(this.db, f);
   }
-  async listTracking(f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): Promise<TrackingRow[]> {
+  async listTracking(
+    f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow,
+  ): Promise<TrackingRow[]> {
     return tracking.listTracking(this.db, f);
   }
 }
@@ -250,7 +269,11 @@ class PgTx extends PgReads implements Tx {
   }
 
   /** See transactions.lockIdempotency: the first unit of work on a requestId decides, duplicates wait for it. */
-  override async getIdempotency(merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
+  override async getIdempotency(
+    merchantId: string,
+    scope: IdempotencyScope,
+    requestId: string,
+  ): Promise<IdempotencyRow | undefined> {
     return txns.lockIdempotency(this.db, merchantId, scope, requestId);
   }
   async lockTransaction(id: string): Promise<TransactionRow | undefined> {
@@ -283,7 +306,11 @@ class PgTx extends PgReads implements Tx {
   insertIdempotency(row: NewIdempotency): Promise<void> {
     return this.later(txns.insertIdempotency(this.db, row));
   }
-  async updateTransactionIf(id: string, fromStatus: number, patch: Partial<Omit<TransactionRow, 'id'>>): Promise<boolean> {
+  async updateTransactionIf(
+    id: string,
+    fromStatus: number,
+    patch: Partial<Omit<TransactionRow, 'id'>>,
+  ): Promise<boolean> {
     const r = await txns.updateTransactionIf(this.db, id, fromStatus, patch);
     if (r.row) this.changed = { row: r.row, mark: this.conn.transactionWriteMark };
     return r.updated;
@@ -352,7 +379,10 @@ class PgTx extends PgReads implements Tx {
   async expireSubscription(id: string, now: number): Promise<boolean> {
     return subs.expireSubscription(this.db, id, now);
   }
-  addChargeToSubscription(id: string, c: { approved: boolean; amount: number; paidThrough: number | null; now: number }): Promise<void> {
+  addChargeToSubscription(
+    id: string,
+    c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
+  ): Promise<void> {
     return this.later(renewals.addChargeToSubscription(this.db, id, c));
   }
   async insertBillingRecord(row: BillingRecordRow): Promise<void> {
@@ -384,19 +414,32 @@ class PgTx extends PgReads implements Tx {
     await this.later(write);
     return id;
   }
-  async settleFirstRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
+  async settleFirstRecord(
+    id: string,
+    status: 'SUCCESS' | 'FAILED',
+    failReason: string | null,
+    now: number,
+  ): Promise<boolean> {
     return subs.settleFirstRecord(this.db, id, status, failReason, now);
   }
   async cancelUnclaimedRecords(subscriptionId: string): Promise<BillingRecordRow[]> {
     return subs.cancelUnclaimedRecords(this.db, subscriptionId);
   }
-  async claimDueRecords(ids: readonly string[], c: { owner: string; now: number; leaseUntil: number; channel: string }): Promise<ClaimedRecord[]> {
+  async claimDueRecords(
+    ids: readonly string[],
+    c: { owner: string; now: number; leaseUntil: number; channel: string },
+  ): Promise<ClaimedRecord[]> {
     return renewals.claimDueRecords(this.db, ids, c);
   }
   async releaseClaims(owner: string): Promise<number> {
     return renewals.releaseClaims(this.db, owner);
   }
-  async settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
+  async settleRecord(
+    id: string,
+    status: 'SUCCESS' | 'FAILED',
+    failReason: string | null,
+    now: number,
+  ): Promise<boolean> {
     return renewals.settleRecord(this.db, id, status, failReason, now);
   }
   finishRenewalTransaction(
@@ -444,7 +487,12 @@ class PgTx extends PgReads implements Tx {
   async getSandboxCharge(id: string): Promise<SandboxChargeRow | undefined> {
     return sandbox.getSandboxCharge(this.db, id);
   }
-  async finishSandboxAction(id: string, outcome: 'approved' | 'failed', declineCode: string | null, now: number): Promise<void> {
+  async finishSandboxAction(
+    id: string,
+    outcome: 'approved' | 'failed',
+    declineCode: string | null,
+    now: number,
+  ): Promise<void> {
     await sandbox.finishSandboxAction(this.db, id, outcome, declineCode, now);
   }
   async sandboxRefunded(chargeId: string): Promise<number> {

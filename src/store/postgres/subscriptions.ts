@@ -71,29 +71,49 @@ const REC_KEYS = Object.keys(RECORD_KEYS) as (keyof BillingRecordRow)[];
 const RECORD_COLUMNS = selectList(RECORD_KEYS, 'r.');
 
 export function getSubscription(db: Conn, merchantId: string, id: string): Promise<SubscriptionRow | undefined> {
-  return get(db, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = @id AND s.merchant_id = @merchantId`, { id, merchantId });
+  return get(
+    db,
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = @id AND s.merchant_id = @merchantId`,
+    { id, merchantId },
+  );
 }
 
 /** The row locked until the unit of work ends. */
 export function lockSubscription(db: Conn, merchantId: string, id: string): Promise<SubscriptionRow | undefined> {
-  return get(db, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = @id AND s.merchant_id = @merchantId FOR UPDATE`, {
-    id,
-    merchantId,
-  });
+  return get(
+    db,
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = @id AND s.merchant_id = @merchantId FOR UPDATE`,
+    {
+      id,
+      merchantId,
+    },
+  );
 }
 
 export function getSubscriptionById(db: Conn, id: string): Promise<SubscriptionRow | undefined> {
   return get(db, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = @id`, { id });
 }
 
-export function getSubscriptionByCode(db: Conn, merchantId: string, code: string): Promise<SubscriptionRow | undefined> {
-  return get(db, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.code = @code AND s.merchant_id = @merchantId`, {
-    code,
-    merchantId,
-  });
+export function getSubscriptionByCode(
+  db: Conn,
+  merchantId: string,
+  code: string,
+): Promise<SubscriptionRow | undefined> {
+  return get(
+    db,
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.code = @code AND s.merchant_id = @merchantId`,
+    {
+      code,
+      merchantId,
+    },
+  );
 }
 
-export function listSubscriptionRows(db: Conn, merchantId: string, filter: SubscriptionFilter): Promise<SubscriptionListRow[]> {
+export function listSubscriptionRows(
+  db: Conn,
+  merchantId: string,
+  filter: SubscriptionFilter,
+): Promise<SubscriptionListRow[]> {
   return all(
     db,
     `SELECT ${SUBSCRIPTION_COLUMNS}, p.name AS "planName", p.description AS "planDescription",
@@ -106,7 +126,11 @@ export function listSubscriptionRows(db: Conn, merchantId: string, filter: Subsc
   );
 }
 
-export async function findSubscriptionId(db: Conn, ref: string, merchantId: string | undefined): Promise<string | undefined> {
+export async function findSubscriptionId(
+  db: Conn,
+  ref: string,
+  merchantId: string | undefined,
+): Promise<string | undefined> {
   const row = await get<{ id: string }>(
     db,
     'SELECT id FROM subscriptions WHERE (code = @ref OR id = @ref) AND (@merchantId::text IS NULL OR merchant_id = @merchantId::text) LIMIT 1',
@@ -123,7 +147,11 @@ export async function insertSubscription(db: Conn, row: SubscriptionRow): Promis
   );
 }
 
-export async function activateSubscription(db: Conn, id: string, a: { paidThrough: number; amount: number; now: number }): Promise<boolean> {
+export async function activateSubscription(
+  db: Conn,
+  id: string,
+  a: { paidThrough: number; amount: number; now: number },
+): Promise<boolean> {
   const activated =
     (await run(
       db,
@@ -132,11 +160,15 @@ export async function activateSubscription(db: Conn, id: string, a: { paidThroug
       { id, ...a },
     )) === 1;
   if (!activated) {
-    await run(db, 'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + @amount::bigint, updated_at = @now WHERE id = @id', {
-      id,
-      amount: a.amount,
-      now: a.now,
-    });
+    await run(
+      db,
+      'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + @amount::bigint, updated_at = @now WHERE id = @id',
+      {
+        id,
+        amount: a.amount,
+        now: a.now,
+      },
+    );
   }
   return activated;
 }
@@ -183,7 +215,11 @@ export function getRecord(db: Conn, id: string): Promise<BillingRecordRow | unde
   return get(db, `SELECT ${RECORD_COLUMNS} FROM billing_records r WHERE r.id = @id`, { id });
 }
 
-export async function countRecords(db: Conn, subscriptionId: string, status: RecordStatus | undefined): Promise<number> {
+export async function countRecords(
+  db: Conn,
+  subscriptionId: string,
+  status: RecordStatus | undefined,
+): Promise<number> {
   const row = await get<{ n: number }>(
     db,
     'SELECT count(*) AS n FROM billing_records WHERE subscription_id = @id AND (@status::text IS NULL OR status = @status::text)',
@@ -266,7 +302,13 @@ export async function insertBillingRecord(db: Conn, r: BillingRecordRow): Promis
   );
 }
 
-export async function settleFirstRecord(db: Conn, id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
+export async function settleFirstRecord(
+  db: Conn,
+  id: string,
+  status: 'SUCCESS' | 'FAILED',
+  failReason: string | null,
+  now: number,
+): Promise<boolean> {
   return (
     (await run(
       db,
@@ -289,16 +331,24 @@ export async function applyPlanChange(db: Conn, id: string, c: PlanSwitch): Prom
 }
 
 export async function setPendingPlan(db: Conn, id: string, planId: string | null, now: number): Promise<void> {
-  await run(db, 'UPDATE subscriptions SET pending_plan_id = @planId, updated_at = @now WHERE id = @id', { id, planId, now });
+  await run(db, 'UPDATE subscriptions SET pending_plan_id = @planId, updated_at = @now WHERE id = @id', {
+    id,
+    planId,
+    now,
+  });
 }
 
 /** Spend carried credit (never below zero). */
 export async function spendCredit(db: Conn, id: string, amount: number, now: number): Promise<void> {
-  await run(db, 'UPDATE subscriptions SET credit = greatest(0, credit - @amount::bigint), updated_at = @now WHERE id = @id', {
-    id,
-    amount,
-    now,
-  });
+  await run(
+    db,
+    'UPDATE subscriptions SET credit = greatest(0, credit - @amount::bigint), updated_at = @now WHERE id = @id',
+    {
+      id,
+      amount,
+      now,
+    },
+  );
 }
 
 /** Re-price a PENDING record no run has claimed yet; false when it is claimed or settled. */
@@ -322,12 +372,21 @@ export async function setSubscriptionCard(db: Conn, id: string, cardId: string, 
   await run(db, 'UPDATE subscriptions SET card_id = @cardId, updated_at = @now WHERE id = @id', { id, cardId, now });
 }
 
-export async function setCardUpdateToken(db: Conn, id: string, token: string | null, expiresAt: number | null): Promise<void> {
-  await run(db, 'UPDATE subscriptions SET card_update_token = @token, card_update_expires_at = @expiresAt WHERE id = @id', {
-    id,
-    token,
-    expiresAt,
-  });
+export async function setCardUpdateToken(
+  db: Conn,
+  id: string,
+  token: string | null,
+  expiresAt: number | null,
+): Promise<void> {
+  await run(
+    db,
+    'UPDATE subscriptions SET card_update_token = @token, card_update_expires_at = @expiresAt WHERE id = @id',
+    {
+      id,
+      token,
+      expiresAt,
+    },
+  );
 }
 
 /** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or settled. */

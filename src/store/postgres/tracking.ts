@@ -13,7 +13,10 @@ export async function upsertTracking(db: Conn, e: TrackingUpsert): Promise<void>
   );
 }
 
-export function listTracking(db: Conn, f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): Promise<TrackingRow[]> {
+export function listTracking(
+  db: Conn,
+  f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow,
+): Promise<TrackingRow[]> {
   return all(
     db,
     `SELECT e.transaction_id AS "transactionId", t.relation_id AS "relationId", e.merchant_id AS "merchantId", e.tracking_no AS "trackingNo",

@@ -55,7 +55,8 @@ export class TxConn implements Conn {
    */
   gather(): void {
     if (this.corked) return;
-    const stream = (this.client as unknown as { connection?: { stream?: Partial<Pick<Socket, 'cork' | 'uncork'>> } }).connection?.stream;
+    const stream = (this.client as unknown as { connection?: { stream?: Partial<Pick<Socket, 'cork' | 'uncork'>> } })
+      .connection?.stream;
     if (!stream?.cork || !stream.uncork) return;
     stream.cork();
     this.corked = true;
@@ -220,7 +221,9 @@ export async function withTransaction<T>(
 function retryable(e: unknown, opts: TransactionOptions): boolean {
   const code = sqlState(e);
   return (
-    code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED || (code === UNIQUE_VIOLATION && opts.retryOnUniqueViolation === true)
+    code === SERIALIZATION_FAILURE ||
+    code === DEADLOCK_DETECTED ||
+    (code === UNIQUE_VIOLATION && opts.retryOnUniqueViolation === true)
   );
 }
 

@@ -45,7 +45,11 @@ const KEYS = Object.keys(COLUMNS) as (keyof TransactionRow)[];
 const SELECT = `SELECT ${selectList(COLUMNS, 't.')} FROM transactions t`;
 
 export async function insertTransaction(db: Conn, row: TransactionRow): Promise<void> {
-  await run(db, `INSERT INTO transactions (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`, row);
+  await run(
+    db,
+    `INSERT INTO transactions (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
+    row,
+  );
 }
 
 export function getTransaction(db: Conn, id: string): Promise<TransactionRow | undefined> {
@@ -62,7 +66,10 @@ export function getMerchantTransaction(db: Conn, merchantId: string, id: string)
 }
 
 export function getByRelation(db: Conn, merchantId: string, relationId: string): Promise<TransactionRow | undefined> {
-  return get(db, `${SELECT} WHERE t.merchant_id = @merchantId AND t.relation_id = @relationId`, { merchantId, relationId });
+  return get(db, `${SELECT} WHERE t.merchant_id = @merchantId AND t.relation_id = @relationId`, {
+    merchantId,
+    relationId,
+  });
 }
 
 export function getByPageToken(db: Conn, token: string): Promise<TransactionRow | undefined> {
@@ -80,8 +87,14 @@ export async function updateTransactionIf(
   fromStatus: number,
   patch: Partial<Omit<TransactionRow, 'id'>>,
 ): Promise<{ updated: boolean; row?: TransactionRow }> {
-  const keys = (Object.keys(patch) as (keyof TransactionRow)[]).filter((k) => patch[k as keyof typeof patch] !== undefined).sort();
-  if (keys.length === 0) return { updated: (await run(db, 'SELECT 1 FROM transactions WHERE id = @id AND status = @fromStatus', { id, fromStatus })) === 1 };
+  const keys = (Object.keys(patch) as (keyof TransactionRow)[])
+    .filter((k) => patch[k as keyof typeof patch] !== undefined)
+    .sort();
+  if (keys.length === 0)
+    return {
+      updated:
+        (await run(db, 'SELECT 1 FROM transactions WHERE id = @id AND status = @fromStatus', { id, fromStatus })) === 1,
+    };
   // The row as changed comes back with the answer: the caller's next read of it needs no round trip.
   const sql = `UPDATE transactions t SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE t.id = @id AND t.status = @fromStatus
     RETURNING ${selectList(COLUMNS, 't.')}`;
@@ -110,7 +123,9 @@ export function listTransactionRows(db: Conn, f: TransactionFilter): Promise<Tra
 }
 
 export async function subscriptionCodeOf(db: Conn, subscriptionId: string): Promise<string | undefined> {
-  return (await get<{ code: string }>(db, 'SELECT code FROM subscriptions WHERE id = @subscriptionId', { subscriptionId }))?.code;
+  return (
+    await get<{ code: string }>(db, 'SELECT code FROM subscriptions WHERE id = @subscriptionId', { subscriptionId })
+  )?.code;
 }
 
 /**
@@ -120,17 +135,29 @@ export async function subscriptionCodeOf(db: Conn, subscriptionId: string): Prom
  * duplicate could miss the key and then see the first one's transaction by relationId (each
  * statement reads the latest commit), answering "relationId already used" instead of the result.
  */
-export async function lockIdempotency(db: Conn, merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
+export async function lockIdempotency(
+  db: Conn,
+  merchantId: string,
+  scope: IdempotencyScope,
+  requestId: string,
+): Promise<IdempotencyRow | undefined> {
   // Two statements in one round trip (the connection is pipelined): the read is sent at once but
   // the server starts it, and takes its snapshot, only after the lock is granted.
   const [, row] = await Promise.all([
-    get(db, 'SELECT pg_advisory_xact_lock(hashtextextended(@key, 0)) AS l', { key: `idem:${merchantId}:${scope}:${requestId}` }),
+    get(db, 'SELECT pg_advisory_xact_lock(hashtextextended(@key, 0)) AS l', {
+      key: `idem:${merchantId}:${scope}:${requestId}`,
+    }),
     getIdempotency(db, merchantId, scope, requestId),
   ]);
   return row;
 }
 
-export function getIdempotency(db: Conn, merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
+export function getIdempotency(
+  db: Conn,
+  merchantId: string,
+  scope: IdempotencyScope,
+  requestId: string,
+): Promise<IdempotencyRow | undefined> {
   return get(
     db,
     `SELECT request_hash AS "requestHash", resource_id AS "resourceId" FROM idempotency_keys
@@ -164,10 +191,14 @@ export async function claimCharge(db: Conn, id: string, now: number, leaseMs: nu
 }
 
 export async function releaseCharge(db: Conn, id: string, now: number, leaseMs: number): Promise<void> {
-  await run(db, 'UPDATE transactions SET updated_at = @stale WHERE id = @id AND status = 100000 AND channel_ref IS NULL', {
-    id,
-    stale: now - leaseMs,
-  });
+  await run(
+    db,
+    'UPDATE transactions SET updated_at = @stale WHERE id = @id AND status = 100000 AND channel_ref IS NULL',
+    {
+      id,
+      stale: now - leaseMs,
+    },
+  );
 }
 
 export async function holdPage(db: Conn, id: string, openStatus: number, now: number, until: number): Promise<boolean> {
@@ -221,7 +252,11 @@ export async function discardUncharged(db: Conn, id: string): Promise<boolean> {
     await run(db, 'DELETE FROM billing_records WHERE subscription_id = @sid', { sid: row.subscriptionId });
     await run(db, 'DELETE FROM subscriptions WHERE id = @sid', { sid: row.subscriptionId });
     if (sub.cardId) await run(db, 'DELETE FROM cards WHERE id = @cid', { cid: sub.cardId });
-    await run(db, 'UPDATE plans SET current_subscriptions = greatest(current_subscriptions - 1, 0) WHERE id = @planId', { planId: sub.planId });
+    await run(
+      db,
+      'UPDATE plans SET current_subscriptions = greatest(current_subscriptions - 1, 0) WHERE id = @planId',
+      { planId: sub.planId },
+    );
   }
   return true;
 }
@@ -237,6 +272,8 @@ export async function inFlightChargeIds(db: Conn, before: number, limit: number)
 }
 
 export function getByChannelRef(db: Conn, merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
-  return get(db, `${SELECT} WHERE t.merchant_id = @merchantId AND t.channel_ref = @channelRef LIMIT 1`, { merchantId, channelRef });
+  return get(db, `${SELECT} WHERE t.merchant_id = @merchantId AND t.channel_ref = @channelRef LIMIT 1`, {
+    merchantId,
+    channelRef,
+  });
 }
-

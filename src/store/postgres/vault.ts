@@ -8,7 +8,11 @@ export async function getMeta(db: Conn, key: string): Promise<string | undefined
 }
 
 export async function setMeta(db: Conn, key: string, value: string): Promise<void> {
-  await run(db, 'INSERT INTO meta (key, value) VALUES (@key, @value) ON CONFLICT (key) DO UPDATE SET value = excluded.value', { key, value });
+  await run(
+    db,
+    'INSERT INTO meta (key, value) VALUES (@key, @value) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    { key, value },
+  );
 }
 
 /**

@@ -10,10 +10,14 @@ export async function settleZone(db: Conn, wanted: string | undefined): Promise<
   const row = await get<{ value: string }>(db, "SELECT value FROM meta WHERE key = 'tz'");
   if (row) {
     if (wanted !== undefined && wanted !== row.value) {
-      throw new StoreOpenError(`this database uses time zone ${row.value}; it cannot be opened with ${wanted} (billing times would shift)`);
+      throw new StoreOpenError(
+        `this database uses time zone ${row.value}; it cannot be opened with ${wanted} (billing times would shift)`,
+      );
     }
     return row.value;
   }
-  await run(db, "INSERT INTO meta (key, value) VALUES ('tz', @zone) ON CONFLICT (key) DO NOTHING", { zone: wanted ?? 'UTC' });
+  await run(db, "INSERT INTO meta (key, value) VALUES ('tz', @zone) ON CONFLICT (key) DO NOTHING", {
+    zone: wanted ?? 'UTC',
+  });
   return settleZone(db, wanted);
 }

@@ -6,7 +6,9 @@ export const billingRecords = sqliteTable(
   'billing_records',
   {
     id: text('id').primaryKey(),
-    subscriptionId: text('subscription_id').notNull().references(() => subscriptions.id),
+    subscriptionId: text('subscription_id')
+      .notNull()
+      .references(() => subscriptions.id),
     merchantId: text('merchant_id').notNull(),
     billingType: text('billing_type', { enum: ['INITIAL', 'RENEW', 'RETRY', 'CHANGE'] }).notNull(),
     amount: integer('amount').notNull(),

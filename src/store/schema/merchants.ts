@@ -20,9 +20,13 @@ export const merchants = sqliteTable('merchants', {
   prevSecretUntil: integer('prev_secret_until'),
   signatureVersion: integer('signature_version').notNull().default(2),
   notifyUrl: text('notify_url'),
-  status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
+  status: text('status', { enum: ['ACTIVE', 'DISABLED'] })
+    .notNull()
+    .default('ACTIVE'),
   /** Where its charges go: the built-in sandbox, or the merchant's own Stripe account. */
-  channel: text('channel', { enum: ['sandbox', 'stripe'] }).notNull().default('sandbox'),
+  channel: text('channel', { enum: ['sandbox', 'stripe'] })
+    .notNull()
+    .default('sandbox'),
   /** The merchant's Stripe secret (or restricted) key and webhook signing secret, sealed like secretEnc. */
   stripeSecretKeyEnc: text('stripe_secret_key_enc'),
   stripeWebhookSecretEnc: text('stripe_webhook_secret_enc'),

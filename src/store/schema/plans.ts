@@ -5,7 +5,9 @@ export const plans = sqliteTable(
   'plans',
   {
     id: text('id').primaryKey(),
-    merchantId: text('merchant_id').notNull().references(() => merchants.id),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
     name: text('name').notNull(),
     description: text('description'),
     /** Minor units of `currency`. */
@@ -21,7 +23,9 @@ export const plans = sqliteTable(
      * subscription status change so the maxSubscriptions check is one conditional UPDATE.
      */
     currentSubscriptions: integer('current_subscriptions').notNull().default(0),
-    status: text('status', { enum: ['ACTIVE', 'INACTIVE'] }).notNull().default('ACTIVE'),
+    status: text('status', { enum: ['ACTIVE', 'INACTIVE'] })
+      .notNull()
+      .default('ACTIVE'),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('plans_merchant_created').on(t.merchantId, t.createdAt)],

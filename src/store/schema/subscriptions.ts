@@ -9,8 +9,12 @@ export const subscriptions = sqliteTable(
   {
     id: text('id').primaryKey(),
     code: text('code').notNull().unique(),
-    merchantId: text('merchant_id').notNull().references(() => merchants.id),
-    planId: text('plan_id').notNull().references(() => plans.id),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    planId: text('plan_id')
+      .notNull()
+      .references(() => plans.id),
     userId: text('user_id').notNull(),
     /** Null once the subscription has ended: its card data is deleted (SPEC §6). */
     cardId: text('card_id').references(() => cards.id, { onDelete: 'set null' }),

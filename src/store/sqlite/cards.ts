@@ -12,7 +12,11 @@ export function insertCard(sqlite: Sqlite, row: CardRow): void {
 }
 
 /** A Stripe card learns its Customer and PaymentMethod ids (and Stripe's display fields) after the first charge. */
-export function setStripeCard(sqlite: Sqlite, id: string, c: { customerId: string; paymentMethodId: string; brand: string; last4: string; expMonth: number; expYear: number }): void {
+export function setStripeCard(
+  sqlite: Sqlite,
+  id: string,
+  c: { customerId: string; paymentMethodId: string; brand: string; last4: string; expMonth: number; expYear: number },
+): void {
   prepared(
     sqlite,
     `UPDATE cards SET stripe_customer_id = @customerId, stripe_payment_method_id = @paymentMethodId, brand = @brand, last4 = @last4,

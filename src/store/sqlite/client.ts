@@ -86,7 +86,8 @@ function migrate(sqlite: Sqlite): void {
         record.run(m.hash, m.folderMillis);
       }
       const broken = sqlite.prepare('PRAGMA foreign_key_check').all();
-      if (broken.length > 0) throw new StoreOpenError(`migration left ${broken.length} broken references; nothing was changed`);
+      if (broken.length > 0)
+        throw new StoreOpenError(`migration left ${broken.length} broken references; nothing was changed`);
     })
     .immediate();
 }
@@ -124,7 +125,9 @@ export interface MigrationStatus {
  * than the build is refused like on open.
  */
 export function sqliteMigrationStatus(path: string): MigrationStatus {
-  const journal = JSON.parse(readFileSync(resolve(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ tag: string; when: number }> };
+  const journal = JSON.parse(readFileSync(resolve(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as {
+    entries: Array<{ tag: string; when: number }>;
+  };
   const known = journal.entries.map((e) => e.tag);
   if (path === ':memory:' || !existsSync(path)) return { known, pending: known, exists: false };
   let sqlite: Sqlite;
@@ -134,11 +137,20 @@ export function sqliteMigrationStatus(path: string): MigrationStatus {
     throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);
   }
   try {
-    const table = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
-    const applied = table ? Number((sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | null }).at ?? 0) : 0;
+    const table = sqlite
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+      .get();
+    const applied = table
+      ? Number(
+          (sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | null })
+            .at ?? 0,
+        )
+      : 0;
     const latest = journal.entries.at(-1)?.when ?? 0;
     if (applied > latest) {
-      throw new StoreOpenError('this database was written by a newer version of paygate (its schema is ahead of this build); upgrade paygate to open it');
+      throw new StoreOpenError(
+        'this database was written by a newer version of paygate (its schema is ahead of this build); upgrade paygate to open it',
+      );
     }
     return { known, pending: journal.entries.filter((e) => e.when > applied).map((e) => e.tag), exists: true };
   } catch (e) {

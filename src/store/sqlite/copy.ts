@@ -1,6 +1,14 @@
 import Database from 'better-sqlite3';
 import { existsSync, rmSync, statSync } from 'node:fs';
-import { notEmpty, safeInteger, type CopyRow, type CopySource, type CopyTable, type CopyTarget, type CopyValue } from '../copy.js';
+import {
+  notEmpty,
+  safeInteger,
+  type CopyRow,
+  type CopySource,
+  type CopyTable,
+  type CopyTarget,
+  type CopyValue,
+} from '../copy.js';
 import { StoreOpenError } from '../store.js';
 import { openSqlite, type Sqlite } from './client.js';
 
@@ -39,7 +47,10 @@ export function sqliteCopySource(db: Sqlite): CopySource {
     if (!stmt) {
       const keys = t.key.map(quote).join(', ');
       const after = first ? '' : `WHERE (${keys}) > (${t.key.map(() => '?').join(', ')})`;
-      stmt = db.prepare(`SELECT ${columnList(t)} FROM ${quote(t.name)} ${after} ORDER BY ${keys} LIMIT ?`).raw(true).safeIntegers(true);
+      stmt = db
+        .prepare(`SELECT ${columnList(t)} FROM ${quote(t.name)} ${after} ORDER BY ${keys} LIMIT ?`)
+        .raw(true)
+        .safeIntegers(true);
       reads.set(id, stmt);
     }
     return stmt;
@@ -104,12 +115,15 @@ export async function openSqliteCopyTarget(path: string, tables: readonly CopyTa
   const insertFor = (t: CopyTable): Database.Statement => {
     let stmt = inserts.get(t.name);
     if (!stmt) {
-      stmt = db.prepare(`INSERT INTO ${quote(t.name)} (${columnList(t)}) VALUES (${t.columns.map(() => '?').join(', ')})`);
+      stmt = db.prepare(
+        `INSERT INTO ${quote(t.name)} (${columnList(t)}) VALUES (${t.columns.map(() => '?').join(', ')})`,
+      );
       inserts.set(t.name, stmt);
     }
     return stmt;
   };
-  const count = (t: CopyTable): number => (db.prepare(`SELECT count(*) AS n FROM ${quote(t.name)}`).get() as { n: number }).n;
+  const count = (t: CopyTable): number =>
+    (db.prepare(`SELECT count(*) AS n FROM ${quote(t.name)}`).get() as { n: number }).n;
   let closed = false;
   const close = (): void => {
     if (closed) return;

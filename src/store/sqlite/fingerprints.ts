@@ -16,7 +16,8 @@ const KEYED = 'hmac-sha256';
  */
 export function keyPlainFingerprints(sqlite: Sqlite, opts: RekeyOptions): number {
   const keyed = (): boolean =>
-    (sqlite.prepare('SELECT value FROM meta WHERE key = ?').get(MARKER) as { value: string } | undefined)?.value === KEYED;
+    (sqlite.prepare('SELECT value FROM meta WHERE key = ?').get(MARKER) as { value: string } | undefined)?.value ===
+    KEYED;
   if (keyed()) return 0;
   const rows = rekey(sqlite, keyed, opts);
   // A keyed fingerprint has the plain one's length, so each row is overwritten in place; what would
@@ -35,8 +36,12 @@ function rekey(sqlite: Sqlite, keyed: () => boolean, opts: RekeyOptions): number
     .transaction((): number => {
       if (keyed()) return 0;
       if (sqlite.prepare('SELECT 1 FROM idempotency_keys LIMIT 1').get()) opts.assertKey(anySealedSecret(sqlite));
-      const { changes } = sqlite.prepare('UPDATE idempotency_keys SET request_hash = paygate_rekey_fingerprint(request_hash)').run();
-      sqlite.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(MARKER, KEYED);
+      const { changes } = sqlite
+        .prepare('UPDATE idempotency_keys SET request_hash = paygate_rekey_fingerprint(request_hash)')
+        .run();
+      sqlite
+        .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+        .run(MARKER, KEYED);
       return changes;
     })
     .immediate();
@@ -44,5 +49,6 @@ function rekey(sqlite: Sqlite, keyed: () => boolean, opts: RekeyOptions): number
 
 /** One sealed merchant secret, if any: opening it proves the vault key belongs to this database. */
 function anySealedSecret(sqlite: Sqlite): string | undefined {
-  return (sqlite.prepare('SELECT secret_enc AS sealed FROM merchants LIMIT 1').get() as { sealed: string } | undefined)?.sealed;
+  return (sqlite.prepare('SELECT secret_enc AS sealed FROM merchants LIMIT 1').get() as { sealed: string } | undefined)
+    ?.sealed;
 }

@@ -125,7 +125,11 @@ class SqliteReads implements Reads {
   async stalePageIds(now: number, limit: number): Promise<string[]> {
     return txns.stalePageIds(this.db, now, limit);
   }
-  async getIdempotency(merchantId: string, scope: IdempotencyScope, requestId: string): Promise<IdempotencyRow | undefined> {
+  async getIdempotency(
+    merchantId: string,
+    scope: IdempotencyScope,
+    requestId: string,
+  ): Promise<IdempotencyRow | undefined> {
     return txns.getIdempotency(this.db, merchantId, scope, requestId);
   }
   async getRefund(id: string): Promise<RefundRow | undefined> {
@@ -179,7 +183,12 @@ class SqliteReads implements Reads {
   async countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number> {
     return subs.countRecords(this.db, subscriptionId, status);
   }
-  async pageRecords(subscriptionId: string, status: RecordStatus | undefined, limit: number, offset: number): Promise<BillingRecordRow[]> {
+  async pageRecords(
+    subscriptionId: string,
+    status: RecordStatus | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<BillingRecordRow[]> {
     return subs.pageRecords(this.db, subscriptionId, status, limit, offset);
   }
   async dueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage> {
@@ -206,7 +215,9 @@ class SqliteReads implements Reads {
   async transactionOwner(id: string): Promise<string | undefined> {
     return lookup.transactionOwner(this.db, id);
   }
-  async pagePlanIds(f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow): Promise<OwnedId[]> {
+  async pagePlanIds(
+    f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow,
+  ): Promise<OwnedId[]> {
     return lookup.pagePlanIds(this.db, f);
   }
   async pageSubscriptionIds(
@@ -214,15 +225,23 @@ class SqliteReads implements Reads {
   ): Promise<OwnedId[]> {
     return lookup.pageSubscriptionIds(this.db, f);
   }
-  async pageTransactionIds(f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow): Promise<OwnedId[]> {
+  async pageTransactionIds(
+    f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow,
+  ): Promise<OwnedId[]> {
     return lookup.pageTransactionIds(this.db, f);
   }
   async pageEventIds(
-    f: { merchantId?: string | undefined; status?: string | undefined; subscriptionId?: string | undefined } & PageWindow,
+    f: {
+      merchantId?: string | undefined;
+      status?: string | undefined;
+      subscriptionId?: string | undefined;
+    } & PageWindow,
   ): Promise<OwnedId[]> {
     return lookup.pageEventIds(this.db, f);
   }
-  async listTracking(f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): Promise<TrackingRow[]> {
+  async listTracking(
+    f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow,
+  ): Promise<TrackingRow[]> {
     return tracking.listTracking(this.db, f);
   }
 }
@@ -259,7 +278,11 @@ class SqliteTx extends SqliteReads implements Tx {
   async insertIdempotency(row: NewIdempotency): Promise<void> {
     txns.insertIdempotency(this.db, row);
   }
-  async updateTransactionIf(id: string, fromStatus: number, patch: Partial<Omit<TransactionRow, 'id'>>): Promise<boolean> {
+  async updateTransactionIf(
+    id: string,
+    fromStatus: number,
+    patch: Partial<Omit<TransactionRow, 'id'>>,
+  ): Promise<boolean> {
     return txns.updateTransactionIf(this.db, id, fromStatus, patch);
   }
   async claimCharge(id: string, now: number, leaseMs: number): Promise<boolean> {
@@ -316,7 +339,10 @@ class SqliteTx extends SqliteReads implements Tx {
   async expireSubscription(id: string, now: number): Promise<boolean> {
     return subs.expireSubscription(this.db, id, now);
   }
-  async addChargeToSubscription(id: string, c: { approved: boolean; amount: number; paidThrough: number | null; now: number }): Promise<void> {
+  async addChargeToSubscription(
+    id: string,
+    c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
+  ): Promise<void> {
     renewals.addChargeToSubscription(this.db, id, c);
   }
   async insertBillingRecord(row: BillingRecordRow): Promise<void> {
@@ -353,19 +379,32 @@ class SqliteTx extends SqliteReads implements Tx {
   async insertPendingRecord(r: NewRecord): Promise<string> {
     return subs.insertPendingRecord(this.db, r);
   }
-  async settleFirstRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
+  async settleFirstRecord(
+    id: string,
+    status: 'SUCCESS' | 'FAILED',
+    failReason: string | null,
+    now: number,
+  ): Promise<boolean> {
     return subs.settleFirstRecord(this.db, id, status, failReason, now);
   }
   async cancelUnclaimedRecords(subscriptionId: string): Promise<BillingRecordRow[]> {
     return subs.cancelUnclaimedRecords(this.db, subscriptionId);
   }
-  async claimDueRecords(ids: readonly string[], c: { owner: string; now: number; leaseUntil: number; channel: string }): Promise<ClaimedRecord[]> {
+  async claimDueRecords(
+    ids: readonly string[],
+    c: { owner: string; now: number; leaseUntil: number; channel: string },
+  ): Promise<ClaimedRecord[]> {
     return renewals.claimDueRecords(this.db, ids, c);
   }
   async releaseClaims(owner: string): Promise<number> {
     return renewals.releaseClaims(this.db, owner);
   }
-  async settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
+  async settleRecord(
+    id: string,
+    status: 'SUCCESS' | 'FAILED',
+    failReason: string | null,
+    now: number,
+  ): Promise<boolean> {
     return renewals.settleRecord(this.db, id, status, failReason, now);
   }
   async finishRenewalTransaction(
@@ -413,7 +452,12 @@ class SqliteTx extends SqliteReads implements Tx {
   async getSandboxCharge(id: string): Promise<SandboxChargeRow | undefined> {
     return sandbox.getSandboxCharge(this.db, id);
   }
-  async finishSandboxAction(id: string, outcome: 'approved' | 'failed', declineCode: string | null, now: number): Promise<void> {
+  async finishSandboxAction(
+    id: string,
+    outcome: 'approved' | 'failed',
+    declineCode: string | null,
+    now: number,
+  ): Promise<void> {
     sandbox.finishSandboxAction(this.db, id, outcome, declineCode, now);
   }
   async sandboxRefunded(chargeId: string): Promise<number> {

@@ -9,24 +9,34 @@ import { prepared } from './prepared.js';
  */
 
 export function planOwner(sqlite: Sqlite, planId: string): string | undefined {
-  return (prepared(sqlite, 'SELECT merchant_id AS m FROM plans WHERE id = ?').get(planId) as { m: string } | undefined)?.m;
+  return (prepared(sqlite, 'SELECT merchant_id AS m FROM plans WHERE id = ?').get(planId) as { m: string } | undefined)
+    ?.m;
 }
 
 /** A subscription by its id or its code. */
-export function subscriptionOwner(sqlite: Sqlite, idOrCode: string): { id: string; code: string; merchantId: string } | undefined {
-  return prepared(sqlite, 'SELECT id, code, merchant_id AS merchantId FROM subscriptions WHERE id = @ref OR code = @ref LIMIT 1').get({ ref: idOrCode }) as
-    | { id: string; code: string; merchantId: string }
-    | undefined;
+export function subscriptionOwner(
+  sqlite: Sqlite,
+  idOrCode: string,
+): { id: string; code: string; merchantId: string } | undefined {
+  return prepared(
+    sqlite,
+    'SELECT id, code, merchant_id AS merchantId FROM subscriptions WHERE id = @ref OR code = @ref LIMIT 1',
+  ).get({ ref: idOrCode }) as { id: string; code: string; merchantId: string } | undefined;
 }
 
 export function transactionOwner(sqlite: Sqlite, id: string): string | undefined {
-  return (prepared(sqlite, 'SELECT merchant_id AS m FROM transactions WHERE id = ?').get(id) as { m: string } | undefined)?.m;
+  return (
+    prepared(sqlite, 'SELECT merchant_id AS m FROM transactions WHERE id = ?').get(id) as { m: string } | undefined
+  )?.m;
 }
 
 const ids = (rows: unknown[]): OwnedId[] => rows as OwnedId[];
 
 /** Newest first; one more than `limit` so the caller knows whether another page follows. */
-export function pagePlanIds(sqlite: Sqlite, f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow): OwnedId[] {
+export function pagePlanIds(
+  sqlite: Sqlite,
+  f: { merchantId?: string | undefined; status?: string | undefined } & PageWindow,
+): OwnedId[] {
   return ids(
     prepared(
       sqlite,
@@ -46,11 +56,20 @@ export function pageSubscriptionIds(
       `SELECT id, merchant_id AS merchantId FROM subscriptions
        WHERE (@merchantId IS NULL OR merchant_id = @merchantId) AND (@userId IS NULL OR user_id = @userId) AND (@status IS NULL OR status = @status)
        ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`,
-    ).all({ merchantId: f.merchantId ?? null, userId: f.userId ?? null, status: f.status ?? null, limit: f.limit + 1, offset: f.offset }),
+    ).all({
+      merchantId: f.merchantId ?? null,
+      userId: f.userId ?? null,
+      status: f.status ?? null,
+      limit: f.limit + 1,
+      offset: f.offset,
+    }),
   );
 }
 
-export function pageTransactionIds(sqlite: Sqlite, f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow): OwnedId[] {
+export function pageTransactionIds(
+  sqlite: Sqlite,
+  f: { merchantId?: string | undefined; status?: number | undefined } & PageWindow,
+): OwnedId[] {
   return ids(
     prepared(
       sqlite,
@@ -71,6 +90,12 @@ export function pageEventIds(
        WHERE (@status IS NULL OR status = @status) AND (@merchantId IS NULL OR merchant_id = @merchantId)
          AND (@subscriptionId IS NULL OR subscription_id = @subscriptionId)
        ORDER BY seq DESC LIMIT @limit OFFSET @offset`,
-    ).all({ merchantId: f.merchantId ?? null, status: f.status ?? null, subscriptionId: f.subscriptionId ?? null, limit: f.limit + 1, offset: f.offset }),
+    ).all({
+      merchantId: f.merchantId ?? null,
+      status: f.status ?? null,
+      subscriptionId: f.subscriptionId ?? null,
+      limit: f.limit + 1,
+      offset: f.offset,
+    }),
   );
 }

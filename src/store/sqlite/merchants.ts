@@ -44,11 +44,19 @@ export function listMerchantRows(sqlite: Sqlite): MerchantRow[] {
 }
 
 export function insertMerchant(sqlite: Sqlite, row: MerchantRow): void {
-  prepared(sqlite, `INSERT INTO merchants (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`).run(row);
+  prepared(
+    sqlite,
+    `INSERT INTO merchants (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
+  ).run(row);
 }
 
 export function updateMerchantRow(sqlite: Sqlite, id: string, patch: Partial<Omit<MerchantRow, 'id'>>): void {
-  const keys = (Object.keys(patch) as (keyof MerchantRow)[]).filter((k) => k !== 'id' && patch[k as keyof typeof patch] !== undefined).sort();
+  const keys = (Object.keys(patch) as (keyof MerchantRow)[])
+    .filter((k) => k !== 'id' && patch[k as keyof typeof patch] !== undefined)
+    .sort();
   if (keys.length === 0) return;
-  prepared(sqlite, `UPDATE merchants SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE id = @id`).run({ ...patch, id });
+  prepared(sqlite, `UPDATE merchants SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE id = @id`).run({
+    ...patch,
+    id,
+  });
 }

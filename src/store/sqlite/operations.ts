@@ -10,9 +10,15 @@ const cache = new WeakMap<Sqlite, { counts: () => OperationalCounts; backlog: ()
 function statements(sqlite: Sqlite) {
   let s = cache.get(sqlite);
   if (!s) {
-    const tx = sqlite.prepare('SELECT payment_type AS kind, CAST(status AS TEXT) AS status, count(*) AS n FROM transactions GROUP BY payment_type, status');
-    const br = sqlite.prepare('SELECT billing_type AS kind, status, count(*) AS n FROM billing_records GROUP BY billing_type, status');
-    const cb = sqlite.prepare('SELECT status, count(*) AS events, coalesce(sum(attempts), 0) AS attempts FROM outbox_events GROUP BY status');
+    const tx = sqlite.prepare(
+      'SELECT payment_type AS kind, CAST(status AS TEXT) AS status, count(*) AS n FROM transactions GROUP BY payment_type, status',
+    );
+    const br = sqlite.prepare(
+      'SELECT billing_type AS kind, status, count(*) AS n FROM billing_records GROUP BY billing_type, status',
+    );
+    const cb = sqlite.prepare(
+      'SELECT status, count(*) AS events, coalesce(sum(attempts), 0) AS attempts FROM outbox_events GROUP BY status',
+    );
     // Reads only the partial index of PENDING events: cheap however large the outbox grows.
     const backlog = sqlite.prepare("SELECT count(*) FROM outbox_events WHERE status = 'PENDING'").pluck();
     const ping = sqlite.prepare('SELECT 1').pluck();

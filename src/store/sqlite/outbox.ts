@@ -55,7 +55,12 @@ export function listEvents(sqlite: Sqlite, f: EventFilter): EventRow[] {
      WHERE (@status IS NULL OR status = @status) AND (@merchantId IS NULL OR merchant_id = @merchantId)
        AND (@subscriptionId IS NULL OR subscription_id = @subscriptionId)
      ORDER BY seq DESC LIMIT @limit`,
-  ).all({ status: f.status ?? null, merchantId: f.merchantId ?? null, subscriptionId: f.subscriptionId ?? null, limit: f.limit }) as EventRow[];
+  ).all({
+    status: f.status ?? null,
+    merchantId: f.merchantId ?? null,
+    subscriptionId: f.subscriptionId ?? null,
+    limit: f.limit,
+  }) as EventRow[];
 }
 
 export function getEvent(sqlite: Sqlite, id: string): EventRow | undefined {

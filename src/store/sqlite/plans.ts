@@ -21,7 +21,10 @@ const KEYS = Object.keys(COLUMNS) as (keyof PlanRow)[];
 const SELECT = `SELECT ${KEYS.map((k) => `${COLUMNS[k]} AS ${k}`).join(', ')} FROM plans`;
 
 export function insertPlan(sqlite: Sqlite, row: PlanRow): void {
-  prepared(sqlite, `INSERT INTO plans (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`).run(row);
+  prepared(
+    sqlite,
+    `INSERT INTO plans (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
+  ).run(row);
 }
 
 export function getPlan(sqlite: Sqlite, merchantId: string, id: string): PlanRow | undefined {
@@ -29,14 +32,19 @@ export function getPlan(sqlite: Sqlite, merchantId: string, id: string): PlanRow
 }
 
 export function listPlanRows(sqlite: Sqlite, merchantId: string, status?: 'ACTIVE' | 'INACTIVE'): PlanRow[] {
-  return prepared(sqlite, `${SELECT} WHERE merchant_id = @merchantId AND (@status IS NULL OR status = @status) ORDER BY created_at DESC, id DESC`).all({
+  return prepared(
+    sqlite,
+    `${SELECT} WHERE merchant_id = @merchantId AND (@status IS NULL OR status = @status) ORDER BY created_at DESC, id DESC`,
+  ).all({
     merchantId,
     status: status ?? null,
   }) as PlanRow[];
 }
 
 export function getPlanInfo(sqlite: Sqlite, planId: string): { name: string; description: string | null } | undefined {
-  return prepared(sqlite, 'SELECT name, description FROM plans WHERE id = ?').get(planId) as { name: string; description: string | null } | undefined;
+  return prepared(sqlite, 'SELECT name, description FROM plans WHERE id = ?').get(planId) as
+    | { name: string; description: string | null }
+    | undefined;
 }
 
 export function setPlanStatus(sqlite: Sqlite, id: string, status: 'ACTIVE' | 'INACTIVE'): void {
@@ -56,5 +64,7 @@ export function reservePlanSlot(sqlite: Sqlite, planId: string): boolean {
 
 /** plans.currentSubscriptions counts INCOMPLETE + ACTIVE + PAUSED; call when one leaves them. */
 export function releasePlanSlot(sqlite: Sqlite, planId: string): void {
-  prepared(sqlite, 'UPDATE plans SET current_subscriptions = max(current_subscriptions - 1, 0) WHERE id = ?').run(planId);
+  prepared(sqlite, 'UPDATE plans SET current_subscriptions = max(current_subscriptions - 1, 0) WHERE id = ?').run(
+    planId,
+  );
 }

@@ -19,11 +19,7 @@ export function getRefund(sqlite: Sqlite, id: string): RefundRow | undefined {
 }
 
 /** PENDING → SUCCEEDED | FAILED, once. */
-export function settleRefund(
-  sqlite: Sqlite,
-  id: string,
-  outcome: RefundOutcome,
-): boolean {
+export function settleRefund(sqlite: Sqlite, id: string, outcome: RefundOutcome): boolean {
   return (
     prepared(
       sqlite,
@@ -74,7 +70,9 @@ export function noteRefundRef(sqlite: Sqlite, id: string, channelRef: string): v
 
 /** A refund the channel refused to run (revoked key): the row and its requestId go. */
 export function discardRefusedRefund(sqlite: Sqlite, id: string): boolean {
-  const gone = prepared(sqlite, "DELETE FROM refunds WHERE id = ? AND status = 'PENDING' AND channel_ref IS NULL").run(id).changes === 1;
+  const gone =
+    prepared(sqlite, "DELETE FROM refunds WHERE id = ? AND status = 'PENDING' AND channel_ref IS NULL").run(id)
+      .changes === 1;
   if (gone) prepared(sqlite, "DELETE FROM idempotency_keys WHERE scope = 'refund' AND resource_id = ?").run(id);
   return gone;
 }

@@ -35,7 +35,11 @@ const START: Position = { afterTime: -1, afterRowid: -1 };
 
 export function dueRecords(sqlite: Sqlite, now: number, limit: number, cursor: DueCursor): DuePage {
   const from = (cursor as unknown as Position | null) ?? START;
-  const rows = prepared(sqlite, DUE_SQL).all({ now, limit, ...from }) as { id: string; rowid: number; scheduledTime: number }[];
+  const rows = prepared(sqlite, DUE_SQL).all({ now, limit, ...from }) as {
+    id: string;
+    rowid: number;
+    scheduledTime: number;
+  }[];
   const last = rows[rows.length - 1];
   const next = last ? { afterTime: last.scheduledTime, afterRowid: last.rowid } : from;
   return { ids: rows.map((r) => r.id), next: next as unknown as DueCursor };
@@ -64,7 +68,8 @@ export function claimDueRecords(
     if (txnId === undefined) continue;
     const rec = claimedRecord(sqlite, id);
     if (!rec) continue;
-    if (txnId === fresh) insertRenewalTransaction(sqlite, fresh, rec, rec.cardChannel === 'stripe' ? 'stripe' : c.channel, c.now);
+    if (txnId === fresh)
+      insertRenewalTransaction(sqlite, fresh, rec, rec.cardChannel === 'stripe' ? 'stripe' : c.channel, c.now);
     claimed.push(rec);
   }
   return claimed;
@@ -75,7 +80,14 @@ export function claimDueRecords(
  * call won it (`newTxnId` if it had none yet: the caller then inserts that transaction), or
  * undefined when another run holds it or it is no longer PENDING and due.
  */
-function claimRecord(sqlite: Sqlite, id: string, owner: string, now: number, leaseUntil: number, newTxnId: string): string | undefined {
+function claimRecord(
+  sqlite: Sqlite,
+  id: string,
+  owner: string,
+  now: number,
+  leaseUntil: number,
+  newTxnId: string,
+): string | undefined {
   const row = prepared(
     sqlite,
     `UPDATE billing_records SET lease_owner = ?, lease_until = ?, transaction_id = coalesce(transaction_id, ?)
@@ -187,6 +199,8 @@ export function addChargeToSubscription(
 /** See Tx.releaseClaims. Runs only when a run failed: a scan of PENDING records by owner is fine. */
 export function releaseClaims(sqlite: Sqlite, owner: string): number {
   return sqlite
-    .prepare("UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = ?")
+    .prepare(
+      "UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = ?",
+    )
     .run(owner).changes;
 }

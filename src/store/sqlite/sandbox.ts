@@ -8,7 +8,8 @@ const SELECT = `SELECT id, idempotency_key AS idempotencyKey, kind, parent_id AS
   updated_at AS updatedAt FROM sandbox_charges`;
 
 type Stored = Omit<SandboxChargeRow, 'customerPresent'> & { customerPresent: number };
-const row = (r: Stored | undefined): SandboxChargeRow | undefined => (r ? { ...r, customerPresent: r.customerPresent === 1 } : undefined);
+const row = (r: Stored | undefined): SandboxChargeRow | undefined =>
+  r ? { ...r, customerPresent: r.customerPresent === 1 } : undefined;
 
 /** Insert unless the idempotency key is taken; whether it was inserted (the first caller decides). */
 export function insertSandboxCharge(sqlite: Sqlite, r: SandboxChargeRow): boolean {
@@ -32,13 +33,17 @@ export function getSandboxCharge(sqlite: Sqlite, id: string): SandboxChargeRow |
   return row(prepared(sqlite, `${SELECT} WHERE id = ?`).get(id) as Stored | undefined);
 }
 
-export function finishSandboxAction(sqlite: Sqlite, id: string, outcome: 'approved' | 'failed', declineCode: string | null, now: number): void {
-  prepared(sqlite, "UPDATE sandbox_charges SET outcome = ?, decline_code = ?, updated_at = ? WHERE id = ? AND outcome = 'requires_action'").run(
-    outcome,
-    declineCode,
-    now,
-    id,
-  );
+export function finishSandboxAction(
+  sqlite: Sqlite,
+  id: string,
+  outcome: 'approved' | 'failed',
+  declineCode: string | null,
+  now: number,
+): void {
+  prepared(
+    sqlite,
+    "UPDATE sandbox_charges SET outcome = ?, decline_code = ?, updated_at = ? WHERE id = ? AND outcome = 'requires_action'",
+  ).run(outcome, declineCode, now, id);
 }
 
 export function sandboxRefunded(sqlite: Sqlite, chargeId: string): number {

@@ -34,23 +34,31 @@ export const RECORD_COLUMNS = `r.id, r.subscription_id AS subscriptionId, r.merc
 
 /** A subscription of this merchant; another merchant's reads as absent (SPEC §2). */
 export function getSubscription(sqlite: Sqlite, merchantId: string, id: string): SubscriptionRow | undefined {
-  return prepared(sqlite, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = ? AND s.merchant_id = ?`).get(id, merchantId) as
-    | SubscriptionRow
-    | undefined;
+  return prepared(
+    sqlite,
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = ? AND s.merchant_id = ?`,
+  ).get(id, merchantId) as SubscriptionRow | undefined;
 }
 
 export function getSubscriptionById(sqlite: Sqlite, id: string): SubscriptionRow | undefined {
-  return prepared(sqlite, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = ?`).get(id) as SubscriptionRow | undefined;
-}
-
-export function getSubscriptionByCode(sqlite: Sqlite, merchantId: string, code: string): SubscriptionRow | undefined {
-  return prepared(sqlite, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.code = ? AND s.merchant_id = ?`).get(code, merchantId) as
+  return prepared(sqlite, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.id = ?`).get(id) as
     | SubscriptionRow
     | undefined;
 }
 
+export function getSubscriptionByCode(sqlite: Sqlite, merchantId: string, code: string): SubscriptionRow | undefined {
+  return prepared(
+    sqlite,
+    `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.code = ? AND s.merchant_id = ?`,
+  ).get(code, merchantId) as SubscriptionRow | undefined;
+}
+
 /** Newest first; userId optional (the CLI lists a merchant's latest subscriptions). */
-export function listSubscriptionRows(sqlite: Sqlite, merchantId: string, filter: SubscriptionFilter): SubscriptionListRow[] {
+export function listSubscriptionRows(
+  sqlite: Sqlite,
+  merchantId: string,
+  filter: SubscriptionFilter,
+): SubscriptionListRow[] {
   const sql = `SELECT ${SUBSCRIPTION_COLUMNS}, p.name AS planName, p.description AS planDescription,
       (SELECT min(b.scheduled_time) FROM billing_records b WHERE b.subscription_id = s.id AND b.status = 'PENDING') AS nextBillingTime
     FROM subscriptions s JOIN plans p ON p.id = s.plan_id
@@ -112,7 +120,11 @@ export function insertSubscription(sqlite: Sqlite, row: SubscriptionRow): void {
 }
 
 /** A charge under way when the subscription was cancelled still counts, but only INCOMPLETE becomes ACTIVE. */
-export function activateSubscription(sqlite: Sqlite, id: string, a: { paidThrough: number; amount: number; now: number }): boolean {
+export function activateSubscription(
+  sqlite: Sqlite,
+  id: string,
+  a: { paidThrough: number; amount: number; now: number },
+): boolean {
   const activated =
     prepared(
       sqlite,
@@ -120,11 +132,10 @@ export function activateSubscription(sqlite: Sqlite, id: string, a: { paidThroug
          total_paid = total_paid + @amount, updated_at = @now WHERE id = @id AND status = 'INCOMPLETE'`,
     ).run({ id, ...a }).changes === 1;
   if (!activated) {
-    prepared(sqlite, 'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + ?, updated_at = ? WHERE id = ?').run(
-      a.amount,
-      a.now,
-      id,
-    );
+    prepared(
+      sqlite,
+      'UPDATE subscriptions SET billing_count = billing_count + 1, total_paid = total_paid + ?, updated_at = ? WHERE id = ?',
+    ).run(a.amount, a.now, id);
   }
   return activated;
 }
@@ -148,9 +159,10 @@ export function pendingRecords(sqlite: Sqlite, subscriptionId: string): BillingR
 }
 
 export function nextBillingTime(sqlite: Sqlite, subscriptionId: string): number | null {
-  const row = prepared(sqlite, "SELECT min(scheduled_time) AS t FROM billing_records WHERE subscription_id = ? AND status = 'PENDING'").get(
-    subscriptionId,
-  ) as { t: number | null };
+  const row = prepared(
+    sqlite,
+    "SELECT min(scheduled_time) AS t FROM billing_records WHERE subscription_id = ? AND status = 'PENDING'",
+  ).get(subscriptionId) as { t: number | null };
   return row.t;
 }
 
@@ -163,7 +175,9 @@ export function latestRecord(sqlite: Sqlite, subscriptionId: string): BillingRec
 }
 
 export function getRecord(sqlite: Sqlite, id: string): BillingRecordRow | undefined {
-  return prepared(sqlite, `SELECT ${RECORD_COLUMNS} FROM billing_records r WHERE r.id = ?`).get(id) as BillingRecordRow | undefined;
+  return prepared(sqlite, `SELECT ${RECORD_COLUMNS} FROM billing_records r WHERE r.id = ?`).get(id) as
+    | BillingRecordRow
+    | undefined;
 }
 
 export function countRecords(sqlite: Sqlite, subscriptionId: string, status: RecordStatus | undefined): number {
@@ -213,7 +227,10 @@ export function cancelUnclaimedRecords(sqlite: Sqlite, subscriptionId: string): 
     sqlite,
     `SELECT ${RECORD_COLUMNS} FROM billing_records r WHERE r.subscription_id = ? AND r.status = 'PENDING' AND (r.transaction_id IS NULL OR r.billing_type = 'INITIAL')`,
   ).all(subscriptionId) as BillingRecordRow[];
-  const cancel = prepared(sqlite, "UPDATE billing_records SET status = 'CANCELLED', lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'PENDING'");
+  const cancel = prepared(
+    sqlite,
+    "UPDATE billing_records SET status = 'CANCELLED', lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'PENDING'",
+  );
   for (const r of rows) cancel.run(r.id);
   return rows;
 }
@@ -250,7 +267,13 @@ export function insertBillingRecord(sqlite: Sqlite, r: BillingRecordRow): void {
 }
 
 /** A first charge's INITIAL record settles once; false when it was no longer PENDING (cancelled meanwhile). */
-export function settleFirstRecord(sqlite: Sqlite, id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): boolean {
+export function settleFirstRecord(
+  sqlite: Sqlite,
+  id: string,
+  status: 'SUCCESS' | 'FAILED',
+  failReason: string | null,
+  now: number,
+): boolean {
   return (
     prepared(
       sqlite,
@@ -276,7 +299,11 @@ export function setPendingPlan(sqlite: Sqlite, id: string, planId: string | null
 
 /** Spend carried credit (never below zero). */
 export function spendCredit(sqlite: Sqlite, id: string, amount: number, now: number): void {
-  prepared(sqlite, 'UPDATE subscriptions SET credit = max(0, credit - ?), updated_at = ? WHERE id = ?').run(amount, now, id);
+  prepared(sqlite, 'UPDATE subscriptions SET credit = max(0, credit - ?), updated_at = ? WHERE id = ?').run(
+    amount,
+    now,
+    id,
+  );
 }
 
 /** Re-price a PENDING record no run has claimed yet; false when it is claimed or settled. */
@@ -292,7 +319,9 @@ export function repriceRecord(sqlite: Sqlite, id: string, p: RecordPrice): boole
 
 /** The subscription a card-update page token belongs to. */
 export function getSubscriptionByCardToken(sqlite: Sqlite, token: string): SubscriptionRow | undefined {
-  return prepared(sqlite, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.card_update_token = ?`).get(token) as SubscriptionRow | undefined;
+  return prepared(sqlite, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.card_update_token = ?`).get(
+    token,
+  ) as SubscriptionRow | undefined;
 }
 
 export function setSubscriptionCard(sqlite: Sqlite, id: string, cardId: string, now: number): void {
@@ -300,14 +329,20 @@ export function setSubscriptionCard(sqlite: Sqlite, id: string, cardId: string, 
 }
 
 export function setCardUpdateToken(sqlite: Sqlite, id: string, token: string | null, expiresAt: number | null): void {
-  prepared(sqlite, 'UPDATE subscriptions SET card_update_token = ?, card_update_expires_at = ? WHERE id = ?').run(token, expiresAt, id);
+  prepared(sqlite, 'UPDATE subscriptions SET card_update_token = ?, card_update_expires_at = ? WHERE id = ?').run(
+    token,
+    expiresAt,
+    id,
+  );
 }
 
 /** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or settled. */
 export function rescheduleRecord(sqlite: Sqlite, id: string, scheduledTime: number): boolean {
   return (
-    prepared(sqlite, "UPDATE billing_records SET scheduled_time = ? WHERE id = ? AND status = 'PENDING' AND transaction_id IS NULL").run(scheduledTime, id)
-      .changes === 1
+    prepared(
+      sqlite,
+      "UPDATE billing_records SET scheduled_time = ? WHERE id = ? AND status = 'PENDING' AND transaction_id IS NULL",
+    ).run(scheduledTime, id).changes === 1
   );
 }
 

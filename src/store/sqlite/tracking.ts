@@ -13,7 +13,10 @@ export function upsertTracking(sqlite: Sqlite, e: TrackingUpsert): void {
   ).run(e);
 }
 
-export function listTracking(sqlite: Sqlite, f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow): TrackingRow[] {
+export function listTracking(
+  sqlite: Sqlite,
+  f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow,
+): TrackingRow[] {
   return prepared(
     sqlite,
     `SELECT e.transaction_id AS transactionId, t.relation_id AS relationId, e.merchant_id AS merchantId, e.tracking_no AS trackingNo,
@@ -21,5 +24,10 @@ export function listTracking(sqlite: Sqlite, f: { merchantId?: string | undefine
      FROM tracking_entries e JOIN transactions t ON t.id = e.transaction_id
      WHERE (@merchantId IS NULL OR e.merchant_id = @merchantId) AND (@transactionId IS NULL OR e.transaction_id = @transactionId)
      ORDER BY e.created_at DESC, e.id DESC LIMIT @limit OFFSET @offset`,
-  ).all({ merchantId: f.merchantId ?? null, transactionId: f.transactionId ?? null, limit: f.limit, offset: f.offset }) as TrackingRow[];
+  ).all({
+    merchantId: f.merchantId ?? null,
+    transactionId: f.transactionId ?? null,
+    limit: f.limit,
+    offset: f.offset,
+  }) as TrackingRow[];
 }

@@ -59,7 +59,9 @@ export function getTransaction(sqlite: Sqlite, id: string): TransactionRow | und
 
 /** Another merchant's transaction reads as absent (SPEC §2). */
 export function getMerchantTransaction(sqlite: Sqlite, merchantId: string, id: string): TransactionRow | undefined {
-  return prepared(sqlite, `${SELECT} WHERE t.id = ? AND t.merchant_id = ?`).get(id, merchantId) as TransactionRow | undefined;
+  return prepared(sqlite, `${SELECT} WHERE t.id = ? AND t.merchant_id = ?`).get(id, merchantId) as
+    | TransactionRow
+    | undefined;
 }
 
 export function getByRelation(sqlite: Sqlite, merchantId: string, relationId: string): TransactionRow | undefined {
@@ -82,7 +84,9 @@ export function updateTransactionIf(
   fromStatus: number,
   patch: Partial<Omit<TransactionRow, 'id'>>,
 ): boolean {
-  const keys = (Object.keys(patch) as (keyof TransactionRow)[]).filter((k) => patch[k as keyof typeof patch] !== undefined).sort();
+  const keys = (Object.keys(patch) as (keyof TransactionRow)[])
+    .filter((k) => patch[k as keyof typeof patch] !== undefined)
+    .sort();
   const sql = `UPDATE transactions SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE id = @id AND status = @fromStatus`;
   return prepared(sqlite, sql).run({ ...patch, id, fromStatus }).changes === 1;
 }
@@ -107,7 +111,9 @@ export function listTransactionRows(sqlite: Sqlite, f: TransactionFilter): Trans
 
 /** The subscription code for a subscription's first charge, shown in its responses. */
 export function subscriptionCodeOf(sqlite: Sqlite, subscriptionId: string): string | undefined {
-  return (prepared(sqlite, 'SELECT code FROM subscriptions WHERE id = ?').get(subscriptionId) as { code: string } | undefined)?.code;
+  return (
+    prepared(sqlite, 'SELECT code FROM subscriptions WHERE id = ?').get(subscriptionId) as { code: string } | undefined
+  )?.code;
 }
 
 // ---- requestId idempotency (SPEC §5): only a keyed fingerprint of the request is stored (vault/fingerprint.ts).
@@ -152,7 +158,10 @@ export function claimCharge(sqlite: Sqlite, id: string, now: number, leaseMs: nu
 
 /** The channel threw: let the next repeat of the request re-drive the charge at once. */
 export function releaseCharge(sqlite: Sqlite, id: string, now: number, leaseMs: number): void {
-  prepared(sqlite, 'UPDATE transactions SET updated_at = @stale WHERE id = @id AND status = 100000 AND channel_ref IS NULL').run({
+  prepared(
+    sqlite,
+    'UPDATE transactions SET updated_at = @stale WHERE id = @id AND status = 100000 AND channel_ref IS NULL',
+  ).run({
     id,
     stale: now - leaseMs,
   });
@@ -199,10 +208,10 @@ export function discardUncharged(sqlite: Sqlite, id: string): boolean {
   let sub: { planId: string; cardId: string | null } | undefined;
   if (row.paymentType === 'SUBSCRIPTION') {
     // Only the subscription this request made and nothing else touched (still INCOMPLETE).
-    sub = prepared(sqlite, "SELECT plan_id AS planId, card_id AS cardId FROM subscriptions WHERE id = ? AND status = 'INCOMPLETE' AND initial_transaction_id = ?").get(
-      row.subscriptionId,
-      id,
-    ) as { planId: string; cardId: string | null } | undefined;
+    sub = prepared(
+      sqlite,
+      "SELECT plan_id AS planId, card_id AS cardId FROM subscriptions WHERE id = ? AND status = 'INCOMPLETE' AND initial_transaction_id = ?",
+    ).get(row.subscriptionId, id) as { planId: string; cardId: string | null } | undefined;
     if (!sub) return false;
   }
   prepared(sqlite, 'DELETE FROM transactions WHERE id = ?').run(id);
@@ -211,7 +220,9 @@ export function discardUncharged(sqlite: Sqlite, id: string): boolean {
     prepared(sqlite, 'DELETE FROM billing_records WHERE subscription_id = ?').run(row.subscriptionId);
     prepared(sqlite, 'DELETE FROM subscriptions WHERE id = ?').run(row.subscriptionId);
     if (sub.cardId) prepared(sqlite, 'DELETE FROM cards WHERE id = ?').run(sub.cardId);
-    prepared(sqlite, 'UPDATE plans SET current_subscriptions = max(current_subscriptions - 1, 0) WHERE id = ?').run(sub.planId);
+    prepared(sqlite, 'UPDATE plans SET current_subscriptions = max(current_subscriptions - 1, 0) WHERE id = ?').run(
+      sub.planId,
+    );
   }
   return true;
 }
@@ -227,5 +238,7 @@ export function inFlightChargeIds(sqlite: Sqlite, before: number, limit: number)
 }
 
 export function getByChannelRef(sqlite: Sqlite, merchantId: string, channelRef: string): TransactionRow | undefined {
-  return prepared(sqlite, `${SELECT} WHERE merchant_id = ? AND channel_ref = ? LIMIT 1`).get(merchantId, channelRef) as TransactionRow | undefined;
+  return prepared(sqlite, `${SELECT} WHERE merchant_id = ? AND channel_ref = ? LIMIT 1`).get(merchantId, channelRef) as
+    | TransactionRow
+    | undefined;
 }

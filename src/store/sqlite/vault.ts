@@ -13,7 +13,10 @@ export function getMeta(sqlite: Sqlite, key: string): string | undefined {
 }
 
 export function setMeta(sqlite: Sqlite, key: string, value: string): void {
-  prepared(sqlite, 'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  prepared(
+    sqlite,
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  ).run(key, value);
 }
 
 /** Insert unless present; returns the value that is there afterwards (first writer wins). */
@@ -54,7 +57,9 @@ const COLUMNS: Record<SealedColumn, { table: string; key: string; column: string
 export function sealedBatch(sqlite: Sqlite, name: SealedColumn, afterId: string, limit: number): SealedRow[] {
   const col = COLUMNS[name];
   return sqlite
-    .prepare(`SELECT ${col.key} AS id, ${col.column} AS sealed FROM ${col.table} WHERE ${col.key} > ? AND ${col.column} IS NOT NULL ORDER BY ${col.key} LIMIT ?`)
+    .prepare(
+      `SELECT ${col.key} AS id, ${col.column} AS sealed FROM ${col.table} WHERE ${col.key} > ? AND ${col.column} IS NOT NULL ORDER BY ${col.key} LIMIT ?`,
+    )
     .all(afterId, limit) as SealedRow[];
 }
 

@@ -56,7 +56,11 @@ const SPECIAL: Record<string, CardBehaviour> = {
   },
   '4000000000000127': {
     kind: 'declines',
-    decline: { code: 'incorrect_cvc', declineCode: 'incorrect_cvc', message: "Your card's security code is incorrect." },
+    decline: {
+      code: 'incorrect_cvc',
+      declineCode: 'incorrect_cvc',
+      message: "Your card's security code is incorrect.",
+    },
   },
   '4000000000000119': {
     kind: 'declines',

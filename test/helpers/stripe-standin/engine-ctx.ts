@@ -43,7 +43,8 @@ export function int(params: FormObject, key: string, required: boolean): number 
     if (required) throw invalidRequest(`Missing required param: ${key}.`, { code: 'parameter_missing', param: key });
     return undefined;
   }
-  if (!/^-?\d+$/.test(v)) throw invalidRequest(`Invalid integer: ${v}`, { code: 'parameter_invalid_integer', param: key });
+  if (!/^-?\d+$/.test(v))
+    throw invalidRequest(`Invalid integer: ${v}`, { code: 'parameter_invalid_integer', param: key });
   return Number(v);
 }
 
@@ -60,4 +61,3 @@ export function cardError(decline: Decline, extra: StripeJson, param?: string): 
     ...extra,
   });
 }
-

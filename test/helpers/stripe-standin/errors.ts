@@ -37,7 +37,7 @@ export function authError(key: string | null, revoked: boolean): StandinError {
     return new StandinError(401, {
       type: 'invalid_request_error',
       message:
-        'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. \'Authorization: Bearer YOUR_SECRET_KEY\'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.',
+        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication for details, or we can help at https://support.stripe.com/.",
     });
   }
   return new StandinError(401, {
@@ -67,7 +67,12 @@ export function idempotencyMismatch(key: string): StandinError {
   });
 }
 
-export function permissionError(key: string, accountId: string, resource: string, access: 'read' | 'write'): StandinError {
+export function permissionError(
+  key: string,
+  accountId: string,
+  resource: string,
+  access: 'read' | 'write',
+): StandinError {
   return new StandinError(403, {
     type: 'invalid_request_error',
     message: `The provided key '${maskKey(key)}' does not have the required permissions for this endpoint on account '${accountId}'. Having the 'rak_${resource.replace(/s$/, '')}_${access}' permission would allow this request to continue.`,

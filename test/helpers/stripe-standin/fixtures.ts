@@ -8,10 +8,14 @@ import { readFileSync } from 'node:fs';
 export type StripeJson = Record<string, unknown>;
 
 const resources = (
-  JSON.parse(readFileSync(new URL('./fixtures3.json', import.meta.url), 'utf8')) as { resources: Record<string, StripeJson> }
+  JSON.parse(readFileSync(new URL('./fixtures3.json', import.meta.url), 'utf8')) as {
+    resources: Record<string, StripeJson>;
+  }
 ).resources;
 
-export function fixture(name: 'payment_intent' | 'payment_method' | 'customer' | 'charge' | 'refund' | 'balance' | 'event' | 'setup_intent'): StripeJson {
+export function fixture(
+  name: 'payment_intent' | 'payment_method' | 'customer' | 'charge' | 'refund' | 'balance' | 'event' | 'setup_intent',
+): StripeJson {
   const base = resources[name];
   if (!base) throw new Error(`stripe-standin: fixtures3.json has no ${name}`);
   return structuredClone(base);

@@ -25,7 +25,8 @@ export class IdempotencyStore {
   lookup(accountId: string, key: string, method: string, path: string, params: FormObject, now: number): Lookup {
     const prior = this.records.get(`${accountId}\u0000${key}`);
     if (!prior || now - prior.createdAt >= DAY_MS) return { kind: 'new' };
-    if (prior.method !== method || prior.path !== path || prior.params !== canonical(params)) return { kind: 'conflict' };
+    if (prior.method !== method || prior.path !== path || prior.params !== canonical(params))
+      return { kind: 'conflict' };
     return { kind: 'replay', record: prior };
   }
 

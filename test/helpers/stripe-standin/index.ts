@@ -7,7 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as engine from './engine.js';
-import { API_ERROR, authError, idempotencyMismatch, permissionError, RATE_LIMIT_ERROR, StandinError } from './errors.js';
+import {
+  API_ERROR,
+  authError,
+  idempotencyMismatch,
+  permissionError,
+  RATE_LIMIT_ERROR,
+  StandinError,
+} from './errors.js';
 import { Faults, type Fault } from './faults.js';
 import type { LoggedRequest, StandinAccount, StripeStandin } from './types.js';
 import { fixture, type StripeJson } from './fixtures.js';
@@ -121,7 +128,11 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     emit: (e) => sink.push(e),
   });
 
-  const publish = (acct: AccountState, emitted: engine.Emitted[], meta: { requestId: string | null; idempotencyKey: string | null; apiVersion: string | null }) =>
+  const publish = (
+    acct: AccountState,
+    emitted: engine.Emitted[],
+    meta: { requestId: string | null; idempotencyKey: string | null; apiVersion: string | null },
+  ) =>
     emitted.map((e) => {
       const event = buildEvent({ ...e, createdMs: now(), ...meta });
       events.push(event);
@@ -146,7 +157,8 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
       if (resource === 'payment_methods') {
         if (method === 'POST' && seg.length === 2) return engine.createPaymentMethod(ctx, params);
         if (method === 'GET' && id && seg.length === 3) return engine.retrievePaymentMethod(ctx, id);
-        if (method === 'POST' && id && action === 'attach' && seg.length === 4) return engine.attachPaymentMethod(ctx, id, params);
+        if (method === 'POST' && id && action === 'attach' && seg.length === 4)
+          return engine.attachPaymentMethod(ctx, id, params);
       }
       if (resource === 'customers') {
         if (method === 'POST' && seg.length === 2) return engine.createCustomer(ctx, params);
@@ -155,8 +167,10 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
       if (resource === 'payment_intents') {
         if (method === 'POST' && seg.length === 2) return engine.createIntent(ctx, params);
         if (method === 'GET' && id && seg.length === 3) return engine.retrieveIntent(ctx, id);
-        if (method === 'POST' && id && action === 'confirm' && seg.length === 4) return engine.confirmIntent(ctx, id, params);
-        if (method === 'POST' && id && action === 'cancel' && seg.length === 4) return engine.cancelIntent(ctx, id, params);
+        if (method === 'POST' && id && action === 'confirm' && seg.length === 4)
+          return engine.confirmIntent(ctx, id, params);
+        if (method === 'POST' && id && action === 'cancel' && seg.length === 4)
+          return engine.cancelIntent(ctx, id, params);
       }
       if (resource === 'setup_intents') {
         const answer = engine.routeSetupIntents(ctx, method, seg, params);
@@ -182,7 +196,7 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
   async function api(req: IncomingMessage, res: ServerResponse, path: string, raw: string): Promise<void> {
     const method = req.method ?? 'GET';
     const params = method === 'POST' ? parseForm(raw) : parseForm(new URL(req.url ?? '/', 'http://x').search.slice(1));
-    const key = method === 'POST' ? (req.headers['idempotency-key'] as string | undefined) ?? null : null;
+    const key = method === 'POST' ? ((req.headers['idempotency-key'] as string | undefined) ?? null) : null;
     const apiVersion = (req.headers['stripe-version'] as string | undefined) ?? null;
     const requestId = stripeId('req', 14);
     const log: LoggedRequest = {
@@ -207,7 +221,9 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     };
 
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
-    const acct = bearer ? accounts.find((a) => a.secretKey === bearer || a.restrictedKeys.has(bearer) || a.revokedKeys.has(bearer)) : undefined;
+    const acct = bearer
+      ? accounts.find((a) => a.secretKey === bearer || a.restrictedKeys.has(bearer) || a.revokedKeys.has(bearer))
+      : undefined;
     if (!bearer || !acct || acct.revokedKeys.has(bearer)) {
       const e = authError(bearer, acct !== undefined);
       return answer(e.status, e.body(), { 'www-authenticate': 'Bearer realm="Stripe"' });
@@ -236,7 +252,10 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     }
     if (prior.kind === 'replay') {
       log.replayed = true;
-      return answer(prior.record.status, prior.record.body, { 'idempotent-replayed': 'true', 'original-request': prior.record.requestId });
+      return answer(prior.record.status, prior.record.body, {
+        'idempotent-replayed': 'true',
+        'original-request': prior.record.requestId,
+      });
     }
 
     const emitted: engine.Emitted[] = [];
@@ -252,7 +271,15 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     const ran = result.status === 200 || result.status === 402;
     if (serverError && ran) result = { status: 500, body: { error: API_ERROR } };
     if (key && ran) {
-      idem.save(acct.id, key, { method, path, params, status: result.status, body: JSON.stringify(result.body, null, 2), requestId, createdAt: now() });
+      idem.save(acct.id, key, {
+        method,
+        path,
+        params,
+        status: result.status,
+        body: JSON.stringify(result.body, null, 2),
+        requestId,
+        createdAt: now(),
+      });
     }
 
     const published = publish(acct, emitted, { requestId, idempotencyKey: key, apiVersion });
@@ -285,7 +312,11 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
         return threeDsRequest(req, res, url, raw, {
           find: (id) => challengeOf(accounts, id),
           complete: (acct, id, passed) =>
-            outOfBand(acct, (ctx) => (acct.setupIntents.has(id) ? engine.completeSetupAuthentication(ctx, id, passed) : engine.completeAuthentication(ctx, id, passed))),
+            outOfBand(acct, (ctx) =>
+              acct.setupIntents.has(id)
+                ? engine.completeSetupAuthentication(ctx, id, passed)
+                : engine.completeAuthentication(ctx, id, passed),
+            ),
         });
       }
       return api(req, res, url.pathname, raw);
@@ -320,8 +351,18 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
     advanceClock: (ms) => {
       offset += ms;
     },
-    settleIntent: (id, outcome) => settle(id, (a) => a.intents.has(id), (ctx) => engine.settleIntent(ctx, id, outcome)),
-    settleRefund: (id, outcome) => settle(id, (a) => a.refunds.has(id), (ctx) => engine.settleRefund(ctx, id, outcome)),
+    settleIntent: (id, outcome) =>
+      settle(
+        id,
+        (a) => a.intents.has(id),
+        (ctx) => engine.settleIntent(ctx, id, outcome),
+      ),
+    settleRefund: (id, outcome) =>
+      settle(
+        id,
+        (a) => a.refunds.has(id),
+        (ctx) => engine.settleRefund(ctx, id, outcome),
+      ),
     redeliver: async (eventId) => {
       const event = events.find((e) => e.id === eventId);
       const acct = eventAccount.get(eventId);

@@ -19,7 +19,10 @@ export function cancelIntent(ctx: EngineCtx, id: string, params: FormObject): Op
   const pi = intent(ctx, id);
   const reason = str(params, 'cancellation_reason');
   if (reason !== undefined && !REASONS.has(reason)) {
-    throw invalidRequest(`Invalid cancellation_reason: must be one of duplicate, fraudulent, requested_by_customer, or abandoned`, { param: 'cancellation_reason' });
+    throw invalidRequest(
+      `Invalid cancellation_reason: must be one of duplicate, fraudulent, requested_by_customer, or abandoned`,
+      { param: 'cancellation_reason' },
+    );
   }
   if (!CANCELABLE.has(pi.status)) {
     throw invalidRequest(

@@ -16,18 +16,43 @@ export function createPaymentMethod(ctx: EngineCtx, params: FormObject): OpResul
       'Sending credit card numbers directly to the Stripe API is generally unsafe. We suggest you use test tokens that map to the test card you are using, see https://stripe.com/docs/testing. To enable raw card data APIs in test mode, see https://support.stripe.com/questions/enabling-access-to-raw-card-data-apis.',
     );
   }
-  if (number === undefined) throw invalidRequest('Missing required param: card[number].', { code: 'parameter_missing', param: 'card[number]' });
+  if (number === undefined)
+    throw invalidRequest('Missing required param: card[number].', { code: 'parameter_missing', param: 'card[number]' });
   const expMonth = Number(str(card, 'exp_month'));
   const expYear = Number(str(card, 'exp_year'));
   if (!luhnValid(number)) {
-    throw cardError({ code: 'incorrect_number', declineCode: 'incorrect_number', message: 'Your card number is incorrect.' }, {}, 'card[number]');
+    throw cardError(
+      { code: 'incorrect_number', declineCode: 'incorrect_number', message: 'Your card number is incorrect.' },
+      {},
+      'card[number]',
+    );
   }
   if (!Number.isInteger(expMonth) || expMonth < 1 || expMonth > 12) {
-    throw cardError({ code: 'invalid_expiry_month', declineCode: 'invalid_expiry_month', message: "Your card's expiration month is invalid." }, {}, 'card[exp_month]');
+    throw cardError(
+      {
+        code: 'invalid_expiry_month',
+        declineCode: 'invalid_expiry_month',
+        message: "Your card's expiration month is invalid.",
+      },
+      {},
+      'card[exp_month]',
+    );
   }
   const today = new Date(ctx.now);
-  if (!Number.isInteger(expYear) || expYear < today.getUTCFullYear() || (expYear === today.getUTCFullYear() && expMonth < today.getUTCMonth() + 1)) {
-    throw cardError({ code: 'invalid_expiry_year', declineCode: 'invalid_expiry_year', message: "Your card's expiration year is invalid." }, {}, 'card[exp_year]');
+  if (
+    !Number.isInteger(expYear) ||
+    expYear < today.getUTCFullYear() ||
+    (expYear === today.getUTCFullYear() && expMonth < today.getUTCMonth() + 1)
+  ) {
+    throw cardError(
+      {
+        code: 'invalid_expiry_year',
+        declineCode: 'invalid_expiry_year',
+        message: "Your card's expiration year is invalid.",
+      },
+      {},
+      'card[exp_year]',
+    );
   }
   const pm: PaymentMethodState = {
     id: stripeId('pm'),
@@ -60,7 +85,8 @@ export function retrievePaymentMethod(ctx: EngineCtx, id: string): OpResult {
 export function attachPaymentMethod(ctx: EngineCtx, id: string, params: FormObject): OpResult {
   const pm = paymentMethod(ctx, id, 'id');
   const customerId = str(params, 'customer');
-  if (!customerId) throw invalidRequest('Missing required param: customer.', { code: 'parameter_missing', param: 'customer' });
+  if (!customerId)
+    throw invalidRequest('Missing required param: customer.', { code: 'parameter_missing', param: 'customer' });
   if (!ctx.acct.customers.has(customerId)) throw missing('customer', customerId, 'customer');
   if (pm.customerId && pm.customerId !== customerId) {
     throw invalidRequest('The payment method you provided has already been attached to a customer.');
@@ -91,4 +117,3 @@ export function retrieveCustomer(ctx: EngineCtx, id: string): OpResult {
   if (!c) throw missing('customer', id);
   return ok(renderCustomer(c));
 }
-

@@ -1,6 +1,6 @@
 import { AUTHENTICATION_REQUIRED, GENERIC_DECLINE, type Decline } from './cards.js';
 import { bool, cardError, int, ok, type EngineCtx, type OpResult } from './engine-ctx.js';
-import { invalidRequest, missing, StandinError } from './errors.js';
+import { invalidRequest, missing, type StandinError } from './errors.js';
 import { str, stringMap, type FormObject } from './form.js';
 import { paymentMethod } from './ops-cards.js';
 import { renderIntent, renderPaymentMethod } from './render.js';
@@ -22,9 +22,11 @@ function setPaymentMethod(ctx: EngineCtx, pi: IntentState, pmId: string): void {
     );
   }
   if (pm.customerId && pi.customerId && pm.customerId !== pi.customerId) {
-    throw invalidRequest("The provided PaymentMethod is attached to another customer.", { param: 'payment_method' });
+    throw invalidRequest('The provided PaymentMethod is attached to another customer.', { param: 'payment_method' });
   }
-  const usedElsewhere = [...ctx.acct.intents.values()].some((o) => o.id !== pi.id && o.paymentMethodId === pmId && o.status !== 'requires_confirmation');
+  const usedElsewhere = [...ctx.acct.intents.values()].some(
+    (o) => o.id !== pi.id && o.paymentMethodId === pmId && o.status !== 'requires_confirmation',
+  );
   if (!pm.customerId && usedElsewhere) {
     throw invalidRequest(
       'The provided PaymentMethod was previously used with a PaymentIntent without Customer attachment, shared with a connected account without Customer attachment, or was detached from a Customer. It may not be used again. To use a PaymentMethod multiple times, you must attach it to a Customer first.',
@@ -62,7 +64,13 @@ function succeed(ctx: EngineCtx, pi: IntentState, pm: PaymentMethodState): void 
   ctx.emit({ type: 'payment_intent.succeeded', object: renderIntent(ctx.acct, pi, ctx.baseUrl) });
 }
 
-function decline(ctx: EngineCtx, pi: IntentState, pm: PaymentMethodState, d: Decline, withCharge: boolean): StandinError {
+function decline(
+  ctx: EngineCtx,
+  pi: IntentState,
+  pm: PaymentMethodState,
+  d: Decline,
+  withCharge: boolean,
+): StandinError {
   let chargeId: string | null = null;
   if (withCharge) {
     chargeId = stripeId('ch');
@@ -80,7 +88,14 @@ function decline(ctx: EngineCtx, pi: IntentState, pm: PaymentMethodState, d: Dec
     pi.chargeIds.push(chargeId);
   }
   pi.status = 'requires_payment_method';
-  pi.lastError = { type: 'card_error', code: d.code, declineCode: d.declineCode, message: d.message, chargeId, paymentMethodId: pm.id };
+  pi.lastError = {
+    type: 'card_error',
+    code: d.code,
+    declineCode: d.declineCode,
+    message: d.message,
+    chargeId,
+    paymentMethodId: pm.id,
+  };
   ctx.emit({ type: 'payment_intent.payment_failed', object: renderIntent(ctx.acct, pi, ctx.baseUrl) });
   return cardError(d, {
     charge: chargeId ?? undefined,
@@ -93,14 +108,18 @@ function decline(ctx: EngineCtx, pi: IntentState, pm: PaymentMethodState, d: Dec
 /** One confirmation attempt, as the card's documented behaviour decides it. */
 function attempt(ctx: EngineCtx, pi: IntentState): OpResult {
   if (!pi.paymentMethodId) {
-    throw invalidRequest('You cannot confirm this PaymentIntent because it\'s missing a payment method. To confirm the PaymentIntent with this Customer, you must provide a payment method.', {
-      code: 'payment_intent_unexpected_state',
-    });
+    throw invalidRequest(
+      "You cannot confirm this PaymentIntent because it's missing a payment method. To confirm the PaymentIntent with this Customer, you must provide a payment method.",
+      {
+        code: 'payment_intent_unexpected_state',
+      },
+    );
   }
   const pm = paymentMethod(ctx, pi.paymentMethodId);
   const b = pm.behaviour;
   const needsAuth =
-    b.kind === 'always_authenticate' || (b.kind === 'authenticate_unless_set_up' && !(pi.offSession && pm.setUpOffSession));
+    b.kind === 'always_authenticate' ||
+    (b.kind === 'authenticate_unless_set_up' && !(pi.offSession && pm.setUpOffSession));
   if (b.kind === 'declines') throw decline(ctx, pi, pm, b.decline, true);
   if (b.kind === 'attaches_then_declines') throw decline(ctx, pi, pm, GENERIC_DECLINE, true);
   if (needsAuth && pi.offSession) throw decline(ctx, pi, pm, AUTHENTICATION_REQUIRED, false);
@@ -128,7 +147,11 @@ function applyConfirmParams(ctx: EngineCtx, pi: IntentState, params: FormObject)
 
 export function createIntent(ctx: EngineCtx, params: FormObject): OpResult {
   const amount = int(params, 'amount', true) as number;
-  if (amount < 1) throw invalidRequest('This value must be greater than or equal to 1.', { code: 'parameter_invalid_integer', param: 'amount' });
+  if (amount < 1)
+    throw invalidRequest('This value must be greater than or equal to 1.', {
+      code: 'parameter_invalid_integer',
+      param: 'amount',
+    });
   const currency = str(params, 'currency');
   if (!currency || !/^[a-z]{3}$/.test(currency)) throw invalidRequest('Invalid currency', { param: 'currency' });
   const customerId = str(params, 'customer') ?? null;
@@ -223,4 +246,3 @@ export function settleIntent(ctx: EngineCtx, id: string, outcome: 'succeeded' | 
   }
   decline(ctx, pi, pm, GENERIC_DECLINE, false);
 }
-

@@ -28,7 +28,10 @@ export function createRefund(ctx: EngineCtx, params: FormObject): OpResult {
     const pi = intent(ctx, piId);
     chargeId = pi.status === 'succeeded' ? pi.chargeIds.at(-1) : undefined;
     if (!chargeId) {
-      throw invalidRequest(`This PaymentIntent (${piId}) does not have a successful charge to refund.`, { code: 'charge_not_refundable', param: 'payment_intent' });
+      throw invalidRequest(`This PaymentIntent (${piId}) does not have a successful charge to refund.`, {
+        code: 'charge_not_refundable',
+        param: 'payment_intent',
+      });
     }
   } else if (chargeParam) {
     chargeId = chargeParam;
@@ -38,11 +41,19 @@ export function createRefund(ctx: EngineCtx, params: FormObject): OpResult {
   const ch = ctx.acct.charges.get(chargeId);
   if (!ch) throw missing('charge', chargeId, 'charge');
   const left = unrefunded(ctx, ch.id, ch.amount);
-  if (left <= 0) throw invalidRequest(`Charge ${ch.id} has already been refunded.`, { code: 'charge_already_refunded' });
+  if (left <= 0)
+    throw invalidRequest(`Charge ${ch.id} has already been refunded.`, { code: 'charge_already_refunded' });
   const amount = int(params, 'amount', false) ?? left;
-  if (amount < 1) throw invalidRequest('This value must be greater than or equal to 1.', { code: 'parameter_invalid_integer', param: 'amount' });
+  if (amount < 1)
+    throw invalidRequest('This value must be greater than or equal to 1.', {
+      code: 'parameter_invalid_integer',
+      param: 'amount',
+    });
   if (amount > left) {
-    throw invalidRequest(`Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, { code: 'amount_too_large', param: 'amount' });
+    throw invalidRequest(`Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, {
+      code: 'amount_too_large',
+      param: 'amount',
+    });
   }
   const r: RefundState = {
     id: stripeId('re'),

@@ -46,9 +46,15 @@ export function renderSetupIntent(acct: AccountState, si: SetupIntentState, base
         ? si.returnUrl
           ? {
               type: 'redirect_to_url',
-              redirect_to_url: { return_url: si.returnUrl, url: `${baseUrl}/3ds/${si.id}?client_secret=${encodeURIComponent(si.clientSecret)}` },
+              redirect_to_url: {
+                return_url: si.returnUrl,
+                url: `${baseUrl}/3ds/${si.id}?client_secret=${encodeURIComponent(si.clientSecret)}`,
+              },
             }
-          : { type: 'use_stripe_sdk', use_stripe_sdk: { type: 'three_d_secure_redirect', source: `src_${si.id.slice(5)}` } }
+          : {
+              type: 'use_stripe_sdk',
+              use_stripe_sdk: { type: 'three_d_secure_redirect', source: `src_${si.id.slice(5)}` },
+            }
         : null,
   });
   return o;
@@ -93,7 +99,12 @@ function succeed(ctx: EngineCtx, si: SetupIntentState, pm: PaymentMethodState): 
   ctx.emit({ type: 'setup_intent.succeeded', object: render(ctx, si) });
 }
 
-function fail(ctx: EngineCtx, si: SetupIntentState, pm: PaymentMethodState, e: { type: 'card_error' | 'invalid_request_error'; code: string; declineCode: string | null; message: string }): void {
+function fail(
+  ctx: EngineCtx,
+  si: SetupIntentState,
+  pm: PaymentMethodState,
+  e: { type: 'card_error' | 'invalid_request_error'; code: string; declineCode: string | null; message: string },
+): void {
   si.status = 'requires_payment_method';
   si.lastError = { ...e, chargeId: null, paymentMethodId: pm.id };
   ctx.emit({ type: 'setup_intent.setup_failed', object: render(ctx, si) });
@@ -102,12 +113,19 @@ function fail(ctx: EngineCtx, si: SetupIntentState, pm: PaymentMethodState, e: {
 /** One confirmation, as the card's documented behaviour decides it (no money moves either way). */
 function attempt(ctx: EngineCtx, si: SetupIntentState): OpResult {
   if (!si.paymentMethodId) {
-    throw invalidRequest("You cannot confirm this SetupIntent because it's missing a payment method.", { code: 'setup_intent_unexpected_state' });
+    throw invalidRequest("You cannot confirm this SetupIntent because it's missing a payment method.", {
+      code: 'setup_intent_unexpected_state',
+    });
   }
   const pm = paymentMethod(ctx, si.paymentMethodId);
   const b = pm.behaviour;
   if (b.kind === 'declines') {
-    fail(ctx, si, pm, { type: 'card_error', code: b.decline.code, declineCode: b.decline.declineCode, message: b.decline.message });
+    fail(ctx, si, pm, {
+      type: 'card_error',
+      code: b.decline.code,
+      declineCode: b.decline.declineCode,
+      message: b.decline.message,
+    });
     throw cardError(b.decline, {
       setup_intent: render(ctx, si),
       payment_method: renderPaymentMethod(pm),
@@ -127,7 +145,8 @@ export function createSetupIntent(ctx: EngineCtx, params: FormObject): OpResult 
   const customerId = str(params, 'customer') ?? null;
   if (customerId && !ctx.acct.customers.has(customerId)) throw missing('customer', customerId, 'customer');
   const usage = str(params, 'usage') ?? 'off_session';
-  if (usage !== 'off_session' && usage !== 'on_session') throw invalidRequest(`Invalid usage: must be one of off_session or on_session`, { param: 'usage' });
+  if (usage !== 'off_session' && usage !== 'on_session')
+    throw invalidRequest(`Invalid usage: must be one of off_session or on_session`, { param: 'usage' });
   const si: SetupIntentState = {
     id: stripeId('seti'),
     created: ctx.now,
@@ -181,7 +200,9 @@ export function cancelSetupIntent(ctx: EngineCtx, id: string, params: FormObject
   const si = setupIntent(ctx, id);
   const reason = str(params, 'cancellation_reason');
   if (reason !== undefined && !CANCEL_REASONS.has(reason)) {
-    throw invalidRequest('Invalid cancellation_reason: must be one of abandoned, duplicate, or requested_by_customer', { param: 'cancellation_reason' });
+    throw invalidRequest('Invalid cancellation_reason: must be one of abandoned, duplicate, or requested_by_customer', {
+      param: 'cancellation_reason',
+    });
   }
   if (!CANCELLABLE.has(si.status)) {
     throw invalidRequest(
@@ -201,7 +222,10 @@ export function completeSetupAuthentication(ctx: EngineCtx, id: string, passed: 
   const si = setupIntent(ctx, id);
   if (si.status !== 'requires_action' || !si.paymentMethodId) return;
   const pm = paymentMethod(ctx, si.paymentMethodId);
-  if (passed) return succeed(ctx, si, pm);
+  if (passed) {
+    succeed(ctx, si, pm);
+    return;
+  }
   fail(ctx, si, pm, {
     type: 'invalid_request_error',
     code: 'setup_intent_authentication_failure',
@@ -211,7 +235,12 @@ export function completeSetupAuthentication(ctx: EngineCtx, id: string, passed: 
 }
 
 /** POST /v1/setup_intents, GET /v1/setup_intents/:id, POST …/:id/confirm, POST …/:id/cancel. */
-export function routeSetupIntents(ctx: EngineCtx, method: string, seg: string[], params: FormObject): OpResult | undefined {
+export function routeSetupIntents(
+  ctx: EngineCtx,
+  method: string,
+  seg: string[],
+  params: FormObject,
+): OpResult | undefined {
   const [, , id, action] = seg;
   if (method === 'POST' && seg.length === 2) return createSetupIntent(ctx, params);
   if (method === 'GET' && id && seg.length === 3) return retrieveSetupIntent(ctx, id);

@@ -19,7 +19,10 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The stand-in's 3D Secure test page, like Stripe's test-mode one: Complete or Fail. */
 function threeDsPage(pi: Challenge): string {
-  const amount = pi.amount !== null && pi.currency ? `${(pi.amount / 100).toFixed(2)} ${pi.currency.toUpperCase()}` : 'a card saved for later payments';
+  const amount =
+    pi.amount !== null && pi.currency
+      ? `${(pi.amount / 100).toFixed(2)} ${pi.currency.toUpperCase()}`
+      : 'a card saved for later payments';
   const form = (outcome: 'pass' | 'fail', label: string) =>
     `<form method="post" action="/3ds/${esc(pi.id)}"><input type="hidden" name="client_secret" value="${esc(pi.clientSecret)}">` +
     `<input type="hidden" name="outcome" value="${outcome}"><button type="submit" id="${outcome}">${label}</button></form>`;
@@ -42,7 +45,13 @@ export interface ThreeDsDeps {
  * outcome=pass|fail finishes the intent, then the browser is sent to the intent's return_url
  * with Stripe's query parameters. A second visit changes nothing and redirects again.
  */
-export function threeDsRequest(req: IncomingMessage, res: ServerResponse, url: URL, raw: string, deps: ThreeDsDeps): void {
+export function threeDsRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  raw: string,
+  deps: ThreeDsDeps,
+): void {
   const [, , intentId, action] = url.pathname.split('/');
   const found = intentId ? deps.find(intentId) : undefined;
   const form = req.method === 'POST' ? parseForm(raw) : parseForm(url.search.slice(1));
@@ -85,9 +94,33 @@ export function threeDsRequest(req: IncomingMessage, res: ServerResponse, url: U
 export function challengeOf(accounts: AccountState[], id: string): { acct: AccountState; pi: Challenge } | undefined {
   for (const acct of accounts) {
     const pi = acct.intents.get(id);
-    if (pi) return { acct, pi: { id, object: 'payment_intent', clientSecret: pi.clientSecret, status: pi.status, returnUrl: pi.returnUrl, amount: pi.amount, currency: pi.currency } };
+    if (pi)
+      return {
+        acct,
+        pi: {
+          id,
+          object: 'payment_intent',
+          clientSecret: pi.clientSecret,
+          status: pi.status,
+          returnUrl: pi.returnUrl,
+          amount: pi.amount,
+          currency: pi.currency,
+        },
+      };
     const si = acct.setupIntents.get(id);
-    if (si) return { acct, pi: { id, object: 'setup_intent', clientSecret: si.clientSecret, status: si.status, returnUrl: si.returnUrl, amount: null, currency: null } };
+    if (si)
+      return {
+        acct,
+        pi: {
+          id,
+          object: 'setup_intent',
+          clientSecret: si.clientSecret,
+          status: si.status,
+          returnUrl: si.returnUrl,
+          amount: null,
+          currency: null,
+        },
+      };
   }
   return undefined;
 }

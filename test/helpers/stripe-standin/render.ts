@@ -1,5 +1,13 @@
 import { fixture, type StripeJson } from './fixtures.js';
-import type { AccountState, ChargeState, CustomerState, IntentState, LastError, PaymentMethodState, RefundState } from './state.js';
+import type {
+  AccountState,
+  ChargeState,
+  CustomerState,
+  IntentState,
+  LastError,
+  PaymentMethodState,
+  RefundState,
+} from './state.js';
 
 /**
  * State → the JSON Stripe answers. Each object is the fixture with only the fields the scenario
@@ -94,7 +102,10 @@ export function renderIntent(acct: AccountState, pi: IntentState, baseUrl: strin
                 url: `${baseUrl}/3ds/${pi.id}?client_secret=${encodeURIComponent(pi.clientSecret)}`,
               },
             }
-          : { type: 'use_stripe_sdk', use_stripe_sdk: { type: 'three_d_secure_redirect', source: `src_${pi.id.slice(3)}` } }
+          : {
+              type: 'use_stripe_sdk',
+              use_stripe_sdk: { type: 'three_d_secure_redirect', source: `src_${pi.id.slice(3)}` },
+            }
         : null,
     description: pi.description,
     metadata: pi.metadata,
@@ -133,7 +144,9 @@ export function renderCharge(acct: AccountState, ch: ChargeState): StripeJson {
   const o = fixture('charge');
   const pm = acct.paymentMethods.get(ch.paymentMethodId);
   const refunds = [...acct.refunds.values()].filter((r) => r.chargeId === ch.id);
-  const refunded = refunds.filter((r) => r.status === 'pending' || r.status === 'succeeded').reduce((s, r) => s + r.amount, 0);
+  const refunded = refunds
+    .filter((r) => r.status === 'pending' || r.status === 'succeeded')
+    .reduce((s, r) => s + r.amount, 0);
   const details = (o.payment_method_details as StripeJson).card as StripeJson;
   if (pm) {
     Object.assign(details, {
@@ -169,7 +182,9 @@ export function renderCharge(acct: AccountState, ch: ChargeState): StripeJson {
       network_status: ch.succeeded ? 'approved_by_network' : 'declined_by_network',
       reason: ch.decline?.declineCode ?? null,
       risk_level: 'normal',
-      seller_message: ch.succeeded ? 'Payment complete.' : 'The bank did not return any further details with this decline.',
+      seller_message: ch.succeeded
+        ? 'Payment complete.'
+        : 'The bank did not return any further details with this decline.',
       type: ch.succeeded ? 'authorized' : 'issuer_declined',
     },
     refunds: { object: 'list', data: refunds.map(renderRefund), has_more: false, url: `/v1/charges/${ch.id}/refunds` },

@@ -67,7 +67,12 @@ export interface IntentState {
   cancellationReason?: string | null;
 }
 
-export type SetupIntentStatus = 'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'succeeded' | 'canceled';
+export type SetupIntentStatus =
+  | 'requires_payment_method'
+  | 'requires_confirmation'
+  | 'requires_action'
+  | 'succeeded'
+  | 'canceled';
 
 /** A SetupIntent: a card saved on a Customer for later off-session charges, with no charge now. */
 export interface SetupIntentState {

@@ -25,7 +25,9 @@ export interface StandinAccount {
   /** The dashboard's "Roll key": the current secret key answers 401 from now on; returns the new one (also `secretKey`). */
   rollKey(): string;
   /** A restricted key (rk_test_…) that may use every resource but these (403 on them). */
-  createRestrictedKey(without?: Array<'balance' | 'payment_methods' | 'customers' | 'payment_intents' | 'setup_intents' | 'refunds'>): string;
+  createRestrictedKey(
+    without?: Array<'balance' | 'payment_methods' | 'customers' | 'payment_intents' | 'setup_intents' | 'refunds'>,
+  ): string;
   readonly state: AccountState;
 }
 
@@ -70,4 +72,3 @@ export interface StripeStandin {
   webhooksIdle(): Promise<void>;
   close(): Promise<void>;
 }
-

@@ -24,7 +24,9 @@ export function buildEvent(opts: {
     created: Math.floor(opts.createdMs / 1000),
     type: opts.type,
     api_version: opts.apiVersion,
-    data: opts.previousAttributes ? { object: opts.object, previous_attributes: opts.previousAttributes } : { object: opts.object },
+    data: opts.previousAttributes
+      ? { object: opts.object, previous_attributes: opts.previousAttributes }
+      : { object: opts.object },
     request: { id: opts.requestId, idempotency_key: opts.idempotencyKey },
     pending_webhooks: 1,
     livemode: false,
@@ -45,16 +47,20 @@ export interface Delivery {
   at: number;
 }
 
-export async function deliver(
-  url: string,
-  secret: string,
-  event: StripeJson,
-  nowMs: number,
-): Promise<Delivery> {
+export async function deliver(url: string, secret: string, event: StripeJson, nowMs: number): Promise<Delivery> {
   // Stripe sends the event pretty-printed; the signature covers these exact bytes.
   const payload = JSON.stringify(event, null, 2);
   const signature = signatureHeader(payload, secret, Math.floor(nowMs / 1000));
-  const d: Delivery = { eventId: String(event.id), type: String(event.type), url, payload, signature, status: null, error: null, at: nowMs };
+  const d: Delivery = {
+    eventId: String(event.id),
+    type: String(event.type),
+    url,
+    payload,
+    signature,
+    status: null,
+    error: null,
+    at: nowMs,
+  };
   try {
     const res = await fetch(url, {
       method: 'POST',

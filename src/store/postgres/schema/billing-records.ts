@@ -7,7 +7,9 @@ export const billingRecords = pgTable(
   'billing_records',
   {
     id: text('id').primaryKey(),
-    subscriptionId: text('subscription_id').notNull().references(() => subscriptions.id),
+    subscriptionId: text('subscription_id')
+      .notNull()
+      .references(() => subscriptions.id),
     merchantId: text('merchant_id').notNull(),
     billingType: text('billing_type', { enum: ['INITIAL', 'RENEW', 'RETRY', 'CHANGE'] }).notNull(),
     amount: money('amount').notNull(),

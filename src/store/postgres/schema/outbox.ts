@@ -24,7 +24,9 @@ export const outboxEvents = pgTable(
     /** The transaction's or subscription's notifyUrl at write time; null → the merchant's at delivery. */
     notifyUrl: text('notify_url'),
     payload: text('payload').notNull(),
-    status: text('status', { enum: ['PENDING', 'DELIVERED', 'DEAD'] }).notNull().default('PENDING'),
+    status: text('status', { enum: ['PENDING', 'DELIVERED', 'DEAD'] })
+      .notNull()
+      .default('PENDING'),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: instant('next_attempt_at').notNull(),
     lastHttpStatus: integer('last_http_status'),

@@ -6,7 +6,9 @@ export const plans = pgTable(
   'plans',
   {
     id: text('id').primaryKey(),
-    merchantId: text('merchant_id').notNull().references(() => merchants.id),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
     name: text('name').notNull(),
     description: text('description'),
     /** Minor units of `currency`. */
@@ -23,7 +25,9 @@ export const plans = pgTable(
      * (a row lock on PostgreSQL, so concurrent instances cannot overshoot).
      */
     currentSubscriptions: integer('current_subscriptions').notNull().default(0),
-    status: text('status', { enum: ['ACTIVE', 'INACTIVE'] }).notNull().default('ACTIVE'),
+    status: text('status', { enum: ['ACTIVE', 'INACTIVE'] })
+      .notNull()
+      .default('ACTIVE'),
     createdAt: instant('created_at').notNull(),
   },
   (t) => [index('plans_merchant_created').on(t.merchantId, t.createdAt)],

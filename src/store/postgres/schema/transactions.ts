@@ -7,7 +7,9 @@ export const transactions = pgTable(
   'transactions',
   {
     id: text('id').primaryKey(),
-    merchantId: text('merchant_id').notNull().references(() => merchants.id),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
     /** Null for renewal charges, which the merchant never sent. Unique per merchant for good. */
     relationId: text('relation_id'),
     requestId: text('request_id'),
@@ -67,7 +69,9 @@ export const refunds = pgTable(
   {
     id: text('id').primaryKey(),
     merchantId: text('merchant_id').notNull(),
-    transactionId: text('transaction_id').notNull().references(() => transactions.id),
+    transactionId: text('transaction_id')
+      .notNull()
+      .references(() => transactions.id),
     amount: money('amount').notNull(),
     currency: text('currency').notNull(),
     /** PENDING while the channel is called (amount reserved), then SUCCEEDED or FAILED. */
@@ -107,7 +111,9 @@ export const trackingEntries = pgTable(
   {
     id: text('id').primaryKey(),
     merchantId: text('merchant_id').notNull(),
-    transactionId: text('transaction_id').notNull().references(() => transactions.id),
+    transactionId: text('transaction_id')
+      .notNull()
+      .references(() => transactions.id),
     trackingNo: text('tracking_no').notNull(),
     trackingChannel: text('tracking_channel').notNull(),
     trackUrl: text('track_url'),
