@@ -3,7 +3,7 @@ import type { MerchantRow } from '../store/store.js';
 import type { Vault } from '../vault/crypto.js';
 import type { Channel } from './channel.js';
 import { createStripeChannel } from './stripe/channel.js';
-import { stripeApiUrlFrom } from './stripe/client.js';
+import { stripeApiUrlFrom, stripeTimeoutFrom } from './stripe/client.js';
 
 export type ChannelName = MerchantRow['channel'];
 
@@ -24,6 +24,7 @@ export function createChannelRegistry(a: {
 }): ChannelRegistry {
   const stripe = new Map<string, { sealed: string; channel: Channel }>();
   const apiUrl = stripeApiUrlFrom(a.env ?? process.env);
+  const timeoutMs = stripeTimeoutFrom(a.env ?? process.env);
   return {
     sandbox: a.sandbox,
     forMerchant(merchant, channel = merchant.channel) {
@@ -37,6 +38,7 @@ export function createChannelRegistry(a: {
       const made = createStripeChannel({
         secretKey: a.vault.decrypt(sealed),
         apiUrl,
+        timeoutMs,
         get publicUrl() {
           return config.publicUrl;
         },

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { BIN } from './cli.js';
-import { TEST_VAULT_KEY } from './env.js';
+import { TEST_STRIPE_TIMEOUT_MS, TEST_VAULT_KEY } from './env.js';
 
 export interface AsyncCliResult {
   status: number | null;
@@ -19,7 +19,13 @@ export function paygateAsync(
 ): Promise<AsyncCliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PAYGATE_VAULT_KEY: TEST_VAULT_KEY, ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PAYGATE_VAULT_KEY: TEST_VAULT_KEY,
+        PAYGATE_STRIPE_TIMEOUT_MS: TEST_STRIPE_TIMEOUT_MS,
+        ...env,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     // stdin is a pipe carrying `input` (empty without), then closed: as `echo … | paygate …` gives.

@@ -1,6 +1,6 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { TEST_VAULT_KEY } from './env.js';
+import { TEST_STRIPE_TIMEOUT_MS, TEST_VAULT_KEY } from './env.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/paygate.js', import.meta.url));
 
@@ -20,7 +20,13 @@ export function paygate(
     encoding: 'utf8',
     input: opts.input ?? '',
     cwd: opts.cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PAYGATE_VAULT_KEY: TEST_VAULT_KEY, ...opts.env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PAYGATE_VAULT_KEY: TEST_VAULT_KEY,
+      PAYGATE_STRIPE_TIMEOUT_MS: TEST_STRIPE_TIMEOUT_MS,
+      ...opts.env,
+    },
     timeout: 60_000,
   });
   return {

@@ -11,6 +11,12 @@ import { join } from 'node:path';
  * The engine the integration suite runs on: PAYGATE_TEST_ENGINE=postgres runs it against the
  * run's PostgreSQL cluster (vitest.config.ts runs test/integration once per engine).
  */
+/**
+ * How long a paygate process the tests start waits for one Stripe call (PAYGATE_STRIPE_TIMEOUT_MS):
+ * the fault tests hold the stand-in's answer back, and each would otherwise wait the 20 s default.
+ */
+export const TEST_STRIPE_TIMEOUT_MS = '5000';
+
 export type TestEngine = 'sqlite' | 'postgres';
 export const TEST_ENGINE: TestEngine = process.env.PAYGATE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 

@@ -3,7 +3,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { BIN, paygate } from './cli.js';
-import { TEST_VAULT_KEY, tempDir } from './env.js';
+import { TEST_STRIPE_TIMEOUT_MS, TEST_VAULT_KEY, tempDir } from './env.js';
 import { paygateOrigins, record, recorders } from './traffic.js';
 
 export { recordTraffic } from './traffic.js';
@@ -32,6 +32,7 @@ export function serveEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     PAYGATE_VAULT_KEY: TEST_VAULT_KEY,
+    PAYGATE_STRIPE_TIMEOUT_MS: TEST_STRIPE_TIMEOUT_MS,
     NODE_ENV: 'test',
     ...extra,
   };

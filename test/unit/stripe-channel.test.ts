@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_STRIPE_API_URL,
+  DEFAULT_STRIPE_TIMEOUT_MS,
   failReasonOf,
   keyShapeError,
   parseStripeApiUrl,
@@ -10,6 +11,7 @@ import {
   renewalKey,
   stepKey,
   stripeApiUrlFrom,
+  stripeTimeoutFrom,
 } from '../../src/channel/stripe/index.js';
 import { mapFault, mapIntent, scrub } from '../../src/channel/stripe/map.js';
 
@@ -129,5 +131,22 @@ describe('mapping intents and faults', () => {
     expect(scrub('card 4242 4242 4242 4242 and 4000000000000002 declined; amount 12345')).toBe(
       'card [card number removed] and [card number removed] declined; amount 12345',
     );
+  });
+});
+
+describe('PAYGATE_STRIPE_TIMEOUT_MS', () => {
+  it('defaults to 20 s and takes whole milliseconds from 1000 to 120000', () => {
+    expect(stripeTimeoutFrom({})).toBe(DEFAULT_STRIPE_TIMEOUT_MS);
+    expect(DEFAULT_STRIPE_TIMEOUT_MS).toBe(20_000);
+    expect(stripeTimeoutFrom({ PAYGATE_STRIPE_TIMEOUT_MS: ' 5000 ' })).toBe(5000);
+    expect(stripeTimeoutFrom({ PAYGATE_STRIPE_TIMEOUT_MS: '120000' })).toBe(120_000);
+  });
+
+  it('refuses anything else with the setting named', () => {
+    for (const bad of ['999', '120001', '5s', '2.5', '-1', 'soon']) {
+      expect(() => stripeTimeoutFrom({ PAYGATE_STRIPE_TIMEOUT_MS: bad }), bad).toThrowError(
+        /PAYGATE_STRIPE_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 120000/,
+      );
+    }
   });
 });

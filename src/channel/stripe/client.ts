@@ -44,6 +44,23 @@ export function stripeApiUrlFrom(env: NodeJS.ProcessEnv = process.env): string {
   return v ? v : DEFAULT_STRIPE_API_URL;
 }
 
+/**
+ * PAYGATE_STRIPE_TIMEOUT_MS → how long one call to Stripe may take before paygate treats it as
+ * in flight (answered later by the webhook or the renewal run's housekeeping). Whole milliseconds
+ * from 1,000 to 120,000; unset: DEFAULT_STRIPE_TIMEOUT_MS.
+ */
+export function stripeTimeoutFrom(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.PAYGATE_STRIPE_TIMEOUT_MS?.trim();
+  if (!v) return DEFAULT_STRIPE_TIMEOUT_MS;
+  const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1000 || n > 120_000) {
+    throw new Error(
+      `PAYGATE_STRIPE_TIMEOUT_MS: must be a whole number of milliseconds from 1000 to 120000, got "${v}"`,
+    );
+  }
+  return n;
+}
+
 export interface StripeClientOptions {
   secretKey: string;
   apiUrl?: string;

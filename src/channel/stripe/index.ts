@@ -8,6 +8,7 @@ export {
   createStripeClient,
   parseStripeApiUrl,
   stripeApiUrlFrom,
+  stripeTimeoutFrom,
   DEFAULT_STRIPE_API_URL,
   DEFAULT_STRIPE_TIMEOUT_MS,
 } from './client.js';
