@@ -1,11 +1,10 @@
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
+import { type StripeShop, stripeShop } from '../helpers/stripe-shop.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/ctx.js';
-import { startStripeStandin, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
-import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import type { StandinAccount, StripeStandin } from '../helpers/stripe-standin/index.js';
+import { client, type Served, type TestMerchant } from '../helpers/serve.js';
 
 /**
  * A card check's 3-D Secure session that runs out (30 minutes) on a Stripe merchant — a trial
@@ -17,7 +16,7 @@ import { client, createMerchant, startServe, type Served, type TestMerchant } fr
 let stripe: StripeStandin;
 let srv: Served;
 let db: string;
-let cleanup: () => void;
+let shop: StripeShop;
 let env: Record<string, string>;
 let acct: StandinAccount;
 let m: TestMerchant;
@@ -58,24 +57,8 @@ const cardOf = (subId: string) =>
   );
 
 beforeAll(async () => {
-  stripe = await startStripeStandin();
-  env = { PAYGATE_STRIPE_API_URL: stripe.url };
-  const t = tempDir('paygate-stripe-setup-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 'a.db');
-  acct = stripe.createAccount();
-  m = createMerchant(db, 2, 'Abandoned Setups');
-  const up = await cli([
-    'merchant',
-    'update',
-    m.merchantId,
-    '--channel',
-    'stripe',
-    '--stripe-secret-key',
-    acct.secretKey,
-  ]);
-  if (up.status !== 0) throw new Error(up.stderr);
-  srv = await startServe({ dbPath: db, env });
+  shop = await stripeShop({ prefix: 'paygate-stripe-setup-', name: 'Abandoned Setups' });
+  ({ stripe, acct, db, env, m, srv } = shop);
   const plan = async (trialDays: number) => {
     n++;
     const r = await client(srv.url, m).post('/subscription/plan/create', {
@@ -92,11 +75,7 @@ beforeAll(async () => {
   trialPlan = await plan(14);
   plainPlan = await plan(0);
 });
-afterAll(async () => {
-  await srv?.stop();
-  await stripe.close();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 async function subscribe(planId: string, cardNumber: string) {
   n++;

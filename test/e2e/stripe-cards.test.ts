@@ -1,13 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
+import { type StripeShop, stripeShop } from '../helpers/stripe-shop.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/ctx.js';
 import { answerChallenge } from '../helpers/stripe.js';
-import { startStripeStandin, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
-import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import type { StandinAccount, StripeStandin } from '../helpers/stripe-standin/index.js';
+import { client, createMerchant, raw, type Served, type TestMerchant } from '../helpers/serve.js';
 
 /**
  * A Stripe merchant's trials (SetupIntents), card updates (a new PaymentMethod saved on the
@@ -17,7 +16,7 @@ import { client, createMerchant, raw, startServe, type Served, type TestMerchant
 let stripe: StripeStandin;
 let srv: Served;
 let db: string;
-let cleanup: () => void;
+let shop: StripeShop;
 let env: Record<string, string>;
 let acct: StandinAccount;
 let m: TestMerchant;
@@ -42,32 +41,10 @@ const rows = <T>(sql: string, ...args: unknown[]): T[] => {
 const one = <T>(sql: string, ...args: unknown[]): T => rows<T>(sql, ...args)[0] as T;
 
 beforeAll(async () => {
-  stripe = await startStripeStandin();
-  env = { PAYGATE_STRIPE_API_URL: stripe.url };
-  const t = tempDir('paygate-stripe-cards-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 's.db');
-  acct = stripe.createAccount();
-  m = createMerchant(db, 2, 'Stripe Cards');
-  const up = await cli([
-    'merchant',
-    'update',
-    m.merchantId,
-    '--channel',
-    'stripe',
-    '--stripe-secret-key',
-    acct.secretKey,
-    '--stripe-webhook-secret',
-    acct.webhookSecret,
-  ]);
-  if (up.status !== 0) throw new Error(up.stderr);
-  srv = await startServe({ dbPath: db, env });
+  shop = await stripeShop({ prefix: 'paygate-stripe-cards-', name: 'Stripe Cards', webhookSecret: true });
+  ({ stripe, acct, db, env, m, srv } = shop);
 });
-afterAll(async () => {
-  await srv?.stop();
-  await stripe.close();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const c = () => client(srv.url, m);
 

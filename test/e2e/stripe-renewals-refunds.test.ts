@@ -1,12 +1,11 @@
 import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
+import { type StripeShop, stripeShop } from '../helpers/stripe-shop.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/env.js';
-import { startStripeStandin, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
-import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import type { StandinAccount, StripeStandin } from '../helpers/stripe-standin/index.js';
+import { client, type Served, type TestMerchant } from '../helpers/serve.js';
 
 /**
  * A Stripe merchant's subscriptions, renewals (off-session with the stored ids), refunds and the
@@ -15,7 +14,7 @@ import { client, createMerchant, startServe, type Served, type TestMerchant } fr
 let stripe: StripeStandin;
 let srv: Served;
 let db: string;
-let cleanup: () => void;
+let shop: StripeShop;
 let env: Record<string, string>;
 let acct: StandinAccount;
 let m: TestMerchant;
@@ -36,30 +35,10 @@ const rows = <T>(sql: string, ...args: unknown[]): T[] => {
 };
 
 beforeAll(async () => {
-  stripe = await startStripeStandin();
-  env = { PAYGATE_STRIPE_API_URL: stripe.url };
-  const t = tempDir('paygate-stripe-renew-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 's.db');
-  acct = stripe.createAccount();
-  m = createMerchant(db, 2, 'Stripe Subscriptions');
-  const up = await cli([
-    'merchant',
-    'update',
-    m.merchantId,
-    '--channel',
-    'stripe',
-    '--stripe-secret-key',
-    acct.secretKey,
-  ]);
-  if (up.status !== 0) throw new Error(up.stderr);
-  srv = await startServe({ dbPath: db, env });
+  shop = await stripeShop({ prefix: 'paygate-stripe-renew-', name: 'Stripe Subscriptions' });
+  ({ stripe, acct, db, env, m, srv } = shop);
 });
-afterAll(async () => {
-  await srv?.stop();
-  await stripe.close();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 const c = () => client(srv.url, m);
 
