@@ -247,10 +247,11 @@ function pause(attempt: number): Promise<void> {
 
 /**
  * Whether the transaction whose COMMIT was cut off committed. A backend that has not yet
- * noticed its client left reports 'in progress' for a moment; it is asked again for up to ~2 s.
+ * noticed its client left reports 'in progress' for a moment; it is asked again for up to ~10 s,
+ * for a loaded server can take seconds to notice, and 'unknown' is the answer nobody wants.
  */
 async function committedStatus(pool: pg.Pool, txid: string): Promise<'committed' | 'aborted' | 'unknown'> {
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < 200; i++) {
     try {
       const r = await pool.query<{ s: string | null }>('SELECT txid_status($1::bigint) AS s', [txid]);
       const s = r.rows[0]?.s;
