@@ -1,5 +1,6 @@
 import { newId } from '../domain/ids.js';
 import type { SandboxChargeRow } from '../store/store.js';
+import { SandboxLedger } from './sandbox-ledger.js';
 import type {
   Channel,
   ChannelCard,
@@ -65,6 +66,7 @@ function toChargeResult(row: SandboxChargeRow): ChargeResult {
 }
 
 export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
+  const ledger = new SandboxLedger(store);
   return {
     name: 'sandbox',
     async charge(req) {
@@ -87,11 +89,7 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
         createdAt: now,
         updatedAt: now,
       };
-      // Whoever inserted first decided; a repeated key reads that first result (one statement
-      // when the key is new: this runs for every charge, renewals included).
-      const row = await store.transaction(async (tx) =>
-        (await tx.insertSandboxCharge(charge)) ? charge : tx.getSandboxChargeByKey(req.idempotencyKey),
-      );
+      const row = await ledger.record(charge);
       if (!row) throw new Error(`sandbox: charge ${req.idempotencyKey} not recorded`);
       return toChargeResult(row);
     },

@@ -112,6 +112,38 @@ describe('sandbox channel idempotency', () => {
     expect(await rows('charge')).toBe(1);
   });
 
+  it('charges asked for together each get their own result, a repeated key among them the first one', async () => {
+    app = await testApp();
+    const ch = app.ctx.channel;
+    const results = await Promise.all([
+      ...Array.from({ length: 10 }, () => ch.charge(charge('4242424242424242'))),
+      ...Array.from({ length: 10 }, () => ch.charge(charge('4000000000009995'))),
+      ...Array.from({ length: 10 }, (_, i) =>
+        ch.charge(charge(i % 2 ? '4000000000000002' : '4242424242424242', { idempotencyKey: 'together' })),
+      ),
+    ]);
+    expect(results.slice(0, 10).every((r) => r.outcome === 'approved')).toBe(true);
+    expect(results.slice(10, 20).every((r) => r.outcome === 'declined' && r.reason === 'insufficient_funds')).toBe(
+      true,
+    );
+    // The first of the key's callers decided (an approving card); every other caller got that charge.
+    expect(new Set(results.slice(20).map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify(results[20])]));
+    expect(results[20]?.outcome).toBe('approved');
+    expect(await rows('charge')).toBe(21);
+  });
+
+  it('a charge the ledger cannot write fails alone; the charges asked for with it are recorded', async () => {
+    app = await testApp();
+    const ch = app.ctx.channel;
+    const settled = await Promise.allSettled([
+      ...Array.from({ length: 5 }, () => ch.charge(charge('4242424242424242'))),
+      // Not a number: refused by the database (NOT NULL on SQLite, bigint on PostgreSQL).
+      ch.charge(charge('4242424242424242', { amount: Number.NaN })),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual([...Array(5).fill('fulfilled'), 'rejected']);
+    expect(await rows('charge')).toBe(5);
+  });
+
   it('a repeated refund key returns the first result and refunds once', async () => {
     app = await testApp();
     const ch = app.ctx.channel;

@@ -3,8 +3,9 @@ import type { Ctx } from '../../ctx.js';
 import { randomToken } from '../../domain/ids.js';
 import type { ClaimedRecord, DueCursor } from '../../store/store.js';
 import { claimBatch } from './claim.js';
-import { chargeRecord } from './charge.js';
-import { recordOutcome, type RecordedAs } from './record.js';
+import { chargeRecord, type ChargeOutcome } from './charge.js';
+import type { RecordedAs } from './record.js';
+import { recordOutcomes, type Answered } from './record-batch.js';
 import { countDue, dueItems, type DueItem } from './due.js';
 import { deliverCallbacks, expirePages, resumeChanges, resumeRefunds } from './hooks.js';
 
@@ -103,15 +104,16 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
   /** Charge a claimed batch and record each outcome; never rejects (a failure is kept in `fault`). */
   const chargeBatch = async (claimed: ClaimedRecord[]): Promise<void> => {
     const now = ctx.clock.now();
-    const settled = await Promise.allSettled(
-      claimed.map(async (rec) => {
-        const outcome = await chargeRecord(ctx, rec, now);
-        // Not known yet: the record stays claimed and a run after its lease asks again (same key).
-        if ('waiting' in outcome) return 'already_recorded' as const;
-        return ctx.store.transaction((tx) => recordOutcome(ctx, tx, rec, outcome, ctx.clock.now()));
-      }),
-    );
-    for (const s of settled) {
+    const charged = await Promise.allSettled(claimed.map((rec) => chargeRecord(ctx, rec, now)));
+    const answered: Answered[] = [];
+    claimed.forEach((rec, i) => {
+      const c = charged[i] as PromiseSettledResult<ChargeOutcome>;
+      if (c.status === 'rejected') fault ??= { error: c.reason };
+      // Not known yet: the record stays claimed and a run after its lease asks again (same key).
+      else if ('waiting' in c.value) count(summary, 'already_recorded');
+      else answered.push({ rec, outcome: c.value });
+    });
+    for (const s of await recordOutcomes(ctx, answered)) {
       if (s.status === 'fulfilled') count(summary, s.value);
       else fault ??= { error: s.reason };
     }
