@@ -67,6 +67,8 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/stripe-cards.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-key-faults.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-key-input.test.ts': 'the Stripe channel against its stand-in',
+  'test/e2e/serve-shutdown.test.ts':
+    'the Stripe stand-in holds the charge (its fixture is SQLite); the shutdown order is the same on both engines',
   'test/e2e/stripe-live.test.ts':
     "opt-in, against Stripe's test mode (skipped without STRIPE_TEST_SECRET_KEY, never in CI)",
 };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { awaitHandlersOnClose } from './running-handlers.js';
 import Fastify, {
   LogController,
   type FastifyError,
@@ -123,6 +124,7 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     ...(opts.trustProxy && opts.trustProxy.length > 0 ? { trustProxy: [...opts.trustProxy] } : {}),
     ...(opts.https ? { https: opts.https } : {}),
   });
+  awaitHandlersOnClose(app);
   app.decorate('paygateRoutes', [] as RegisteredRoute[]);
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) app.paygateRoutes.push({ method, url: r.url });
