@@ -154,6 +154,11 @@ export interface Reads {
   stalePendingChanges(before: number, limit: number): Promise<string[]>;
   /** The subscription a card-update page token (updateCardUrl) belongs to, whatever its state. */
   getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined>;
+  /**
+   * Card checks (CARD_CHECK transactions) of a subscription created at or after `since` that did
+   * not succeed: declined, or not finished yet (3-D Secure, the processor still deciding).
+   */
+  countUnsuccessfulCardChecks(subscriptionId: string, since: number): Promise<number>;
   /** A vaulted card, its number still sealed (a plan change charges the card on file). */
   getCard(id: string): Promise<CardRow | undefined>;
   countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number>;

@@ -110,6 +110,51 @@ describe('card update', () => {
     expect(await codeOf(getCardPage(ctx, token))).toBe('1007');
   });
 
+  it('the link stops working after its third failed card check; the next RENEW_FAILED issues a new link', async () => {
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, subscriptionId } = await failing(app);
+    const token = tokenOf((await renewFailed(app, subscriptionId))[0]?.updateCardUrl);
+    for (const cardNumber of ['4000000000000002', '4000000000009995']) {
+      expect((await submitCardPage(ctx, token, cardInfo(ctx, cardNumber))).result).toBe('declined');
+    }
+    // A failed check through the API counts too: the limit is the subscription's, per link.
+    expect(
+      (await updateCard(ctx, merchantId, { subscriptionId, cardInfo: cardInfo(ctx, '4000000000000002') })).status,
+    ).toBe('300000');
+    expect(await codeOf(getCardPage(ctx, token))).toBe('1007');
+    expect(await codeOf(submitCardPage(ctx, token, cardInfo(ctx, '4242424242424242')))).toBe('1007');
+    expect(await cardOf(ctx, subscriptionId)).toEqual({ last4: '0341' });
+    // The retry fails again: its callback names a new page, with its own three tries.
+    clock.set(t('2026-02-16 09:00:00'));
+    await runRenewal(ctx);
+    const next = tokenOf((await renewFailed(app, subscriptionId))[1]?.updateCardUrl);
+    expect(next).not.toBe(token);
+    expect((await submitCardPage(ctx, next, cardInfo(ctx, '4242424242424242'))).result).toBe('updated');
+  });
+
+  it('concurrent submissions on one link get at most three failed checks through', async () => {
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
+    const { ctx } = app;
+    const { subscriptionId } = await failing(app);
+    const token = tokenOf((await renewFailed(app, subscriptionId))[0]?.updateCardUrl);
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        submitCardPage(ctx, token, cardInfo(ctx, '4000000000000002')).then(
+          (o) => o.result,
+          (e: unknown) => (isPaygateError(e) ? e.code : 'thrown'),
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => o === 'declined')).toHaveLength(3);
+    expect(outcomes.filter((o) => o === '1007')).toHaveLength(5);
+    const checks = await rowsOf(ctx).get<{ n: number }>(
+      "SELECT count(*) AS n FROM transactions WHERE subscription_id = ? AND payment_type = 'CARD_CHECK'",
+      subscriptionId,
+    );
+    expect(checks.n).toBe(3);
+  });
+
   it('the link works at most 7 days and only while the subscription retries', async () => {
     app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { ctx, clock } = app;

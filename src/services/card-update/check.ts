@@ -6,6 +6,7 @@ import type { TransactionRow } from '../../store/store.js';
 import { channelCard, maskStored, sealCard, type ValidCard } from '../../vault/card.js';
 import { applyChargeResult, finishUnpaid } from '../transactions/outcome.js';
 import { pageUrl, STATUS } from '../transactions/view.js';
+import { linkUsedUp } from './link.js';
 import { cardReplaceable } from './rules.js';
 
 /** What a card update answers: the CARD_CHECK transaction's status, as transaction responses give it. */
@@ -42,6 +43,7 @@ export async function replaceCard(
   merchantId: string,
   subscriptionId: string,
   card: ValidCard,
+  opts: { viaLink?: string } = {},
 ): Promise<CardUpdateResult> {
   const merchant = await ctx.store.getMerchant(merchantId);
   const onStripe = merchant?.channel === 'stripe';
@@ -49,6 +51,10 @@ export async function replaceCard(
     const s = await tx.lockSubscription(merchantId, subscriptionId);
     if (!s) throw notFound('subscription');
     if (!cardReplaceable(s.status)) throw notAllowed(`cannot update the card of a ${s.status} subscription`);
+    // Checked again under the subscription's lock: concurrent submissions on one page cannot
+    // all pass the limit the page was opened under.
+    if (opts.viaLink !== undefined && (s.cardUpdateToken !== opts.viaLink || (await linkUsedUp(tx, s))))
+      throw notFound('page');
     const now = ctx.clock.now();
     const vaulted = sealCard(ctx.vault, merchantId, card, now, onStripe ? 'stripe' : 'sandbox');
     await tx.insertCard(vaulted);

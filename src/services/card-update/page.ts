@@ -68,7 +68,7 @@ export async function submitCardPage(ctx: Ctx, token: string, input: PageCard): 
     if (isPaygateError(e)) return { result: 'declined', failReason: e.message, view };
     throw e;
   }
-  const r = await replaceCard(ctx, s.merchantId, s.id, card);
+  const r = await replaceCard(ctx, s.merchantId, s.id, card, { viaLink: token });
   if (r.status === String(STATUS.SUCCEEDED)) return { result: 'updated', view };
   if (r.status === String(STATUS.REQUIRES_3DS) && r.url)
     return { result: 'three_ds', redirectUrl: new URL(r.url).pathname, view };

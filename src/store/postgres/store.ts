@@ -176,6 +176,9 @@ class PgReads implements Reads {
   async getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined> {
     return subs.getSubscriptionByCardToken(this.db, token);
   }
+  async countUnsuccessfulCardChecks(subscriptionId: string, since: number): Promise<number> {
+    return subs.countUnsuccessfulCardChecks(this.db, subscriptionId, since);
+  }
   async stalePendingChanges(before: number, limit: number): Promise<string[]> {
     return subs.stalePendingChanges(this.db, before, limit);
   }

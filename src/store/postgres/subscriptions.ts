@@ -363,6 +363,17 @@ export async function repriceRecord(db: Conn, id: string, p: RecordPrice): Promi
   );
 }
 
+/** See Store.countUnsuccessfulCardChecks. */
+export async function countUnsuccessfulCardChecks(db: Conn, subscriptionId: string, since: number): Promise<number> {
+  const row = await get<{ n: number }>(
+    db,
+    `SELECT count(*)::int AS n FROM transactions
+     WHERE subscription_id = @subscriptionId AND payment_type = 'CARD_CHECK' AND created_at >= @since AND status <> 200000`,
+    { subscriptionId, since },
+  );
+  return row?.n ?? 0;
+}
+
 /** The subscription a card-update page token belongs to. */
 export function getSubscriptionByCardToken(db: Conn, token: string): Promise<SubscriptionRow | undefined> {
   return get(db, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.card_update_token = @token`, { token });

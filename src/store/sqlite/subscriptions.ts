@@ -317,6 +317,17 @@ export function repriceRecord(sqlite: Sqlite, id: string, p: RecordPrice): boole
   );
 }
 
+/** See Store.countUnsuccessfulCardChecks. */
+export function countUnsuccessfulCardChecks(sqlite: Sqlite, subscriptionId: string, since: number): number {
+  return (
+    prepared(
+      sqlite,
+      `SELECT count(*) AS n FROM transactions
+       WHERE subscription_id = ? AND payment_type = 'CARD_CHECK' AND created_at >= ? AND status <> 200000`,
+    ).get(subscriptionId, since) as { n: number }
+  ).n;
+}
+
 /** The subscription a card-update page token belongs to. */
 export function getSubscriptionByCardToken(sqlite: Sqlite, token: string): SubscriptionRow | undefined {
   return prepared(sqlite, `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriptions s WHERE s.card_update_token = ?`).get(

@@ -1,0 +1,1 @@
+CREATE INDEX "transactions_card_checks" ON "transactions" USING btree ("subscription_id","created_at") WHERE payment_type = 'CARD_CHECK';
