@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: every benchmark, each beside its baseline, in one run on this machine.
-// Usage: npm run bench [-- NAME ...]   (default: all). Build first (npm ci does).
+// Usage: npm run bench [-- NAME ... [--OPTION VALUE ...]]   (default: all). Build first (npm ci does).
 // Names: renewals, http, report (SQLite), renewals-pg, http-pg (PostgreSQL), stripe (a Stripe PAY
 // against the local stand-in beside a sandbox PAY), and the groups
 // `sqlite` and `pg`. The PostgreSQL runs start their own throwaway cluster (Debian's postgresql
@@ -20,7 +20,20 @@ const BENCHES = {
 const GROUPS = { sqlite: ['renewals', 'http', 'report'], pg: ['renewals-pg', 'http-pg'] };
 const all = [...GROUPS.sqlite, 'stripe', ...GROUPS.pg];
 
-const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+// Names pick benchmarks; options (`--duration 3`, `--due 20000`) go to every benchmark chosen,
+// each with its value when one follows.
+const chosen = [];
+const passed = [];
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (!a.startsWith('-')) chosen.push(a);
+  else {
+    passed.push(a);
+    const v = argv[i + 1];
+    if (v !== undefined && !v.startsWith('-') && !(v in BENCHES) && !(v in GROUPS)) passed.push(argv[++i]);
+  }
+}
 const names = (chosen.length > 0 ? chosen : all).flatMap((n) => GROUPS[n] ?? [n]);
 const pgUrl = process.env.PAYGATE_BENCH_PG_URL;
 
@@ -43,7 +56,7 @@ for (const name of names) {
   if (args.includes('--pg') && pgUrl) args.push(pgUrl);
   const r = spawnSync(
     process.execPath,
-    ['--expose-gc', fileURLToPath(new URL(`./${file}`, import.meta.url)), ...args],
+    ['--expose-gc', fileURLToPath(new URL(`./${file}`, import.meta.url)), ...args, ...passed],
     { stdio: 'inherit' },
   );
   if (r.status !== 0) failed = true;
