@@ -331,6 +331,13 @@ export interface Tx extends Reads {
     c: { owner: string; now: number; leaseUntil: number; channel: string },
   ): Promise<ClaimedRecord[]>;
   /**
+   * `dueRecords`, each record listed also locked for this unit of work, passing over records
+   * another unit of work holds (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite's writer already runs
+   * alone). Runs claiming at once then take the next free records instead of all listing the
+   * same ones and all but one claiming nothing.
+   */
+  lockDueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage>;
+  /**
    * Give back the leases a renewal run holds on records still PENDING (the run failed part-way):
    * the next run takes them at once instead of after the lease. Safe because every charge carries
    * its record's id as idempotency key. Returns how many were released.

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Ctx } from '../../ctx.js';
 import { randomToken } from '../../domain/ids.js';
 import type { ClaimedRecord, DueCursor } from '../../store/store.js';
-import { claimBatch } from './claim.js';
+import { claimNextBatch } from './claim.js';
 import { chargeRecord, type ChargeOutcome } from './charge.js';
 import type { RecordedAs } from './record.js';
 import { recordOutcomes, type Answered } from './record-batch.js';
@@ -91,14 +91,21 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
   /** Claim the next batch of candidates; undefined when nothing due is left or the run must stop. */
   const claimNext = async (): Promise<ClaimedRecord[] | undefined> => {
     if (fault || summary.due >= limit || (opts.shouldStop?.() ?? false)) return undefined;
-    const page = await ctx.store.dueRecords(cutoff, Math.min(BATCH_SIZE, limit - summary.due), cursor);
-    if (page.ids.length === 0) return undefined;
-    cursor = page.next;
-    // Settled here: the claim may fail while the loop awaits an earlier batch, with no handler yet.
-    return claimBatch(ctx, page.ids, owner, ctx.clock.now()).catch((e: unknown) => {
+    try {
+      const batch = await claimNextBatch(
+        ctx,
+        { cutoff, limit: Math.min(BATCH_SIZE, limit - summary.due), cursor },
+        owner,
+        ctx.clock.now(),
+      );
+      if (batch.listed === 0) return undefined;
+      cursor = batch.next;
+      return batch.claimed;
+    } catch (e) {
+      // Kept here: the claim may fail while the loop awaits an earlier batch, with no handler yet.
       fault ??= { error: e };
       return [];
-    });
+    }
   };
 
   /** Charge a claimed batch and record each outcome; never rejects (a failure is kept in `fault`). */

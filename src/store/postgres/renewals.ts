@@ -19,14 +19,23 @@ interface Position {
   afterId: string;
 }
 
-export async function dueRecords(db: Conn, now: number, limit: number, cursor: DueCursor): Promise<DuePage> {
+const DUE_SQL = `SELECT r.id, r.scheduled_time AS "scheduledTime" FROM billing_records r JOIN merchants m ON m.id = r.merchant_id
+     WHERE ${DUE_WHERE}
+       AND (@afterTime::bigint IS NULL OR (r.scheduled_time, r.id COLLATE "C") > (@afterTime::bigint, @afterId::text COLLATE "C"))
+     ORDER BY r.scheduled_time, r.id COLLATE "C" LIMIT @limit`;
+
+/** `lock`: inside a unit of work, lock the listed records and pass over those another one holds. */
+export async function dueRecords(
+  db: Conn,
+  now: number,
+  limit: number,
+  cursor: DueCursor,
+  opts: { lock?: boolean } = {},
+): Promise<DuePage> {
   const from = cursor as unknown as Position | null;
   const rows = await all<{ id: string; scheduledTime: number }>(
     db,
-    `SELECT r.id, r.scheduled_time AS "scheduledTime" FROM billing_records r JOIN merchants m ON m.id = r.merchant_id
-     WHERE ${DUE_WHERE}
-       AND (@afterTime::bigint IS NULL OR (r.scheduled_time, r.id COLLATE "C") > (@afterTime::bigint, @afterId::text COLLATE "C"))
-     ORDER BY r.scheduled_time, r.id COLLATE "C" LIMIT @limit`,
+    opts.lock ? `${DUE_SQL} FOR UPDATE OF r SKIP LOCKED` : DUE_SQL,
     { now, limit, afterTime: from?.afterTime ?? null, afterId: from?.afterId ?? '' },
   );
   const last = rows[rows.length - 1];

@@ -434,6 +434,9 @@ class PgTx extends PgReads implements Tx {
   ): Promise<ClaimedRecord[]> {
     return renewals.claimDueRecords(this.db, ids, c);
   }
+  async lockDueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage> {
+    return renewals.dueRecords(this.db, now, limit, cursor, { lock: true });
+  }
   async releaseClaims(owner: string): Promise<number> {
     return renewals.releaseClaims(this.db, owner);
   }

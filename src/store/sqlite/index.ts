@@ -399,6 +399,9 @@ class SqliteTx extends SqliteReads implements Tx {
   ): Promise<ClaimedRecord[]> {
     return renewals.claimDueRecords(this.db, ids, c);
   }
+  async lockDueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage> {
+    return renewals.dueRecords(this.db, now, limit, cursor);
+  }
   async releaseClaims(owner: string): Promise<number> {
     return renewals.releaseClaims(this.db, owner);
   }
