@@ -2,8 +2,8 @@ import type { AppConfig } from '../config.js';
 import type { MerchantRow } from '../store/store.js';
 import type { Vault } from '../vault/crypto.js';
 import type { Channel } from './channel.js';
-import { createStripeChannel } from './stripe/channel.js';
-import { stripeApiUrlFrom, stripeTimeoutFrom } from './stripe/client.js';
+import { deferredStripeChannel } from './stripe/deferred.js';
+import { stripeApiUrlFrom, stripeTimeoutFrom } from './stripe/endpoint.js';
 
 export type ChannelName = MerchantRow['channel'];
 
@@ -35,7 +35,7 @@ export function createChannelRegistry(a: {
       if (known && known.sealed === sealed) return known.channel;
       // publicUrl is read per call: `serve` settles it after the app is opened.
       const config = a.config;
-      const made = createStripeChannel({
+      const made = deferredStripeChannel({
         secretKey: a.vault.decrypt(sealed),
         apiUrl,
         timeoutMs,

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { Ctx } from '../ctx.js';
-import { defaultMerchantId, requireMerchant } from '../services/merchants.js';
-import { merchantChoices, type Page, type PageRequest } from '../services/operator.js';
+import type { Page, PageRequest } from '../services/operator.js';
 import type { MerchantRow } from '../store/store.js';
 import type { Output } from './output.js';
 import { UsageError } from './shell.js';
@@ -12,6 +11,10 @@ import { visible } from './visible.js';
  * chooses from the list, anything else gets the usual error (1001 naming --merchant).
  */
 export async function chooseMerchant(ctx: Ctx, out: Output, given: string | undefined): Promise<MerchantRow> {
+  const [{ defaultMerchantId, requireMerchant }, { merchantChoices }] = await Promise.all([
+    import('../services/merchants.js'),
+    import('../services/operator.js'),
+  ]);
   const all = await merchantChoices(ctx);
   if (given !== undefined || all.length < 2 || !out.interactive)
     return await requireMerchant(ctx, await defaultMerchantId(ctx, given));

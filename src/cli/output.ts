@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import { currencyExponent, isCurrency } from '../domain/money.js';
-import { STATUS_NAMES } from '../services/transactions/index.js';
+import { STATUS_NAMES } from '../services/transactions/status.js';
 import { applyColour, colourLevel } from './colour.js';
 import { fitCell, fitColumns } from './layout.js';
 import { visible, visibleLines } from './visible.js';

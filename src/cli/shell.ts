@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { openApp, type OpenAppOptions } from '../app.js';
+import type { OpenAppOptions } from '../app.js';
 import type { Ctx } from '../ctx.js';
-import { isDatabaseUrl, loadConfig } from '../config.js';
 import { isPaygateError } from '../domain/errors.js';
 import { StoreOpenError } from '../store/store.js';
 import { VaultKeyError } from '../vault/crypto.js';
@@ -43,6 +42,8 @@ export async function withCtx<T>(
 ): Promise<T> {
   const g = globalsOf(cmd);
   const out = outputOf(cmd);
+  // loaded on first use: help, usage errors and completion never open the app
+  const [{ openApp }, { isDatabaseUrl, loadConfig }] = await Promise.all([import('../app.js'), import('../config.js')]);
   const config = loadConfig({ db: g.db, tz: g.tz });
   const where = config.dbPath === ':memory:' || isDatabaseUrl(config.dbPath) ? undefined : resolve(config.dbPath);
   const isNew = where !== undefined && !existsSync(where);

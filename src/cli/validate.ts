@@ -1,6 +1,6 @@
 import { isPaygateError } from '../domain/errors.js';
 import { isCurrency, parseAmount } from '../domain/money.js';
-import { luhnValid } from '../vault/card.js';
+import { luhnValid } from '../vault/luhn.js';
 
 /**
  * Checks of one typed value, in plain words: undefined when fine, else what is wrong. Used at

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Ctx } from '../ctx.js';
-import { checkKey, createStripeClient, keyShapeError, stripeApiUrlFrom } from '../channel/stripe/index.js';
+import { stripeApiUrlFrom } from '../channel/stripe/endpoint.js';
+import { keyShapeError } from '../channel/stripe/key-shape.js';
 import { invalidParam, notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { optionalUrl, parseInput, requiredString } from '../domain/fields.js';
 import { newId, randomToken } from '../domain/ids.js';
@@ -167,6 +168,8 @@ async function stripePatch(
   if (data.stripeSecretKey !== undefined) {
     const shape = keyShapeError(data.stripeSecretKey);
     if (shape) throw invalidParam('stripeSecretKey', shape);
+    // loaded on first use: a process that never sets a Stripe key never needs the client
+    const { checkKey, createStripeClient } = await import('../channel/stripe/index.js');
     const check = await checkKey(
       createStripeClient({ secretKey: data.stripeSecretKey, apiUrl: stripeApiUrlFrom() }),
       data.stripeSecretKey,

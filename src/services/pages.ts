@@ -10,7 +10,7 @@ import { STATUS } from './transactions/view.js';
 import { cardReplaceable } from './card-update/rules.js';
 import { subscriptionStatusOf } from './subscribe.js';
 import { channelOf } from './channel-of.js';
-import { stripeApiUrlFrom } from '../channel/stripe/client.js';
+import { stripeApiUrlFrom } from '../channel/stripe/endpoint.js';
 
 async function subscriptionWantsPage(ctx: Ctx, paymentType: string, subscriptionId: string): Promise<boolean> {
   const status = await subscriptionStatusOf(ctx, subscriptionId);

@@ -14,9 +14,9 @@ import { newId } from '../domain/ids.js';
 import { amountNumber, parseAmount } from '../domain/money.js';
 import { formatTime } from '../domain/time.js';
 import type { PlanRow } from '../store/store.js';
+import { CYCLE_TYPES, type CycleType } from '../domain/cycle-types.js';
 
-export const CYCLE_TYPES = ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] as const;
-export type CycleType = (typeof CYCLE_TYPES)[number];
+export { CYCLE_TYPES, type CycleType } from '../domain/cycle-types.js';
 
 /** At most one year in all (SPEC §6). */
 export const MAX_CYCLE_LENGTH: Record<CycleType, number> = { DAILY: 365, WEEKLY: 52, MONTHLY: 12, YEARLY: 1 };

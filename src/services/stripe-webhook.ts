@@ -1,7 +1,7 @@
 import type { Ctx } from '../ctx.js';
 import type { ChargeResult } from '../channel/channel.js';
-import { toChargeResult, toRefundResult } from '../channel/stripe/channel.js';
-import { verifyWebhook, type WebhookSettlement } from '../channel/stripe/index.js';
+import type { WebhookSettlement } from '../channel/stripe/index.js';
+import { toChargeResult, toRefundResult } from '../channel/stripe/to-channel.js';
 import type { StripeRefundResult } from '../channel/stripe/results.js';
 import { recordRefundResult } from './refund.js';
 import { finishSucceeded, finishUnpaid } from './transactions/outcome.js';
@@ -32,6 +32,8 @@ export async function receiveStripeWebhook(
   if (!merchant) return rejected(404, 'unknown merchant');
   if (!merchant.stripeWebhookSecretEnc)
     return rejected(400, 'no Stripe webhook secret is set for this merchant (merchant update --stripe-webhook-secret)');
+  // loaded on first use: a server whose merchants all use the sandbox never needs the `stripe` package
+  const { verifyWebhook } = await import('../channel/stripe/webhook.js');
   const v = verifyWebhook({
     payload,
     signatureHeader: signature,

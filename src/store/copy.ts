@@ -1,9 +1,7 @@
 import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { invalidParam } from '../domain/errors.js';
-import { isPostgresUrl, redactUrl } from './postgres/client.js';
-import { openPgCopyTarget } from './postgres/copy.js';
+import { isPostgresUrl, redactUrl } from './postgres/url.js';
 import * as schema from './schema/index.js';
-import { openSqliteCopyTarget } from './sqlite/copy.js';
 import type { CopyProgress, CopySummary } from './store.js';
 
 /**
@@ -129,8 +127,11 @@ export function copyInto(
   opts: { batch?: number } = {},
 ): Promise<CopySummary> {
   const what = describeTarget(target);
-  const open = (): Promise<CopyTarget> =>
-    isPostgresUrl(target) ? openPgCopyTarget(target, COPY_TABLES) : openSqliteCopyTarget(target, COPY_TABLES);
+  // The target's engine is imported only now: a copy between two SQLite files never loads pg.
+  const open = async (): Promise<CopyTarget> =>
+    isPostgresUrl(target)
+      ? (await import('./postgres/copy.js')).openPgCopyTarget(target, COPY_TABLES)
+      : (await import('./sqlite/copy.js')).openSqliteCopyTarget(target, COPY_TABLES);
   return copyDatabase(source, open, what, onProgress, opts.batch);
 }
 

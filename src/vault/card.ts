@@ -5,6 +5,9 @@ import { wallTime } from '../domain/time.js';
 import type { CardRow } from '../store/store.js';
 import type { Vault } from './crypto.js';
 import type { ChannelCard } from '../channel/channel.js';
+import { luhnValid } from './luhn.js';
+
+export { luhnValid };
 
 /**
  * Card checks and the vault (SPEC §10). A card number (PAN) lives only in memory for the charge
@@ -76,21 +79,6 @@ export function parseCardInfo(value: unknown, field = 'cardInfo'): CardInput {
 
 const rejected = (field: string, reason: string): PaygateError =>
   new PaygateError(RESULT_CODES.CARD_REJECTED, `card rejected: ${field} ${reason}`, field);
-
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
 
 const inRange = (prefix: string, len: number, lo: number, hi: number): boolean => {
   const n = Number(prefix.slice(0, len));

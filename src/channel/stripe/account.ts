@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { keyShapeError } from './key-shape.js';
 import { mapFault } from './map.js';
 
 export type KeyCheck =
@@ -9,17 +10,6 @@ export type KeyCheck =
       cause: 'malformed' | 'key_rejected' | 'permission_denied' | 'invalid_request' | 'unreachable';
       message: string;
     };
-
-/** Secret (sk_) and restricted (rk_) keys can call the API; a publishable key (pk_) cannot. */
-export function keyShapeError(key: string): string | null {
-  if (/^pk_(test|live)_/.test(key))
-    return 'this is a publishable key (pk_…); paygate needs the secret key (sk_…) or a restricted key (rk_…)';
-  if (/^whsec_/.test(key))
-    return 'this is a webhook signing secret (whsec_…); give it as the webhook secret, and the secret key (sk_…) as the key';
-  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/.test(key))
-    return 'not a Stripe secret key (expected sk_live_…, sk_test_… or rk_…)';
-  return null;
-}
 
 /**
  * One read (GET /v1/balance) with the key: proves Stripe accepts it before paygate stores it.

@@ -1,12 +1,14 @@
 import type Stripe from 'stripe';
-import type { AbandonResult, Channel, ChargeRequest, ChargeResult, KeptCard, RefundResult } from '../channel.js';
+import type { AbandonResult, Channel, ChargeRequest, ChargeResult, RefundResult } from '../channel.js';
 import { abandonIntent, abandonSetup } from './cancel.js';
 import { createStripeClient } from './client.js';
 import { paymentKey, refundKey } from './idempotency-keys.js';
 import { chargeOffSession, createAndConfirmPayment, resumePayment, retrieveIntent } from './payments.js';
 import { refundPayment, retrieveRefund } from './refunds.js';
 import { isSetupIntentId, resumeSetup, retrieveSetup, setUpCard } from './setup-intents.js';
-import type { StripeCardOnFile, StripeChargeResult, StripeRefundResult } from './results.js';
+import { toChargeResult, toRefundResult } from './to-channel.js';
+
+export { toChargeResult, toRefundResult };
 
 export interface StripeChannelOptions {
   secretKey: string;
@@ -27,51 +29,6 @@ export function stripeBaseKey(channelKey: string): string {
 
 export const threeDsReturnUrl = (publicUrl: string, transactionId: string): string =>
   `${publicUrl.replace(/\/+$/, '')}/3ds/return/${encodeURIComponent(transactionId)}`;
-
-const keptOf = (c: StripeCardOnFile | null | undefined): KeptCard | undefined =>
-  c?.customerId
-    ? {
-        customerId: c.customerId,
-        paymentMethodId: c.paymentMethodId,
-        brand: c.brand,
-        last4: c.last4,
-        expMonth: c.expMonth,
-        expYear: c.expYear,
-      }
-    : undefined;
-
-/** The adapter's answer in the channel interface's terms (Stripe's own codes stay inside the adapter). */
-export function toChargeResult(r: StripeChargeResult, card?: StripeCardOnFile | null): ChargeResult {
-  const kept = keptOf(card);
-  switch (r.outcome) {
-    case 'approved':
-      return { outcome: 'approved', ref: r.ref, ...(kept ? { kept } : {}) };
-    case 'declined':
-      return { outcome: 'declined', ref: r.ref, reason: r.reason };
-    case 'requires_action':
-      return { outcome: 'requires_action', ref: r.ref, redirectUrl: r.redirectUrl, ...(kept ? { kept } : {}) };
-    case 'in_flight':
-      return { outcome: 'in_flight', ref: r.ref, moved: r.mayHaveMoved, cause: r.cause, ...(kept ? { kept } : {}) };
-    case 'refused':
-      return { outcome: 'refused', ref: null, message: r.message, cause: r.cause };
-  }
-}
-
-export function toRefundResult(r: StripeRefundResult): RefundResult {
-  switch (r.outcome) {
-    case 'refunded':
-      return { outcome: 'refunded', ref: r.ref };
-    case 'pending':
-      return { outcome: 'pending', ref: r.ref };
-    case 'failed':
-      return { outcome: 'failed', reason: r.reason };
-    case 'in_flight':
-      // Stripe may have made the refund: it stays PENDING and is settled from Stripe's answer later.
-      return { outcome: 'pending', ref: r.ref };
-    case 'refused':
-      return { outcome: 'refused', message: r.message };
-  }
-}
 
 /** One merchant's Stripe account behind the channel interface. */
 export function createStripeChannel(opts: StripeChannelOptions): Channel & { client: Stripe } {

@@ -3,15 +3,16 @@
  * Stripe answer mapped onto paygate's results. No store, no services: callers pass plain values.
  */
 export { abandonIntent, abandonSetup, type AbandonInput, type StripeAbandonResult } from './cancel.js';
-export { checkKey, keyShapeError, type KeyCheck } from './account.js';
+export { checkKey, type KeyCheck } from './account.js';
+export { keyShapeError } from './key-shape.js';
+export { createStripeClient } from './client.js';
 export {
-  createStripeClient,
   parseStripeApiUrl,
   stripeApiUrlFrom,
   stripeTimeoutFrom,
   DEFAULT_STRIPE_API_URL,
   DEFAULT_STRIPE_TIMEOUT_MS,
-} from './client.js';
+} from './endpoint.js';
 export { DECLINE_TABLE, failReasonOf } from './decline-codes.js';
 export { paymentKey, refundKey, renewalKey, stepKey } from './idempotency-keys.js';
 export {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { subscriptionRef } from '../../services/operator.js';
-import { listBillingRecords } from '../../services/subscriptions/index.js';
 import { table } from '../output.js';
 import { action, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 /** `paygate billing list --subscription CODE` (SPEC §5 pagination, newest first). */
 export function registerBillingCommands(program: Command): void {
@@ -21,6 +21,8 @@ export function registerBillingCommands(program: Command): void {
           cmd: Command,
         ) => {
           await withCtx(cmd, async (ctx, out) => {
+            const { subscriptionRef } = await import('../../services/operator.js');
+            const { listBillingRecords } = await import('../../services/subscriptions/index.js');
             const ref = await subscriptionRef(ctx, opts.subscription, opts.merchant);
             const page = await listBillingRecords(ctx, ref.merchantId, {
               subscriptionCode: ref.code,

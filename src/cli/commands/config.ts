@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { setPublicUrl, storedPublicUrl, unsetPublicUrl } from '../../services/public-url.js';
 import { action, UsageError, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 /** Settings kept in the database, shared by every process that opens it. */
 const KEYS = ['public-url'] as const;
@@ -25,6 +26,7 @@ export function registerConfigCommands(program: Command): void {
       action(async (key: string, value: string, _opts: object, cmd: Command) => {
         keyOf(key);
         await withCtx(cmd, async (ctx, out) => {
+          const { setPublicUrl } = await import('../../services/public-url.js');
           const url = await setPublicUrl(ctx, value);
           out.result({ 'public-url': url }, () => `public-url = ${url}`);
         });
@@ -38,6 +40,7 @@ export function registerConfigCommands(program: Command): void {
       action(async (key: string, _opts: object, cmd: Command) => {
         keyOf(key);
         await withCtx(cmd, async (ctx, out) => {
+          const { storedPublicUrl } = await import('../../services/public-url.js');
           const recorded = (await storedPublicUrl(ctx)) ?? null;
           const effective = ctx.config.publicUrl;
           out.result(
@@ -56,6 +59,7 @@ export function registerConfigCommands(program: Command): void {
       action(async (key: string, _opts: object, cmd: Command) => {
         keyOf(key);
         await withCtx(cmd, async (ctx, out) => {
+          const { unsetPublicUrl } = await import('../../services/public-url.js');
           await unsetPublicUrl(ctx);
           out.result({ 'public-url': null }, () => 'public-url forgotten');
         });

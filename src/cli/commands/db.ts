@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import { chmodSync, constants, copyFileSync, existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { invalidParam } from '../../domain/errors.js';
-import { migrationStatus } from '../../app.js';
-import { loadConfig } from '../../config.js';
 import { StoreOpenError } from '../../store/store.js';
 import { progressBar } from '../progress.js';
 import { action, globalsOf, outputOf, StartupError, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 /** A server database's URL (the store decides what it can open; this only tells a URL from a path). */
 const isUrl = (text: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
@@ -37,10 +37,14 @@ export function registerDbCommands(program: Command): void {
     .action(
       action(async (opts: { dryRun?: boolean }, cmd: Command) => {
         const g = globalsOf(cmd);
+        const [{ loadConfig }, { migrationStatus }] = await Promise.all([
+          import('../../config.js'),
+          import('../../app.js'),
+        ]);
         const target = loadConfig({ db: g.db, tz: g.tz }).dbPath;
         let status;
         try {
-          status = migrationStatus(target);
+          status = await migrationStatus(target);
         } catch (e) {
           if (e instanceof StoreOpenError) throw new StartupError(e.message);
           throw e;

@@ -1,15 +1,11 @@
 import type { Command } from 'commander';
 import { FixedClock } from '../../domain/clock.js';
 import { invalidParam } from '../../domain/errors.js';
-import { parseTime } from '../../domain/time.js';
-import { deliverDue } from '../../notify/deliver.js';
-import { closeCallbackAgents } from '../../notify/http-client.js';
-import { resendEvent } from '../../services/events.js';
-import { requireMerchant } from '../../services/merchants.js';
-import { pageEvents } from '../../services/operator.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { action, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 const eventColumns = {
   eventId: 'eventId',
@@ -47,6 +43,8 @@ export function registerEventsCommands(program: Command): void {
       ) => {
         const req = pageOf(opts);
         await withCtx(cmd, async (ctx, out) => {
+          const { requireMerchant } = await import('../../services/merchants.js');
+          const { pageEvents } = await import('../../services/operator.js');
           const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
           const p = await pageEvents(ctx, { status: opts.status, subscription: opts.subscription, merchantId }, req);
           out.result(p.items, () => `${table(p.items, eventColumns)}\n${pageFooter(p)}`);
@@ -62,6 +60,7 @@ export function registerEventsCommands(program: Command): void {
     .action(
       action(async (eventId: string, _opts: unknown, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
+          const { resendEvent } = await import('../../services/events.js');
           const ev = await resendEvent(ctx, eventId);
           out.result(ev, () => `${record(ev)}\nqueued: \`paygate serve\` or \`paygate events deliver\` sends it`);
         });
@@ -82,6 +81,9 @@ export function registerEventsCommands(program: Command): void {
         await withCtx(
           cmd,
           async (ctx, out) => {
+            const { parseTime } = await import('../../domain/time.js');
+            const { deliverDue } = await import('../../notify/deliver.js');
+            const { closeCallbackAgents } = await import('../../notify/http-client.js');
             if (clock && opts.at !== undefined) clock.set(parseTime(opts.at, ctx.zone, 'at'));
             try {
               const r = await deliverDue(ctx, { concurrency, ...(limit !== undefined ? { limit } : {}) });

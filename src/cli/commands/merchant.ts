@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import chalk from 'chalk';
-import { createMerchant, rotateApiKey, rotateSecret, showMerchant, updateMerchant } from '../../services/merchants.js';
-import { pageMerchants } from '../../services/operator.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { confirmIrreversible } from '../prompts.js';
 import { action, UsageError, withCtx } from '../shell.js';
 import { visible } from '../visible.js';
 import { readSecrets, type FlagValue, type SecretFlag } from '../secret-input.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 const SECRET_KEY: SecretFlag = {
   flag: '--stripe-secret-key',
@@ -33,6 +33,7 @@ export function registerMerchantCommands(program: Command): void {
       action(async (opts: { name?: string; signatureVersion: string; notifyUrl?: string }, cmd: Command) => {
         if (opts.name === undefined) throw new UsageError('missing required option: --name');
         await withCtx(cmd, async (ctx, out) => {
+          const { createMerchant } = await import('../../services/merchants.js');
           const created = await createMerchant(ctx, {
             name: opts.name,
             signatureVersion: opts.signatureVersion,
@@ -50,6 +51,7 @@ export function registerMerchantCommands(program: Command): void {
     action(async (opts: { limit: string; page: string }, cmd: Command) => {
       const req = pageOf(opts);
       await withCtx(cmd, async (ctx, out) => {
+        const { pageMerchants } = await import('../../services/operator.js');
         const p = await pageMerchants(ctx, req);
         out.result(
           p.items,
@@ -67,6 +69,7 @@ export function registerMerchantCommands(program: Command): void {
     .action(
       action(async (id: string, _opts: object, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
+          const { showMerchant } = await import('../../services/merchants.js');
           const m = await showMerchant(ctx, id);
           out.result(m, () => record(m));
         });
@@ -127,6 +130,7 @@ export function registerMerchantCommands(program: Command): void {
             );
           }
           await withCtx(cmd, async (ctx, out) => {
+            const { showMerchant, updateMerchant } = await import('../../services/merchants.js');
             const [key, hook] = await readSecrets(out, [
               { flag: SECRET_KEY, value: opts.stripeSecretKey },
               { flag: WEBHOOK_SECRET, value: opts.stripeWebhookSecret },
@@ -158,6 +162,7 @@ export function registerMerchantCommands(program: Command): void {
     .action(
       action(async (id: string, _opts: object, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
+          const { rotateSecret } = await import('../../services/merchants.js');
           const r = await rotateSecret(ctx, id);
           out.result(r, () => `${record(r)}\n${chalk.yellow('Store the new secret now: it is not shown again.')}`);
         });
@@ -172,6 +177,7 @@ export function registerMerchantCommands(program: Command): void {
     .action(
       action(async (id: string, _opts: object, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
+          const { rotateApiKey } = await import('../../services/merchants.js');
           const r = await rotateApiKey(ctx, id);
           out.result(
             r,

@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { randomToken } from '../../domain/ids.js';
 import { chooseMerchant } from '../choose.js';
-import { createTransaction, showTransaction, type TransactionView } from '../../services/transactions/index.js';
+import type { TransactionView } from '../../services/transactions/index.js';
 import { askMissing, checkGiven, type MissingField } from '../prompts.js';
 import { amountCheck, cardNumberCheck, cvvCheck, EXPIRY_RE, expiryCheck } from '../validate.js';
 import { record } from '../output.js';
 import type { Output } from '../output.js';
 import { action, outputOf, UsageError, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 /** CARD options shared by `pay` and `subscribe` (SPEC §12). */
 export interface CardOptions {
@@ -126,6 +128,7 @@ export function registerPayCommands(program: Command): void {
       // Off a terminal a missing value is a usage error: found before the database is opened.
       const given = out.interactive ? undefined : await ask();
       await withCtx(cmd, async (ctx) => {
+        const { createTransaction, showTransaction } = await import('../../services/transactions/index.js');
         // On a terminal the shop comes first, then the amount and the card (nothing is written before the charge).
         const merchant = await chooseMerchant(ctx, out, opts.merchant);
         const { amount, cardInfo } = given ?? (await ask());

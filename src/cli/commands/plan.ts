@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { requireMerchant } from '../../services/merchants.js';
-import { pagePlans, planMerchantId } from '../../services/operator.js';
-import { createPlan, CYCLE_TYPES, setPlanActive, showPlan } from '../../services/plans.js';
 import { addPaging, chooseMerchant, pageFooter, pageOf } from '../choose.js';
 import { askMissing, checkGiven, type MissingField } from '../prompts.js';
 import { amountCheck, textCheck } from '../validate.js';
 import { record, table } from '../output.js';
+import { CYCLE_TYPES } from '../../domain/cycle-types.js';
 import { action, outputOf, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 interface PlanCreateOptions {
   merchant?: string;
@@ -66,6 +66,7 @@ export function registerPlanCommands(program: Command): void {
         // Off a terminal a missing value is a usage error: found before the database is opened.
         const given = out.interactive ? undefined : await askMissing(out, missing);
         await withCtx(cmd, async (ctx) => {
+          const { createPlan } = await import('../../services/plans.js');
           // On a terminal the merchant is chosen first, then the plan's values.
           const merchantId = (await chooseMerchant(ctx, out, opts.merchant)).id;
           const answers = given ?? (await askMissing(out, missing));
@@ -94,6 +95,8 @@ export function registerPlanCommands(program: Command): void {
     action(async (opts: { merchant?: string; status?: string; limit: string; page: string }, cmd: Command) => {
       const req = pageOf(opts);
       await withCtx(cmd, async (ctx, out) => {
+        const { requireMerchant } = await import('../../services/merchants.js');
+        const { pagePlans } = await import('../../services/operator.js');
         const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
         const p = await pagePlans(ctx, { merchantId, status: opts.status }, req);
         out.result(p.items, () => `${table(p.items, planColumns)}\n${pageFooter(p)}`);
@@ -108,6 +111,8 @@ export function registerPlanCommands(program: Command): void {
     .action(
       action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
+          const { planMerchantId } = await import('../../services/operator.js');
+          const { showPlan } = await import('../../services/plans.js');
           const p = await showPlan(ctx, await planMerchantId(ctx, id, opts.merchant), id);
           out.result(p, () => record(p));
         });
@@ -126,6 +131,8 @@ export function registerPlanCommands(program: Command): void {
       .action(
         action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
           await withCtx(cmd, async (ctx, out) => {
+            const { planMerchantId } = await import('../../services/operator.js');
+            const { setPlanActive } = await import('../../services/plans.js');
             const p = await setPlanActive(ctx, await planMerchantId(ctx, id, opts.merchant), id, active);
             out.result(p, () => record(p));
           });

@@ -1,14 +1,12 @@
 import type { Command } from 'commander';
-import { requireMerchant } from '../../services/merchants.js';
-import { transactionMerchantId } from '../../services/operator.js';
 import { chooseMerchant } from '../choose.js';
-import { refundTransaction } from '../../services/refund.js';
-import { queryTransaction } from '../../services/transactions/index.js';
 import { askMissing, checkGiven, confirmIrreversible } from '../prompts.js';
 import { visible } from '../visible.js';
 import { amountCheck } from '../validate.js';
 import { record } from '../output.js';
 import { action, outputOf, UsageError, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 interface RefundOptions {
   merchant?: string;
@@ -45,6 +43,10 @@ export function registerRefundCommands(program: Command): void {
             '--amount'
           ]?.trim();
         await withCtx(cmd, async (ctx) => {
+          const { requireMerchant } = await import('../../services/merchants.js');
+          const { transactionMerchantId } = await import('../../services/operator.js');
+          const { refundTransaction } = await import('../../services/refund.js');
+          const { queryTransaction } = await import('../../services/transactions/index.js');
           // A transaction id names its merchant; a relationId is only unique within one.
           const merchant =
             opts.tx !== undefined

@@ -1,15 +1,14 @@
 import type { Command } from 'commander';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { plot } from 'asciichart';
 import { invalidParam } from '../../domain/errors.js';
 import { formatAmount } from '../../domain/money.js';
 import type { RevenueReport } from '../../report/figures.js';
-import { reportHtml } from '../../report/html.js';
-import { revenueReport } from '../../services/report.js';
 import { table } from '../output.js';
 import { action, withCtx } from '../shell.js';
 import { visible } from '../visible.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 interface ReportOptions {
   merchant?: string;
@@ -30,7 +29,7 @@ export function reportJson(r: RevenueReport): object {
   };
 }
 
-function terminalReport(r: RevenueReport): string {
+function terminalReport(r: RevenueReport, plot: typeof import('asciichart').plot): string {
   const money = (minor: number): string => formatAmount(minor, r.currency);
   const rows = r.months.map((m) => ({
     month: m.month,
@@ -81,9 +80,12 @@ export function registerReportCommands(program: Command): void {
         if (target && !existsSync(dirname(target)))
           throw invalidParam('html', `directory does not exist: ${dirname(target)}`);
         await withCtx(cmd, async (ctx, out) => {
+          const { reportHtml } = await import('../../report/html.js');
+          const { revenueReport } = await import('../../services/report.js');
+          const { plot } = await import('asciichart');
           const report = await revenueReport(ctx, { merchantId: opts.merchant, from: opts.from, to: opts.to });
           if (target) writeFileSync(target, reportHtml(report));
-          out.result(reportJson(report), () => terminalReport(report));
+          out.result(reportJson(report), () => terminalReport(report, plot));
           if (target) out.note(`wrote ${target}`);
         });
       }),

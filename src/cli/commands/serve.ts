@@ -1,8 +1,9 @@
-import { displayDb } from '../../config.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Clock } from '../../domain/clock.js';
 import { action, StartupError, UsageError, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 interface ServeOptions {
   host?: string;
@@ -133,6 +134,7 @@ export function registerServeCommands(program: Command): void {
         await withCtx(
           cmd,
           async (ctx) => {
+            const { displayDb } = await import('../../config.js');
             let app: Awaited<ReturnType<typeof buildServer>>;
             try {
               app = await buildServer(ctx, {

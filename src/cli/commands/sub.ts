@@ -1,20 +1,12 @@
 import type { Command } from 'commander';
-import { pageSubscriptions, subscriptionRef } from '../../services/operator.js';
-import { requireMerchant } from '../../services/merchants.js';
-import { updateCard } from '../../services/card-update/index.js';
-import { changePlan } from '../../services/plan-change/index.js';
 import { addCardOptions, cardInfoFrom, type CardOptions } from './pay.js';
-import {
-  cancelSubscription,
-  pauseSubscription,
-  resumeSubscription,
-  subscriptionDetail,
-} from '../../services/subscriptions/index.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { confirmIrreversible } from '../prompts.js';
 import { action, outputOf, withCtx } from '../shell.js';
 import { visible } from '../visible.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 const listColumns = {
   subscriptionId: 'subscriptionId',
@@ -47,6 +39,8 @@ export function registerSubCommands(program: Command): void {
       ) => {
         const req = pageOf(opts);
         await withCtx(cmd, async (ctx, out) => {
+          const { pageSubscriptions } = await import('../../services/operator.js');
+          const { requireMerchant } = await import('../../services/merchants.js');
           const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
           const p = await pageSubscriptions(ctx, { merchantId, userId: opts.user, status: opts.status }, req);
           out.result(p.items, () => `${table(p.items, listColumns)}\n${pageFooter(p)}`);
@@ -62,6 +56,8 @@ export function registerSubCommands(program: Command): void {
     .action(
       action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
+          const { subscriptionRef } = await import('../../services/operator.js');
+          const { subscriptionDetail } = await import('../../services/subscriptions/index.js');
           const ref = await subscriptionRef(ctx, id, opts.merchant);
           const d = await subscriptionDetail(ctx, ref.merchantId, { subscriptionId: ref.id });
           out.result(d, () => record(d));
@@ -81,6 +77,8 @@ export function registerSubCommands(program: Command): void {
     action(async (id: string, opts: CardOptions & { merchant?: string }, cmd: Command) => {
       const cardInfo = await cardInfoFrom(outputOf(cmd), opts);
       await withCtx(cmd, async (ctx, out) => {
+        const { subscriptionRef } = await import('../../services/operator.js');
+        const { updateCard } = await import('../../services/card-update/index.js');
         const ref = await subscriptionRef(ctx, id, opts.merchant);
         const r = await updateCard(ctx, ref.merchantId, { subscriptionId: ref.id, cardInfo });
         out.result(r, () => record(r));
@@ -98,6 +96,8 @@ export function registerSubCommands(program: Command): void {
     .action(
       action(async (id: string, opts: { plan: string; now?: boolean; merchant?: string }, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
+          const { subscriptionRef } = await import('../../services/operator.js');
+          const { changePlan } = await import('../../services/plan-change/index.js');
           const ref = await subscriptionRef(ctx, id, opts.merchant);
           const r = await changePlan(ctx, ref.merchantId, {
             subscriptionId: ref.id,
@@ -116,9 +116,14 @@ export function registerSubCommands(program: Command): void {
     );
 
   for (const [name, fn, text, irreversible] of [
-    ['pause', pauseSubscription, 'pause renewals (ACTIVE → PAUSED)', false],
-    ['resume', resumeSubscription, 'resume renewals (PAUSED → ACTIVE)', false],
-    ['cancel', cancelSubscription, 'cancel (ACTIVE, PAUSED or INCOMPLETE → CANCELLED); asks first on a terminal', true],
+    ['pause', 'pauseSubscription', 'pause renewals (ACTIVE → PAUSED)', false],
+    ['resume', 'resumeSubscription', 'resume renewals (PAUSED → ACTIVE)', false],
+    [
+      'cancel',
+      'cancelSubscription',
+      'cancel (ACTIVE, PAUSED or INCOMPLETE → CANCELLED); asks first on a terminal',
+      true,
+    ],
   ] as const) {
     const c = sub
       .command(name)
@@ -129,6 +134,9 @@ export function registerSubCommands(program: Command): void {
     c.action(
       action(async (id: string, opts: { merchant?: string; yes?: boolean }, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
+          const { subscriptionRef } = await import('../../services/operator.js');
+          const subscriptions = await import('../../services/subscriptions/index.js');
+          const { subscriptionDetail } = subscriptions;
           const ref = await subscriptionRef(ctx, id, opts.merchant);
           if (irreversible) {
             await confirmIrreversible(out, opts.yes, async () => {
@@ -136,7 +144,7 @@ export function registerSubCommands(program: Command): void {
               return `Cancel subscription ${d.subscriptionCode} of user ${visible(d.userId)} (${visible(d.planName)})? It cannot be resumed.`;
             });
           }
-          await fn(ctx, ref.merchantId, { subscriptionId: ref.id });
+          await subscriptions[fn](ctx, ref.merchantId, { subscriptionId: ref.id });
           const d = await subscriptionDetail(ctx, ref.merchantId, { subscriptionId: ref.id });
           out.result(d, () => record(d));
         });

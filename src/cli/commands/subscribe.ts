@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
-import { requireMerchant } from '../../services/merchants.js';
-import { planMerchantId } from '../../services/operator.js';
-import { createTransaction, showTransaction } from '../../services/transactions/index.js';
 import { askMissing, type MissingField } from '../prompts.js';
 import { textCheck } from '../validate.js';
 import { action, outputOf, withCtx } from '../shell.js';
 import { addCardOptions, cardInfoFrom, cliId, renderTransaction, type CardOptions } from './pay.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 interface SubscribeOptions extends CardOptions {
   merchant?: string;
@@ -39,6 +38,9 @@ export function registerSubscribeCommands(program: Command): void {
       const cardInfo = await cardInfoFrom(out, opts);
       const planId = opts.plan ?? a['--plan'] ?? '';
       await withCtx(cmd, async (ctx) => {
+        const { requireMerchant } = await import('../../services/merchants.js');
+        const { planMerchantId } = await import('../../services/operator.js');
+        const { createTransaction, showTransaction } = await import('../../services/transactions/index.js');
         // The plan names its merchant.
         const merchant = await requireMerchant(ctx, await planMerchantId(ctx, planId, opts.merchant));
         const view = await createTransaction(ctx, merchant, {

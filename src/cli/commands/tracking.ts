@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { chooseMerchant } from '../choose.js';
-import { requireMerchant } from '../../services/merchants.js';
-import { listTracking, showTracking, uploadTrackingWithReasons } from '../../services/tracking.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { visible } from '../visible.js';
+import type { listTracking } from '../../services/tracking.js';
 import { action, UsageError, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 /** CSV header aliases → trackingList field names. */
 const HEADERS: Record<string, string> = {
@@ -143,6 +144,7 @@ export function registerTrackingCommands(program: Command): void {
           ];
         }
         await withCtx(cmd, async (ctx, out) => {
+          const { uploadTrackingWithReasons } = await import('../../services/tracking.js');
           const merchant = await chooseMerchant(ctx, out, opts.merchant);
           const { result, failures } = await uploadTrackingWithReasons(ctx, merchant, {
             merchantId: merchant.id,
@@ -188,6 +190,8 @@ export function registerTrackingCommands(program: Command): void {
     action(async (opts: { merchant?: string; limit: string; page: string }, cmd: Command) => {
       const req = pageOf(opts);
       await withCtx(cmd, async (ctx, out) => {
+        const { requireMerchant } = await import('../../services/merchants.js');
+        const { listTracking } = await import('../../services/tracking.js');
         const merchantId = opts.merchant ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
         // One more row than asked tells whether another page follows.
         const rows = await listTracking(ctx, { merchantId, limit: req.limit + 1, offset: (req.page - 1) * req.limit });
@@ -208,6 +212,7 @@ export function registerTrackingCommands(program: Command): void {
     .action(
       action(async (id: string, _opts: object, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
+          const { showTracking } = await import('../../services/tracking.js');
           const rows = await showTracking(ctx, id);
           out.result(rows, () => (rows.length === 0 ? `no tracking uploaded for ${id}` : table(shown(rows), columns)));
         });

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { requireMerchant } from '../../services/merchants.js';
-import { pageTransactions } from '../../services/operator.js';
-import { showTransaction, STATUS } from '../../services/transactions/index.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
+import { STATUS } from '../../services/transactions/status.js';
 import { action, UsageError, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 const columns = {
   transactionOrderId: 'transactionOrderId',
@@ -44,6 +44,8 @@ export function registerTxCommands(program: Command): void {
       const req = pageOf(opts);
       const status = statusCode(opts.status);
       await withCtx(cmd, async (ctx, out) => {
+        const { requireMerchant } = await import('../../services/merchants.js');
+        const { pageTransactions } = await import('../../services/operator.js');
         const merchantId = opts.merchant ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
         const p = await pageTransactions(ctx, { merchantId, status }, req);
         out.result(p.items, () => `${table(p.items, columns)}\n${pageFooter(p)}`);
@@ -56,6 +58,7 @@ export function registerTxCommands(program: Command): void {
     .action(
       action(async (id: string, opts: { merchant?: string }, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
+          const { showTransaction } = await import('../../services/transactions/index.js');
           const t = await showTransaction(ctx, id, opts.merchant);
           out.result(t, () => record(t));
         });

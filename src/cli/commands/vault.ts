@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { rotateVaultKey } from '../../services/vault-rotate.js';
 import { newVaultKeyText, parseVaultKey } from '../../vault/crypto.js';
 import { progressBar } from '../progress.js';
 import { confirmIrreversible } from '../prompts.js';
-import { countSealedValues } from '../../services/vault-rotate.js';
 import { action, outputOf, UsageError, withCtx } from '../shell.js';
+
+// Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 interface RotateOptions {
   newKeyFile?: string;
@@ -60,6 +60,7 @@ export function registerVaultCommands(program: Command): void {
         await withCtx(
           cmd,
           async (ctx, out) => {
+            const { rotateVaultKey, countSealedValues } = await import('../../services/vault-rotate.js');
             await confirmIrreversible(
               out,
               opts.yes,

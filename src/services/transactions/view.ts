@@ -3,6 +3,7 @@ import { formatAmount } from '../../domain/money.js';
 import { formatTime } from '../../domain/time.js';
 import type { TransactionRow } from '../../store/store.js';
 import { maskStored } from '../../vault/card.js';
+import { STATUS, STATUS_NAMES } from './status.js';
 
 /** SPEC §5 transaction response `data`; absent values are left out. Amounts are currency-formatted strings. */
 export interface TransactionView {
@@ -23,19 +24,7 @@ export interface TransactionView {
   merchantId: string;
 }
 
-export const STATUS = {
-  ACCEPTED: 100000,
-  REQUIRES_3DS: 100040,
-  AWAITING_CHECKOUT: 100050,
-  SUCCEEDED: 200000,
-  FAILED: 300000,
-  EXPIRED: 300010,
-  CANCELLED: 300020,
-  PARTIALLY_REFUNDED: 400010,
-  REFUNDED: 400000,
-} as const;
-
-export const STATUS_NAMES: Record<number, string> = Object.fromEntries(Object.entries(STATUS).map(([k, v]) => [v, k]));
+export { STATUS, STATUS_NAMES } from './status.js';
 
 /** The hosted page a transaction currently waits on, if any. */
 export function pageUrl(ctx: Ctx, row: TransactionRow): string | undefined {

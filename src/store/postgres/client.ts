@@ -3,6 +3,7 @@ import pg from 'pg';
 import { invalidParam } from '../../domain/errors.js';
 import { StoreOpenError } from '../store.js';
 import { migrate } from './migrate.js';
+import { isPostgresUrl, redactUrl } from './url.js';
 import * as schema from './schema/index.js';
 
 export type PgDb = NodePgDatabase<typeof schema>;
@@ -24,10 +25,6 @@ export const DEFAULT_POOL_SIZE = 10;
 const MAX_POOL_SIZE = 1000;
 const MIN_SERVER_VERSION = 150000;
 
-export function isPostgresUrl(text: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(text);
-}
-
 export function parsePoolSize(text: string | undefined): number {
   if (text === undefined || text.trim() === '') return DEFAULT_POOL_SIZE;
   const t = text.trim();
@@ -38,17 +35,6 @@ export function parsePoolSize(text: string | undefined): number {
     );
   }
   return Number(t);
-}
-
-/** The URL as it may be shown: never the password. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'the PostgreSQL URL';
-  }
 }
 
 /**

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { notEmpty, safeInteger, type CopyRow, type CopySource, type CopyTable, type CopyTarget } from '../copy.js';
 import { StoreOpenError } from '../store.js';
-import { isPostgresUrl, openPgStore, redactUrl } from './client.js';
+import { openPgStore } from './client.js';
+import { isPostgresUrl, redactUrl } from './url.js';
 
 /** The PostgreSQL half of `db copy` (store/copy.ts orchestrates). */
 

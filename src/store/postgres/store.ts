@@ -48,9 +48,7 @@ import type {
   StripeCardIds,
 } from '../store.js';
 import { openPgStore, type OpenPgOptions, type PgStore as PgHandle } from './client.js';
-import { copyInto } from '../copy.js';
 import * as cards from './cards.js';
-import { pgCopySource } from './copy.js';
 import * as delivery from './delivery.js';
 import { isConnectionLost } from './errors.js';
 import { keyPlainFingerprints } from './fingerprints.js';
@@ -546,6 +544,8 @@ export class PgStore extends PgReads implements Store {
 
   /** From one REPEATABLE READ snapshot on a pooled connection (store/copy.ts orchestrates). */
   async copyTo(target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary> {
+    // `db copy` only: the copy modules (and the other engine) are not loaded by any other command.
+    const [{ copyInto }, { pgCopySource }] = await Promise.all([import('../copy.js'), import('./copy.js')]);
     return copyInto(await pgCopySource(this.handle.pool), target, onProgress);
   }
 

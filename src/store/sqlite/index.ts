@@ -47,8 +47,6 @@ import type {
   Tx,
 } from '../store.js';
 import * as cards from './cards.js';
-import { copyInto } from '../copy.js';
-import { sqliteCopySource } from './copy.js';
 import { openSqlite, settleZone, type Sqlite } from './client.js';
 import * as delivery from './delivery.js';
 import { createPrivateFile } from './files.js';
@@ -505,6 +503,8 @@ export class SqliteStore extends SqliteReads implements Store {
 
   async copyTo(target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary> {
     // The read-only connection holds the snapshot (the writer, for ':memory:', which has one).
+    // `db copy` only: the copy modules (and the other engine) are not loaded by any other command.
+    const [{ copyInto }, { sqliteCopySource }] = await Promise.all([import('../copy.js'), import('./copy.js')]);
     return copyInto(sqliteCopySource(this.db), target, onProgress);
   }
 
