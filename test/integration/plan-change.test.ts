@@ -286,11 +286,22 @@ describe('plan change concurrency', () => {
     const a = await plan(ctx, merchantId, '20.00');
     const b = await plan(ctx, merchantId, '30.00');
     const sub = await subscribe(ctx, merchantId, planId);
-    const results = await Promise.all(
-      [a, b].map((p) =>
-        codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when: 'NOW' })),
-      ),
+    // The two intents race; the winner's charge is held until the loser has been answered, so
+    // the winner cannot finish first and leave the loser a second, legitimate change.
+    const channel = ctx.channel as { charge: typeof ctx.channel.charge };
+    const charge = channel.charge.bind(ctx.channel);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    channel.charge = async (req) => {
+      await held;
+      return charge(req);
+    };
+    const changes = [a, b].map((p) =>
+      codeOf(changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: p, when: 'NOW' })),
     );
+    expect(await Promise.race(changes)).toBe('1008');
+    release();
+    const results = await Promise.all(changes);
     expect(results.filter((c) => c === undefined)).toHaveLength(1);
     expect(results.filter((c) => c === '1008')).toHaveLength(1);
     expect((await records(ctx, sub.subscriptionId)).filter((r) => r.billing_type === 'CHANGE')).toHaveLength(1);
