@@ -120,6 +120,7 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
       'outbox_subscription',
       'refunds_pending',
       'subscriptions_card_update_token',
+      'transactions_card_checks',
       'transactions_in_flight',
       'transactions_open_pages',
       'transactions_page_token',
