@@ -33,6 +33,9 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/browser-checkout.test.ts',
   'test/e2e/browser-card-update.test.ts',
   'test/e2e/cli-merchants-plans.test.ts',
+  'test/e2e/serve-shutdown.test.ts',
+  'test/e2e/stripe-abandoned-3ds.test.ts',
+  'test/e2e/stripe-abandoned-setup.test.ts',
 ];
 
 /** End-to-end suites that run in the `sqlite` project only, and why. */
@@ -62,14 +65,10 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/stripe-merchant.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-renewals-refunds.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-webhook.test.ts': 'the Stripe channel against its stand-in',
-  'test/e2e/stripe-abandoned-3ds.test.ts': 'the Stripe channel against its stand-in',
-  'test/e2e/stripe-abandoned-setup.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-card-page-browser.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-cards.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-key-faults.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-key-input.test.ts': 'the Stripe channel against its stand-in',
-  'test/e2e/serve-shutdown.test.ts':
-    'the Stripe stand-in holds the charge (its fixture is SQLite); the shutdown order is the same on both engines',
   'test/e2e/stripe-live.test.ts':
     "opt-in, against Stripe's test mode (skipped without STRIPE_TEST_SECRET_KEY, never in CI)",
 };

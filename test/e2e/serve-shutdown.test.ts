@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { cardYear } from '../helpers/cards.js';
 import { signV2 } from '../helpers/serve.js';
@@ -65,14 +64,9 @@ describe('serve stopping with a request under way', () => {
       release();
       expect(await stopped).toBe(0);
 
-      const db = new Database(shop.db, { readonly: true });
-      try {
-        expect(db.prepare('SELECT status FROM transactions WHERE relation_id = ?').get(relationId)).toEqual({
-          status: 200000,
-        });
-      } finally {
-        db.close();
-      }
+      expect(await shop.rows.get('SELECT status FROM transactions WHERE relation_id = ?', relationId)).toEqual({
+        status: 200000,
+      });
       expect(shop.srv.output()).not.toMatch(/internal error|Cannot use a pool|database connection is not open/);
     } finally {
       await shop.stop();

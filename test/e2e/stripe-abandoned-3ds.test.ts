@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
 import { type StripeShop, stripeShop } from '../helpers/stripe-shop.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,18 +23,11 @@ let n = 0;
 const YEAR = String(new Date().getUTCFullYear() + 2);
 const cli = (args: string[]) => paygateAsync(['--db', db, ...args], env);
 const later = (minutes: number) => DateTime.utc().plus({ minutes }).toFormat('yyyy-MM-dd HH:mm:ss');
-const row = (id: string) => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare('SELECT status, fail_reason, channel_ref FROM transactions WHERE id = ?').get(id) as {
-      status: number;
-      fail_reason: string | null;
-      channel_ref: string;
-    };
-  } finally {
-    d.close();
-  }
-};
+const row = async (id: string) =>
+  (await shop.rows.get<{ status: number; fail_reason: string | null; channel_ref: string }>(
+    'SELECT status, fail_reason, channel_ref FROM transactions WHERE id = ?',
+    id,
+  )) as { status: number; fail_reason: string | null; channel_ref: string };
 
 beforeAll(async () => {
   shop = await stripeShop({ prefix: 'paygate-stripe-3ds-', name: 'Abandoned Carts' });
@@ -62,7 +54,7 @@ async function threeDsPay(): Promise<{ txn: string; intent: string }> {
   });
   expect(r.body.data.status).toBe('100040');
   const txn = r.body.data.transactionOrderId as string;
-  return { txn, intent: row(txn).channel_ref };
+  return { txn, intent: (await row(txn)).channel_ref };
 }
 
 const completeOnStripe = (intent: string, outcome: 'pass' | 'fail') =>
@@ -78,7 +70,7 @@ describe('a 3-D Secure session that ran out on Stripe', () => {
     const { txn, intent } = await threeDsPay();
     const r = await cli(['--json', 'renew', '--at', later(31)]);
     expect(r.status, r.stderr).toBe(0);
-    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(await row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
     expect(acct.state.intents.get(intent)).toMatchObject({ status: 'canceled', cancellationReason: 'abandoned' });
     expect(cancels(intent).map((q) => [q.idempotencyKey, q.status])).toEqual([[`paygate:${txn}:0:cancel`, 200]]);
     // The shopper comes back to Stripe's challenge page afterwards: nothing can be charged.
@@ -101,17 +93,17 @@ describe('a 3-D Secure session that ran out on Stripe', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(cancels(intent).map((q) => q.status)).toEqual([400]);
     expect(acct.state.intents.get(intent)?.status).toBe('succeeded');
-    expect(row(txn)).toMatchObject({ status: 200000, fail_reason: null });
+    expect(await row(txn)).toMatchObject({ status: 200000, fail_reason: null });
   });
 
   it('Stripe failing the cancel (500): left 100040, not expired on a guess; the next sweep cancels it and expires it', async () => {
     const { txn, intent } = await threeDsPay();
     stripe.faults.inject({ kind: 'server_error' }, { match: { path: `/v1/payment_intents/${intent}/cancel` } });
     await cli(['--json', 'renew', '--at', later(31)]);
-    expect(row(txn).status).toBe(100040);
+    expect((await row(txn)).status).toBe(100040);
     expect(acct.state.intents.get(intent)?.status).toBe('requires_action');
     await cli(['--json', 'renew', '--at', later(32)]);
-    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(await row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
     expect(acct.state.intents.get(intent)?.status).toBe('canceled');
   });
 
@@ -122,10 +114,10 @@ describe('a 3-D Secure session that ran out on Stripe', () => {
       { match: { path: `/v1/payment_intents/${intent}/cancel` } },
     );
     await cli(['--json', 'renew', '--at', later(31)]);
-    expect(row(txn).status).toBe(100040);
+    expect((await row(txn)).status).toBe(100040);
     expect(acct.state.intents.get(intent)?.status).toBe('canceled');
     await cli(['--json', 'renew', '--at', later(32)]);
-    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(await row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
     expect(cancels(intent)).toHaveLength(1);
   });
 });

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
 import { type StripeShop, stripeShop } from '../helpers/stripe-shop.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,28 +28,21 @@ const card = (cardNumber: string) =>
   JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
 const cli = (args: string[]) => paygateAsync(['--db', db, ...args], env);
 const later = (minutes: number) => DateTime.utc().plus({ minutes }).toFormat('yyyy-MM-dd HH:mm:ss');
-const one = <T>(sql: string, ...args: unknown[]): T => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare(sql).get(...args) as T;
-  } finally {
-    d.close();
-  }
-};
-const row = (id: string) =>
+const one = async <T>(sql: string, ...args: unknown[]): Promise<T> => (await shop.rows.get<T>(sql, ...args)) as T;
+const row = async (id: string) =>
   one<{ status: number; fail_reason: string | null; channel_ref: string; payment_type: string }>(
     'SELECT status, fail_reason, channel_ref, payment_type FROM transactions WHERE id = ?',
     id,
   );
-const subStatus = (subId: string) =>
-  one<{ status: string }>('SELECT status FROM subscriptions WHERE id = ?', subId).status;
+const subStatus = async (subId: string) =>
+  (await one<{ status: string }>('SELECT status FROM subscriptions WHERE id = ?', subId)).status;
 type CardRow = {
   id: string;
   last4: string;
   stripe_customer_id: string | null;
   stripe_payment_method_id: string | null;
 };
-const cardOf = (subId: string) =>
+const cardOf = async (subId: string) =>
   one<CardRow | undefined>(
     'SELECT c.id, c.last4, c.stripe_customer_id, c.stripe_payment_method_id FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?',
     subId,
@@ -94,7 +86,7 @@ async function subscribe(planId: string, cardNumber: string) {
 async function threeDsTrial(): Promise<{ sub: string; txn: string; intent: string }> {
   const s = await subscribe(trialPlan, '4000002500003155');
   expect(s.status).toBe('100040');
-  const intent = row(s.transactionOrderId).channel_ref;
+  const intent = (await row(s.transactionOrderId)).channel_ref;
   expect(intent).toMatch(/^seti_/);
   return { sub: s.subscriptionId, txn: s.transactionOrderId, intent };
 }
@@ -103,15 +95,15 @@ async function threeDsTrial(): Promise<{ sub: string; txn: string; intent: strin
 async function threeDsCardUpdate(): Promise<{ sub: string; txn: string; intent: string; old: CardRow | undefined }> {
   const s = await subscribe(plainPlan, '4242424242424242');
   expect(s.status).toBe('200000');
-  const old = cardOf(s.subscriptionId);
+  const old = await cardOf(s.subscriptionId);
   const r = await client(srv.url, m).post('/subscription/card/update', {
     subscriptionId: s.subscriptionId,
     cardInfo: card('4000002760003184'),
   });
   expect(r.body.data?.status, r.text).toBe('100040');
   const txn = r.body.data.transactionOrderId as string;
-  expect(row(txn)).toMatchObject({ payment_type: 'CARD_CHECK', channel_ref: expect.stringMatching(/^seti_/) });
-  return { sub: s.subscriptionId, txn, intent: row(txn).channel_ref, old };
+  expect(await row(txn)).toMatchObject({ payment_type: 'CARD_CHECK', channel_ref: expect.stringMatching(/^seti_/) });
+  return { sub: s.subscriptionId, txn, intent: (await row(txn)).channel_ref, old };
 }
 
 const completeOnStripe = (intent: string, outcome: 'pass' | 'fail') =>
@@ -130,8 +122,8 @@ describe("a trial plan's 3-D Secure card check that ran out on Stripe", () => {
   it('the sweep cancels the SetupIntent (abandoned, keyed by the payment) and records EXPIRED, the subscription EXPIRED; the challenge finished later saves nothing', async () => {
     const { sub, txn, intent } = await threeDsTrial();
     await sweep(31);
-    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
-    expect(subStatus(sub)).toBe('EXPIRED');
+    expect(await row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(await subStatus(sub)).toBe('EXPIRED');
     expect(acct.state.setupIntents.get(intent)).toMatchObject({ status: 'canceled', cancellationReason: 'abandoned' });
     expect(cancels(intent).map((q) => [q.idempotencyKey, q.status])).toEqual([[`paygate:${txn}:0:cancel`, 200]]);
     // The cardholder comes back to Stripe's challenge page afterwards: no card is saved.
@@ -148,9 +140,9 @@ describe("a trial plan's 3-D Secure card check that ran out on Stripe", () => {
     await sweep(31);
     expect(cancels(intent)).toHaveLength(0);
     expect(acct.state.setupIntents.get(intent)?.status).toBe('succeeded');
-    expect(row(txn)).toMatchObject({ status: 200000, fail_reason: null });
-    expect(subStatus(sub)).toBe('ACTIVE');
-    expect(cardOf(sub)).toMatchObject({
+    expect(await row(txn)).toMatchObject({ status: 200000, fail_reason: null });
+    expect(await subStatus(sub)).toBe('ACTIVE');
+    expect(await cardOf(sub)).toMatchObject({
       stripe_payment_method_id: acct.state.setupIntents.get(intent)?.paymentMethodId,
     });
   });
@@ -162,21 +154,21 @@ describe("a trial plan's 3-D Secure card check that ran out on Stripe", () => {
     await sweep(31);
     expect(cancels(intent).map((q) => [q.idempotencyKey, q.status])).toEqual([[`paygate:${txn}:0:cancel`, 200]]);
     expect(acct.state.setupIntents.get(intent)?.status).toBe('canceled');
-    expect(row(txn)).toMatchObject({ status: 300000, fail_reason: 'authentication_failed' });
-    expect(subStatus(sub)).toBe('EXPIRED');
+    expect(await row(txn)).toMatchObject({ status: 300000, fail_reason: 'authentication_failed' });
+    expect(await subStatus(sub)).toBe('EXPIRED');
   });
 
   it('Stripe failing the cancel (500): left 100040, not expired on a guess; the next sweep cancels it and expires it', async () => {
     const { sub, txn, intent } = await threeDsTrial();
     stripe.faults.inject({ kind: 'server_error' }, { match: { path: `/v1/setup_intents/${intent}/cancel` } });
     await sweep(31);
-    expect(row(txn).status).toBe(100040);
-    expect(subStatus(sub)).toBe('INCOMPLETE');
+    expect((await row(txn)).status).toBe(100040);
+    expect(await subStatus(sub)).toBe('INCOMPLETE');
     expect(acct.state.setupIntents.get(intent)?.status).toBe('requires_action');
     await sweep(32);
-    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(await row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
     expect(acct.state.setupIntents.get(intent)?.status).toBe('canceled');
-    expect(subStatus(sub)).toBe('EXPIRED');
+    expect(await subStatus(sub)).toBe('EXPIRED');
   });
 
   it('cancelled at Stripe but the answer lost (500 stored for the key): the next sweep reads it cancelled and expires it without asking again', async () => {
@@ -186,10 +178,10 @@ describe("a trial plan's 3-D Secure card check that ran out on Stripe", () => {
       { match: { path: `/v1/setup_intents/${intent}/cancel` } },
     );
     await sweep(31);
-    expect(row(txn).status).toBe(100040);
+    expect((await row(txn)).status).toBe(100040);
     expect(acct.state.setupIntents.get(intent)?.status).toBe('canceled');
     await sweep(32);
-    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(await row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
     expect(cancels(intent)).toHaveLength(1);
   });
 });
@@ -198,11 +190,11 @@ describe("a card update's 3-D Secure card check that ran out on Stripe", () => {
   it('the sweep cancels the SetupIntent and records the CARD_CHECK EXPIRED; the old card stays, ids and all', async () => {
     const { sub, txn, intent, old } = await threeDsCardUpdate();
     await sweep(31);
-    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(await row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
     expect(acct.state.setupIntents.get(intent)).toMatchObject({ status: 'canceled', cancellationReason: 'abandoned' });
     expect(cancels(intent).map((q) => [q.idempotencyKey, q.status])).toEqual([[`paygate:${txn}:0:cancel`, 200]]);
-    expect(cardOf(sub)).toEqual(old);
-    expect(subStatus(sub)).toBe('ACTIVE');
+    expect(await cardOf(sub)).toEqual(old);
+    expect(await subStatus(sub)).toBe('ACTIVE');
   });
 
   it('the challenge passed at Stripe meanwhile: not cancelled, recorded 200000 and the new card replaces the old', async () => {
@@ -210,8 +202,8 @@ describe("a card update's 3-D Secure card check that ran out on Stripe", () => {
     await completeOnStripe(intent, 'pass');
     await sweep(31);
     expect(cancels(intent)).toHaveLength(0);
-    expect(row(txn)).toMatchObject({ status: 200000, fail_reason: null });
-    const now = cardOf(sub);
+    expect(await row(txn)).toMatchObject({ status: 200000, fail_reason: null });
+    const now = await cardOf(sub);
     expect(now).toMatchObject({
       last4: '3184',
       stripe_customer_id: old?.stripe_customer_id,
@@ -229,8 +221,8 @@ describe("a card update's 3-D Secure card check that ran out on Stripe", () => {
     await sweep(31);
     expect(cancels(intent).map((q) => q.status)).toEqual([400]);
     expect(acct.state.setupIntents.get(intent)?.status).toBe('succeeded');
-    expect(row(txn)).toMatchObject({ status: 200000, fail_reason: null });
-    expect(cardOf(sub)).toMatchObject({
+    expect(await row(txn)).toMatchObject({ status: 200000, fail_reason: null });
+    expect(await cardOf(sub)).toMatchObject({
       last4: '3184',
       stripe_payment_method_id: acct.state.setupIntents.get(intent)?.paymentMethodId,
     });
@@ -240,11 +232,11 @@ describe("a card update's 3-D Secure card check that ran out on Stripe", () => {
     const { sub, txn, intent, old } = await threeDsCardUpdate();
     stripe.faults.inject({ kind: 'server_error' }, { match: { path: `/v1/setup_intents/${intent}/cancel` } });
     await sweep(31);
-    expect(row(txn).status).toBe(100040);
+    expect((await row(txn)).status).toBe(100040);
     expect(acct.state.setupIntents.get(intent)?.status).toBe('requires_action');
     await sweep(32);
-    expect(row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(await row(txn)).toMatchObject({ status: 300010, fail_reason: 'authentication_expired' });
     expect(acct.state.setupIntents.get(intent)?.status).toBe('canceled');
-    expect(cardOf(sub)).toEqual(old);
+    expect(await cardOf(sub)).toEqual(old);
   });
 });
