@@ -36,6 +36,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/serve-shutdown.test.ts',
   'test/e2e/stripe-abandoned-3ds.test.ts',
   'test/e2e/stripe-abandoned-setup.test.ts',
+  'test/e2e/stripe-renewals-refunds.test.ts',
 ];
 
 /** End-to-end suites that run in the `sqlite` project only, and why. */
@@ -63,7 +64,6 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   // The Stripe channel against its stand-in (owned by the Stripe work).
   'test/e2e/stripe-browser.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-merchant.test.ts': 'the Stripe channel against its stand-in',
-  'test/e2e/stripe-renewals-refunds.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-webhook.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-card-page-browser.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-cards.test.ts': 'the Stripe channel against its stand-in',

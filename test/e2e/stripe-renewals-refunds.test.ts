@@ -1,5 +1,3 @@
-import { readFileSync, existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
 import { type StripeShop, stripeShop } from '../helpers/stripe-shop.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,16 +23,13 @@ const card = (cardNumber: string) =>
   JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
 const cli = (args: string[]) => paygateAsync(['--db', db, ...args], env);
 const inDays = (d: number) => DateTime.utc().plus({ days: d }).toFormat('yyyy-MM-dd HH:mm:ss');
-const rows = <T>(sql: string, ...args: unknown[]): T[] => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare(sql).all(...args) as T[];
-  } finally {
-    d.close();
-  }
-};
+const rows = <T>(sql: string, ...args: unknown[]): Promise<T[]> => shop.rows.all<T>(sql, ...args);
+
+/** When this suite's shop was made: on PostgreSQL, the cluster's log is read from here on. */
+let started: Date;
 
 beforeAll(async () => {
+  started = new Date();
   shop = await stripeShop({ prefix: 'paygate-stripe-renew-', name: 'Stripe Subscriptions' });
   ({ stripe, acct, db, env, m, srv } = shop);
 });
@@ -82,7 +77,7 @@ describe("a Stripe merchant's subscription", () => {
     const sub = await subscribe('4242424242424242');
     subId = sub.subscriptionId;
     expect(sub.status).toBe('200000');
-    const [cardRow] = rows<Record<string, unknown>>(
+    const [cardRow] = await rows<Record<string, unknown>>(
       'SELECT c.* FROM cards c JOIN subscriptions s ON s.card_id = c.id WHERE s.id = ?',
       subId,
     );
@@ -103,7 +98,7 @@ describe("a Stripe merchant's subscription", () => {
     const fresh = [...acct.state.intents.values()].slice(before);
     expect(fresh).toHaveLength(1);
     expect(fresh[0]).toMatchObject({ offSession: true, status: 'succeeded', amount: 999 });
-    const [rec] = rows<{ id: string }>(
+    const [rec] = await rows<{ id: string }>(
       "SELECT id FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW' AND status = 'SUCCESS'",
       subId,
     );
@@ -111,7 +106,7 @@ describe("a Stripe merchant's subscription", () => {
       .filter((q) => q.idempotencyKey?.startsWith(`paygate:${rec?.id}:0:`))
       .map((q) => q.idempotencyKey);
     expect(new Set(keys)).toEqual(new Set([`paygate:${rec?.id}:0:payment_intent`, `paygate:${rec?.id}:0:confirm`]));
-    const renewal = rows<{ channel: string; channel_ref: string; status: number }>(
+    const renewal = await rows<{ channel: string; channel_ref: string; status: number }>(
       "SELECT channel, channel_ref, status FROM transactions WHERE billing_record_id = ? AND payment_type = 'RENEWAL'",
       rec?.id,
     );
@@ -122,9 +117,11 @@ describe("a Stripe merchant's subscription", () => {
     const sub = await subscribe('4000002760003184');
     // Customer-present, the first charge asked for 3DS: pass it on Stripe to start the subscription.
     expect(sub.status).toBe('100040');
-    const txn = rows<{ id: string; channel_ref: string }>(
-      "SELECT id, channel_ref FROM transactions WHERE subscription_id = ? AND payment_type = 'SUBSCRIPTION'",
-      sub.subscriptionId,
+    const txn = (
+      await rows<{ id: string; channel_ref: string }>(
+        "SELECT id, channel_ref FROM transactions WHERE subscription_id = ? AND payment_type = 'SUBSCRIPTION'",
+        sub.subscriptionId,
+      )
     )[0];
     const intent = acct.state.intents.get(txn?.channel_ref ?? '');
     await fetch(`${stripe.url}/3ds/${intent?.id}/complete?client_secret=${intent?.clientSecret}&outcome=pass`, {
@@ -133,11 +130,11 @@ describe("a Stripe merchant's subscription", () => {
     const back = await fetch(`${srv.url}/3ds/return/${txn?.id}`, { redirect: 'manual' });
     expect(back.status).toBe(200);
     expect(
-      rows<{ status: string }>('SELECT status FROM subscriptions WHERE id = ?', sub.subscriptionId)[0]?.status,
+      (await rows<{ status: string }>('SELECT status FROM subscriptions WHERE id = ?', sub.subscriptionId))[0]?.status,
     ).toBe('ACTIVE');
     const r = await cli(['--json', 'renew', '--at', inDays(32)]);
     expect(r.status, r.stderr).toBe(0);
-    const recs = rows<{ billing_type: string; status: string; fail_reason: string | null }>(
+    const recs = await rows<{ billing_type: string; status: string; fail_reason: string | null }>(
       'SELECT r.billing_type, r.status, t.fail_reason FROM billing_records r LEFT JOIN transactions t ON t.id = r.transaction_id WHERE r.subscription_id = ? ORDER BY r.scheduled_time',
       sub.subscriptionId,
     );
@@ -159,12 +156,10 @@ describe('refunds through Stripe', () => {
     expect(a.body.data, a.text).toMatchObject({ status: '400010' });
     const b = await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '6.00' });
     expect(b.body.data).toMatchObject({ status: '400000' });
-    const refunds = [...acct.state.refunds.values()].filter(
-      (r) =>
-        r.intentId ===
-        rows<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', t.transactionOrderId)[0]
-          ?.channel_ref,
-    );
+    const intentId = (
+      await rows<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', t.transactionOrderId)
+    )[0]?.channel_ref;
+    const refunds = [...acct.state.refunds.values()].filter((r) => r.intentId === intentId);
     expect(refunds.map((r) => r.amount).sort()).toEqual([400, 600]);
     expect(
       await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '0.01' }).then((r) => r.body.rtn_code),
@@ -177,7 +172,7 @@ describe('refunds through Stripe', () => {
     try {
       const a = await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '10.00' });
       expect(a.body.data, a.text).toMatchObject({ status: '200000', refundStatus: 'PENDING' });
-      const [row] = rows<{ id: string; status: string; channel_ref: string }>(
+      const [row] = await rows<{ id: string; status: string; channel_ref: string }>(
         'SELECT id, status, channel_ref FROM refunds WHERE transaction_id = ?',
         t.transactionOrderId,
       );
@@ -196,9 +191,12 @@ describe('refunds through Stripe', () => {
         DateTime.utc().plus({ minutes: 10 }).toFormat('yyyy-MM-dd HH:mm:ss'),
       ]);
       expect(r.status, r.stderr).toBe(0);
-      expect(rows<{ status: string }>('SELECT status FROM refunds WHERE id = ?', row?.id)[0]?.status).toBe('SUCCEEDED');
+      expect((await rows<{ status: string }>('SELECT status FROM refunds WHERE id = ?', row?.id))[0]?.status).toBe(
+        'SUCCEEDED',
+      );
       expect(
-        rows<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId)[0]?.status,
+        (await rows<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId))[0]
+          ?.status,
       ).toBe(400000);
       // Read back, never asked for again.
       expect(stripe.requests.filter((q) => q.method === 'POST' && q.path === '/v1/refunds').length).toBe(before);
@@ -238,8 +236,12 @@ describe('3-D Secure sessions that run out', () => {
     const left = (await three(`x-${n}-b`)).body.data as { transactionOrderId: string; status: string };
     expect([paid.status, left.status]).toEqual(['100040', '100040']);
     const ref =
-      rows<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', paid.transactionOrderId)[0]
-        ?.channel_ref ?? '';
+      (
+        await rows<{ channel_ref: string }>(
+          'SELECT channel_ref FROM transactions WHERE id = ?',
+          paid.transactionOrderId,
+        )
+      )[0]?.channel_ref ?? '';
     const intent = acct.state.intents.get(ref);
     await fetch(`${stripe.url}/3ds/${ref}/complete?client_secret=${intent?.clientSecret}&outcome=pass`, {
       redirect: 'manual',
@@ -251,23 +253,27 @@ describe('3-D Secure sessions that run out', () => {
       DateTime.utc().plus({ minutes: 31 }).toFormat('yyyy-MM-dd HH:mm:ss'),
     ]);
     expect(r.status, r.stderr).toBe(0);
-    const status = (id: string) =>
-      rows<{ status: number; fail_reason: string | null }>(
-        'SELECT status, fail_reason FROM transactions WHERE id = ?',
-        id,
+    const status = async (id: string) =>
+      (
+        await rows<{ status: number; fail_reason: string | null }>(
+          'SELECT status, fail_reason FROM transactions WHERE id = ?',
+          id,
+        )
       )[0];
-    expect(status(paid.transactionOrderId)).toEqual({ status: 200000, fail_reason: null });
-    expect(status(left.transactionOrderId)).toEqual({ status: 300010, fail_reason: 'authentication_expired' });
+    expect(await status(paid.transactionOrderId)).toEqual({ status: 200000, fail_reason: null });
+    expect(await status(left.transactionOrderId)).toEqual({ status: 300010, fail_reason: 'authentication_expired' });
   });
 });
 
 describe('no card number in the database', () => {
-  it('after Stripe payments, subscriptions and renewals, neither the database file nor its WAL holds a card number used', () => {
+  it('after Stripe payments, subscriptions and renewals, none of the bytes the database keeps holds a card number used', async () => {
     const numbers = ['4242424242424242', '4000002760003184', '4000002500003155'];
-    for (const f of [db, `${db}-wal`]) {
-      if (!existsSync(f)) continue;
-      const bytes = readFileSync(f).toString('latin1');
-      for (const num of numbers) expect(bytes.includes(num), `${num} in ${f}`).toBe(false);
+    const files = await shop.rows.rawFiles(started);
+    // The bytes read are the shop's: its merchant's name is in them.
+    expect(files.some((f) => f.bytes.toString('latin1').includes('Stripe Subscriptions'))).toBe(true);
+    for (const f of files) {
+      const bytes = f.bytes.toString('latin1');
+      for (const num of numbers) expect(bytes.includes(num), `${num} in ${f.name}`).toBe(false);
     }
   });
 });
