@@ -38,6 +38,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/stripe-abandoned-setup.test.ts',
   'test/e2e/stripe-renewals-refunds.test.ts',
   'test/e2e/stripe-cards.test.ts',
+  'test/e2e/stripe-key-faults.test.ts',
 ];
 
 /** End-to-end suites that run in the `sqlite` project only, and why. */
@@ -67,7 +68,6 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/stripe-merchant.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-webhook.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-card-page-browser.test.ts': 'the Stripe channel against its stand-in',
-  'test/e2e/stripe-key-faults.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-key-input.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-live.test.ts':
     "opt-in, against Stripe's test mode (skipped without STRIPE_TEST_SECRET_KEY, never in CI)",

@@ -1,9 +1,7 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/ctx.js';
+import { type ShopDatabase, shopDatabase } from '../helpers/shop-db.js';
 import { startStripeStandin, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
 import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 
@@ -15,35 +13,27 @@ import { client, createMerchant, raw, startServe, type Served, type TestMerchant
 let stripe: StripeStandin;
 let srv: Served;
 let db: string;
-let cleanup: () => void;
+let shop: ShopDatabase;
 let env: Record<string, string>;
 let n = 0;
 
 beforeAll(async () => {
   stripe = await startStripeStandin();
   env = { PAYGATE_STRIPE_API_URL: stripe.url };
-  const t = tempDir('paygate-stripe-keys-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 'k.db');
+  shop = await shopDatabase({ prefix: 'paygate-stripe-keys-' });
+  db = shop.db;
   createMerchant(db, 2, 'First'); // creates the database before serve opens it
   srv = await startServe({ dbPath: db, env });
 });
 afterAll(async () => {
   await srv?.stop();
   await stripe.close();
-  cleanup();
+  await shop?.drop();
 });
 
 const cli = (args: string[]) => paygateAsync(['--db', db, ...args], env);
-const rows = <T>(sql: string, ...args: unknown[]): T[] => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare(sql).all(...args) as T[];
-  } finally {
-    d.close();
-  }
-};
-const count = (sql: string, ...args: unknown[]) => rows<{ c: number }>(sql, ...args)[0]?.c ?? -1;
+const rows = <T>(sql: string, ...args: unknown[]): Promise<T[]> => shop.rows.all<T>(sql, ...args);
+const count = async (sql: string, ...args: unknown[]) => (await rows<{ c: number }>(sql, ...args))[0]?.c ?? -1;
 const YEAR = String(new Date().getUTCFullYear() + 2);
 const card = (cardNumber = '4242424242424242') =>
   JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
@@ -122,9 +112,9 @@ describe('PAY with a refused key (serve)', () => {
       expect(r.body.rtn_code).toBe('9999');
       expect(r.body.rtn_msg).toMatch(kind === 'revoked' ? /refused.*Expired API Key/ : /refused.*permission/);
       expect(r.text).not.toContain(account.secretKey);
-      expect(count('SELECT count(*) AS c FROM transactions WHERE merchant_id = ?', m.merchantId)).toBe(0);
+      expect(await count('SELECT count(*) AS c FROM transactions WHERE merchant_id = ?', m.merchantId)).toBe(0);
       expect(
-        count(
+        await count(
           "SELECT count(*) AS c FROM idempotency_keys WHERE merchant_id = ? AND scope = 'transaction'",
           m.merchantId,
         ),
@@ -136,7 +126,7 @@ describe('PAY with a refused key (serve)', () => {
       expect(again.body.rtn_code, again.text).toBe('0000');
       expect(again.body.data).toMatchObject({ status: '200000', payAmount: '12.34' });
       expect([...account.state.intents.values()].filter((i) => i.status === 'succeeded')).toHaveLength(1);
-      expect(count('SELECT count(*) AS c FROM transactions WHERE merchant_id = ?', m.merchantId)).toBe(1);
+      expect(await count('SELECT count(*) AS c FROM transactions WHERE merchant_id = ?', m.merchantId)).toBe(1);
     },
   );
 });
@@ -160,13 +150,13 @@ describe('SUBSCRIPTION with a revoked key (serve)', () => {
     expect(r.body.rtn_code).toBe('9999');
     expect(r.body.rtn_msg).toContain('refused');
     for (const table of ['transactions', 'subscriptions', 'billing_records', 'cards']) {
-      expect(count(`SELECT count(*) AS c FROM ${table} WHERE merchant_id = ?`, m.merchantId), table).toBe(0);
+      expect(await count(`SELECT count(*) AS c FROM ${table} WHERE merchant_id = ?`, m.merchantId), table).toBe(0);
     }
     expect(
-      rows<{ current_subscriptions: number }>('SELECT current_subscriptions FROM plans WHERE id = ?', planId)[0]
+      (await rows<{ current_subscriptions: number }>('SELECT current_subscriptions FROM plans WHERE id = ?', planId))[0]
         ?.current_subscriptions,
     ).toBe(0);
-    expect(count('SELECT count(*) AS c FROM outbox_events WHERE merchant_id = ?', m.merchantId)).toBe(0);
+    expect(await count('SELECT count(*) AS c FROM outbox_events WHERE merchant_id = ?', m.merchantId)).toBe(0);
     expect(intentsOf(acct)).toBe(0);
 
     await setKey(m, acct.rollKey());
@@ -174,11 +164,11 @@ describe('SUBSCRIPTION with a revoked key (serve)', () => {
     expect(again.body.rtn_code, again.text).toBe('0000');
     expect(again.body.data).toMatchObject({ status: '200000' });
     // maxSubscriptions 1: the refused attempt held no place.
-    expect(rows<{ status: string }>('SELECT status FROM subscriptions WHERE merchant_id = ?', m.merchantId)).toEqual([
-      { status: 'ACTIVE' },
-    ]);
     expect(
-      rows<{ current_subscriptions: number }>('SELECT current_subscriptions FROM plans WHERE id = ?', planId)[0]
+      await rows<{ status: string }>('SELECT status FROM subscriptions WHERE merchant_id = ?', m.merchantId),
+    ).toEqual([{ status: 'ACTIVE' }]);
+    expect(
+      (await rows<{ current_subscriptions: number }>('SELECT current_subscriptions FROM plans WHERE id = ?', planId))[0]
         ?.current_subscriptions,
     ).toBe(1);
   });
@@ -239,8 +229,8 @@ describe('refund with a revoked key (serve)', () => {
     const r = await c.post(`/payment/${m.apiKey}/refund`, body);
     expect(r.body.rtn_code).toBe('9999');
     expect(r.body.rtn_msg).toMatch(/refused the refund, nothing was refunded/);
-    expect(count('SELECT count(*) AS c FROM refunds WHERE transaction_id = ?', txn)).toBe(0);
-    expect(rows('SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?', txn)).toEqual([
+    expect(await count('SELECT count(*) AS c FROM refunds WHERE transaction_id = ?', txn)).toBe(0);
+    expect(await rows('SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?', txn)).toEqual([
       { status: 200000, refunded_amount: 0, refund_reserved: 0 },
     ]);
     expect(acct.state.refunds.size).toBe(0);
@@ -282,16 +272,16 @@ describe('renewal with a revoked key (paygate renew)', () => {
     // (Run summaries count every merchant in this database; this subscription is checked by its rows.)
     // The record waits (claimed, not failed); the subscription is untouched; no retry scheduled.
     expect(
-      rows<{ status: string }>(
+      await rows<{ status: string }>(
         "SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type <> 'INITIAL'",
         subId,
       ),
     ).toEqual([{ status: 'PENDING' }]);
-    expect(rows('SELECT status, failed_count FROM subscriptions WHERE id = ?', subId)).toEqual([
+    expect(await rows('SELECT status, failed_count FROM subscriptions WHERE id = ?', subId)).toEqual([
       { status: 'ACTIVE', failed_count: 0 },
     ]);
     expect(
-      count(
+      await count(
         "SELECT count(*) AS c FROM transactions WHERE subscription_id = ? AND payment_type = 'RENEWAL' AND status <> 100000",
         subId,
       ),
@@ -304,7 +294,7 @@ describe('renewal with a revoked key (paygate renew)', () => {
     expect(held.status, held.stderr).toBe(0);
     expect(intentsOf(acct)).toBe(intentsBefore);
     expect(
-      rows<{ status: string }>(
+      await rows<{ status: string }>(
         "SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type <> 'INITIAL'",
         subId,
       ),
@@ -315,13 +305,15 @@ describe('renewal with a revoked key (paygate renew)', () => {
     expect(fresh).toHaveLength(1);
     expect(fresh[0]).toMatchObject({ offSession: true, status: 'succeeded', amount: 999 });
     expect(
-      rows<{ status: string }>(
-        "SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW' ORDER BY scheduled_time",
-        subId,
+      (
+        await rows<{ status: string }>(
+          "SELECT status FROM billing_records WHERE subscription_id = ? AND billing_type = 'RENEW' ORDER BY scheduled_time",
+          subId,
+        )
       ).map((r) => r.status),
     ).toEqual(['SUCCESS', 'PENDING']);
     expect(
-      rows(
+      await rows(
         "SELECT status, channel_ref FROM transactions WHERE subscription_id = ? AND payment_type = 'RENEWAL'",
         subId,
       ),
