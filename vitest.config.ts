@@ -39,6 +39,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/stripe-renewals-refunds.test.ts',
   'test/e2e/stripe-cards.test.ts',
   'test/e2e/stripe-key-faults.test.ts',
+  'test/e2e/stripe-webhook.test.ts',
 ];
 
 /** End-to-end suites that run in the `sqlite` project only, and why. */
@@ -66,7 +67,6 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   // The Stripe channel against its stand-in (owned by the Stripe work).
   'test/e2e/stripe-browser.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-merchant.test.ts': 'the Stripe channel against its stand-in',
-  'test/e2e/stripe-webhook.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-card-page-browser.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-key-input.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-live.test.ts':

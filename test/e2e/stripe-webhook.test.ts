@@ -1,21 +1,12 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paygateAsync } from '../helpers/cli-async.js';
-import { tempDir } from '../helpers/env.js';
-import {
-  signatureHeader,
-  startStripeStandin,
-  type StandinAccount,
-  type StripeStandin,
-} from '../helpers/stripe-standin/index.js';
-import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { type StripeShop, stripeShop } from '../helpers/stripe-shop.js';
+import { signatureHeader, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
+import { client, type Served, type TestMerchant } from '../helpers/serve.js';
 
 /** Stripe's webhook for a merchant: verified over the raw body, settling what was left in flight, once. */
 let stripe: StripeStandin;
 let srv: Served;
-let db: string;
-let cleanup: () => void;
+let shop: StripeShop;
 let acct: StandinAccount;
 let m: TestMerchant;
 let n = 0;
@@ -23,48 +14,14 @@ let n = 0;
 const YEAR = String(new Date().getUTCFullYear() + 2);
 const card = (cardNumber: string) =>
   JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
-const one = <T>(sql: string, ...args: unknown[]): T => {
-  const d = new Database(db, { readonly: true });
-  try {
-    return d.prepare(sql).get(...args) as T;
-  } finally {
-    d.close();
-  }
-};
+const one = async <T>(sql: string, ...args: unknown[]): Promise<T> => (await shop.rows.get<T>(sql, ...args)) as T;
 
 beforeAll(async () => {
-  stripe = await startStripeStandin();
-  const env = { PAYGATE_STRIPE_API_URL: stripe.url };
-  const t = tempDir('paygate-stripe-hook-');
-  cleanup = t.cleanup;
-  db = join(t.dir, 's.db');
-  acct = stripe.createAccount();
-  m = createMerchant(db, 2, 'Stripe Webhooks');
-  const up = await paygateAsync(
-    [
-      '--db',
-      db,
-      'merchant',
-      'update',
-      m.merchantId,
-      '--channel',
-      'stripe',
-      '--stripe-secret-key',
-      acct.secretKey,
-      '--stripe-webhook-secret',
-      acct.webhookSecret,
-    ],
-    env,
-  );
-  if (up.status !== 0) throw new Error(up.stderr);
-  srv = await startServe({ dbPath: db, env });
+  shop = await stripeShop({ prefix: 'paygate-stripe-hook-', name: 'Stripe Webhooks', webhookSecret: true });
+  ({ stripe, acct, m, srv } = shop);
   acct.setWebhookUrl(`${srv.url}/channel/stripe/${m.merchantId}/webhook`);
 });
-afterAll(async () => {
-  await srv?.stop();
-  await stripe.close();
-  cleanup();
-});
+afterAll(() => shop?.stop());
 
 async function pay() {
   n++;
@@ -84,7 +41,7 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     stripe.faults.inject({ kind: 'processing' }, { match: { path: /\/confirm$/ } });
     const t = await pay();
     expect(t.status).toBe('100000');
-    const { channel_ref: intent } = one<{ channel_ref: string }>(
+    const { channel_ref: intent } = await one<{ channel_ref: string }>(
       'SELECT channel_ref FROM transactions WHERE id = ?',
       t.transactionOrderId,
     );
@@ -93,9 +50,9 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     await stripe.webhooksIdle();
     const d = stripe.deliveries.filter((x) => x.type === 'payment_intent.succeeded').at(-1);
     expect(d?.status).toBe(200);
-    expect(one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId).status).toBe(
-      200000,
-    );
+    expect(
+      (await one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId)).status,
+    ).toBe(200000);
   });
 
   it('a pending refund settled by refund.updated, delivered twice, is counted once', async () => {
@@ -107,7 +64,7 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
         refundAmount: '10.00',
       });
       expect(r.body.data).toMatchObject({ refundStatus: 'PENDING' });
-      const { channel_ref: re } = one<{ channel_ref: string }>(
+      const { channel_ref: re } = await one<{ channel_ref: string }>(
         'SELECT channel_ref FROM refunds WHERE transaction_id = ?',
         t.transactionOrderId,
       );
@@ -118,9 +75,14 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
       expect(ev?.status).toBe(200);
       expect((await stripe.redeliver(ev?.eventId ?? '')).status).toBe(200);
       expect(
-        one('SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?', t.transactionOrderId),
+        await one(
+          'SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?',
+          t.transactionOrderId,
+        ),
       ).toEqual({ status: 400000, refunded_amount: 1000, refund_reserved: 0 });
-      expect(one<{ status: string }>('SELECT status FROM refunds WHERE channel_ref = ?', re).status).toBe('SUCCEEDED');
+      expect((await one<{ status: string }>('SELECT status FROM refunds WHERE channel_ref = ?', re)).status).toBe(
+        'SUCCEEDED',
+      );
     } finally {
       acct.setRefundMode('succeeded');
     }
@@ -129,7 +91,7 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
   it('a bad or missing signature answers 400 and changes nothing; the same bytes correctly signed settle it', async () => {
     stripe.faults.inject({ kind: 'processing' }, { match: { path: /\/confirm$/ } });
     const t = await pay();
-    const { channel_ref: intent } = one<{ channel_ref: string }>(
+    const { channel_ref: intent } = await one<{ channel_ref: string }>(
       'SELECT channel_ref FROM transactions WHERE id = ?',
       t.transactionOrderId,
     );
@@ -146,8 +108,8 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     const now = Math.floor(Date.now() / 1000);
     const post = (headers: Record<string, string>, body = payload) =>
       fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-    const status = () =>
-      one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId).status;
+    const status = async () =>
+      (await one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId)).status;
     expect(
       (await post({ 'stripe-signature': signatureHeader(payload, 'whsec_not_the_merchants_secret', now) })).status,
     ).toBe(400);
@@ -160,10 +122,10 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     expect((await post({ 'stripe-signature': signatureHeader(payload, acct.webhookSecret, now - 3600) })).status).toBe(
       400,
     );
-    expect(status()).toBe(100000);
+    expect(await status()).toBe(100000);
     const ok = await post({ 'stripe-signature': signatureHeader(payload, acct.webhookSecret, now) });
     expect(ok.status).toBe(200);
-    expect(status()).toBe(200000);
+    expect(await status()).toBe(200000);
   });
 
   it('an event for an intent paygate has not recorded yet (webhook before the API answer) changes nothing; the answer settles it', async () => {
@@ -172,8 +134,8 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     expect(t.status).toBe('200000');
     await stripe.webhooksIdle();
     expect(stripe.deliveries.filter((x) => x.type === 'payment_intent.succeeded').at(-1)?.status).toBe(200);
-    expect(one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId).status).toBe(
-      200000,
-    );
+    expect(
+      (await one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId)).status,
+    ).toBe(200000);
   });
 });
