@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, records, subscribe } from '../helpers/subscriptions.js';
 import { parseTime } from '../../src/domain/time.js';
-import { claimBatch } from '../../src/services/renew/claim.js';
+import { claimNextBatch } from '../../src/services/renew/claim.js';
 import { recordOutcomes, type Answered } from '../../src/services/renew/record-batch.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 
@@ -18,8 +18,7 @@ async function claimedThree() {
   for (let i = 0; i < 3; i++) subs.push(await subscribe(ctx, merchantId, planId, { userId: `u${i}` }));
   clock.set(parseTime('2026-02-28 09:00:00', 'UTC'));
   const now = ctx.clock.now();
-  const page = await ctx.store.dueRecords(now, 10, null);
-  const claimed = await claimBatch(ctx, page.ids, 'test-run', now);
+  const { claimed } = await claimNextBatch(ctx, { cutoff: now, limit: 10, cursor: null }, 'test-run', now);
   const bySub = subs.map((s) => {
     const rec = claimed.find((c) => c.subscriptionId === s.subscriptionId);
     if (!rec) throw new Error(`no claimed record for ${s.subscriptionId}`);

@@ -13,7 +13,7 @@ import {
   resumeSubscription,
   subscriptionDetail,
 } from '../../src/services/subscriptions/index.js';
-import { claimBatch } from '../../src/services/renew/claim.js';
+import { claimNextBatch } from '../../src/services/renew/claim.js';
 import { chargeRecord } from '../../src/services/renew/charge.js';
 import { recordOutcome } from '../../src/services/renew/record.js';
 import { PaygateError } from '../../src/domain/errors.js';
@@ -141,8 +141,9 @@ describe('pause and resume', () => {
     const sub = await subscribe(ctx, merchantId, planId);
     clock.set(t('2026-02-15 09:00:00'));
     const due = (await records(ctx, sub.subscriptionId)).find((r) => r.status === 'PENDING');
-    const [claimed] = await claimBatch(ctx, [due?.id ?? ''], 'test', clock.now());
-    expect(claimed).toBeDefined();
+    const batch = await claimNextBatch(ctx, { cutoff: clock.now(), limit: 10, cursor: null }, 'test', clock.now());
+    const [claimed] = batch.claimed;
+    expect(claimed?.id).toBe(due?.id);
     if (!claimed) return;
     await pauseSubscription(ctx, merchantId, sub.subscriptionId);
     const outcome = await chargeRecord(ctx, claimed, clock.now());

@@ -5,16 +5,13 @@ import type { ClaimedRecord, DueCursor } from '../../store/store.js';
 export const LEASE_MS = 10 * 60_000;
 
 /**
- * Claim a batch of due records in ONE unit of work: each by its own conditional write, so
- * concurrent runs split the work and none takes a record another holds. The RENEWAL transaction
- * row (the intent, ACCEPTED) is written in the same unit of work, before any channel call; a
- * record taken over after a dead run's lease keeps its transaction.
- */
-/**
  * List the next due records after `cursor` and claim them, in ONE unit of work: the listed
  * records are locked while they are claimed, so concurrent runs each take the next free records
- * (on PostgreSQL, records another run is claiming right now are passed over). `listed` 0: nothing
- * due is left after `cursor` for this run.
+ * (on PostgreSQL, records another run is claiming right now are passed over), each by its own
+ * conditional write, so none takes a record another holds. The RENEWAL transaction row (the
+ * intent, ACCEPTED) is written in the same unit of work, before any channel call; a record taken
+ * over after a dead run's lease keeps its transaction. `listed` 0: nothing due is left after
+ * `cursor` for this run.
  */
 export async function claimNextBatch(
   ctx: Ctx,
@@ -28,14 +25,4 @@ export async function claimNextBatch(
     const claimed = page.ids.length > 0 ? await tx.claimDueRecords(page.ids, claim) : [];
     return { listed: page.ids.length, next: page.next, claimed };
   });
-}
-
-export async function claimBatch(
-  ctx: Ctx,
-  ids: readonly string[],
-  owner: string,
-  now: number,
-): Promise<ClaimedRecord[]> {
-  const claim = { owner, now, leaseUntil: now + LEASE_MS, channel: ctx.channel.name };
-  return ctx.store.transaction((tx) => tx.claimDueRecords(ids, claim));
 }
