@@ -738,3 +738,34 @@ export interface RevenueMonthFigures {
   failedAttempts: number;
   recovered: number;
 }
+
+/**
+ * Writes every item in ONE unit of work: one commit and, on PostgreSQL, every item's statements
+ * pipelined on one connection, instead of a unit of work each. The items must be independent
+ * (written side by side, the same as one after another).
+ *
+ * All or nothing, so when the shared unit of work fails, each item is written again in a unit of
+ * work of its own, and a failure stays that item's own. One result per item, in order.
+ */
+export async function writeTogether<I, R>(
+  store: Store,
+  items: readonly I[],
+  write: (tx: Tx, item: I) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  if (items.length > 1) {
+    const together = await store.transaction((tx) => writeAll(tx, items, write)).catch(() => undefined);
+    if (together) return together.map((value) => ({ status: 'fulfilled', value }));
+  }
+  return Promise.allSettled(items.map((item) => store.transaction((tx) => write(tx, item))));
+}
+
+/**
+ * Every item written before the unit of work ends, even when one fails early: the others are
+ * still using `tx`, which must not outlive the unit of work. The first failure then fails it.
+ */
+async function writeAll<I, R>(tx: Tx, items: readonly I[], write: (tx: Tx, item: I) => Promise<R>): Promise<R[]> {
+  const settled = await Promise.allSettled(items.map((item) => write(tx, item)));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<R>).value);
+}
