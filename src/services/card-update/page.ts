@@ -1,6 +1,7 @@
 import type { Ctx } from '../../ctx.js';
 import { isPaygateError } from '../../domain/errors.js';
 import { formatAmount } from '../../domain/money.js';
+import type { SubscriptionRow } from '../../store/store.js';
 import { validateCard, type ValidCard } from '../../vault/card.js';
 import { stripeChallengeOrigins, type PageCard } from '../pages.js';
 import { STATUS } from '../transactions/view.js';
@@ -31,7 +32,10 @@ export interface CardPageOutcome {
 }
 
 export async function getCardPage(ctx: Ctx, token: string): Promise<CardPageView> {
-  const s = await openCardLink(ctx, token);
+  return viewOf(ctx, await openCardLink(ctx, token), token);
+}
+
+async function viewOf(ctx: Ctx, s: SubscriptionRow, token: string): Promise<CardPageView> {
   const merchant = await ctx.store.getMerchant(s.merchantId);
   const plan = await ctx.store.getPlanInfo(s.planId);
   const retry = (await ctx.store.pendingRecords(s.id)).find((r) => r.billingType === 'RETRY');
@@ -52,8 +56,8 @@ export async function getCardPage(ctx: Ctx, token: string): Promise<CardPageView
  * the card asks). A card failing the local checks is shown again with the reason, as on checkout.
  */
 export async function submitCardPage(ctx: Ctx, token: string, input: PageCard): Promise<CardPageOutcome> {
-  const view = await getCardPage(ctx, token);
   const s = await openCardLink(ctx, token);
+  const view = await viewOf(ctx, s, token);
   let card: ValidCard;
   try {
     // Browsers' cc-exp autofill may give "3" and "30": the page accepts them.
