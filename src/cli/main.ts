@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { completionScript } from './completion.js';
+import { fishCompletionScript } from './completion-fish.js';
 import { registerMerchantCommands } from './commands/merchant.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerDbCommands } from './commands/db.js';
@@ -18,6 +19,8 @@ import { registerVaultCommands } from './commands/vault.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerConfigCommands } from './commands/config.js';
 import { printError } from './output.js';
+
+const oneLine = (text: string): string => text.trim().replace(/\s*\n\s*/g, ' ');
 
 /** The version of the installed package, read from its package.json (src/cli or dist/cli → ../..). */
 function version(): string {
@@ -37,7 +40,8 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable JSON output')
     .option('--no-color', 'no colour in output')
     .showHelpAfterError(false)
-    .configureOutput({ outputError: (str) => printError('usage', str.replace(/^error: /, '').trim()) })
+    // commander puts its suggestion on a second line; an error is one line (SPEC §12).
+    .configureOutput({ outputError: (str) => printError('usage', oneLine(str.replace(/^error: /, ''))) })
     .exitOverride();
 
   registerMerchantCommands(program);
@@ -59,9 +63,9 @@ export function buildProgram(): Command {
   program
     .command('completion')
     .description('print a shell completion script: source <(paygate completion bash)')
-    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
-    .action((shell: 'bash' | 'zsh') => {
-      process.stdout.write(completionScript(program, shell));
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .action((shell: 'bash' | 'zsh' | 'fish') => {
+      process.stdout.write(shell === 'fish' ? fishCompletionScript(program) : completionScript(program, shell));
     });
   return program;
 }

@@ -95,6 +95,20 @@ export function handleError(e: unknown): never {
   process.exit(1);
 }
 
+/** Transaction statuses that leave the order unpaid: FAILED (declined included), EXPIRED, CANCELLED. */
+const UNPAID = new Set(['300000', '300010', '300020']);
+
+export const unpaid = (status: string | undefined): boolean => status !== undefined && UNPAID.has(status);
+
+/**
+ * SPEC §12: a charge that ended declined, failed or expired, and a tracking upload with failed
+ * entries, print their result as usual and exit 3, so a script's `paygate pay … && ship` never
+ * ships an unpaid order. Called after the result is printed.
+ */
+export function exitThreeIf(failed: boolean): void {
+  if (failed) process.exitCode = 3;
+}
+
 /** Wrap a commander action so every failure goes through handleError. */
 export function action<A extends unknown[]>(fn: (...args: A) => unknown): (...args: A) => Promise<void> {
   return async (...args: A) => {

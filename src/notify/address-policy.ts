@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
+import { withArticle } from '../domain/words.js';
 
 /**
  * Which IP addresses a callback may connect to (PAYGATE_CALLBACK_PRIVATE). Ranges come from
@@ -112,7 +113,7 @@ export function addressRefusal(address: string, mode: CallbackPrivateMode): Refu
   if (mode === 'deny') {
     for (const a of [addr, ...carried]) {
       const range = nonGlobalRange(a);
-      if (range !== undefined) return { address: shown(a), what: `a ${range} address`, always: false };
+      if (range !== undefined) return { address: shown(a), what: `${withArticle(range)} address`, always: false };
     }
   }
   return undefined;

@@ -10,7 +10,8 @@ import type { MerchantRow, RefundRow, TransactionRow, Tx } from '../store/store.
 import { requestFingerprint } from '../vault/fingerprint.js';
 import { findTransaction } from './transactions/query.js';
 import { refundEvent } from './transactions/outcome.js';
-import { STATUS } from './transactions/view.js';
+import { STATUS, STATUS_NAMES } from './transactions/view.js';
+import { withArticle } from '../domain/words.js';
 
 /** SPEC §5 refund response `data` (all strings). */
 export interface RefundView {
@@ -33,6 +34,13 @@ export const REFUND_REQUEST = z.object({
 });
 
 const REFUNDABLE: readonly number[] = [STATUS.SUCCEEDED, STATUS.PARTIALLY_REFUNDED];
+
+/** Why a transaction in `status` takes no refund, in the words its operator would use. */
+function notRefundable(status: number): string {
+  if (status === STATUS.REFUNDED) return 'transaction already fully refunded';
+  const name = STATUS_NAMES[status] ?? String(status);
+  return `cannot refund ${withArticle(name)} transaction (${status}): only SUCCEEDED or PARTIALLY_REFUNDED ones`;
+}
 
 function view(txn: TransactionRow, refund: RefundRow): RefundView {
   return {
@@ -89,8 +97,7 @@ export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: 
       }
     }
     const txn = (await tx.lockTransaction(found.id)) ?? found;
-    if (!REFUNDABLE.includes(txn.status))
-      throw notAllowed(`transaction status ${txn.status} cannot be refunded (only SUCCEEDED or PARTIALLY_REFUNDED)`);
+    if (!REFUNDABLE.includes(txn.status)) throw notAllowed(notRefundable(txn.status));
     if (!(await tx.reserveRefund(txn.id, amount, now))) {
       const left = txn.amount - txn.refundedAmount - txn.refundReserved;
       throw new PaygateError(

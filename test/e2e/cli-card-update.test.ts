@@ -58,7 +58,8 @@ describe('paygate sub update-card', () => {
       cvv: '123',
     });
     const declined = cli(['sub', 'update-card', sub.subscriptionId, '--card-json', '-'], json);
-    expect(declined.status).toBe(0);
+    // SPEC §12: a declined check prints its result and exits 3.
+    expect(declined.status).toBe(3);
     expect(declined.json()).toMatchObject({ status: '300000', failReason: 'card_declined', card: '555555******4444' });
     const bad = paygate([
       '--db',

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paygate } from '../helpers/cli.js';
+import { spawnSync } from 'node:child_process';
+import { BIN, paygate } from '../helpers/cli.js';
+import { TEST_VAULT_KEY } from '../helpers/env.js';
 import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 import { cardYear } from '../helpers/cards.js';
 
@@ -36,9 +38,9 @@ describe('paygate pay / refund (issue 3 done-when)', () => {
     paid = v.transactionOrderId;
   });
 
-  it('4000000000000002 → 300000 card_declined (a result, exit 0)', () => {
+  it('4000000000000002 → 300000 card_declined: the result is printed and the exit status is 3', () => {
     const r = cli(['pay', '--amount', '10.00', ...card('4000000000000002'), '--json']);
-    expect(r.status).toBe(0);
+    expect(r.status).toBe(3);
     expect(r.json()).toMatchObject({ status: '300000', failReason: 'card_declined' });
   });
 
@@ -228,5 +230,59 @@ describe('pay --request makes a retry safe', () => {
     const b = cli(args);
     expect(b.status).toBe(0);
     expect(b.json().transactionOrderId).toBe(a.json().transactionOrderId);
+  });
+});
+
+describe('a charge that ends unpaid exits 3, so `paygate pay … && ship` never ships it (SPEC §12)', () => {
+  const plan = (name: string, price: string): string =>
+    cli(['plan', 'create', '--name', name, '--price', price, '--cycle-type', 'MONTHLY', '--json']).json().planId;
+
+  it('`pay … && ship` ships a paid order and not a declined one', () => {
+    // sh -c SCRIPT sh NODE BIN DB: the script's $1, $2, $3.
+    const script = (number: string) =>
+      `"$1" "$2" --db "$3" pay --amount 5.00 ${card(number).join(' ')} && echo shipped`;
+    const run = (number: string) =>
+      spawnSync('sh', ['-c', script(number), 'sh', process.execPath, BIN, db], {
+        env: { PATH: process.env.PATH, PAYGATE_VAULT_KEY: TEST_VAULT_KEY },
+        encoding: 'utf8',
+      });
+    expect(run('4242424242424242').stdout).toContain('shipped');
+    const declined = run('4000000000000002');
+    expect(declined.status).toBe(3);
+    expect(declined.stdout).toContain('"status": "300000"');
+    expect(declined.stdout).not.toContain('shipped');
+  });
+
+  it('subscribe with a declined card exits 3', () => {
+    const r = cli(['subscribe', '--plan', plan('Declined', '2.00'), '--user', 'u-d', ...card('4000000000000002')]);
+    expect(r.status).toBe(3);
+    expect(r.json()).toMatchObject({ status: '300000', failReason: 'card_declined' });
+  });
+
+  it('sub change --now whose charge is declined exits 3; the old plan stays', () => {
+    const basic = plan('Basic', '1.00');
+    // 0341 pays while the customer is present and declines every charge made without them.
+    const sub = cli(['subscribe', '--plan', basic, '--user', 'u-c', ...card('4000000000000341')]).json();
+    const r = cli(['sub', 'change', sub.subscriptionId, '--plan', plan('Premium', '50.00'), '--now']);
+    expect(r.status, r.stderr).toBe(3);
+    expect(r.json()).toMatchObject({ result: 'DECLINED', planId: basic });
+  });
+});
+
+describe('refused operations say why in plain words (SPEC §12)', () => {
+  it('refunding a fully refunded transaction: "already fully refunded"', () => {
+    const tx = cli(['pay', '--amount', '3.00', ...card('4242424242424242')]).json().transactionOrderId;
+    expect(cli(['refund', '--tx', tx, '--amount', '3.00']).status).toBe(0);
+    const again = cli(['refund', '--tx', tx, '--amount', '1.00']);
+    expect(again.status).toBe(1);
+    expect(again.stderr.trim()).toBe('error 1008: transaction already fully refunded');
+  });
+
+  it('resuming an ACTIVE subscription: "cannot resume an ACTIVE subscription"', () => {
+    const planId = cli(['plan', 'create', '--name', 'Art', '--price', '1.00', '--cycle-type', 'MONTHLY']).json().planId;
+    const sub = cli(['subscribe', '--plan', planId, '--user', 'u-a', ...card('4242424242424242')]).json();
+    const r = cli(['sub', 'resume', sub.subscriptionId]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe('error 1008: cannot resume an ACTIVE subscription');
   });
 });

@@ -125,6 +125,68 @@ describe('version and shell completion', () => {
     expect(z.status).toBe(0);
     expect(z.stdout).toContain('bashcompinit');
     expect(z.stdout).toContain('complete -o default -F _paygate paygate');
-    expect(paygate(['completion', 'fish']).status).toBe(2);
+    expect(paygate(['completion', 'tcsh']).status).toBe(2);
+  });
+
+  const fish = spawnSync('fish', ['--version']).status === 0;
+  /** Ask fish itself, with the generated script loaded, what it offers for `line`. */
+  function fishComplete(line: string): string[] {
+    const script = join(dir, 'paygate.fish');
+    writeFileSync(script, paygate(['completion', 'fish']).stdout);
+    const r = spawnSync('fish', ['--no-config', '-c', `source ${script}; complete -C '${line}'`], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: dir },
+    });
+    expect(r.stderr).toBe('');
+    return r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0] ?? '');
+  }
+
+  // CI installs fish (.ci/run); without it only the script's shape can be checked.
+  it.skipIf(!fish && !process.env.CI)(
+    'fish: a script fish accepts, completing like bash, skipping option values',
+    () => {
+      const script = join(dir, 'syntax.fish');
+      writeFileSync(script, paygate(['completion', 'fish']).stdout);
+      expect(spawnSync('fish', ['--no-execute', script], { encoding: 'utf8' }).stderr).toBe('');
+      expect(fishComplete('paygate ')).toEqual(expect.arrayContaining(['merchant', 'sub', 'serve', 'completion']));
+      expect(fishComplete('paygate su').sort()).toEqual(['sub', 'subscribe']);
+      expect(fishComplete('paygate --db x.db sub ')).toEqual(expect.arrayContaining(['list', 'show', 'cancel']));
+      expect(fishComplete('paygate --db x.db sub ')).not.toContain('merchant');
+      expect(fishComplete('paygate sub cancel sub_123 --')).toEqual(
+        expect.arrayContaining(['--yes', '--merchant', '--help', '--db']),
+      );
+      expect(fishComplete('paygate sub --')).not.toContain('--yes');
+      expect(fishComplete('paygate completion ').sort()).toEqual(['bash', 'fish', 'zsh']);
+    },
+  );
+
+  it('fish: every command and option of --help is in the script, each with its description', () => {
+    const r = paygate(['completion', 'fish']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^# paygate completion for fish: paygate completion fish > ~\/\.config\/fish\/completions\/paygate\.fish\n/,
+    );
+    expect(r.stdout).toContain("complete -c paygate -n '__paygate_at \\'sub\\'' -a 'cancel' -d ");
+    expect(r.stdout).toContain(
+      "complete -c paygate -n '__paygate_in \\'sub cancel\\'' -l yes -s y -d 'do not ask for confirmation'",
+    );
+    expect(r.stdout).toContain('complete -c paygate -l db -r -F -d ');
+  });
+});
+
+describe('usage errors are one line (SPEC §12)', () => {
+  it('a mistyped command: the suggestion on the same line, no literal \\n', () => {
+    const r = paygate(['merchnt', 'list']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("error usage: unknown command 'merchnt' (Did you mean merchant?)\n");
+  });
+
+  it('a mistyped option likewise', () => {
+    const r = paygate(['merchant', 'list', '--jsn']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("error usage: unknown option '--jsn' (Did you mean --json?)\n");
   });
 });

@@ -46,7 +46,8 @@ describe('tracking from the CLI', () => {
       ]),
     );
     const r = paygate(['--db', db, 'tracking', 'upload', '--file', file]);
-    expect(r.status, r.stderr).toBe(0);
+    // SPEC §12: failed entries print the result as usual and exit 3.
+    expect(r.status, r.stderr).toBe(3);
     expect(r.json()).toMatchObject({
       successCount: 1,
       failedCount: 2,
@@ -75,5 +76,11 @@ describe('tracking from the CLI', () => {
     const missing = paygate(['--db', db, 'tracking', 'show', 'txn_nope']);
     expect(missing.status).toBe(1);
     expect(missing.stderr.trim()).toMatch(/^error 1007: /);
+  });
+
+  it('an upload whose entries all landed exits 0', () => {
+    const r = paygate(['--db', db, 'tracking', 'upload', '--order', txn, '--tracking-no', 'TN9', '--carrier', 'DHL']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ successCount: 1, failedCount: 0 });
   });
 });

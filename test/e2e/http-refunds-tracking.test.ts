@@ -94,6 +94,18 @@ describe('refunds over HTTP', () => {
     }
   });
 
+  it('a fully refunded transaction is 1008 "transaction already fully refunded"', async () => {
+    const t = await paid(v2, undefined, '2.00');
+    const full = await refund(v2, { transactionOrderId: t.transactionOrderId, refundAmount: '2.00' });
+    expect(full.body.rtn_code).toBe('0000');
+    const again = await refund(v2, { transactionOrderId: t.transactionOrderId, refundAmount: '1.00' });
+    expect([again.status, again.body.rtn_code, again.body.rtn_msg]).toEqual([
+      409,
+      '1008',
+      'transaction already fully refunded',
+    ]);
+  });
+
   it('the 31st refund request in 60 s is 429', async () => {
     const m = shop.merchant(2, 'Refunder');
     const codes: string[] = [];

@@ -5,7 +5,7 @@ import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { visible } from '../visible.js';
 import type { listTracking } from '../../services/tracking.js';
-import { action, UsageError, withCtx } from '../shell.js';
+import { action, exitThreeIf, UsageError, withCtx } from '../shell.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
@@ -160,6 +160,7 @@ export function registerTrackingCommands(program: Command): void {
             const rows = failures.map((f) => ({ entry: visible(f.entry), reason: f.reason }));
             return `${summary}\n\nfailed entries:\n${table(rows, { entry: 'entry', reason: 'why' })}`;
           });
+          exitThreeIf(result.failedCount > 0);
         });
       }),
     );

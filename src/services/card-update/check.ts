@@ -8,6 +8,7 @@ import { applyChargeResult, finishUnpaid } from '../transactions/outcome.js';
 import { pageUrl, STATUS } from '../transactions/view.js';
 import { linkUsedUp } from './link.js';
 import { cardReplaceable } from './rules.js';
+import { withArticle } from '../../domain/words.js';
 
 /** What a card update answers: the CARD_CHECK transaction's status, as transaction responses give it. */
 export interface CardUpdateResult {
@@ -50,7 +51,7 @@ export async function replaceCard(
   const intent = await ctx.store.transaction(async (tx) => {
     const s = await tx.lockSubscription(merchantId, subscriptionId);
     if (!s) throw notFound('subscription');
-    if (!cardReplaceable(s.status)) throw notAllowed(`cannot update the card of a ${s.status} subscription`);
+    if (!cardReplaceable(s.status)) throw notAllowed(`cannot update the card of ${withArticle(s.status)} subscription`);
     // Checked again under the subscription's lock: concurrent submissions on one page cannot
     // all pass the limit the page was opened under.
     if (opts.viaLink !== undefined && (s.cardUpdateToken !== opts.viaLink || (await linkUsedUp(tx, s))))

@@ -1,5 +1,6 @@
 import { invalidParam, notAllowed, notFound, PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import type { PlanRow, SubscriptionRow, Tx } from '../../store/store.js';
+import { withArticle } from '../../domain/words.js';
 
 /**
  * The checks every plan change makes INSIDE its unit of work, on the locked subscription: it is
@@ -14,7 +15,7 @@ export async function lockForChange(
 ): Promise<{ s: SubscriptionRow; plan: PlanRow }> {
   const s = await tx.lockSubscription(merchantId, subscriptionId);
   if (!s) throw notFound('subscription');
-  if (s.status !== 'ACTIVE') throw notAllowed(`cannot change the plan of a ${s.status} subscription`);
+  if (s.status !== 'ACTIVE') throw notAllowed(`cannot change the plan of ${withArticle(s.status)} subscription`);
   const plan = await tx.getPlan(merchantId, planId);
   if (!plan) throw notFound('plan');
   if (plan.currency !== s.currency)

@@ -5,6 +5,7 @@ import { paymentCallbackBody } from '../../notify/payloads.js';
 import type { SubscriptionRow, Tx } from '../../store/store.js';
 import { endSubscription } from './end.js';
 import { requireSubscription, subscriptionIdOf } from './queries.js';
+import { withArticle } from '../../domain/words.js';
 
 /** The transaction status a cancelled subscription's open first charge ends with (SPEC §5: 300020 CANCELLED). */
 export const CANCELLED_TXN_STATUS = 300020;
@@ -23,7 +24,7 @@ export async function cancelSubscription(ctx: Ctx, merchantId: string, input: un
     const s = await tx.lockSubscription(merchantId, id);
     if (!s) throw notAllowed('subscription disappeared');
     const to = nextState(s.status, 'CANCEL');
-    if (to !== 'CANCELLED') throw notAllowed(`cannot cancel a ${s.status} subscription`);
+    if (to !== 'CANCELLED') throw notAllowed(`cannot cancel ${withArticle(s.status)} subscription`);
     const now = ctx.clock.now();
     const cancelled = await tx.cancelUnclaimedRecords(s.id);
     for (const r of cancelled) {

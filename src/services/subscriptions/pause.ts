@@ -2,6 +2,7 @@ import type { Ctx } from '../../ctx.js';
 import { notAllowed } from '../../domain/errors.js';
 import { nextState } from '../../domain/subscription-state.js';
 import { requireSubscription, subscriptionIdOf } from './queries.js';
+import { withArticle } from '../../domain/words.js';
 
 /**
  * POST /subscription/pause: ACTIVE → PAUSED; the PENDING record (RENEW or RETRY) is CANCELLED.
@@ -16,7 +17,7 @@ export async function pauseSubscription(ctx: Ctx, merchantId: string, input: unk
     const s = await tx.lockSubscription(merchantId, id);
     if (!s) throw notAllowed('subscription disappeared');
     const to = nextState(s.status, 'PAUSE');
-    if (to === null) throw notAllowed(`cannot pause a ${s.status} subscription`);
+    if (to === null) throw notAllowed(`cannot pause ${withArticle(s.status)} subscription`);
     const now = ctx.clock.now();
     await tx.cancelUnclaimedRecords(s.id);
     await tx.setSubscriptionStatus(s.id, { status: to, now });

@@ -5,6 +5,7 @@ import { nextState } from '../../domain/subscription-state.js';
 import type { SubscriptionRow, Tx } from '../../store/store.js';
 import { renewalPrice } from '../plan-change/price.js';
 import { requireSubscription, subscriptionIdOf } from './queries.js';
+import { withArticle } from '../../domain/words.js';
 
 /**
  * POST /subscription/resume: PAUSED → ACTIVE with a RENEW record PENDING at the old
@@ -18,7 +19,7 @@ export async function resumeSubscription(ctx: Ctx, merchantId: string, input: un
     const s = await tx.lockSubscription(merchantId, id);
     if (!s) throw notAllowed('subscription disappeared');
     const to = nextState(s.status, 'RESUME');
-    if (to === null) throw notAllowed(`cannot resume a ${s.status} subscription`);
+    if (to === null) throw notAllowed(`cannot resume ${withArticle(s.status)} subscription`);
     const now = ctx.clock.now();
     // A charge that was under way at the pause is still PENDING: once ACTIVE again, the run that
     // records it schedules the next RENEW as usual, so nothing more is created here.
