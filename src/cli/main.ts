@@ -39,6 +39,7 @@ export function buildProgram(): Command {
     )
     .option('--json', 'machine-readable JSON output')
     .option('--no-color', 'no colour in output')
+    .option('--wide', 'tables show every column, even wider than the terminal')
     .showHelpAfterError(false)
     // commander puts its suggestion on a second line; an error is one line (SPEC §12).
     .configureOutput({ outputError: (str) => printError('usage', oneLine(str.replace(/^error: /, ''))) })

@@ -2,7 +2,8 @@ import chalk from 'chalk';
 import { currencyExponent, isCurrency } from '../domain/money.js';
 import { STATUS_NAMES } from '../services/transactions/status.js';
 import { applyColour, colourLevel } from './colour.js';
-import { fitCell, fitColumns } from './layout.js';
+import { drawTable } from './table-draw.js';
+import { fitTable, textWidth, wrapWords } from './table-fit.js';
 import { visible, visibleLines } from './visible.js';
 
 /**
@@ -18,9 +19,10 @@ export interface Output {
   note(text: string): void;
 }
 
-export function createOutput(opts: { json: boolean; color: boolean }): Output {
+export function createOutput(opts: { json: boolean; color: boolean; wide?: boolean }): Output {
   const tty = Boolean(process.stdout.isTTY);
   const json = opts.json || !tty;
+  wideTables = Boolean(opts.wide);
   applyColour(json ? 0 : colourLevel(opts.color, process.env, tty));
   return {
     json,
@@ -69,107 +71,147 @@ export function moneyStrings(data: unknown): unknown {
 
 type Cell = string | number | boolean | null | undefined;
 
-/** Terminal width for tables (a pipe or an unknown size: 80). */
+/** `--wide`: tables show every column even when wider than the terminal. Set once per run. */
+let wideTables = false;
+
+/** Terminal width for tables and records (unknown: 80). */
 function terminalWidth(): number {
   const cols = process.stdout.columns;
-  return cols && cols > 20 ? cols : 80;
+  return cols && cols > 0 ? cols : 80;
 }
 
-/** Ids (`txn_…`, `mer_…`, `evt_…`) and other single tokens that are better shortened than wrapped. */
-const looksLikeId = (key: string): boolean => /(^|[a-z])(Id|id|Code|code)$|^(card|apiKey|record|eventId)$/.test(key);
-
 /**
- * A transaction status shown with its name and reason: `300000 FAILED (card_declined)`.
- * Other statuses (ACTIVE, DELIVERED …) are names already.
+ * A transaction status as people read it. A record shows the code, the name and the reason:
+ * `300000 FAILED (card_declined)`. A table shows the name (`FAILED`; the reason has its own
+ * column), so the id, the status and the amount fit a 60-column terminal. Other statuses
+ * (ACTIVE, DELIVERED …) are names already.
  */
-function statusText(row: Record<string, unknown>): string | undefined {
+function statusText(row: Record<string, unknown>, inRecord: boolean): string | undefined {
   const s = row.status;
   if (typeof s !== 'string' && typeof s !== 'number') return undefined;
   const name = /^\d{6}$/.test(String(s)) ? STATUS_NAMES[Number(s)] : undefined;
   if (!name) return undefined;
+  if (!inRecord) return name;
   const reason = typeof row.failReason === 'string' && row.failReason ? ` (${row.failReason})` : '';
   return `${s} ${name}${reason}`;
 }
 
 /** A row as people read it: money with its exponent, statuses named, nested values as JSON. */
-function humanRow(row: object): Record<string, Cell> {
+function humanRow(row: object, foldReason: boolean): Record<string, Cell> {
   const r = moneyStrings(row) as Record<string, unknown>;
-  const status = statusText(r);
+  const status = statusText(r, foldReason);
   const out: Record<string, Cell> = {};
   for (const [k, v] of Object.entries(r)) {
     if (v === undefined) continue;
-    if (status !== undefined && (k === 'statusName' || k === 'failReason')) continue;
+    if (status !== undefined && (k === 'statusName' || (foldReason && k === 'failReason'))) continue;
     out[k] =
       k === 'status' && status !== undefined
         ? status
         : typeof v === 'object' && v !== null
-          ? JSON.stringify(v)
+          ? spacedJson(v)
           : (v as Cell);
   }
   return out;
 }
 
-/** A table of rows with the given columns (key → header), fitted to the terminal's width. */
-export function table<T extends object>(
-  rows: readonly T[],
-  columns: Partial<Record<keyof T & string, string>>,
-): string {
-  if (rows.length === 0) return chalk.dim('(none)');
-  const human = rows.map(humanRow);
-  // A column nothing is left in (statusName folded into status) is not shown.
-  const keys = (Object.keys(columns) as (keyof T & string)[]).filter((k) => human.some((r) => k in r));
-  const header = keys.map((k) => columns[k] ?? k);
-  const body = human.map((r) => keys.map((k) => plain(r[k])));
-  const fits = fitColumns([header, ...body], keys.map(looksLikeId), terminalWidth());
-  const fitted = body.map((cells) =>
-    cells.map((text, c) => fitCell(text, fits[c] ?? { width: text.length, id: false })),
-  );
-  const widths = fits.map((f) => f.width);
-  // Rows of one line need no rule between them; wrapped rows do, or they run together.
-  const ruled = fitted.some((cells) => cells.some((text) => text.includes('\n')));
-  const rule = (l: string, m: string, r: string): string => `${l}${widths.map((w) => '─'.repeat(w + 2)).join(m)}${r}`;
-  const line = (cells: string[], paint: (c: number, text: string, whole: string) => string): string[] => {
-    const split = cells.map((t) => t.split('\n'));
-    const height = Math.max(...split.map((l) => l.length));
-    return Array.from(
-      { length: height },
-      (_, i) =>
-        `│ ${split.map((lines, c) => paint(c, (lines[i] ?? '').padEnd(widths[c] ?? 0), cells[c] ?? '')).join(' │ ')} │`,
-    );
-  };
-  const out = [
-    rule('┌', '┬', '┐'),
-    ...line(
-      header.map((h, c) => fitCell(h, { width: fits[c]?.width ?? h.length, id: false })),
-      (_, t) => chalk.bold(t),
-    ),
-    rule('├', '┼', '┤'),
-  ];
-  fitted.forEach((cells, i) => {
-    if (ruled && i > 0) out.push(rule('├', '┼', '┤'));
-    out.push(...line(cells, (c, t, whole) => colour(keys[c] ?? '', t, whole)));
-  });
-  out.push(rule('└', '┴', '┘'));
-  return out.join('\n');
+/** JSON with a space after `,` and `:` outside strings, so a nested value wraps between its items. */
+function spacedJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(spacedJson).join(', ')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${spacedJson(x)}`)
+      .join(', ')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+export interface TableOptions<K extends string> {
+  /** Free text: wraps at spaces. Every other column keeps each value whole on one line. */
+  wraps?: readonly K[];
+  /** Columns that may be left out to fit the terminal, the least important first. */
+  leaveOut?: readonly K[];
 }
 
 /**
- * One object as aligned `key  value` lines: no borders, no separator under every row; long
- * values wrap under themselves.
+ * A table of rows with the given columns (key → header), fitted to the terminal (SPEC §12):
+ * nothing is cut; when the columns do not fit, the least important are left out and a note
+ * under the table says which. An amount column shows its currency beside it unless the table
+ * has a currency column of its own.
+ */
+export function table<T extends object, K extends keyof T & string>(
+  rows: readonly T[],
+  columns: Partial<Record<K, string>>,
+  opts: TableOptions<NoInfer<K>> = {},
+): string {
+  if (rows.length === 0) return chalk.dim('(none)');
+  const human = rows.map((row) => humanRow(row, false));
+  // A column nothing is left in (statusName folded into status) is not shown.
+  const keys = (Object.keys(columns) as K[]).filter((k) => human.some((r) => k in r));
+  const withCurrency = !keys.includes('currency' as K);
+  const cellOf = (r: Record<string, Cell>, k: string): string => {
+    const text = plain(r[k]);
+    const cur = r.currency ?? r.txnCurrency;
+    return withCurrency && AMOUNT_KEYS.has(k) && text !== '' && typeof cur === 'string' ? `${text} ${cur}` : text;
+  };
+  const fitColumns = keys.map((k) => {
+    const rank = opts.leaveOut?.indexOf(k) ?? -1;
+    return {
+      header: columns[k] ?? k,
+      cells: human.map((r) => cellOf(r, k)),
+      wraps: opts.wraps?.includes(k) ?? false,
+      ...(rank >= 0 ? { drop: (opts.leaveOut?.length ?? 0) - rank } : {}),
+    };
+  });
+  const cols = terminalWidth();
+  const fit = fitTable(fitColumns, cols, wideTables);
+  const lines = (text: string, width: number, wraps: boolean): string[] =>
+    wraps ? wrapWords(text, width) : text.split('\n');
+  const body = human.map((_, r) =>
+    fit.shown.map((c, i) => {
+      const col = fitColumns[c];
+      const whole = col?.cells[r] ?? '';
+      return {
+        lines: lines(whole, fit.widths[i] ?? 1, col?.wraps ?? false),
+        paint: (line: string) => colour(keys[c] ?? '', line, whole),
+      };
+    }),
+  );
+  const head = fit.shown.map((c, i) => ({
+    lines: wrapWords(fitColumns[c]?.header ?? '', fit.widths[i] ?? 1),
+    paint: (line: string) => chalk.bold(line),
+  }));
+  // Rows of one line need no rule between them; wrapped rows do, or they run together.
+  const ruled = body.some((row) => row.some((cell) => cell.lines.length > 1));
+  const drawn = drawTable(head, body, { widths: fit.widths, ruled });
+  if (fit.leftOut.length === 0) return drawn;
+  const names = fit.leftOut.map((c) => fitColumns[c]?.header ?? '').join(', ');
+  const note = wrapWords(`not shown at ${cols} columns: ${names} (--wide shows them)`, cols);
+  return `${drawn}\n${note.map((line) => chalk.dim(line)).join('\n')}`;
+}
+
+/** Free text of our own (a heading, an explanation) wrapped at spaces to the terminal's width. */
+export function paragraph(text: string): string {
+  return wrapWords(text, terminalWidth()).join('\n');
+}
+
+/**
+ * One object as aligned `key  value` lines: no borders, no separator under every row; long free
+ * text wraps at spaces under itself. A value is never cut: a single word wider than the room
+ * beside the keys (a long link or order id) is left whole on its line.
  */
 export function record(obj: object): string {
-  const r = humanRow(obj);
+  const r = humanRow(obj, true);
   const entries = Object.entries(r).filter(([, v]) => v !== null && v !== undefined);
-  const keyWidth = Math.max(...entries.map(([k]) => k.length));
-  const valueWidth = Math.max(20, terminalWidth() - keyWidth - 3);
-  return entries
-    .map(([k, v]) => {
-      const lines = fitCell(plain(v), { width: valueWidth, id: false }).split('\n');
-      const whole = plain(v);
-      const first = `${chalk.bold(k.padEnd(keyWidth))}   ${colour(k, lines[0] ?? '', whole)}`;
-      return [first, ...lines.slice(1).map((l) => `${' '.repeat(keyWidth + 3)}${colour(k, l, whole)}`)].join('\n');
-    })
-    .join('\n');
+  const keyWidth = Math.max(...entries.map(([k]) => textWidth(k)));
+  const room = Math.max(20, terminalWidth() - keyWidth - 3);
+  const rows = entries.map(([k, v]) => {
+    const whole = plain(v);
+    return [
+      { lines: [k], paint: (line: string) => chalk.bold(line) },
+      { lines: wrapWords(whole, room), paint: (line: string) => colour(k, line, whole) },
+    ];
+  });
+  const valueWidth = Math.max(1, ...rows.flatMap(([, value]) => (value?.lines ?? []).map(textWidth)));
+  return drawTable(undefined, rows, { widths: [keyWidth, valueWidth], bare: true });
 }
 
 const plain = (v: Cell): string => (v === null || v === undefined ? '' : visible(String(v)));

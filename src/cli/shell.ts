@@ -23,6 +23,7 @@ export interface GlobalOptions {
   tz?: string;
   json?: boolean;
   color?: boolean;
+  wide?: boolean;
 }
 
 export function globalsOf(cmd: Command): GlobalOptions {
@@ -31,7 +32,7 @@ export function globalsOf(cmd: Command): GlobalOptions {
 
 export function outputOf(cmd: Command): Output {
   const g = globalsOf(cmd);
-  return createOutput({ json: Boolean(g.json), color: g.color !== false });
+  return createOutput({ json: Boolean(g.json), color: g.color !== false, wide: Boolean(g.wide) });
 }
 
 /** Open the app from the global options, run `fn`, always close the database. */

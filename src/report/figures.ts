@@ -19,6 +19,14 @@ export interface MonthFigures {
   recovered: number;
 }
 
+/**
+ * What charged and refunded count, said wherever they are shown. The report is about
+ * subscriptions (MRR, churn) and is in USD, the plans' currency; one-off payments can be in any
+ * currency, so adding them in would mix currencies. `paygate tx list` lists them.
+ */
+export const REPORT_SCOPE =
+  'charged and refunded count subscription charges only (first charges, renewals, retries, plan changes); one-off payments (PAY, checkout) are not in this report.';
+
 export interface RevenueReport {
   merchantId?: string;
   merchantName?: string;

@@ -1,5 +1,5 @@
 import { formatAmount } from '../domain/money.js';
-import type { RevenueReport } from './figures.js';
+import { REPORT_SCOPE as SCOPE, type RevenueReport } from './figures.js';
 import { escapeXml, lineChart } from './svg-chart.js';
 
 /**
@@ -17,7 +17,7 @@ export function reportHtml(report: RevenueReport): string {
     format: (v) => money(Math.round(v)),
   });
   const cashChart = lineChart({
-    title: `Charged and refunded (${report.currency})`,
+    title: `Subscription charges and refunds (${report.currency})`,
     labels,
     series: [
       { name: 'charged', color: '#1a7f37', values: report.months.map((m) => m.charged) },
@@ -53,14 +53,15 @@ svg { width: 100%; height: auto; }
 <body>
 <h1>Revenue report — ${escapeXml(who)}</h1>
 <p class="meta">Months in ${escapeXml(report.zone)}; amounts in ${escapeXml(report.currency)}; made ${escapeXml(report.generatedAt)}.</p>
+<p class="meta">${SCOPE}</p>
 <table id="figures">
-<thead><tr><th scope="col">month</th><th scope="col">new</th><th scope="col">churned</th><th scope="col">active</th><th scope="col">MRR</th><th scope="col">charged</th><th scope="col">refunded</th><th scope="col">failed attempts</th><th scope="col">recovered</th></tr></thead>
+<thead><tr><th scope="col">month</th><th scope="col">new</th><th scope="col">churned</th><th scope="col">active</th><th scope="col">MRR</th><th scope="col">charged (subscriptions)</th><th scope="col">refunded (subscriptions)</th><th scope="col">failed attempts</th><th scope="col">recovered</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table>
 <figure id="mrr"><figcaption>MRR at month end</figcaption>${mrrChart}</figure>
-<figure id="cash"><figcaption>Charged and refunded</figcaption>${cashChart}</figure>
+<figure id="cash"><figcaption>Subscription charges and refunds</figcaption>${cashChart}</figure>
 </body>
 </html>
 `;

@@ -19,7 +19,8 @@ export interface LineChartInput {
 
 const W = 720;
 const H = 260;
-const PAD = { left: 84, right: 16, top: 36, bottom: 40 };
+// Month labels are centred on their points: the right pad holds half of the last one ("2027-01").
+const PAD = { left: 84, right: 40, top: 36, bottom: 40 };
 
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

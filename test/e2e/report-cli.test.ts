@@ -93,7 +93,58 @@ describe('paygate report', () => {
     expect(r.stderr.trim()).toMatch(/^error 1001: from: must be a month written yyyy-MM/);
   });
 
+  it('--html FILE off a terminal writes the page and prints nothing (JSON only with --json)', () => {
+    const file = join(dir, 'quiet.html');
+    const r = paygate([...args(), '--html', file]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(readFileSync(file, 'utf8')).toContain('<svg');
+  });
+
+  it('charged and refunded are subscription charges, and the report says so: a refunded PAY is not in them', async () => {
+    const card = ['--card', '4242424242424242', '--exp', `12/${new Date().getUTCFullYear() + 2}`, '--cvv', '123'];
+    const pay = paygate(['--db', db, 'pay', '--amount', '7.00', ...card]);
+    expect(pay.status, pay.stderr).toBe(0);
+    expect(paygate(['--db', db, 'refund', '--tx', pay.json().transactionOrderId, '--amount', '7.00']).status).toBe(0);
+    const months = paygate(['--db', db, 'report', '--json']).json().months;
+    expect(months[months.length - 1]).toMatchObject({ charged: '0.00', refunded: '0.00' });
+    const shown = await paygatePtyRun(['--db', db, '--no-color', 'report'], { cols: 120 });
+    expect(shown.output.replace(/\s+/g, ' ')).toContain(
+      'charged and refunded count subscription charges only (first charges, renewals, retries, plan changes); one-off payments (PAY, checkout) are not in this report.',
+    );
+    expect(shown.output).toMatch(/subs charged/);
+  });
+
   describe.skipIf(skipBrowser)('--html in Chromium', () => {
+    it('every label of both charts lies inside its SVG, the last month (2027-01) included', async () => {
+      const file = join(dir, 'year.html');
+      const r = paygate(['--db', db, 'report', '--from', '2026-01', '--to', '2027-01', '--html', file]);
+      expect(r.status, r.stderr).toBe(0);
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu'],
+      });
+      try {
+        const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
+        await page.goto(pathToFileURL(file).href);
+        // A string: the test project has no DOM types. Each text's box against its SVG's box.
+        const outside = (await page.evaluate(`[...document.querySelectorAll('svg')].flatMap((svg) => {
+          const frame = svg.getBoundingClientRect();
+          return [...svg.querySelectorAll('text')]
+            .filter((t) => {
+              const b = t.getBoundingClientRect();
+              return b.left < frame.left || b.right > frame.right || b.top < frame.top || b.bottom > frame.bottom;
+            })
+            .map((t) => t.textContent);
+        })`)) as string[];
+        expect(outside).toEqual([]);
+        const labels = await page.locator('#mrr svg text').allTextContents();
+        expect(labels).toContain('2027-01');
+      } finally {
+        await browser.close();
+      }
+    });
+
     it('is one self-contained page that renders, loads nothing else, and shows the JSON’s numbers', async () => {
       const file = join(dir, 'report.html');
       const r = paygate([...args(), '--json', '--html', file]);

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { truncateMiddle, wrap } from '../../src/cli/layout.js';
 import { visible } from '../../src/cli/visible.js';
 
 describe('visible: outside text cannot drive the terminal', () => {
@@ -16,20 +15,5 @@ describe('visible: outside text cannot drive the terminal', () => {
   it('ordinary text, accents and emoji are untouched', () => {
     const text = 'Café Crème — 日本語 🙂 order #42 "quoted" \\ backslash';
     expect(visible(text)).toBe(text);
-  });
-});
-
-describe('layout: ids shortened in the middle, text wrapped', () => {
-  it('truncateMiddle keeps the head and the tail within the width', () => {
-    const id = 'txn_01M84BJGBQPHD2J0EPHJ74EGZS';
-    const short = truncateMiddle(id, 13);
-    expect(short).toHaveLength(13);
-    expect(short).toBe('txn_01…74EGZS');
-    expect(truncateMiddle(id, 40)).toBe(id);
-  });
-
-  it('wrap breaks at spaces, and a word longer than the line where it must', () => {
-    expect(wrap('a quick brown fox', 7)).toEqual(['a quick', 'brown', 'fox']);
-    expect(wrap('abcdefghij', 4)).toEqual(['abcd', 'efgh', 'ij']);
   });
 });

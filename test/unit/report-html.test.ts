@@ -57,6 +57,11 @@ describe('revenue report page', () => {
   it('draws the MRR and the charged-vs-refunded charts as inline SVG', () => {
     expect(html.match(/<svg /g)).toHaveLength(2);
     expect(html).toContain('aria-label="MRR (USD)"');
-    expect(html).toContain('aria-label="Charged and refunded (USD)"');
+    expect(html).toContain('aria-label="Subscription charges and refunds (USD)"');
+  });
+
+  it('says that charged and refunded count subscription charges only', () => {
+    expect(html).toContain('<th scope="col">charged (subscriptions)</th><th scope="col">refunded (subscriptions)</th>');
+    expect(html).toContain('one-off payments (PAY, checkout) are not in this report');
   });
 });

@@ -32,16 +32,21 @@ export function registerBillingCommands(program: Command): void {
             });
             out.result(page, () => {
               const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
-              const rows = table(page.records, {
-                recordId: 'record',
-                billingType: 'type',
-                amount: 'amount',
-                status: 'status',
-                scheduledTime: 'scheduled',
-                actualTime: 'charged',
-                retryCount: 'retry',
-                failReason: 'reason',
-              });
+              const rows = table(
+                page.records,
+                {
+                  recordId: 'record',
+                  billingType: 'type',
+                  amount: 'amount',
+                  status: 'status',
+                  scheduledTime: 'scheduled',
+                  actualTime: 'charged',
+                  retryCount: 'retry',
+                  failReason: 'reason',
+                },
+                // The id and the status never give way.
+                { leaveOut: ['retryCount', 'actualTime', 'billingType', 'failReason', 'scheduledTime', 'amount'] },
+              );
               return `${rows}\npage ${page.pageNum} of ${pages} (${page.total} records)`;
             });
           });

@@ -8,7 +8,7 @@ import { action, withCtx } from '../shell.js';
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 const eventColumns = {
-  eventId: 'eventId',
+  eventId: 'event',
   merchantId: 'merchant',
   eventType: 'type',
   status: 'status',
@@ -17,6 +17,12 @@ const eventColumns = {
   nextAttemptTime: 'next attempt',
   lastError: 'last error',
   createTime: 'created',
+} as const;
+
+/** What gives way first on a narrow terminal: the id and the status never do. */
+const eventOptions = {
+  wraps: ['lastError'],
+  leaveOut: ['merchantId', 'createTime', 'lastHttpStatus', 'attempts', 'nextAttemptTime', 'lastError', 'eventType'],
 } as const;
 
 function positiveInt(name: string, text: string): number {
@@ -47,7 +53,7 @@ export function registerEventsCommands(program: Command): void {
           const { pageEvents } = await import('../../services/operator.js');
           const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
           const p = await pageEvents(ctx, { status: opts.status, subscription: opts.subscription, merchantId }, req);
-          out.result(p.items, () => `${table(p.items, eventColumns)}\n${pageFooter(p)}`);
+          out.result(p.items, () => `${table(p.items, eventColumns, eventOptions)}\n${pageFooter(p)}`);
         });
       },
     ),

@@ -56,7 +56,7 @@ export function registerMerchantCommands(program: Command): void {
         out.result(
           p.items,
           () =>
-            `${table(p.items, { merchantId: 'merchantId', name: 'name', apiKey: 'apiKey', signatureVersion: 'sig', status: 'status', notifyUrl: 'notifyUrl' })}\n${pageFooter(p)}`,
+            `${table(p.items, { merchantId: 'merchant', name: 'name', apiKey: 'apiKey', signatureVersion: 'sig', status: 'status', notifyUrl: 'notifyUrl' }, { wraps: ['name'], leaveOut: ['notifyUrl', 'signatureVersion', 'apiKey'] })}\n${pageFooter(p)}`,
         );
       });
     }),

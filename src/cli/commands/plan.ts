@@ -21,16 +21,21 @@ interface PlanCreateOptions {
 }
 
 const planColumns = {
-  planId: 'planId',
+  planId: 'plan',
   planName: 'name',
   price: 'price',
-  currency: 'cur',
   cycleType: 'cycle',
   cycleLength: 'len',
   trialDays: 'trial',
   currentSubscriptions: 'subs',
   maxSubscriptions: 'max',
   status: 'status',
+} as const;
+
+/** What gives way first on a narrow terminal: the id, the name and the status never do. */
+const planOptions = {
+  wraps: ['planName'],
+  leaveOut: ['maxSubscriptions', 'currentSubscriptions', 'trialDays', 'cycleLength', 'cycleType', 'price'],
 } as const;
 
 export function registerPlanCommands(program: Command): void {
@@ -99,7 +104,7 @@ export function registerPlanCommands(program: Command): void {
         const { pagePlans } = await import('../../services/operator.js');
         const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
         const p = await pagePlans(ctx, { merchantId, status: opts.status }, req);
-        out.result(p.items, () => `${table(p.items, planColumns)}\n${pageFooter(p)}`);
+        out.result(p.items, () => `${table(p.items, planColumns, planOptions)}\n${pageFooter(p)}`);
       });
     }),
   );

@@ -64,7 +64,7 @@ function printResult(ctx: Ctx, out: Output, r: RenewResult): void {
     out.result(
       { ...summary, dryRun: true, records },
       () =>
-        `${table(records, { recordId: 'record', subscriptionCode: 'subscription', billingType: 'type', amount: 'amount', currency: 'cur', scheduledTime: 'scheduled', retryCount: 'retry' })}\n${records.length} due (dry run: nothing charged)`,
+        `${table(records, { recordId: 'record', subscriptionCode: 'subscription', billingType: 'type', amount: 'amount', scheduledTime: 'scheduled', retryCount: 'retry' }, { leaveOut: ['retryCount', 'billingType', 'subscriptionCode', 'scheduledTime'] })}\n${records.length} due (dry run: nothing charged)`,
     );
     return;
   }

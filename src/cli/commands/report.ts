@@ -3,9 +3,10 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { invalidParam } from '../../domain/errors.js';
 import { formatAmount } from '../../domain/money.js';
-import type { RevenueReport } from '../../report/figures.js';
-import { table } from '../output.js';
-import { action, withCtx } from '../shell.js';
+import chalk from 'chalk';
+import { REPORT_SCOPE, type RevenueReport } from '../../report/figures.js';
+import { paragraph, table } from '../output.js';
+import { action, globalsOf, withCtx } from '../shell.js';
 import { visible } from '../visible.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
@@ -43,18 +44,22 @@ function terminalReport(r: RevenueReport, plot: typeof import('asciichart').plot
     recovered: String(m.recovered),
   }));
   const who = r.merchantName ? `${visible(r.merchantName)} (${r.merchantId})` : 'all merchants';
-  const head = `Revenue report — ${who} · ${r.currency} · months in ${r.zone}`;
-  const body = table(rows, {
-    month: 'month',
-    new: 'new',
-    churned: 'churned',
-    active: 'active',
-    mrr: 'MRR',
-    charged: 'charged',
-    refunded: 'refunded',
-    failed: 'failed attempts',
-    recovered: 'recovered',
-  });
+  const head = `Revenue report — ${who} · ${r.currency} · months in ${r.zone}\n${chalk.dim(paragraph(REPORT_SCOPE))}`;
+  const body = table(
+    rows,
+    {
+      month: 'month',
+      new: 'new',
+      churned: 'churned',
+      active: 'active',
+      mrr: 'MRR',
+      charged: 'subs charged',
+      refunded: 'subs refunded',
+      failed: 'failed attempts',
+      recovered: 'recovered',
+    },
+    { leaveOut: ['recovered', 'failed', 'churned', 'new', 'active'] },
+  );
   // asciichart needs two points to draw a line; one month is just the table.
   if (r.months.length < 2) return `${head}\n${body}`;
   const exponent = formatAmount(0, r.currency).split('.')[1]?.length ?? 0;
@@ -85,7 +90,9 @@ export function registerReportCommands(program: Command): void {
           const { plot } = await import('asciichart');
           const report = await revenueReport(ctx, { merchantId: opts.merchant, from: opts.from, to: opts.to });
           if (target) writeFileSync(target, reportHtml(report));
-          out.result(reportJson(report), () => terminalReport(report, plot));
+          // The page is the output asked for: off a terminal, JSON too only when --json says so.
+          const jsonAsked = Boolean(globalsOf(cmd).json);
+          if (!target || !out.json || jsonAsked) out.result(reportJson(report), () => terminalReport(report, plot));
           if (target) out.note(`wrote ${target}`);
         });
       }),

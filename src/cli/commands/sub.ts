@@ -9,7 +9,7 @@ import { visible } from '../visible.js';
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 const listColumns = {
-  subscriptionId: 'subscriptionId',
+  subscriptionId: 'subscription',
   subscriptionCode: 'code',
   userId: 'user',
   planName: 'plan',
@@ -18,6 +18,12 @@ const listColumns = {
   nextBillingTime: 'next billing',
   billingCount: 'paid',
   failedCount: 'failed',
+} as const;
+
+/** What gives way first on a narrow terminal: the id and the status never do. */
+const listOptions = {
+  wraps: ['planName'],
+  leaveOut: ['failedCount', 'billingCount', 'subscriptionCode', 'planName', 'amount', 'userId', 'nextBillingTime'],
 } as const;
 
 /** `paygate sub list|show|pause|resume|cancel` (SPEC §12): a subscription by its id or its code, no --merchant needed. */
@@ -43,7 +49,7 @@ export function registerSubCommands(program: Command): void {
           const { requireMerchant } = await import('../../services/merchants.js');
           const merchantId = opts.merchant !== undefined ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
           const p = await pageSubscriptions(ctx, { merchantId, userId: opts.user, status: opts.status }, req);
-          out.result(p.items, () => `${table(p.items, listColumns)}\n${pageFooter(p)}`);
+          out.result(p.items, () => `${table(p.items, listColumns, listOptions)}\n${pageFooter(p)}`);
         });
       },
     ),

@@ -158,7 +158,7 @@ export function registerTrackingCommands(program: Command): void {
             });
             if (failures.length === 0) return summary;
             const rows = failures.map((f) => ({ entry: visible(f.entry), reason: f.reason }));
-            return `${summary}\n\nfailed entries:\n${table(rows, { entry: 'entry', reason: 'why' })}`;
+            return `${summary}\n\nfailed entries:\n${table(rows, { entry: 'entry', reason: 'why' }, { wraps: ['reason'] })}`;
           });
           exitThreeIf(result.failedCount > 0);
         });
@@ -173,6 +173,8 @@ export function registerTrackingCommands(program: Command): void {
     trackUrl: 'link',
     updateTime: 'uploaded',
   } as const;
+  // The transaction and the tracking number never give way.
+  const leaveOut = ['trackUrl', 'updateTime', 'relationId', 'trackingChannel'] as const;
   const shown = (rows: Awaited<ReturnType<typeof listTracking>>) =>
     rows.map((r) => ({
       ...r,
@@ -200,7 +202,7 @@ export function registerTrackingCommands(program: Command): void {
         out.result(
           items,
           () =>
-            `${table(shown(items), columns)}\n${pageFooter({ items, page: req.page, limit: req.limit, more: rows.length > req.limit })}`,
+            `${table(shown(items), columns, { leaveOut })}\n${pageFooter({ items, page: req.page, limit: req.limit, more: rows.length > req.limit })}`,
         );
       });
     }),
@@ -215,7 +217,9 @@ export function registerTrackingCommands(program: Command): void {
         await withCtx(cmd, async (ctx, out) => {
           const { showTracking } = await import('../../services/tracking.js');
           const rows = await showTracking(ctx, id);
-          out.result(rows, () => (rows.length === 0 ? `no tracking uploaded for ${id}` : table(shown(rows), columns)));
+          out.result(rows, () =>
+            rows.length === 0 ? `no tracking uploaded for ${id}` : table(shown(rows), columns, { leaveOut }),
+          );
         });
       }),
     );

@@ -7,17 +7,18 @@ import { action, UsageError, withCtx } from '../shell.js';
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
 const columns = {
-  transactionOrderId: 'transactionOrderId',
-  relationId: 'relationId',
+  transactionOrderId: 'transaction',
+  relationId: 'order',
   paymentType: 'type',
   status: 'status',
-  statusName: 'state',
+  failReason: 'reason',
   payAmount: 'amount',
-  currency: 'cur',
   card: 'card',
-  failReason: 'failReason',
   createTime: 'created',
 } as const;
+
+/** What gives way first on a narrow terminal, the amount last: the id and the status never do. */
+const leaveOut = ['card', 'paymentType', 'relationId', 'failReason', 'createTime', 'payAmount'] as const;
 
 /** `--status` takes the code (200000) or the name (SUCCEEDED). */
 function statusCode(text: string | undefined): number | undefined {
@@ -48,7 +49,7 @@ export function registerTxCommands(program: Command): void {
         const { pageTransactions } = await import('../../services/operator.js');
         const merchantId = opts.merchant ? (await requireMerchant(ctx, opts.merchant)).id : undefined;
         const p = await pageTransactions(ctx, { merchantId, status }, req);
-        out.result(p.items, () => `${table(p.items, columns)}\n${pageFooter(p)}`);
+        out.result(p.items, () => `${table(p.items, columns, { leaveOut })}\n${pageFooter(p)}`);
       });
     }),
   );
