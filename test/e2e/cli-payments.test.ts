@@ -236,6 +236,13 @@ describe('pay --request makes a retry safe', () => {
 describe('a charge that ends unpaid exits 3, so `paygate pay … && ship` never ships it (SPEC §12)', () => {
   const plan = (name: string, price: string): string =>
     cli(['plan', 'create', '--name', name, '--price', price, '--cycle-type', 'MONTHLY', '--json']).json().planId;
+  // Made once: each test then runs only the commands it is about (every run is a process).
+  let basic = '';
+  let premium = '';
+  beforeAll(() => {
+    basic = plan('Basic', '1.00');
+    premium = plan('Premium', '50.00');
+  });
 
   it('`pay … && ship` ships a paid order and not a declined one', () => {
     // sh -c SCRIPT sh NODE BIN DB: the script's $1, $2, $3.
@@ -254,16 +261,15 @@ describe('a charge that ends unpaid exits 3, so `paygate pay … && ship` never 
   });
 
   it('subscribe with a declined card exits 3', () => {
-    const r = cli(['subscribe', '--plan', plan('Declined', '2.00'), '--user', 'u-d', ...card('4000000000000002')]);
+    const r = cli(['subscribe', '--plan', basic, '--user', 'u-d', ...card('4000000000000002')]);
     expect(r.status).toBe(3);
     expect(r.json()).toMatchObject({ status: '300000', failReason: 'card_declined' });
   });
 
   it('sub change --now whose charge is declined exits 3; the old plan stays', () => {
-    const basic = plan('Basic', '1.00');
     // 0341 pays while the customer is present and declines every charge made without them.
     const sub = cli(['subscribe', '--plan', basic, '--user', 'u-c', ...card('4000000000000341')]).json();
-    const r = cli(['sub', 'change', sub.subscriptionId, '--plan', plan('Premium', '50.00'), '--now']);
+    const r = cli(['sub', 'change', sub.subscriptionId, '--plan', premium, '--now']);
     expect(r.status, r.stderr).toBe(3);
     expect(r.json()).toMatchObject({ result: 'DECLINED', planId: basic });
   });
@@ -279,8 +285,8 @@ describe('refused operations say why in plain words (SPEC §12)', () => {
   });
 
   it('resuming an ACTIVE subscription: "cannot resume an ACTIVE subscription"', () => {
-    const planId = cli(['plan', 'create', '--name', 'Art', '--price', '1.00', '--cycle-type', 'MONTHLY']).json().planId;
-    const sub = cli(['subscribe', '--plan', planId, '--user', 'u-a', ...card('4242424242424242')]).json();
+    // The subscription of 'subscribe answers with subscriptionId and subscriptionCode' above.
+    const sub = cli(['sub', 'list', '--status', 'ACTIVE', '--json']).json()[0];
     const r = cli(['sub', 'resume', sub.subscriptionId]);
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe('error 1008: cannot resume an ACTIVE subscription');

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { invalidParam } from '../../domain/errors.js';
 import { formatAmount } from '../../domain/money.js';
 import chalk from 'chalk';
-import { REPORT_SCOPE, type RevenueReport } from '../../report/figures.js';
+import type { RevenueReport } from '../../report/figures.js';
 import { paragraph, table } from '../output.js';
 import { action, globalsOf, withCtx } from '../shell.js';
 import { visible } from '../visible.js';
@@ -30,7 +30,7 @@ export function reportJson(r: RevenueReport): object {
   };
 }
 
-function terminalReport(r: RevenueReport, plot: typeof import('asciichart').plot): string {
+function terminalReport(r: RevenueReport, plot: typeof import('asciichart').plot, scope: string): string {
   const money = (minor: number): string => formatAmount(minor, r.currency);
   const rows = r.months.map((m) => ({
     month: m.month,
@@ -44,7 +44,7 @@ function terminalReport(r: RevenueReport, plot: typeof import('asciichart').plot
     recovered: String(m.recovered),
   }));
   const who = r.merchantName ? `${visible(r.merchantName)} (${r.merchantId})` : 'all merchants';
-  const head = `Revenue report — ${who} · ${r.currency} · months in ${r.zone}\n${chalk.dim(paragraph(REPORT_SCOPE))}`;
+  const head = `Revenue report — ${who} · ${r.currency} · months in ${r.zone}\n${chalk.dim(paragraph(scope))}`;
   const body = table(
     rows,
     {
@@ -86,13 +86,14 @@ export function registerReportCommands(program: Command): void {
           throw invalidParam('html', `directory does not exist: ${dirname(target)}`);
         await withCtx(cmd, async (ctx, out) => {
           const { reportHtml } = await import('../../report/html.js');
+          const { REPORT_SCOPE } = await import('../../report/figures.js');
           const { revenueReport } = await import('../../services/report.js');
           const { plot } = await import('asciichart');
           const report = await revenueReport(ctx, { merchantId: opts.merchant, from: opts.from, to: opts.to });
           if (target) writeFileSync(target, reportHtml(report));
           // The page is the output asked for: off a terminal, JSON too only when --json says so.
           const jsonAsked = Boolean(globalsOf(cmd).json);
-          if (!target || !out.json || jsonAsked) out.result(reportJson(report), () => terminalReport(report, plot));
+          if (!target || !out.json || jsonAsked) out.result(reportJson(report), () => terminalReport(report, plot, REPORT_SCOPE));
           if (target) out.note(`wrote ${target}`);
         });
       }),
