@@ -6,7 +6,7 @@ import type { Ctx } from '../ctx.js';
 import { isPaygateError } from '../domain/errors.js';
 import { StoreOpenError } from '../store/store.js';
 import { VaultKeyError } from '../vault/crypto.js';
-import { createOutput, printError, type Output } from './output.js';
+import { createOutput, loadTables, printError, type Output } from './output.js';
 import { Declined, isPromptExit } from './prompts.js';
 
 /** A usage error: exit status 2 (SPEC §12). */
@@ -58,6 +58,7 @@ export async function withCtx<T>(
   // Run from the wrong directory, paygate would otherwise work on a new empty database silently.
   // stderr, so --json on stdout stays clean.
   if (isNew) process.stderr.write(`paygate: created a new database at ${where}\n`);
+  if (!out.json) await loadTables();
   try {
     return await fn(ctx, out);
   } finally {

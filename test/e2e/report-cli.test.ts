@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireMerchant } from '../../src/services/merchants.js';
+import { refundTransaction } from '../../src/services/refund.js';
 import { runRenewal } from '../../src/services/renew/index.js';
+import { createTransaction } from '../../src/services/transactions/index.js';
+import { cardYear } from '../helpers/cards.js';
 import { paygate } from '../helpers/cli.js';
 import { testApp, type TestApp } from '../helpers/ctx.js';
 import { paygatePtyRun } from '../helpers/pty.js';
@@ -26,6 +30,24 @@ beforeAll(async () => {
   await runRenewal(app.ctx);
   app.clock.set(Date.UTC(2026, 1, 11, 9, 0, 1));
   await runRenewal(app.ctx);
+  // A one-off PAY of 7.00 in February, refunded in full: not a subscription charge.
+  const merchant = await requireMerchant(app.ctx, merchantId);
+  const card = {
+    holderName: 'Ada',
+    cardNumber: '4242424242424242',
+    month: '12',
+    year: cardYear(app.clock.now()),
+    cvv: '123',
+  };
+  const pay = await createTransaction(app.ctx, merchant, {
+    requestId: 'one-off',
+    relationId: 'one-off',
+    paymentType: 'PAY',
+    payAmount: '7.00',
+    currency: 'USD',
+    cardInfo: JSON.stringify(card),
+  });
+  await refundTransaction(app.ctx, merchant, { transactionOrderId: pay.transactionOrderId, refundAmount: '7.00' });
   // The app lets go of its database, which stays (a SQLite file or a PostgreSQL database) until
   // afterAll: the CLI reads it below.
   await app.ctx.close();
@@ -102,13 +124,10 @@ describe('paygate report', () => {
   });
 
   it('charged and refunded are subscription charges, and the report says so: a refunded PAY is not in them', async () => {
-    const card = ['--card', '4242424242424242', '--exp', `12/${new Date().getUTCFullYear() + 2}`, '--cvv', '123'];
-    const pay = paygate(['--db', db, 'pay', '--amount', '7.00', ...card]);
-    expect(pay.status, pay.stderr).toBe(0);
-    expect(paygate(['--db', db, 'refund', '--tx', pay.json().transactionOrderId, '--amount', '7.00']).status).toBe(0);
-    const months = paygate(['--db', db, 'report', '--json']).json().months;
-    expect(months[months.length - 1]).toMatchObject({ charged: '0.00', refunded: '0.00' });
-    const shown = await paygatePtyRun(['--db', db, '--no-color', 'report'], { cols: 120 });
+    // February holds the refunded 7.00 PAY (beforeAll): its figures are the subscriptions' alone.
+    const february = paygate([...args(), '--json']).json().months[1];
+    expect(february).toMatchObject({ month: '2026-02', charged: '20.00', refunded: '0.00' });
+    const shown = await paygatePtyRun(['--no-color', ...args()], { cols: 120 });
     expect(shown.output.replace(/\s+/g, ' ')).toContain(
       'charged and refunded count subscription charges only (first charges, renewals, retries, plan changes); one-off payments (PAY, checkout) are not in this report.',
     );

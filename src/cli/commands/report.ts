@@ -93,7 +93,8 @@ export function registerReportCommands(program: Command): void {
           if (target) writeFileSync(target, reportHtml(report));
           // The page is the output asked for: off a terminal, JSON too only when --json says so.
           const jsonAsked = Boolean(globalsOf(cmd).json);
-          if (!target || !out.json || jsonAsked) out.result(reportJson(report), () => terminalReport(report, plot, REPORT_SCOPE));
+          if (!target || !out.json || jsonAsked)
+            out.result(reportJson(report), () => terminalReport(report, plot, REPORT_SCOPE));
           if (target) out.note(`wrote ${target}`);
         });
       }),
