@@ -82,8 +82,15 @@ describe('a paygate process loads what its command needs', () => {
   ])('%j loads no services, engine, server or schema library', (args, status) => {
     const r = loaded(args);
     expect(r.status).toBe(status);
-    expect(HEAVY.filter((p) => r.packages.has(p))).toEqual([]);
+    expect([...HEAVY, 'cli-table3', 'string-width'].filter((p) => r.packages.has(p))).toEqual([]);
     expect(r.dist.filter((f) => BEHIND_ACTIONS.test(f) && !PLAIN_VALUES.has(f))).toEqual([]);
+  });
+
+  it('output for a program (off a terminal: JSON) loads no table drawing (cli-table3, string-width)', () => {
+    const r = loaded(['merchant', 'list']);
+    expect(r.status).toBe(0);
+    expect(['cli-table3', 'string-width'].filter((p) => r.packages.has(p))).toEqual([]);
+    expect(r.dist).not.toContain('cli/tables.js');
   });
 
   it('a SQLite process paying with a sandbox merchant loads SQLite, not Stripe, PostgreSQL or the HTTP server', () => {

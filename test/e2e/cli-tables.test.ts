@@ -1,14 +1,18 @@
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
-import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
-import { paygatePtyRun } from '../helpers/pty.js';
+import { createPlan } from '../../src/services/plans.js';
+import { requireMerchant } from '../../src/services/merchants.js';
+import { uploadTracking } from '../../src/services/tracking.js';
+import { createTransaction } from '../../src/services/transactions/index.js';
 import { cardYear } from '../helpers/cards.js';
+import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
+import { paygatePtyRun } from '../helpers/pty.js';
+import { subscribe } from '../helpers/subscriptions.js';
 
-let shopDb: ShopDatabase;
+let app: TestApp;
 let db: string;
 const cli = (args: string[]) => paygate(['--db', db, ...args]);
-const card = (n: string) => ['--card', n, '--exp', `12/${cardYear()}`, '--cvv', '123'];
 /** An order id wider than a 60-column terminal: it may run past the edge, it is never cut. */
 const LONG_ORDER = `order-${'x'.repeat(60)}-end`;
 let declined = '';
@@ -17,31 +21,48 @@ let subscriptionId = '';
 let planId = '';
 let merchantId = '';
 
+// The shop is arranged in-process (one process, not a CLI run per row); every view below is the
+// real binary on a pseudo-terminal, on the engine of the run.
 beforeAll(async () => {
-  shopDb = await shopDatabase();
-  db = shopDb.db;
-  merchantId = cli(['merchant', 'create', '--name', 'Shop of 日本語 things']).json().merchantId;
-  planId = cli([
-    'plan',
-    'create',
-    '--name',
-    'Gold plan for everyone',
-    '--price',
-    '4.5',
-    '--cycle-type',
-    'MONTHLY',
-    '--description',
-    'word '.repeat(40).trim(),
-  ]).json().planId;
-  subscriptionId = cli(['subscribe', '--plan', planId, '--user', 'u-1', ...card('4242424242424242')]).json()
-    .subscriptionId;
-  paid = cli(['pay', '--amount', '10', ...card('4242424242424242'), '--relation', LONG_ORDER]).json()
-    .transactionOrderId;
-  declined = cli(['pay', '--amount', '4.5', ...card('4000000000000002')]).json().transactionOrderId;
-  const up = cli(['tracking', 'upload', '--order', paid, '--tracking-no', '1Z999AA10123456784', '--carrier', 'UPS']);
-  expect(up.status, up.stderr).toBe(0);
+  app = await testApp();
+  const { ctx } = app;
+  merchantId = (await testMerchant(ctx, { name: 'Shop of 日本語 things' })).merchantId;
+  planId = (
+    await createPlan(ctx, merchantId, {
+      planName: 'Gold plan for everyone',
+      price: '4.50',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+      trialDays: 0,
+      maxSubscriptions: 0,
+      description: 'word '.repeat(40).trim(),
+    })
+  ).planId;
+  subscriptionId = (await subscribe(ctx, merchantId, planId, { userId: 'u-1' })).subscriptionId;
+  const merchant = await requireMerchant(ctx, merchantId);
+  const pay = async (requestId: string, relationId: string, payAmount: string, cardNumber: string) =>
+    (
+      await createTransaction(ctx, merchant, {
+        requestId,
+        relationId,
+        paymentType: 'PAY',
+        payAmount,
+        currency: 'USD',
+        cardInfo: JSON.stringify({ cardNumber, month: '12', year: cardYear(ctx.clock.now()), cvv: '123' }),
+      })
+    ).transactionOrderId;
+  paid = await pay('p-1', LONG_ORDER, '10.00', '4242424242424242');
+  declined = await pay('p-2', 'order-2', '4.50', '4000000000000002');
+  const up = await uploadTracking(ctx, merchant, {
+    merchantId,
+    trackingList: [{ orderId: paid, trackingNo: '1Z999AA10123456784', trackingChannel: 'UPS' }],
+  });
+  expect(up.successCount).toBe(1);
+  await ctx.close();
+  db = app.dbPath;
 });
-afterAll(() => shopDb.drop());
+afterAll(() => app?.close());
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the colour codes being removed
 const COLOUR = /\x1b\[[0-9;]*m/g;

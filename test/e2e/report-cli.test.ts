@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { refundTransaction } from '../../src/services/refund.js';
@@ -135,16 +135,22 @@ describe('paygate report', () => {
   });
 
   describe.skipIf(skipBrowser)('--html in Chromium', () => {
+    // One browser for the file: a launch is most of what a test here costs on a loaded machine.
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu'],
+      });
+    });
+    afterAll(() => browser?.close());
+
     it('every label of both charts lies inside its SVG, the last month (2027-01) included', async () => {
       const file = join(dir, 'year.html');
       const r = paygate(['--db', db, 'report', '--from', '2026-01', '--to', '2027-01', '--html', file]);
       expect(r.status, r.stderr).toBe(0);
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu'],
-      });
+      const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
       try {
-        const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
         await page.goto(pathToFileURL(file).href);
         // A string: the test project has no DOM types. Each text's box against its SVG's box.
         const outside = (await page.evaluate(`[...document.querySelectorAll('svg')].flatMap((svg) => {
@@ -160,7 +166,7 @@ describe('paygate report', () => {
         const labels = await page.locator('#mrr svg text').allTextContents();
         expect(labels).toContain('2027-01');
       } finally {
-        await browser.close();
+        await page.close();
       }
     });
 
@@ -169,12 +175,8 @@ describe('paygate report', () => {
       const r = paygate([...args(), '--json', '--html', file]);
       expect(r.status, r.stderr).toBe(0);
       const json = r.json();
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu'],
-      });
+      const page = await browser.newPage();
       try {
-        const page = await browser.newPage();
         const requested: string[] = [];
         page.on('request', (req) => requested.push(req.url()));
         await page.goto(pathToFileURL(file).href);
@@ -201,7 +203,7 @@ describe('paygate report', () => {
         const box = await page.locator('#mrr svg').boundingBox();
         expect(box?.width ?? 0).toBeGreaterThan(200);
       } finally {
-        await browser.close();
+        await page.close();
       }
       expect(readFileSync(file, 'utf8')).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
     });
