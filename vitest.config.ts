@@ -92,7 +92,7 @@ unclassifiedE2e();
 
 export default defineConfig({
   test: {
-    setupFiles: ['test/setup/contract.ts'],
+    setupFiles: ['test/setup/contract.ts', 'test/setup/children.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
