@@ -60,6 +60,7 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   // No database behaviour: documents, files and the command line surface.
   'test/e2e/api-contract.test.ts': 'answers checked against the OpenAPI document: shapes, not storage',
   'test/e2e/openapi-tools.test.ts': 'the OpenAPI document with external tools',
+  'test/e2e/openapi-generators.test.ts': 'client generators (Node >= 22.18) on the OpenAPI document',
   'test/e2e/deploy-files.test.ts': 'deployment files (systemd, nginx, caddy)',
   'test/e2e/cli-readme.test.ts': 'README against --help',
   'test/e2e/cli-loaded-modules.test.ts': 'which modules a CLI process loads; its SQLite case checks PostgreSQL is not',
@@ -91,7 +92,7 @@ unclassifiedE2e();
 
 export default defineConfig({
   test: {
-    setupFiles: ['test/setup/contract.ts'],
+    setupFiles: ['test/setup/contract.ts', 'test/setup/children.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
