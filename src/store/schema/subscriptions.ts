@@ -42,6 +42,11 @@ export const subscriptions = sqliteTable(
     /** The hosted card-update page's token (the updateCardUrl of RENEW_FAILED callbacks), while the subscription retries. */
     cardUpdateToken: text('card_update_token'),
     cardUpdateExpiresAt: integer('card_update_expires_at'),
+    /**
+     * Card checks made while the current link lives (its limit of three, SPEC §14): counted per
+     * link, never by time, so the clocks of the run that issued it and the serve that checks agree.
+     */
+    cardUpdateChecks: integer('card_update_checks').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

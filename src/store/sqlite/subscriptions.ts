@@ -24,7 +24,8 @@ export const SUBSCRIPTION_COLUMNS = `s.id, s.code, s.merchant_id AS merchantId, 
   s.cancel_time AS cancelTime, s.notify_url AS notifyUrl, s.initial_transaction_id AS initialTransactionId,
   s.billing_count AS billingCount, s.failed_count AS failedCount, s.total_paid AS totalPaid,
   s.credit, s.pending_plan_id AS pendingPlanId,
-  s.card_update_token AS cardUpdateToken, s.card_update_expires_at AS cardUpdateExpiresAt, s.created_at AS createdAt, s.updated_at AS updatedAt`;
+  s.card_update_token AS cardUpdateToken, s.card_update_expires_at AS cardUpdateExpiresAt,
+  s.card_update_checks AS cardUpdateChecks, s.created_at AS createdAt, s.updated_at AS updatedAt`;
 
 export const RECORD_COLUMNS = `r.id, r.subscription_id AS subscriptionId, r.merchant_id AS merchantId,
   r.billing_type AS billingType, r.amount, r.currency, r.scheduled_time AS scheduledTime, r.actual_time AS actualTime,
@@ -107,6 +108,7 @@ const SUBSCRIPTION_KEYS: Record<keyof SubscriptionRow, string> = {
   pendingPlanId: 'pending_plan_id',
   cardUpdateToken: 'card_update_token',
   cardUpdateExpiresAt: 'card_update_expires_at',
+  cardUpdateChecks: 'card_update_checks',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };
@@ -317,15 +319,20 @@ export function repriceRecord(sqlite: Sqlite, id: string, p: RecordPrice): boole
   );
 }
 
-/** See Store.countUnsuccessfulCardChecks. */
-export function countUnsuccessfulCardChecks(sqlite: Sqlite, subscriptionId: string, since: number): number {
-  return (
-    prepared(
-      sqlite,
-      `SELECT count(*) AS n FROM transactions
-       WHERE subscription_id = ? AND payment_type = 'CARD_CHECK' AND created_at >= ? AND status <> 200000`,
-    ).get(subscriptionId, since) as { n: number }
-  ).n;
+/** See Reads.openCardCheckId. */
+export function openCardCheckId(sqlite: Sqlite, subscriptionId: string): string | undefined {
+  const row = prepared(
+    sqlite,
+    `SELECT id FROM transactions
+     WHERE subscription_id = ? AND payment_type = 'CARD_CHECK' AND status IN (100000, 100040)
+     ORDER BY created_at DESC LIMIT 1`,
+  ).get(subscriptionId) as { id: string } | undefined;
+  return row?.id;
+}
+
+/** See Tx.countCardLinkCheck. */
+export function countCardLinkCheck(sqlite: Sqlite, id: string): void {
+  prepared(sqlite, 'UPDATE subscriptions SET card_update_checks = card_update_checks + 1 WHERE id = ?').run(id);
 }
 
 /** The subscription a card-update page token belongs to. */
@@ -340,11 +347,10 @@ export function setSubscriptionCard(sqlite: Sqlite, id: string, cardId: string, 
 }
 
 export function setCardUpdateToken(sqlite: Sqlite, id: string, token: string | null, expiresAt: number | null): void {
-  prepared(sqlite, 'UPDATE subscriptions SET card_update_token = ?, card_update_expires_at = ? WHERE id = ?').run(
-    token,
-    expiresAt,
-    id,
-  );
+  prepared(
+    sqlite,
+    'UPDATE subscriptions SET card_update_token = ?, card_update_expires_at = ?, card_update_checks = 0 WHERE id = ?',
+  ).run(token, expiresAt, id);
 }
 
 /** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or settled. */

@@ -43,6 +43,11 @@ export const subscriptions = pgTable(
     /** The hosted card-update page's token (the updateCardUrl of RENEW_FAILED callbacks), while the subscription retries. */
     cardUpdateToken: text('card_update_token'),
     cardUpdateExpiresAt: instant('card_update_expires_at'),
+    /**
+     * Card checks made while the current link lives (its limit of three, SPEC §14): counted per
+     * link, never by time, so the clocks of the run that issued it and the serve that checks agree.
+     */
+    cardUpdateChecks: integer('card_update_checks').notNull().default(0),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },
