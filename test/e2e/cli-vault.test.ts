@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { paygate } from '../helpers/cli.js';
+import { BIN, paygate } from '../helpers/cli.js';
 import { paygatePty } from '../helpers/pty.js';
 import { tempDir } from '../helpers/env.js';
 
@@ -137,12 +138,65 @@ describe('a vault key file must be private to its owner (SPEC §1, like ssh with
 });
 
 describe('paygate vault new-key', () => {
-  it('prints a fresh base64 key of 32 bytes', () => {
+  it('prints a fresh base64 key of 32 bytes alone on one line, also off a terminal; --json gives {"key"}', () => {
     const a = paygate(['vault', 'new-key']);
     const b = paygate(['vault', 'new-key']);
     expect(a.status).toBe(0);
-    expect(Buffer.from(a.json().key, 'base64')).toHaveLength(32);
-    expect(a.json().key).not.toBe(b.json().key);
+    expect(a.stdout).toMatch(/^[A-Za-z0-9+/]{43}=\n$/);
+    expect(Buffer.from(a.stdout.trim(), 'base64')).toHaveLength(32);
+    expect(a.stdout).not.toBe(b.stdout);
+    const json = paygate(['--json', 'vault', 'new-key']);
+    expect(Buffer.from(json.json().key, 'base64')).toHaveLength(32);
+  });
+});
+
+/**
+ * SPEC §12: the README's vault recipes, run by a shell exactly as written (each must also be in
+ * the README word for word), with `paygate` on PATH and PAYGATE_DB naming the database.
+ */
+describe('the README vault recipes work as written', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const GENERATE = 'export PAYGATE_VAULT_KEY=$(paygate vault new-key)';
+  const ROTATE = ['(umask 077; paygate vault new-key > new.key)', 'paygate vault rotate --new-key-file new.key'];
+
+  /** `sh -c script` in `cwd` under umask 022, with a `paygate` command that runs this build. */
+  function shell(script: string, cwd: string, env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
+    const bin = join(cwd, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'paygate'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o700 });
+    return spawnSync('sh', ['-c', `umask 022\n${script}`], {
+      cwd,
+      encoding: 'utf8',
+      env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME, ...env },
+    });
+  }
+
+  it('export PAYGATE_VAULT_KEY=$(paygate vault new-key) gives a key a new database is sealed under', () => {
+    expect(readme).toContain(GENERATE);
+    const d = dir();
+    const db = join(d, 'shop.db');
+    const r = shell(`${GENERATE}\npaygate merchant create --name Shop >/dev/null\nprintf %s "$PAYGATE_VAULT_KEY"`, d, {
+      PAYGATE_DB: db,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(Buffer.from(r.stdout, 'base64')).toHaveLength(32);
+    expect(existsSync(`${db}.key`)).toBe(false);
+    expect(paygate(['--db', db, 'merchant', 'list'], { env: { PAYGATE_VAULT_KEY: r.stdout } }).json()).toHaveLength(1);
+  });
+
+  it('(umask 077; paygate vault new-key > new.key) then vault rotate --new-key-file new.key re-keys the database', () => {
+    for (const line of ROTATE) expect(readme).toContain(line);
+    const d = dir();
+    const db = join(d, 'shop.db');
+    populated(db, NO_ENV_KEY);
+    const old = readFileSync(`${db}.key`, 'utf8');
+    const r = shell(ROTATE.join('\n'), d, { PAYGATE_DB: db, PAYGATE_VAULT_KEY: '' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(statSync(join(d, 'new.key')).mode & 0o777).toBe(0o600);
+    const next = readFileSync(join(d, 'new.key'), 'utf8');
+    expect(readFileSync(`${db}.key`, 'utf8').trim()).toBe(next.trim());
+    expect(next).not.toBe(old);
+    expect(paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY }).status).toBe(0);
   });
 });
 
