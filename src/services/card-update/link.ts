@@ -7,7 +7,7 @@ import { CARD_LINK_MAX_CHECKS, CARD_LINK_TTL_MS } from './rules.js';
 /**
  * The updateCardUrl of a RENEW_FAILED callback, INSIDE the unit of work that records the failure:
  * the subscription's live link if it has one (every retry's callback names the same page), else
- * a new one valid for 7 days — also when the live one has used up its failed card checks, so each
+ * a new one valid for 7 days — also when the live one has used up its card checks, so each
  * failed renewal gives the subscriber another few tries, never an unlimited number.
  */
 export async function cardUpdateUrl(ctx: Ctx, tx: Tx, s: SubscriptionRow, now: number): Promise<string> {
