@@ -3,7 +3,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, paygate } from '../helpers/cli.js';
 import { paygatePty } from '../helpers/pty.js';
 import { tempDir } from '../helpers/env.js';
@@ -23,8 +23,13 @@ function dir(): string {
   return t.dir;
 }
 
+interface Shop {
+  merchantId: string;
+  subscriptionId: string;
+}
+
 /** A database with a merchant, a plan and a subscription whose card is vaulted. */
-function populated(db: string, env: NodeJS.ProcessEnv): { merchantId: string; subscriptionId: string } {
+function populate(db: string, env: NodeJS.ProcessEnv): Shop {
   const m = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop'], { env });
   expect(m.status, m.stderr).toBe(0);
   const merchantId = m.json().merchantId as string;
@@ -54,11 +59,39 @@ function populated(db: string, env: NodeJS.ProcessEnv): { merchantId: string; su
   return { merchantId, subscriptionId: sub.json().subscriptionId as string };
 }
 
+/** The key the 'env' shop is sealed under (as PAYGATE_VAULT_KEY). */
+const SHOP_KEY = key();
+const templates = { env: '', file: '' };
+const shops: Record<'env' | 'file', Shop> = {
+  env: { merchantId: '', subscriptionId: '' },
+  file: { merchantId: '', subscriptionId: '' },
+};
+let dropTemplates = (): void => {};
+
+// Three CLI runs make a shop, seconds each on a loaded machine: each shop is made once, and
+// every test works on a copy of it (the processes have exited, so the file alone is the database).
+beforeAll(() => {
+  const t = tempDir('paygate-vault-shops-');
+  dropTemplates = t.cleanup;
+  templates.env = join(t.dir, 'env.db');
+  shops.env = populate(templates.env, { PAYGATE_VAULT_KEY: SHOP_KEY });
+  templates.file = join(t.dir, 'file.db');
+  shops.file = populate(templates.file, NO_ENV_KEY);
+}, 120_000);
+afterAll(() => dropTemplates());
+
+/** A copy of a shop: sealed under SHOP_KEY ('env'), or under its own `<db>.key` beside it ('file'). */
+function populated(db: string, keyed: 'env' | 'file'): Shop {
+  copyFileSync(templates[keyed], db);
+  if (keyed === 'file') copyFileSync(`${templates.file}.key`, `${db}.key`);
+  return shops[keyed];
+}
+
 describe('the vault key must be the database’s own', () => {
   it('a restored backup opened without its key is refused, and no new key is made for it', () => {
     const d = dir();
     const db = join(d, 'shop.db');
-    populated(db, { PAYGATE_VAULT_KEY: key() });
+    populated(db, 'env');
     const restored = join(dir(), 'restored.db');
     copyFileSync(db, restored);
     const r = paygate(['--db', restored, 'merchant', 'list'], { env: NO_ENV_KEY });
@@ -71,7 +104,7 @@ describe('the vault key must be the database’s own', () => {
 
   it('a different key is refused before anything runs (PAYGATE_VAULT_KEY or a <db>.key file)', () => {
     const db = join(dir(), 'shop.db');
-    populated(db, { PAYGATE_VAULT_KEY: key() });
+    populated(db, 'env');
     const viaEnv = paygate(['--db', db, 'renew'], { env: { PAYGATE_VAULT_KEY: key() } });
     expect(viaEnv.status).toBe(2);
     expect(viaEnv.stderr).toMatch(/vault key does not match this database/);
@@ -83,8 +116,8 @@ describe('the vault key must be the database’s own', () => {
 
   it('a database written before the key check value existed is checked against a sealed secret, then recorded', () => {
     const db = join(dir(), 'old.db');
-    const right = key();
-    populated(db, { PAYGATE_VAULT_KEY: right });
+    const right = SHOP_KEY;
+    populated(db, 'env');
     const raw = new Database(db);
     raw.prepare("DELETE FROM meta WHERE key = 'vault_kcv'").run();
     raw.close();
@@ -105,7 +138,7 @@ describe('the vault key must be the database’s own', () => {
 describe('a vault key file must be private to its owner (SPEC §1, like ssh with a private key)', () => {
   it('a <db>.key readable by group or others is refused with the chmod 600 that fixes it, and left as it is', () => {
     const db = join(dir(), 'shop.db');
-    populated(db, NO_ENV_KEY);
+    populated(db, 'file');
     chmodSync(`${db}.key`, 0o644);
     const before = readFileSync(`${db}.key`, 'utf8');
     const r = paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY });
@@ -123,7 +156,7 @@ describe('a vault key file must be private to its owner (SPEC §1, like ssh with
   it('a --new-key-file readable by group or others is refused before anything is re-encrypted', () => {
     const d = dir();
     const db = join(d, 'shop.db');
-    populated(db, NO_ENV_KEY);
+    populated(db, 'file');
     const oldKey = readFileSync(`${db}.key`, 'utf8');
     const newKeyFile = join(d, 'new.key');
     writeFileSync(newKeyFile, key());
@@ -188,7 +221,7 @@ describe('the README vault recipes work as written', () => {
     for (const line of ROTATE) expect(readme).toContain(line);
     const d = dir();
     const db = join(d, 'shop.db');
-    populated(db, NO_ENV_KEY);
+    populated(db, 'file');
     const old = readFileSync(`${db}.key`, 'utf8');
     const r = shell(ROTATE.join('\n'), d, { PAYGATE_DB: db, PAYGATE_VAULT_KEY: '' });
     expect(r.status, r.stderr).toBe(0);
@@ -204,7 +237,7 @@ describe('paygate vault rotate', () => {
   it('re-encrypts every card and secret under the new key and writes it to the key file; renewals still charge', () => {
     const d = dir();
     const db = join(d, 'shop.db');
-    const { subscriptionId } = populated(db, NO_ENV_KEY);
+    const { subscriptionId } = populated(db, 'file');
     const oldKey = readFileSync(`${db}.key`, 'utf8').trim();
     const sealedBefore = new Database(db, { readonly: true }).prepare('SELECT pan_enc FROM cards').pluck().get();
     const newKeyFile = join(d, 'new.key');
@@ -233,8 +266,8 @@ describe('paygate vault rotate', () => {
   it('refuses without a new key, with a malformed one, or with the current one', () => {
     const d = dir();
     const db = join(d, 'shop.db');
-    const current = key();
-    populated(db, { PAYGATE_VAULT_KEY: current });
+    const current = SHOP_KEY;
+    populated(db, 'env');
     expect(paygate(['--db', db, 'vault', 'rotate'], { env: { PAYGATE_VAULT_KEY: current } }).status).toBe(2);
     const bad = paygate(['--db', db, 'vault', 'rotate'], {
       env: { PAYGATE_VAULT_KEY: current, PAYGATE_NEW_VAULT_KEY: 'short' },
@@ -251,7 +284,7 @@ describe('paygate vault rotate', () => {
   it('asks before rotating on a terminal; answering no changes nothing', async () => {
     const d = dir();
     const db = join(d, 'shop.db');
-    populated(db, NO_ENV_KEY);
+    populated(db, 'file');
     const before = readFileSync(`${db}.key`, 'utf8');
     const newKeyFile = join(d, 'new.key');
     writeFileSync(newKeyFile, key(), { mode: 0o600 });
