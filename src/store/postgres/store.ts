@@ -174,8 +174,8 @@ class PgReads implements Reads {
   async getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined> {
     return subs.getSubscriptionByCardToken(this.db, token);
   }
-  async countUnsuccessfulCardChecks(subscriptionId: string, since: number): Promise<number> {
-    return subs.countUnsuccessfulCardChecks(this.db, subscriptionId, since);
+  async openCardCheckId(subscriptionId: string): Promise<string | undefined> {
+    return subs.openCardCheckId(this.db, subscriptionId);
   }
   async stalePendingChanges(before: number, limit: number): Promise<string[]> {
     return subs.stalePendingChanges(this.db, before, limit);
@@ -394,6 +394,9 @@ class PgTx extends PgReads implements Tx {
   }
   async setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void> {
     await subs.setCardUpdateToken(this.db, id, token, expiresAt);
+  }
+  async countCardLinkCheck(id: string): Promise<void> {
+    await subs.countCardLinkCheck(this.db, id);
   }
   async rescheduleRecord(id: string, scheduledTime: number): Promise<boolean> {
     return subs.rescheduleRecord(this.db, id, scheduledTime);

@@ -166,8 +166,8 @@ class SqliteReads implements Reads {
   async getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined> {
     return subs.getSubscriptionByCardToken(this.db, token);
   }
-  async countUnsuccessfulCardChecks(subscriptionId: string, since: number): Promise<number> {
-    return subs.countUnsuccessfulCardChecks(this.db, subscriptionId, since);
+  async openCardCheckId(subscriptionId: string): Promise<string | undefined> {
+    return subs.openCardCheckId(this.db, subscriptionId);
   }
 
   async stalePendingChanges(before: number, limit: number): Promise<string[]> {
@@ -355,6 +355,10 @@ class SqliteTx extends SqliteReads implements Tx {
 
   async setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void> {
     subs.setCardUpdateToken(this.db, id, token, expiresAt);
+  }
+
+  async countCardLinkCheck(id: string): Promise<void> {
+    subs.countCardLinkCheck(this.db, id);
   }
 
   async rescheduleRecord(id: string, scheduledTime: number): Promise<boolean> {
