@@ -61,6 +61,8 @@ export const transactions = pgTable(
     index('transactions_open_pages').on(t.pageExpiresAt).where(sql`status in (100040, 100050)`),
     // Charges a processor left in flight (Stripe: a timeout, still processing): the renewal run settles them.
     index('transactions_in_flight').on(t.updatedAt).where(sql`status = 100000 and channel_ref is not null`),
+    // Charges started but never recorded (the process died mid-charge): the renewal run settles them.
+    index('transactions_unrecorded').on(t.updatedAt).where(sql`status = 100000 and channel_ref is null`),
     // A subscription's card checks, counted against the card-update page's limit of declines.
     index('transactions_card_checks').on(t.subscriptionId, t.createdAt).where(sql`payment_type = 'CARD_CHECK'`),
   ],
