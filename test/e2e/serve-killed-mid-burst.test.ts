@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLOSED_NOTIFY_URL } from '../helpers/env.js';
@@ -25,6 +26,7 @@ afterAll(() => shop?.stop());
 const BURST = 40;
 /** Rounds tried until one is cut off with charges unrecorded (a round may finish before the kill lands). */
 const MAX_ROUNDS = 3;
+const STAGGER_MS = 3;
 
 const card = (cardNumber: string) =>
   JSON.stringify({ cardNumber, month: '12', year: String(new Date().getUTCFullYear() + 2), cvv: '123' });
@@ -64,8 +66,8 @@ const transactions = () =>
   shop.rows.all<Txn>('SELECT id, relation_id, status, fail_reason FROM transactions ORDER BY relation_id');
 
 /**
- * Send a burst and SIGKILL serve as soon as the first answer is back. The first round uses the
- * shop's serve and merchants; a later one a new serve and new merchants (fresh PAY limits).
+ * Send a burst of PAYs and SIGKILL serve as soon as the first answer is back. The first round
+ * uses the shop's serve and merchants; a later one a new serve and new merchants (fresh limits).
  */
 async function killedRound(round: number): Promise<void> {
   const srv = round === 1 ? shop.srv : await shop.serve();
@@ -74,17 +76,25 @@ async function killedRound(round: number): Promise<void> {
   let killed: Promise<unknown> | undefined;
   const sent = burst(round, merchants);
   for (const one of sent) sentByRelation.set(String(one.body.relationId), one);
-  const requests = sent.map(({ m, body }) =>
-    client(srv.url, m)
-      .post(path(m), body)
-      .then(
-        () => {
-          killed ??= srv.stop('SIGKILL');
-        },
-        // The connection died with serve: this client never learns the result and never repeats.
-        () => undefined,
-      ),
-  );
+  const requests: Promise<void>[] = [];
+  for (const { m, body } of sent) {
+    // Serve is gone: the rest of the burst is never sent.
+    if (killed) break;
+    requests.push(
+      client(srv.url, m)
+        .post(path(m), body)
+        .then(
+          () => {
+            killed ??= srv.stop('SIGKILL');
+          },
+          // The connection died with serve: this client never learns the result and never repeats.
+          () => undefined,
+        ),
+    );
+    // Arrivals a moment apart, so that whenever the kill lands some PAYs are between their steps
+    // (all sent at once they would move through serve together and finish together).
+    await setTimeout(STAGGER_MS);
+  }
   await Promise.all(requests);
   await (killed ?? srv.stop('SIGKILL'));
 }
