@@ -35,6 +35,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/card-page-limits.test.ts',
   'test/e2e/cli-merchants-plans.test.ts',
   'test/e2e/serve-shutdown.test.ts',
+  'test/e2e/serve-killed-mid-burst.test.ts',
   'test/e2e/stripe-abandoned-3ds.test.ts',
   'test/e2e/stripe-abandoned-setup.test.ts',
   'test/e2e/stripe-renewals-refunds.test.ts',

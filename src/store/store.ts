@@ -124,6 +124,12 @@ export interface Reads {
   stalePageIds(now: number, limit: number): Promise<string[]>;
   /** Customer-present charges a processor left in flight (ACCEPTED with a channel ref, not renewals), oldest first. */
   inFlightChargeIds(before: number, limit: number): Promise<string[]>;
+  /**
+   * Customer-present charges (PAY, SUBSCRIPTION, CARD_CHECK) started but never recorded: ACCEPTED
+   * with no channel result, their charge lease begun at or before `before` (the process died
+   * mid-charge), oldest first after `after` ({ updatedAt: -1, id: '' } from the start).
+   */
+  unrecordedCharges(before: number, after: UnrecordedCharge, limit: number): Promise<UnrecordedCharge[]>;
   /** The transaction of a processor's charge (a Stripe PaymentIntent id), for its webhook. */
   getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined>;
   /** The refund of a processor's refund id (a Stripe Refund), for its webhook. */
@@ -694,6 +700,12 @@ export interface TrackingUpsert {
   trackingChannel: string;
   trackUrl: string | null;
   now: number;
+}
+
+/** A charge started and never recorded, and its place in the list (the start of its charge lease). */
+export interface UnrecordedCharge {
+  id: string;
+  updatedAt: number;
 }
 
 export interface SandboxChargeRow {

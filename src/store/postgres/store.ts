@@ -1,5 +1,6 @@
 import { invalidParam } from '../../domain/errors.js';
 import type {
+  UnrecordedCharge,
   AttemptOutcome,
   BillingRecordRow,
   CardRow,
@@ -67,6 +68,7 @@ import * as subs from './subscriptions.js';
 import * as tracking from './tracking.js';
 import { withTransaction, type TxConn } from './transaction.js';
 import * as txns from './transactions.js';
+import { unrecordedCharges } from './unrecorded.js';
 import * as vault from './vault.js';
 import { settleZone } from './zone.js';
 
@@ -124,6 +126,9 @@ class PgReads implements Reads {
   }
   async inFlightChargeIds(before: number, limit: number): Promise<string[]> {
     return txns.inFlightChargeIds(this.db, before, limit);
+  }
+  async unrecordedCharges(before: number, after: UnrecordedCharge, limit: number): Promise<UnrecordedCharge[]> {
+    return unrecordedCharges(this.db, before, after, limit);
   }
   async getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
     return txns.getByChannelRef(this.db, merchantId, channelRef);

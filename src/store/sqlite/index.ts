@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import type {
+  UnrecordedCharge,
   AttemptOutcome,
   BillingRecordRow,
   CardRow,
@@ -64,6 +65,7 @@ import * as subs from './subscriptions.js';
 import * as tracking from './tracking.js';
 import * as vault from './vault.js';
 import * as txns from './transactions.js';
+import { unrecordedCharges } from './unrecorded.js';
 import { createWriter } from './writer.js';
 
 /**
@@ -113,6 +115,9 @@ class SqliteReads implements Reads {
   }
   async inFlightChargeIds(before: number, limit: number): Promise<string[]> {
     return txns.inFlightChargeIds(this.db, before, limit);
+  }
+  async unrecordedCharges(before: number, after: UnrecordedCharge, limit: number): Promise<UnrecordedCharge[]> {
+    return unrecordedCharges(this.db, before, after, limit);
   }
   async getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
     return txns.getByChannelRef(this.db, merchantId, channelRef);
