@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalidParam, PaygateError, RESULT_CODES } from '../domain/errors.js';
+import { parseInput } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { wallTime } from '../domain/time.js';
 import type { CardRow } from '../store/store.js';
@@ -66,14 +67,8 @@ export function parseCardInfo(value: unknown, field = 'cardInfo'): CardInput {
   }
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
     throw invalidParam(field, 'must be a JSON object of a card');
-  const r = cardShape.safeParse(obj);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const sub = issue?.path.map(String).join('.') ?? '';
-    const missing = issue?.code === 'invalid_type' && (obj as Record<string, unknown>)[sub] === undefined;
-    throw invalidParam(`${field}.${sub}`, missing ? 'is required' : (issue?.message ?? 'is invalid'));
-  }
-  const { holderName, ...rest } = r.data;
+  // parseInput: the same 1001 naming `cardInfo.<field>`, and the text checks every field gets.
+  const { holderName, ...rest } = parseInput(cardShape, obj, field);
   return holderName ? { ...rest, holderName } : rest;
 }
 
