@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { decodeWithLoneSurrogates } from '../domain/text.js';
 import { MalformedRequest } from './envelope.js';
 
 /** SPEC §3: bodies at most 1 MiB. */
@@ -135,7 +136,10 @@ export function decodeBody(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new MalformedRequest('request body is not valid UTF-8');
+    // A lone surrogate written as bytes is kept, for the field check to name (SPEC §3: 1001).
+    const text = decodeWithLoneSurrogates(bytes);
+    if (text === undefined) throw new MalformedRequest('request body is not valid UTF-8');
+    return text;
   }
 }
 

@@ -1,5 +1,6 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, type TestMerchant } from '../helpers/serve.js';
+import { client, raw, type TestMerchant } from '../helpers/serve.js';
 import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 /**
@@ -78,6 +79,30 @@ describe('lone surrogates over the API', () => {
     const r = await pay(v2, { requestId: 'ls-key', relationId: 'ls-key', 'note\ud800': 'x' });
     expect(r.body.rtn_code).toBe('1001');
     expect(r.body.rtn_msg).toMatch(/^note\\ud800: is not valid Unicode text/);
+  });
+});
+
+describe('lone surrogates as raw bytes', () => {
+  it('a v2 body with the bytes ED A0 80 in relationId, signed over its bytes, is 1001 naming relationId', async () => {
+    const path = `/payment/${v2.apiKey}/transaction`;
+    const bytes = Buffer.concat([
+      Buffer.from(
+        `{"merchantId":"${v2.merchantId}","requestId":"ls-raw","paymentType":"PAY","payAmount":"1.00","currency":"USD","cardInfo":${JSON.stringify(cardInfo())},"relationId":"order-`,
+      ),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      Buffer.from('-1"}'),
+    ]);
+    const t = Math.floor(Date.now() / 1000);
+    const hex = createHmac('sha256', v2.secret)
+      .update(Buffer.concat([Buffer.from(`${t}.POST.${path}.`), bytes]))
+      .digest('hex');
+    const r = await raw(shop.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-paygate-signature': `t=${t},v2=${hex}` },
+      body: bytes,
+    });
+    expect([r.status, r.body.rtn_code]).toEqual([400, '1001']);
+    expect(r.body.rtn_msg).toMatch(/^relationId: is not valid Unicode text/);
   });
 });
 
