@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { invalidParam, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { parseInput } from '../domain/fields.js';
+import { hasLoneSurrogate } from '../domain/text.js';
 import { newId } from '../domain/ids.js';
 import { wallTime } from '../domain/time.js';
 import type { CardRow } from '../store/store.js';
@@ -109,6 +110,9 @@ export function maskStored(bin: string | null, last4: string | null): string | u
  * day of its expiry month in the configured zone.
  */
 export function validateCard(card: CardInput, now: number, zone: string): ValidCard {
+  // The hosted pages hand their form here without parseInput: the same text rule (SPEC §3).
+  if (card.holderName !== undefined && hasLoneSurrogate(card.holderName))
+    throw invalidParam('holderName', 'is not valid Unicode text: it holds a lone surrogate');
   const number = card.cardNumber.replace(/[\s-]/g, '');
   if (!/^\d{12,19}$/.test(number)) throw rejected('cardNumber', 'must be 12 to 19 digits');
   if (!luhnValid(number)) throw rejected('cardNumber', 'fails the Luhn check');
