@@ -100,6 +100,39 @@ describe('a refund sent without requestId is idempotent on its signature', () =>
     expect(await refundedAmount(m, txn)).toBe('4.00');
   });
 
+  it('a replay in another spelling of the same signature (capitals, v2 header reordered) is the same request', async () => {
+    const t1 = await paid(v1);
+    const path1 = `/payment/${v1.apiKey}/refund`;
+    const params = { merchantId: v1.merchantId, transactionOrderId: t1, refundAmount: '1.00' };
+    const sign = signV1('POST', path1, params, v1.secret);
+    const send1 = (s: string) =>
+      raw(shop.url + path1, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...params, sign: s }),
+      });
+    const a = await send1(sign);
+    const b = await send1(sign.toUpperCase());
+    expect(b.body.data.refundTransactionId).toBe(a.body.data.refundTransactionId);
+
+    const t2 = await paid(v2);
+    const path2 = `/payment/${v2.apiKey}/refund`;
+    const payload = JSON.stringify({ merchantId: v2.merchantId, transactionOrderId: t2, refundAmount: '1.00' });
+    const header = signV2('POST', path2, payload, v2.secret);
+    const [tPart, vPart] = header.split(',') as [string, string];
+    const send2 = (h: string) =>
+      raw(shop.url + path2, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-paygate-signature': h },
+        body: payload,
+      });
+    const c = await send2(header);
+    const d = await send2(`${vPart.toUpperCase().replace('V2=', 'v2=')}, ${tPart}`);
+    expect(d.body.rtn_code).toBe('0000');
+    expect(d.body.data.refundTransactionId).toBe(c.body.data.refundTransactionId);
+    expect([await refundsOf(t1), await refundsOf(t2)]).toEqual([1, 1]);
+  });
+
   it('signature v2: the same refund signed in another second is a second refund', async () => {
     const txn = await paid(v2);
     const now = Math.floor(Date.now() / 1000);
