@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, raw, type TestMerchant } from '../helpers/serve.js';
+import { client, raw, signV2, type TestMerchant } from '../helpers/serve.js';
 import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
 /**
@@ -103,6 +103,27 @@ describe('lone surrogates as raw bytes', () => {
     });
     expect([r.status, r.body.rtn_code]).toEqual([400, '1001']);
     expect(r.body.rtn_msg).toMatch(/^relationId: is not valid Unicode text/);
+  });
+});
+
+describe('lone surrogates percent-encoded in a query string', () => {
+  const get = (query: string) => {
+    const path = '/subscription/user/list';
+    return raw(`${shop.url}${path}?${query}`, {
+      headers: { 'x-paygate-signature': signV2('GET', path, query, v2.secret) },
+    });
+  };
+
+  it('a query parameter spelling a lone surrogate is 1001 naming it', async () => {
+    const r = await get(`merchantId=${v2.merchantId}&userId=u%ED%A0%80`);
+    expect([r.status, r.body.rtn_code]).toEqual([400, '1001']);
+    expect(r.body.rtn_msg).toMatch(/^userId: is not valid Unicode text/);
+  });
+
+  it('a query parameter whose bytes are not UTF-8 is 1000, not read as U+FFFD', async () => {
+    const r = await get(`merchantId=${v2.merchantId}&userId=u%FF`);
+    expect([r.status, r.body.rtn_code]).toEqual([400, '1000']);
+    expect((await get(`merchantId=${v2.merchantId}&userId=u%C3%A9`)).body.rtn_code).toBe('0000');
   });
 });
 

@@ -1,4 +1,4 @@
-import { decodeWithLoneSurrogates } from '../../domain/text.js';
+import { decodeFormPart } from '../percent.js';
 
 /**
  * Form bodies of the hosted pages (application/x-www-form-urlencoded). The stock parser leaves an
@@ -11,14 +11,10 @@ class MalformedForm extends Error {
   readonly statusCode = 400;
 }
 
-const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
-
 function decodePart(raw: string): string {
-  return raw.replace(/\+/g, ' ').replace(ESCAPES, (run) => {
-    const text = decodeWithLoneSurrogates(Buffer.from(run.replace(/%/g, ''), 'hex'));
-    if (text === undefined) throw new MalformedForm('form field is not valid UTF-8');
-    return text;
-  });
+  const text = decodeFormPart(raw);
+  if (text === undefined) throw new MalformedForm('form field is not valid UTF-8');
+  return text;
 }
 
 export function parseForm(body: string): Record<string, unknown> {
