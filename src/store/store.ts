@@ -492,7 +492,8 @@ export interface TransactionFilter {
   limit: number;
 }
 
-export type IdempotencyScope = 'transaction' | 'refund';
+/** requestId scopes, and the signature scopes of refunds and tracking uploads sent without one (SPEC §4). */
+export type IdempotencyScope = 'transaction' | 'refund' | 'refund-signature' | 'tracking-signature';
 
 /** Only a hash of the request is stored, never the request. */
 export interface IdempotencyRow {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { invalidParam, PaygateError, RESULT_CODES } from '../domain/errors.js';
+import { parseInput } from '../domain/fields.js';
+import { hasLoneSurrogate } from '../domain/text.js';
 import { newId } from '../domain/ids.js';
 import { wallTime } from '../domain/time.js';
 import type { CardRow } from '../store/store.js';
@@ -66,14 +68,8 @@ export function parseCardInfo(value: unknown, field = 'cardInfo'): CardInput {
   }
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
     throw invalidParam(field, 'must be a JSON object of a card');
-  const r = cardShape.safeParse(obj);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const sub = issue?.path.map(String).join('.') ?? '';
-    const missing = issue?.code === 'invalid_type' && (obj as Record<string, unknown>)[sub] === undefined;
-    throw invalidParam(`${field}.${sub}`, missing ? 'is required' : (issue?.message ?? 'is invalid'));
-  }
-  const { holderName, ...rest } = r.data;
+  // parseInput: the same 1001 naming `cardInfo.<field>`, and the text checks every field gets.
+  const { holderName, ...rest } = parseInput(cardShape, obj, field);
   return holderName ? { ...rest, holderName } : rest;
 }
 
@@ -114,6 +110,9 @@ export function maskStored(bin: string | null, last4: string | null): string | u
  * day of its expiry month in the configured zone.
  */
 export function validateCard(card: CardInput, now: number, zone: string): ValidCard {
+  // The hosted pages hand their form here without parseInput: the same text rule (SPEC §3).
+  if (card.holderName !== undefined && hasLoneSurrogate(card.holderName))
+    throw invalidParam('holderName', 'is not valid Unicode text: it holds a lone surrogate');
   const number = card.cardNumber.replace(/[\s-]/g, '');
   if (!/^\d{12,19}$/.test(number)) throw rejected('cardNumber', 'must be 12 to 19 digits');
   if (!luhnValid(number)) throw rejected('cardNumber', 'fails the Luhn check');

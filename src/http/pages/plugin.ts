@@ -1,4 +1,5 @@
 import formbody from '@fastify/formbody';
+import { parseForm } from './form.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../ctx.js';
 import { isPaygateError, RESULT_CODES } from '../../domain/errors.js';
@@ -233,7 +234,7 @@ function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply:
 
 /** The hosted checkout and 3DS pages (SPEC §11): HTML, no JavaScript, no external resources. */
 export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<void> {
-  await app.register(formbody, { bodyLimit: PAGE_BODY_LIMIT });
+  await app.register(formbody, { bodyLimit: PAGE_BODY_LIMIT, parser: parseForm });
   app.setErrorHandler(pageErrorHandler);
   const csrf = createCsrf(ctx.vault.derive('hosted-page-csrf'));
   const page: PageContext = { csrf, sandbox: ctx.channel.name === 'sandbox' };

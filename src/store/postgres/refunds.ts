@@ -77,7 +77,10 @@ export async function noteRefundRef(db: Conn, id: string, channelRef: string): P
 export async function discardRefusedRefund(db: Conn, id: string): Promise<boolean> {
   const gone =
     (await run(db, "DELETE FROM refunds WHERE id = @id AND status = 'PENDING' AND channel_ref IS NULL", { id })) === 1;
-  if (gone) await run(db, "DELETE FROM idempotency_keys WHERE scope = 'refund' AND resource_id = @id", { id });
+  if (gone)
+    await run(db, "DELETE FROM idempotency_keys WHERE scope IN ('refund', 'refund-signature') AND resource_id = @id", {
+      id,
+    });
   return gone;
 }
 

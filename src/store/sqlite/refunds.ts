@@ -67,7 +67,11 @@ export function discardRefusedRefund(sqlite: Sqlite, id: string): boolean {
   const gone =
     prepared(sqlite, "DELETE FROM refunds WHERE id = ? AND status = 'PENDING' AND channel_ref IS NULL").run(id)
       .changes === 1;
-  if (gone) prepared(sqlite, "DELETE FROM idempotency_keys WHERE scope = 'refund' AND resource_id = ?").run(id);
+  if (gone)
+    prepared(
+      sqlite,
+      "DELETE FROM idempotency_keys WHERE scope IN ('refund', 'refund-signature') AND resource_id = ?",
+    ).run(id);
   return gone;
 }
 
