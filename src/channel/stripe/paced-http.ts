@@ -27,7 +27,10 @@ const header = (res: HttpResponse, name: string): string | undefined => {
 
 /** A 429's body is never read: drain it so the connection goes back to the agent. */
 function discard(res: HttpResponse): void {
-  if (res.dispose) return res.dispose();
+  if (res.dispose) {
+    res.dispose();
+    return;
+  }
   const raw = res.getRawResponse();
   if (raw && typeof raw === 'object' && 'resume' in raw && typeof raw.resume === 'function') raw.resume();
 }

@@ -269,7 +269,18 @@ export async function startStripeStandin(opts: StandinOptions = {}): Promise<Str
     const hit = faults.take({ method, path, idempotencyKey: key });
     log.faults = hit.map((f) => f.kind);
     const has = (k: Fault['kind']) => hit.find((f) => f.kind === k);
-    if (has('rate_limit')) return answer(429, { error: RATE_LIMIT_ERROR }, RATE_LIMITED_HEADERS);
+    const limited = has('rate_limit') as Extract<Fault, { kind: 'rate_limit' }> | undefined;
+    if (limited) {
+      return answer(
+        429,
+        { error: RATE_LIMIT_ERROR },
+        {
+          ...RATE_LIMITED_HEADERS,
+          ...(limited.retryAfter !== undefined ? { 'retry-after': String(limited.retryAfter) } : {}),
+          ...(limited.shouldRetry !== undefined ? { 'stripe-should-retry': String(limited.shouldRetry) } : {}),
+        },
+      );
+    }
     const serverError = has('server_error') as Extract<Fault, { kind: 'server_error' }> | undefined;
     if (serverError && !serverError.executed) return answer(500, { error: API_ERROR });
 
