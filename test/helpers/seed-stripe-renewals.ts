@@ -1,6 +1,6 @@
 import { openApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { TEST_VAULT_KEY } from './ctx.js';
+import { TEST_VAULT_KEY } from './env.js';
 import { rowsOf } from './rows.js';
 import { seedDueSubscriptions } from './seed-renewals.js';
 import { officialClient } from './stripe.js';

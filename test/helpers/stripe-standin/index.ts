@@ -21,7 +21,7 @@ import { fixture, type StripeJson } from './fixtures.js';
 import { parseForm, type FormObject } from './form.js';
 import { IdempotencyStore } from './idempotency.js';
 import { challengeOf, threeDsRequest } from './page.js';
-import { AccountRateLimit, RATE_LIMITED_HEADERS, TEST_MODE_LIMIT } from './rate-limit.js';
+import { AccountRateLimit, LIVE_MODE_LIMIT, RATE_LIMITED_HEADERS, TEST_MODE_LIMIT } from './rate-limit.js';
 import { newAccount, stripeId, type AccountState } from './state.js';
 import { buildEvent, deliver, type Delivery } from './webhooks.js';
 
@@ -123,13 +123,19 @@ export async function startStripeStandin(opts: StandinOptions = {}): Promise<Str
     state: acct,
   });
 
-  const createAccount = (o: { webhookUrl?: string; rateLimit?: number | null } = {}): StandinAccount => {
+  const createAccount = (
+    o: { webhookUrl?: string; rateLimit?: number | null; live?: boolean } = {},
+  ): StandinAccount => {
     const acct = newAccount();
+    // A live-mode account: its key says so (paygate's default budget depends on it), and Stripe's
+    // live limit applies unless one is given.
+    if (o.live) acct.secretKey = stripeId('sk_live', 32);
     secrets.set(acct.id, `whsec_${randomBytes(24).toString('base64url')}`);
     accounts.push(acct);
     const a = accountOf(acct);
     if (o.webhookUrl) a.setWebhookUrl(o.webhookUrl);
     if (o.rateLimit !== undefined) a.setRateLimit(o.rateLimit);
+    else if (o.live) a.setRateLimit(LIVE_MODE_LIMIT);
     return a;
   };
 

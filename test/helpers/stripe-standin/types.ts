@@ -62,7 +62,8 @@ export interface StripeStandin {
   readonly port: number;
   /** The account created at start. */
   readonly account: StandinAccount;
-  createAccount(opts?: { webhookUrl?: string; rateLimit?: number | null }): StandinAccount;
+  /** `live`: an sk_live_… key and Stripe's live limit (100/s). */
+  createAccount(opts?: { webhookUrl?: string; rateLimit?: number | null; live?: boolean }): StandinAccount;
   readonly faults: Faults;
   readonly requests: LoggedRequest[];
   /** Every event emitted, in order (whether or not an endpoint was configured). */
