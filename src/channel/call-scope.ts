@@ -34,11 +34,15 @@ export function withCallScope<T>(s: CallScope, fn: () => Promise<T>): Promise<T>
   return scope.run(s, fn);
 }
 
-/** Every Stripe call this process made, for its metrics. */
-export const processTally: CallTally = { calls: 0, rateLimited: 0 };
+/** Every Stripe call this process made, by caller, for its metrics. */
+export const processTally: Record<'background' | 'customerPresent', CallTally> = {
+  background: { calls: 0, rateLimited: 0 },
+  customerPresent: { calls: 0, rateLimited: 0 },
+};
 
 export function countCall(s: CallScope, rateLimited: boolean): void {
-  for (const t of s.tally ? [processTally, s.tally] : [processTally]) {
+  const mine = s.background ? processTally.background : processTally.customerPresent;
+  for (const t of s.tally ? [mine, s.tally] : [mine]) {
     t.calls++;
     if (rateLimited) t.rateLimited++;
   }
