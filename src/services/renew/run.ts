@@ -111,6 +111,27 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
   }
 }
 
+/** Stripe charges of one run under way at once: twice the calls an account takes at once. */
+const STRIPE_CHARGES_AT_ONCE = 32;
+
+/** At most `n` of the functions given run at once; the others wait their turn, in order. */
+function turns(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (fn) => {
+    // A finishing call hands its turn straight to the next waiting one.
+    if (running >= n) await new Promise<void>((r) => waiting.push(r));
+    else running++;
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
 /** Housekeeping (refunds, plan changes, abandoned pages) waits out a 429 at most this long per call. */
 const HOUSEKEEPING_RETRY_MS = 60_000;
 /** A batch's charges stop waiting out 429s this long before its lease ends, to record in time. */
@@ -162,6 +183,9 @@ async function renewal(
   };
 
   /** Charge a claimed batch and record each outcome; never rejects (a failure is kept in `fault`). */
+  // Stripe takes a few calls at once per account anyway: a batch's Stripe charges start a few at a
+  // time, so their reads do not queue hundreds deep for the database's connections while waiting.
+  const stripeTurn = turns(STRIPE_CHARGES_AT_ONCE);
   const progress = () =>
     opts.onProgress?.({
       done,
@@ -174,7 +198,11 @@ async function renewal(
     const now = ctx.clock.now();
     const charged = await Promise.allSettled(
       batch.map(({ rec, at, retryUntil }) =>
-        withCallScope(scope(retryUntil), () => chargeRecord(ctx, rec, now, at)).finally(() => {
+        withCallScope(scope(retryUntil), () =>
+          rec.cardChannel === 'stripe'
+            ? stripeTurn(() => chargeRecord(ctx, rec, now, at))
+            : chargeRecord(ctx, rec, now, at),
+        ).finally(() => {
           done++;
           progress();
         }),
