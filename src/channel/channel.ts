@@ -50,7 +50,12 @@ export interface ChargeRequest {
   /** A SUBSCRIPTION's first charge: keep the card with the processor for off-session renewals. */
   keepCard?: boolean;
   /** Off-session with a card the processor keeps (no number): its ids from the first charge. */
-  stored?: { customerId: string; paymentMethodId: string };
+  stored?: {
+    customerId: string;
+    paymentMethodId: string;
+    /** An earlier run sent this charge and never learnt its answer: look for it before charging. */
+    triedBefore?: boolean;
+  };
   /**
    * A zero-amount, customer-present charge is a card check (a trial's first charge, a card
    * update): a processor that keeps cards saves the card for off-session charges without charging

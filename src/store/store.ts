@@ -94,6 +94,12 @@ export interface Store extends Reads {
   countRateHit?(key: string, limit: number, now: number): Promise<RateHitResult>;
   /** Forget budgets with no hit left in the window. */
   sweepRateHits?(now: number): Promise<void>;
+  /**
+   * One slot of `limit` per `windowMs` on `key` (a Stripe account's calls per second), counted
+   * for every process on the database: 0 when taken, else the milliseconds to wait. Absent where
+   * one process counts in memory (SQLite).
+   */
+  takeCallSlot?(key: string, limit: number, now: number, windowMs: number): Promise<number>;
   close(): Promise<void>;
 }
 

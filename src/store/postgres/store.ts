@@ -60,6 +60,7 @@ import * as outbox from './outbox.js';
 import * as plans from './plans.js';
 import type { Conn } from './query.js';
 import { hitRateLimit, sweepRateLimits } from './rate-limit.js';
+import { takeWindowSlot } from './call-window.js';
 import * as refunds from './refunds.js';
 import { revenueFigures } from './report.js';
 import * as renewals from './renewals.js';
@@ -601,6 +602,11 @@ export class PgStore extends PgReads implements Store {
 
   async sweepRateHits(now: number): Promise<void> {
     await sweepRateLimits(this.handle.pool, now);
+  }
+
+  /** A Stripe account's call budget, shared by every `serve` and `renew` on the database. */
+  takeCallSlot(key: string, limit: number, now: number, windowMs: number): Promise<number> {
+    return takeWindowSlot(this.handle.pool, key, limit, now, windowMs);
   }
 
   close(): Promise<void> {
