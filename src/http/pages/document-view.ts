@@ -37,11 +37,12 @@ dl.totals dt{text-align:right}dl.totals dd{margin:0;text-align:right}
 @media (max-width:560px){
 article{padding:18px}
 thead{display:none}
-tr{display:grid;grid-template-columns:auto auto 1fr;gap:0 8px;border-bottom:1px solid var(--line);padding:8px 0}
-td{border:0;padding:0}
+tr{display:grid;grid-template-columns:auto minmax(0,1fr) auto;gap:0 8px;border-bottom:1px solid var(--line);padding:8px 0}
+td,td.n{border:0;padding:0}
 td.d{grid-column:1/-1;font-weight:560}
-td.q,td.u{color:var(--muted);text-align:left;padding-left:0}
-td.q:not(:empty)::after{content:" ×"}
+td.q,td.u{color:var(--muted);text-align:left;white-space:normal}
+td.q:not(:empty)::before{content:"Qty "}
+td.u:not(:empty)::before{content:"× "}
 td.a{text-align:right}
 }
 @media print{
