@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import type { DocumentLayout, LabelledValue, PartyBlock } from '../domain/document-layout.js';
-import { type PdfFonts, pdfFonts } from './pdf-fonts.js';
+import { fontsFor, type PdfFonts } from './pdf-fonts.js';
 
 /**
  * The PDF of a document (SPEC §17): A4, real text (selectable, searchable, read by pdftotext),
@@ -20,13 +20,20 @@ const RULE = '#bbbbbb';
 export interface RenderPdfOptions {
   /** Fixed document dates make the bytes reproducible (tests); default: the time of rendering. */
   creationDate?: Date;
+  /** Default: chosen by the document's text (pdf-fonts.ts). */
   fonts?: PdfFonts;
+}
+
+function texts(l: DocumentLayout): string[] {
+  const blocks = [l.seller, l.buyer].flatMap((b) => (b ? [b.title, ...b.lines] : []));
+  const pairs = [...l.meta, ...l.totals].flatMap((p) => [p.label, p.value]);
+  return [l.title, l.heading, l.number, ...blocks, ...pairs, ...l.table.columns, ...l.table.rows.flat(), ...l.notes];
 }
 
 type Doc = PDFKit.PDFDocument;
 
 export function renderPdf(layout: DocumentLayout, opts: RenderPdfOptions = {}): Promise<Buffer> {
-  const fonts = opts.fonts ?? pdfFonts();
+  const fonts = opts.fonts ?? fontsFor(texts(layout));
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,

@@ -7,7 +7,7 @@ import { tempDir } from './env.js';
 export const PDFTOTEXT = '/usr/bin/pdftotext';
 export const havePoppler = existsSync(PDFTOTEXT);
 
-function poppler(tool: 'pdftotext' | 'pdfinfo', args: string[], pdf: Buffer): string {
+function poppler(tool: 'pdftotext' | 'pdfinfo' | 'pdffonts', args: string[], pdf: Buffer): string {
   const { dir, cleanup } = tempDir('paygate-pdf-');
   try {
     const file = join(dir, 'doc.pdf');
@@ -25,6 +25,13 @@ function poppler(tool: 'pdftotext' | 'pdfinfo', args: string[], pdf: Buffer): st
 /** Text in content-stream order (`-raw`): the order in which the renderer drew it. */
 export const pdfText = (pdf: Buffer): string => poppler('pdftotext', ['-raw', '-enc', 'UTF-8'], pdf);
 export const pdfInfo = (pdf: Buffer): string => poppler('pdfinfo', [], pdf);
+/** The names of the fonts the PDF uses (a subset's tag, `ABCDEF+`, removed). */
+export const pdfFontNames = (pdf: Buffer): string[] =>
+  poppler('pdffonts', [], pdf)
+    .split('\n')
+    .slice(2)
+    .map((l) => l.split(/\s+/)[0]?.replace(/^[A-Z]{6}\+/, '') ?? '')
+    .filter((n) => n !== '');
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 

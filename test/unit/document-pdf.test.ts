@@ -10,13 +10,12 @@ import {
 } from '../../src/documents/pdf-renderer.js';
 import { documentPage } from '../../src/http/pages/document-view.js';
 import { sampleCreditNote, sampleInvoice } from '../helpers/documents.js';
-import { articleText, havePoppler, pdfInfo, pdfText, words } from '../helpers/pdf-text.js';
+import { articleText, havePoppler, pdfFontNames, pdfInfo, pdfText, words } from '../helpers/pdf-text.js';
 
 if (!havePoppler && process.env.CI !== 'true')
   console.warn('PDF text checks skipped: pdftotext not found (apt-get install poppler-utils; CI installs it)');
 
-const DEJAVU = pdfFonts();
-const haveDejaVu = typeof DEJAVU.regular !== 'string';
+const haveDejaVu = typeof pdfFonts().regular !== 'string';
 /** Helvetica, the PDF standard font: what a machine without fonts-dejavu-core renders with. */
 const HELVETICA = pdfFonts('/nonexistent');
 
@@ -29,10 +28,21 @@ describe.skipIf(!havePoppler && process.env.CI !== 'true')('invoice and credit n
     'holds exactly the words and numbers of the HTML page, names in any Latin script',
     async () => {
       const layout = layoutInvoice(sampleInvoice(), 'Europe/Berlin');
-      const text = pdfText(await renderPdf(layout, { fonts: DEJAVU }));
-      expect(words(text)).toEqual(words(articleText(html(layout))));
+      const pdf = await renderPdf(layout);
+      expect(words(pdfText(pdf))).toEqual(words(articleText(html(layout))));
+      expect(pdfFontNames(pdf)).toEqual(['DejaVuSans-Bold', 'DejaVuSans']);
     },
   );
+
+  it.skipIf(!haveDejaVu)('prints Greek and Cyrillic names as written', async () => {
+    const layout = layoutInvoice(sampleInvoice({ customer: { name: 'Σοφία Иванова', addressLines: [] } }), 'UTC');
+    expect(pdfText(await renderPdf(layout)).split('\n')).toContain('Σοφία Иванова');
+  });
+
+  it('sets a document that Windows-1252 covers in the standard font, embedding nothing', async () => {
+    const layout = layoutInvoice(sampleInvoice({ customer: { name: 'Zoë Müller', addressLines: [] } }), 'UTC');
+    expect(pdfFontNames(await renderPdf(layout))).toEqual(['Helvetica-Bold', 'Helvetica']);
+  });
 
   it('reads its lines, totals and card as the layout has them', async () => {
     const layout = layoutInvoice(sampleInvoice({ customer: { name: 'Zoë Müller', addressLines: [] } }), 'UTC');
