@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 /**
  * Fonts of the PDF documents. A document whose text Windows-1252 covers (English and Western
  * European names and addresses) is set in the PDF standard font Helvetica: nothing to embed,
- * and about a sixth of the CPU of an embedded font. Any other document is set in DejaVu Sans
+ * and about a tenth of the CPU of an embedded font. Any other document is set in DejaVu Sans
  * (Debian's fonts-dejavu-core, present wherever fontconfig is), which covers Latin, Greek and
  * Cyrillic, so a customer called Łukasz or Σοφία is printed as written; it is embedded as a
  * subset, which keeps the text selectable and searchable. Without DejaVu installed such text
