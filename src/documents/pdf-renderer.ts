@@ -87,7 +87,14 @@ export function renderPdfOffThread(layout: DocumentLayout, opts: { creationDate?
     pending.set(id, { resolve, reject, timer });
     w.ref();
     const job: PdfJob = { id, layout, ...(opts.creationDate ? { creationDate: opts.creationDate.getTime() } : {}) };
-    w.postMessage(job);
+    try {
+      w.postMessage(job);
+    } catch (e) {
+      clearTimeout(timer);
+      pending.delete(id);
+      if (pending.size === 0) w.unref();
+      reject(e instanceof Error ? e : new Error(String(e)));
+    }
   });
 }
 

@@ -70,7 +70,8 @@ function draw(doc: Doc, layout: DocumentLayout, p: (t: string) => string): void 
   y = pairs(doc, layout.meta, y, p);
   y += 16;
   y = table(doc, layout, y, p);
-  y += 10;
+  // The total and the notes stay together: a total alone at the top of a page reads as a new document.
+  y = room(doc, y + 10, 20 * layout.totals.length + 14 * layout.notes.length + 12);
   y = totals(doc, layout.totals, y, p);
   y += 12;
   doc.font('regular').fontSize(9).fillColor(MUTED);
@@ -122,7 +123,7 @@ function row(doc: Doc, cells: readonly string[], y: number, p: (t: string) => st
     const width = COLS[i] ?? 0;
     if (cell !== '') {
       doc.text(p(cell), x + (i === 0 ? 0 : 6), y, {
-        width: width - (i === 0 ? 6 : 6),
+        width: width - 6,
         align: i === 0 ? 'left' : 'right',
       });
       bottom = Math.max(bottom, doc.y);
@@ -168,7 +169,7 @@ function table(doc: Doc, layout: DocumentLayout, y: number, p: (t: string) => st
 }
 
 function totals(doc: Doc, items: readonly LabelledValue[], y: number, p: (t: string) => string): number {
-  let at = room(doc, y, 20 * items.length);
+  let at = y;
   doc.font('bold').fontSize(12).fillColor('black');
   for (const { label, value } of items) {
     doc.text(p(label), MARGIN, at, { width: CONTENT - 160, align: 'right' });
