@@ -1,3 +1,4 @@
+import type { RowOf } from './tables/define.js';
 import type {
   billingRecords,
   cards,
@@ -7,7 +8,7 @@ import type {
   refunds,
   subscriptions,
   transactions,
-} from './schema/index.js';
+} from './tables/index.js';
 import type { SubscriptionStatus } from '../domain/subscription-state.js';
 
 /**
@@ -466,16 +467,16 @@ export interface OperationalCounts {
 /** The database could not be opened (missing directory, bad file, newer schema, zone conflict). */
 export class StoreOpenError extends Error {}
 
-export type MerchantRow = typeof merchants.$inferSelect;
-export type PlanRow = typeof plans.$inferSelect;
-export type TransactionRow = typeof transactions.$inferSelect;
-export type RefundRow = typeof refunds.$inferSelect;
-export type CardRow = typeof cards.$inferSelect;
-export type SubscriptionRow = typeof subscriptions.$inferSelect;
-export type BillingRecordRow = typeof billingRecords.$inferSelect;
+export type MerchantRow = RowOf<typeof merchants>;
+export type PlanRow = RowOf<typeof plans>;
+export type TransactionRow = RowOf<typeof transactions>;
+export type RefundRow = RowOf<typeof refunds>;
+export type CardRow = RowOf<typeof cards>;
+export type SubscriptionRow = RowOf<typeof subscriptions>;
+export type BillingRecordRow = RowOf<typeof billingRecords>;
 export type BillingType = BillingRecordRow['billingType'];
 export type RecordStatus = BillingRecordRow['status'];
-export type OutboxEventRow = typeof outboxEvents.$inferSelect;
+export type OutboxEventRow = RowOf<typeof outboxEvents>;
 
 export interface TransactionFilter {
   merchantId?: string | undefined;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -98,6 +98,41 @@ describe('the vault key must be the database’s own', () => {
     const db = join(dir(), 'new.db');
     expect(paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY }).status).toBe(0);
     expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('a vault key file must be private to its owner (SPEC §1, like ssh with a private key)', () => {
+  it('a <db>.key readable by group or others is refused with the chmod 600 that fixes it, and left as it is', () => {
+    const db = join(dir(), 'shop.db');
+    populated(db, NO_ENV_KEY);
+    chmodSync(`${db}.key`, 0o644);
+    const before = readFileSync(`${db}.key`, 'utf8');
+    const r = paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`${db}.key is accessible by group or others (mode 0644)`);
+    expect(r.stderr.trim().endsWith(`chmod 600 ${db}.key`)).toBe(true);
+    expect(statSync(`${db}.key`).mode & 0o777).toBe(0o644);
+    expect(readFileSync(`${db}.key`, 'utf8')).toBe(before);
+
+    chmodSync(`${db}.key`, 0o600);
+    expect(paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY }).status).toBe(0);
+  });
+
+  it('a --new-key-file readable by group or others is refused before anything is re-encrypted', () => {
+    const d = dir();
+    const db = join(d, 'shop.db');
+    populated(db, NO_ENV_KEY);
+    const oldKey = readFileSync(`${db}.key`, 'utf8');
+    const newKeyFile = join(d, 'new.key');
+    writeFileSync(newKeyFile, key());
+    chmodSync(newKeyFile, 0o644);
+    const r = paygate(['--db', db, 'vault', 'rotate', '--new-key-file', newKeyFile], { env: NO_ENV_KEY });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`chmod 600 ${newKeyFile}`);
+    expect(readFileSync(`${db}.key`, 'utf8')).toBe(oldKey);
+    expect(statSync(newKeyFile).mode & 0o777).toBe(0o644);
   });
 });
 

@@ -11,8 +11,8 @@ import { openSqlite } from '../../src/store/sqlite/client.js';
 import { StoreOpenError } from '../../src/store/store.js';
 import { DEFAULT_POOL_SIZE, openPgStore, parsePoolSize, type PgStore } from '../../src/store/postgres/client.js';
 import { MIGRATIONS_FOLDER, NEWER_SCHEMA_MESSAGE } from '../../src/store/postgres/migrate.js';
-import * as pgSchema from '../../src/store/postgres/schema/index.js';
-import * as sqliteSchema from '../../src/store/schema/index.js';
+import * as pgSchema from '../../src/store/schema/postgres.js';
+import * as sqliteSchema from '../../src/store/schema/sqlite.js';
 import { tempDir } from '../helpers/ctx.js';
 import { createPgDatabase, pgAvailable, type PgTestDatabase } from '../helpers/postgres.js';
 

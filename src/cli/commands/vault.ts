@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { newVaultKeyText, parseVaultKey } from '../../vault/crypto.js';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { newVaultKeyText, parseVaultKey, readKeyFile, VaultKeyError } from '../../vault/crypto.js';
 import { progressBar } from '../progress.js';
 import { confirmIrreversible } from '../prompts.js';
 import { action, outputOf, UsageError, withCtx } from '../shell.js';
@@ -16,7 +16,13 @@ interface RotateOptions {
 function newKeyOf(opts: RotateOptions): { key: Buffer; text: string } {
   if (opts.newKeyFile) {
     if (!existsSync(opts.newKeyFile)) throw new UsageError(`--new-key-file: ${opts.newKeyFile} does not exist`);
-    const text = readFileSync(opts.newKeyFile, 'utf8').trim();
+    let text: string;
+    try {
+      text = readKeyFile(opts.newKeyFile).trim();
+    } catch (e) {
+      if (e instanceof VaultKeyError) throw new UsageError(`--new-key-file: ${e.message}`);
+      throw e;
+    }
     return { key: parseVaultKey(text, opts.newKeyFile), text };
   }
   const env = process.env.PAYGATE_NEW_VAULT_KEY;

@@ -1,5 +1,7 @@
 import { newId } from '../../domain/ids.js';
 import type { EventFilter, EventRow, NewEvent } from '../store.js';
+import { outboxEvents } from '../tables/index.js';
+import { selectList } from '../tables/rows.js';
 import { all, get, run, type Conn } from './query.js';
 
 /**
@@ -32,10 +34,23 @@ export async function enqueueEvent(db: Conn, e: NewEvent): Promise<string | unde
   return written === 1 ? id : undefined;
 }
 
-const COLUMNS = `id, merchant_id AS "merchantId", kind, event_type AS "eventType", status, attempts,
-  last_http_status AS "lastHttpStatus", last_error AS "lastError", next_attempt_at AS "nextAttemptAt",
-  delivered_at AS "deliveredAt", created_at AS "createdAt", transaction_id AS "transactionId",
-  subscription_id AS "subscriptionId", notify_url AS "notifyUrl"`;
+/** The columns of an EventRow. */
+const COLUMNS = selectList(outboxEvents, undefined, [
+  'id',
+  'merchantId',
+  'kind',
+  'eventType',
+  'status',
+  'attempts',
+  'lastHttpStatus',
+  'lastError',
+  'nextAttemptAt',
+  'deliveredAt',
+  'createdAt',
+  'transactionId',
+  'subscriptionId',
+  'notifyUrl',
+]);
 
 export function listEvents(db: Conn, f: EventFilter): Promise<EventRow[]> {
   return all(

@@ -1,30 +1,12 @@
 import type { PlanRow } from '../store.js';
-import { all, get, run, selectList, type Conn } from './query.js';
+import { plans } from '../tables/index.js';
+import { insertRow, selectFrom } from '../tables/rows.js';
+import { all, get, run, type Conn } from './query.js';
 
-const COLUMNS: Record<keyof PlanRow, string> = {
-  id: 'id',
-  merchantId: 'merchant_id',
-  name: 'name',
-  description: 'description',
-  price: 'price',
-  currency: 'currency',
-  cycleType: 'cycle_type',
-  cycleLength: 'cycle_length',
-  trialDays: 'trial_days',
-  maxSubscriptions: 'max_subscriptions',
-  currentSubscriptions: 'current_subscriptions',
-  status: 'status',
-  createdAt: 'created_at',
-};
-const KEYS = Object.keys(COLUMNS) as (keyof PlanRow)[];
-const SELECT = `SELECT ${selectList(COLUMNS)} FROM plans`;
+const SELECT = selectFrom(plans);
 
 export async function insertPlan(db: Conn, row: PlanRow): Promise<void> {
-  await run(
-    db,
-    `INSERT INTO plans (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
-    row,
-  );
+  await run(db, insertRow(plans), row);
 }
 
 export function getPlan(db: Conn, merchantId: string, id: string): Promise<PlanRow | undefined> {

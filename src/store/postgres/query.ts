@@ -59,8 +59,3 @@ export async function get<R>(db: Conn, sql: string, args: Record<string, unknown
 export async function run(db: Conn, sql: string, args: Record<string, unknown> = {}): Promise<number> {
   return (await db.query(config(sql, args))).rowCount ?? 0;
 }
-
-/** `col AS "key"` for each entry, so rows come back in drizzle's shape. */
-export function selectList<K extends string>(columns: Record<K, string>, prefix = ''): string {
-  return (Object.keys(columns) as K[]).map((k) => `${prefix}${columns[k]} AS "${k}"`).join(', ');
-}

@@ -1,22 +1,14 @@
 import type { RefundOutcome, RefundRow } from '../store.js';
+import { refunds } from '../tables/index.js';
+import { insertRow, selectFrom } from '../tables/rows.js';
 import { all, get, run, type Conn } from './query.js';
 
 export async function insertRefund(db: Conn, row: RefundRow): Promise<void> {
-  await run(
-    db,
-    `INSERT INTO refunds (id, merchant_id, transaction_id, amount, currency, status, channel_ref, fail_reason, created_at, updated_at)
-     VALUES (@id, @merchantId, @transactionId, @amount, @currency, @status, @channelRef, @failReason, @createdAt, @updatedAt)`,
-    row,
-  );
+  await run(db, insertRow(refunds), row);
 }
 
 export function getRefund(db: Conn, id: string): Promise<RefundRow | undefined> {
-  return get(
-    db,
-    `SELECT id, merchant_id AS "merchantId", transaction_id AS "transactionId", amount, currency, status, channel_ref AS "channelRef",
-       fail_reason AS "failReason", created_at AS "createdAt", updated_at AS "updatedAt" FROM refunds WHERE id = @id`,
-    { id },
-  );
+  return get(db, `${selectFrom(refunds)} WHERE id = @id`, { id });
 }
 
 export async function settleRefund(db: Conn, id: string, outcome: RefundOutcome): Promise<boolean> {
@@ -94,11 +86,8 @@ export function getRefundByChannelRef(
   merchantId: string,
   channelRef: string,
 ): Promise<RefundRow | undefined> {
-  return get(
-    db,
-    `SELECT id, merchant_id AS "merchantId", transaction_id AS "transactionId", amount, currency, status, channel_ref AS "channelRef",
-       fail_reason AS "failReason", created_at AS "createdAt", updated_at AS "updatedAt" FROM refunds
-     WHERE merchant_id = @merchantId AND channel_ref = @channelRef LIMIT 1`,
-    { merchantId, channelRef },
-  );
+  return get(db, `${selectFrom(refunds)} WHERE merchant_id = @merchantId AND channel_ref = @channelRef LIMIT 1`, {
+    merchantId,
+    channelRef,
+  });
 }

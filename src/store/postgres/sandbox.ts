@@ -1,10 +1,10 @@
 import type { SandboxChargeRow } from '../store.js';
+import { sandboxCharges } from '../tables/index.js';
+import { insertRow, selectFrom } from '../tables/rows.js';
 import { get, run, type Conn } from './query.js';
 
 /** The sandbox channel's ledger, keyed by the caller's idempotency key. */
-const SELECT = `SELECT id, idempotency_key AS "idempotencyKey", kind, parent_id AS "parentId", amount, currency, card_bin AS "cardBin",
-  card_last4 AS "cardLast4", customer_present AS "customerPresent", outcome, decline_code AS "declineCode", created_at AS "createdAt",
-  updated_at AS "updatedAt" FROM sandbox_charges`;
+const SELECT = selectFrom(sandboxCharges);
 
 /**
  * Insert unless the idempotency key is taken; whether it was inserted. ON CONFLICT DO NOTHING waits
@@ -20,15 +20,7 @@ export async function insertSandboxCharge(db: Conn, r: SandboxChargeRow): Promis
   // same way. Sent in the same round trip as the INSERT (pipelined connection).
   const [, inserted] = await Promise.all([
     run(db, 'SET LOCAL synchronous_commit = off'),
-    run(
-      db,
-      `INSERT INTO sandbox_charges (id, idempotency_key, kind, parent_id, amount, currency, card_bin, card_last4,
-         customer_present, outcome, decline_code, created_at, updated_at)
-       VALUES (@id, @idempotencyKey, @kind, @parentId, @amount, @currency, @cardBin, @cardLast4, @customerPresent, @outcome,
-         @declineCode, @createdAt, @updatedAt)
-       ON CONFLICT (idempotency_key) DO NOTHING`,
-      { ...r },
-    ),
+    run(db, `${insertRow(sandboxCharges)} ON CONFLICT (idempotency_key) DO NOTHING`, { ...r }),
   ]);
   return inserted === 1;
 }

@@ -10,65 +10,14 @@ import type {
   SubscriptionRow,
   SubscriptionStatusPatch,
 } from '../store.js';
-import { all, get, run, selectList, type Conn } from './query.js';
+import { billingRecords, subscriptions } from '../tables/index.js';
+import { insertRow, selectList } from '../tables/rows.js';
+import { all, get, run, type Conn } from './query.js';
 
 /** Subscription and billing-record statements of the lifecycle services and the renewal run. */
 
-const SUBSCRIPTION_KEYS: Record<keyof SubscriptionRow, string> = {
-  id: 'id',
-  code: 'code',
-  merchantId: 'merchant_id',
-  planId: 'plan_id',
-  userId: 'user_id',
-  cardId: 'card_id',
-  amount: 'amount',
-  currency: 'currency',
-  cycleType: 'cycle_type',
-  cycleLength: 'cycle_length',
-  status: 'status',
-  anchorTime: 'anchor_time',
-  paidThrough: 'paid_through',
-  startTime: 'start_time',
-  endTime: 'end_time',
-  cancelTime: 'cancel_time',
-  notifyUrl: 'notify_url',
-  initialTransactionId: 'initial_transaction_id',
-  billingCount: 'billing_count',
-  failedCount: 'failed_count',
-  totalPaid: 'total_paid',
-  credit: 'credit',
-  pendingPlanId: 'pending_plan_id',
-  cardUpdateToken: 'card_update_token',
-  cardUpdateExpiresAt: 'card_update_expires_at',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-};
-const SUB_KEYS = Object.keys(SUBSCRIPTION_KEYS) as (keyof SubscriptionRow)[];
-const SUBSCRIPTION_COLUMNS = selectList(SUBSCRIPTION_KEYS, 's.');
-
-const RECORD_KEYS: Record<keyof BillingRecordRow, string> = {
-  id: 'id',
-  subscriptionId: 'subscription_id',
-  merchantId: 'merchant_id',
-  billingType: 'billing_type',
-  amount: 'amount',
-  currency: 'currency',
-  scheduledTime: 'scheduled_time',
-  actualTime: 'actual_time',
-  status: 'status',
-  transactionId: 'transaction_id',
-  failReason: 'fail_reason',
-  retryCount: 'retry_count',
-  cycleIndex: 'cycle_index',
-  leaseOwner: 'lease_owner',
-  leaseUntil: 'lease_until',
-  creditApplied: 'credit_applied',
-  creditGranted: 'credit_granted',
-  planId: 'plan_id',
-  createdAt: 'created_at',
-};
-const REC_KEYS = Object.keys(RECORD_KEYS) as (keyof BillingRecordRow)[];
-const RECORD_COLUMNS = selectList(RECORD_KEYS, 'r.');
+const SUBSCRIPTION_COLUMNS = selectList(subscriptions, 's');
+const RECORD_COLUMNS = selectList(billingRecords, 'r');
 
 export function getSubscription(db: Conn, merchantId: string, id: string): Promise<SubscriptionRow | undefined> {
   return get(
@@ -140,11 +89,7 @@ export async function findSubscriptionId(
 }
 
 export async function insertSubscription(db: Conn, row: SubscriptionRow): Promise<void> {
-  await run(
-    db,
-    `INSERT INTO subscriptions (${SUB_KEYS.map((k) => SUBSCRIPTION_KEYS[k]).join(', ')}) VALUES (${SUB_KEYS.map((k) => `@${k}`).join(', ')})`,
-    row,
-  );
+  await run(db, insertRow(subscriptions), row);
 }
 
 export async function activateSubscription(
@@ -268,7 +213,7 @@ export function cancelUnclaimedRecords(db: Conn, subscriptionId: string): Promis
      FROM billing_records o
      WHERE o.id = r.id AND r.subscription_id = @subscriptionId AND r.status = 'PENDING'
        AND (r.transaction_id IS NULL OR r.billing_type = 'INITIAL')
-     RETURNING ${REC_KEYS.map((k) => `o.${RECORD_KEYS[k]} AS "${k}"`).join(', ')}`,
+     RETURNING ${selectList(billingRecords, 'o')}`,
     { subscriptionId },
   );
 }
@@ -295,11 +240,7 @@ export async function setSubscriptionStatus(db: Conn, id: string, patch: Subscri
 }
 
 export async function insertBillingRecord(db: Conn, r: BillingRecordRow): Promise<void> {
-  await run(
-    db,
-    `INSERT INTO billing_records (${REC_KEYS.map((k) => RECORD_KEYS[k]).join(', ')}) VALUES (${REC_KEYS.map((k) => `@${k}`).join(', ')})`,
-    r,
-  );
+  await run(db, insertRow(billingRecords), r);
 }
 
 export async function settleFirstRecord(

@@ -1,55 +1,12 @@
 import type { IdempotencyRow, IdempotencyScope, NewIdempotency, TransactionFilter, TransactionRow } from '../store.js';
-import { all, get, run, selectList, type Conn } from './query.js';
+import { transactions } from '../tables/index.js';
+import { insertRow, patchKeys, selectFrom, selectList, setList } from '../tables/rows.js';
+import { all, get, run, type Conn } from './query.js';
 
-export const TRANSACTION_COLUMNS: Record<keyof TransactionRow, string> = {
-  id: 'id',
-  merchantId: 'merchant_id',
-  relationId: 'relation_id',
-  requestId: 'request_id',
-  paymentType: 'payment_type',
-  status: 'status',
-  amount: 'amount',
-  currency: 'currency',
-  txnAmount: 'txn_amount',
-  txnCurrency: 'txn_currency',
-  refundedAmount: 'refunded_amount',
-  refundReserved: 'refund_reserved',
-  failReason: 'fail_reason',
-  subscriptionId: 'subscription_id',
-  billingRecordId: 'billing_record_id',
-  planId: 'plan_id',
-  userId: 'user_id',
-  cardBin: 'card_bin',
-  cardLast4: 'card_last4',
-  cardBrand: 'card_brand',
-  clientIp: 'client_ip',
-  returnUrl: 'return_url',
-  failedUrl: 'failed_url',
-  cancelUrl: 'cancel_url',
-  notifyUrl: 'notify_url',
-  billingAddress: 'billing_address',
-  shippingAddress: 'shipping_address',
-  items: 'items',
-  channel: 'channel',
-  channelRef: 'channel_ref',
-  pageToken: 'page_token',
-  cardId: 'card_id',
-  pageExpiresAt: 'page_expires_at',
-  checkoutDeclines: 'checkout_declines',
-  txnTime: 'txn_time',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-};
-const COLUMNS = TRANSACTION_COLUMNS;
-const KEYS = Object.keys(COLUMNS) as (keyof TransactionRow)[];
-const SELECT = `SELECT ${selectList(COLUMNS, 't.')} FROM transactions t`;
+const SELECT = selectFrom(transactions, 't');
 
 export async function insertTransaction(db: Conn, row: TransactionRow): Promise<void> {
-  await run(
-    db,
-    `INSERT INTO transactions (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
-    row,
-  );
+  await run(db, insertRow(transactions), row);
 }
 
 export function getTransaction(db: Conn, id: string): Promise<TransactionRow | undefined> {
@@ -87,17 +44,15 @@ export async function updateTransactionIf(
   fromStatus: number,
   patch: Partial<Omit<TransactionRow, 'id'>>,
 ): Promise<{ updated: boolean; row?: TransactionRow }> {
-  const keys = (Object.keys(patch) as (keyof TransactionRow)[])
-    .filter((k) => patch[k as keyof typeof patch] !== undefined)
-    .sort();
+  const keys = patchKeys(transactions, patch);
   if (keys.length === 0)
     return {
       updated:
         (await run(db, 'SELECT 1 FROM transactions WHERE id = @id AND status = @fromStatus', { id, fromStatus })) === 1,
     };
   // The row as changed comes back with the answer: the caller's next read of it needs no round trip.
-  const sql = `UPDATE transactions t SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE t.id = @id AND t.status = @fromStatus
-    RETURNING ${selectList(COLUMNS, 't.')}`;
+  const sql = `UPDATE transactions t SET ${setList(keys)} WHERE t.id = @id AND t.status = @fromStatus
+    RETURNING ${selectList(transactions, 't')}`;
   const row = await get<TransactionRow>(db, sql, { ...patch, id, fromStatus });
   return row ? { updated: true, row } : { updated: false };
 }

@@ -1,14 +1,12 @@
 import type { CardRow } from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
+import { cards } from '../tables/index.js';
+import { insertRow, selectFrom } from '../tables/rows.js';
 
 /** Vaulted cards (SPEC §10): PAN only encrypted; CVV has no column at all. */
 export function insertCard(sqlite: Sqlite, row: CardRow): void {
-  prepared(
-    sqlite,
-    `INSERT INTO cards (id, merchant_id, pan_enc, channel, stripe_customer_id, stripe_payment_method_id, bin, last4, brand, exp_month, exp_year, holder_name, created_at)
-     VALUES (@id, @merchantId, @panEnc, @channel, @stripeCustomerId, @stripePaymentMethodId, @bin, @last4, @brand, @expMonth, @expYear, @holderName, @createdAt)`,
-  ).run(row);
+  prepared(sqlite, insertRow(cards)).run(row);
 }
 
 /** A Stripe card learns its Customer and PaymentMethod ids (and Stripe's display fields) after the first charge. */
@@ -32,10 +30,5 @@ export function deleteCard(sqlite: Sqlite, id: string): void {
 
 /** A vaulted card (its PAN still sealed). */
 export function getCard(sqlite: Sqlite, id: string): CardRow | undefined {
-  return prepared(
-    sqlite,
-    `SELECT id, merchant_id AS merchantId, pan_enc AS panEnc, channel, stripe_customer_id AS stripeCustomerId,
-       stripe_payment_method_id AS stripePaymentMethodId, bin, last4, brand, exp_month AS expMonth, exp_year AS expYear,
-       holder_name AS holderName, created_at AS createdAt FROM cards WHERE id = ?`,
-  ).get(id) as CardRow | undefined;
+  return prepared(sqlite, `${selectFrom(cards)} WHERE id = ?`).get(id) as CardRow | undefined;
 }

@@ -1,27 +1,10 @@
 import type { MerchantRow } from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
+import { merchants } from '../tables/index.js';
+import { insertRow, patchKeys, selectFrom, setList } from '../tables/rows.js';
 
-const COLUMNS: Record<keyof MerchantRow, string> = {
-  id: 'id',
-  name: 'name',
-  apiKey: 'api_key',
-  prevApiKey: 'prev_api_key',
-  prevApiKeyUntil: 'prev_api_key_until',
-  secretEnc: 'secret_enc',
-  prevSecretEnc: 'prev_secret_enc',
-  prevSecretUntil: 'prev_secret_until',
-  signatureVersion: 'signature_version',
-  notifyUrl: 'notify_url',
-  status: 'status',
-  channel: 'channel',
-  stripeSecretKeyEnc: 'stripe_secret_key_enc',
-  stripeWebhookSecretEnc: 'stripe_webhook_secret_enc',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-};
-const KEYS = Object.keys(COLUMNS) as (keyof MerchantRow)[];
-const SELECT = `SELECT ${KEYS.map((k) => `${COLUMNS[k]} AS ${k}`).join(', ')} FROM merchants`;
+const SELECT = selectFrom(merchants);
 
 /** Every API request looks its merchant up: prepared statements, cached per connection. */
 export function getMerchant(sqlite: Sqlite, id: string): MerchantRow | undefined {
@@ -44,18 +27,13 @@ export function listMerchantRows(sqlite: Sqlite): MerchantRow[] {
 }
 
 export function insertMerchant(sqlite: Sqlite, row: MerchantRow): void {
-  prepared(
-    sqlite,
-    `INSERT INTO merchants (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
-  ).run(row);
+  prepared(sqlite, insertRow(merchants)).run(row);
 }
 
 export function updateMerchantRow(sqlite: Sqlite, id: string, patch: Partial<Omit<MerchantRow, 'id'>>): void {
-  const keys = (Object.keys(patch) as (keyof MerchantRow)[])
-    .filter((k) => k !== 'id' && patch[k as keyof typeof patch] !== undefined)
-    .sort();
+  const keys = patchKeys(merchants, patch, ['id']);
   if (keys.length === 0) return;
-  prepared(sqlite, `UPDATE merchants SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE id = @id`).run({
+  prepared(sqlite, `UPDATE merchants SET ${setList(keys)} WHERE id = @id`).run({
     ...patch,
     id,
   });

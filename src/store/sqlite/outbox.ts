@@ -1,5 +1,7 @@
 import { newId } from '../../domain/ids.js';
 import type { EventFilter, EventRow, NewEvent } from '../store.js';
+import { outboxEvents } from '../tables/index.js';
+import { selectList } from '../tables/rows.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
 
@@ -43,10 +45,23 @@ export function enqueueEvent(sqlite: Sqlite, e: NewEvent): string | undefined {
   return written === 1 ? id : undefined;
 }
 
-const COLUMNS = `id, merchant_id AS merchantId, kind, event_type AS eventType, status, attempts,
-  last_http_status AS lastHttpStatus, last_error AS lastError, next_attempt_at AS nextAttemptAt,
-  delivered_at AS deliveredAt, created_at AS createdAt, transaction_id AS transactionId,
-  subscription_id AS subscriptionId, notify_url AS notifyUrl`;
+/** The columns of an EventRow. */
+const COLUMNS = selectList(outboxEvents, undefined, [
+  'id',
+  'merchantId',
+  'kind',
+  'eventType',
+  'status',
+  'attempts',
+  'lastHttpStatus',
+  'lastError',
+  'nextAttemptAt',
+  'deliveredAt',
+  'createdAt',
+  'transactionId',
+  'subscriptionId',
+  'notifyUrl',
+]);
 
 export function listEvents(sqlite: Sqlite, f: EventFilter): EventRow[] {
   return prepared(

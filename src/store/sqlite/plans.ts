@@ -1,30 +1,13 @@
 import type { PlanRow } from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
+import { plans } from '../tables/index.js';
+import { insertRow, selectFrom } from '../tables/rows.js';
 
-const COLUMNS: Record<keyof PlanRow, string> = {
-  id: 'id',
-  merchantId: 'merchant_id',
-  name: 'name',
-  description: 'description',
-  price: 'price',
-  currency: 'currency',
-  cycleType: 'cycle_type',
-  cycleLength: 'cycle_length',
-  trialDays: 'trial_days',
-  maxSubscriptions: 'max_subscriptions',
-  currentSubscriptions: 'current_subscriptions',
-  status: 'status',
-  createdAt: 'created_at',
-};
-const KEYS = Object.keys(COLUMNS) as (keyof PlanRow)[];
-const SELECT = `SELECT ${KEYS.map((k) => `${COLUMNS[k]} AS ${k}`).join(', ')} FROM plans`;
+const SELECT = selectFrom(plans);
 
 export function insertPlan(sqlite: Sqlite, row: PlanRow): void {
-  prepared(
-    sqlite,
-    `INSERT INTO plans (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
-  ).run(row);
+  prepared(sqlite, insertRow(plans)).run(row);
 }
 
 export function getPlan(sqlite: Sqlite, merchantId: string, id: string): PlanRow | undefined {

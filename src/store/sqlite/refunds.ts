@@ -1,21 +1,15 @@
 import type { RefundOutcome, RefundRow } from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
+import { refunds } from '../tables/index.js';
+import { insertRow, selectFrom } from '../tables/rows.js';
 
 export function insertRefund(sqlite: Sqlite, row: RefundRow): void {
-  prepared(
-    sqlite,
-    `INSERT INTO refunds (id, merchant_id, transaction_id, amount, currency, status, channel_ref, fail_reason, created_at, updated_at)
-     VALUES (@id, @merchantId, @transactionId, @amount, @currency, @status, @channelRef, @failReason, @createdAt, @updatedAt)`,
-  ).run(row);
+  prepared(sqlite, insertRow(refunds)).run(row);
 }
 
 export function getRefund(sqlite: Sqlite, id: string): RefundRow | undefined {
-  return prepared(
-    sqlite,
-    `SELECT id, merchant_id AS merchantId, transaction_id AS transactionId, amount, currency, status, channel_ref AS channelRef,
-       fail_reason AS failReason, created_at AS createdAt, updated_at AS updatedAt FROM refunds WHERE id = ?`,
-  ).get(id) as RefundRow | undefined;
+  return prepared(sqlite, `${selectFrom(refunds)} WHERE id = ?`).get(id) as RefundRow | undefined;
 }
 
 /** PENDING → SUCCEEDED | FAILED, once. */
@@ -78,9 +72,8 @@ export function discardRefusedRefund(sqlite: Sqlite, id: string): boolean {
 }
 
 export function getRefundByChannelRef(sqlite: Sqlite, merchantId: string, channelRef: string): RefundRow | undefined {
-  return prepared(
-    sqlite,
-    `SELECT id, merchant_id AS merchantId, transaction_id AS transactionId, amount, currency, status, channel_ref AS channelRef,
-       fail_reason AS failReason, created_at AS createdAt, updated_at AS updatedAt FROM refunds WHERE merchant_id = ? AND channel_ref = ? LIMIT 1`,
-  ).get(merchantId, channelRef) as RefundRow | undefined;
+  return prepared(sqlite, `${selectFrom(refunds)} WHERE merchant_id = ? AND channel_ref = ? LIMIT 1`).get(
+    merchantId,
+    channelRef,
+  ) as RefundRow | undefined;
 }

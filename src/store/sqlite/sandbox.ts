@@ -1,11 +1,11 @@
 import type { SandboxChargeRow } from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
+import { sandboxCharges } from '../tables/index.js';
+import { insertRow, selectFrom } from '../tables/rows.js';
 
 /** The sandbox channel's ledger, keyed by the caller's idempotency key. */
-const SELECT = `SELECT id, idempotency_key AS idempotencyKey, kind, parent_id AS parentId, amount, currency, card_bin AS cardBin,
-  card_last4 AS cardLast4, customer_present AS customerPresent, outcome, decline_code AS declineCode, created_at AS createdAt,
-  updated_at AS updatedAt FROM sandbox_charges`;
+const SELECT = selectFrom(sandboxCharges);
 
 type Stored = Omit<SandboxChargeRow, 'customerPresent'> & { customerPresent: number };
 const row = (r: Stored | undefined): SandboxChargeRow | undefined =>
@@ -14,14 +14,10 @@ const row = (r: Stored | undefined): SandboxChargeRow | undefined =>
 /** Insert unless the idempotency key is taken; whether it was inserted (the first caller decides). */
 export function insertSandboxCharge(sqlite: Sqlite, r: SandboxChargeRow): boolean {
   return (
-    prepared(
-      sqlite,
-      `INSERT INTO sandbox_charges (id, idempotency_key, kind, parent_id, amount, currency, card_bin, card_last4,
-         customer_present, outcome, decline_code, created_at, updated_at)
-       VALUES (@id, @idempotencyKey, @kind, @parentId, @amount, @currency, @cardBin, @cardLast4, @customerPresent, @outcome,
-         @declineCode, @createdAt, @updatedAt)
-       ON CONFLICT (idempotency_key) DO NOTHING`,
-    ).run({ ...r, customerPresent: r.customerPresent ? 1 : 0 }).changes === 1
+    prepared(sqlite, `${insertRow(sandboxCharges)} ON CONFLICT (idempotency_key) DO NOTHING`).run({
+      ...r,
+      customerPresent: r.customerPresent ? 1 : 0,
+    }).changes === 1
   );
 }
 

@@ -12,25 +12,17 @@ import type {
 } from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
+import { billingRecords, subscriptions } from '../tables/index.js';
+import { insertRow, selectList } from '../tables/rows.js';
 
 /**
  * Subscription and billing-record queries of the lifecycle services and the renewal run.
  * Plain prepared SQL (cached per connection) returning drizzle's row shapes.
  */
 
-export const SUBSCRIPTION_COLUMNS = `s.id, s.code, s.merchant_id AS merchantId, s.plan_id AS planId, s.user_id AS userId,
-  s.card_id AS cardId, s.amount, s.currency, s.cycle_type AS cycleType, s.cycle_length AS cycleLength, s.status,
-  s.anchor_time AS anchorTime, s.paid_through AS paidThrough, s.start_time AS startTime, s.end_time AS endTime,
-  s.cancel_time AS cancelTime, s.notify_url AS notifyUrl, s.initial_transaction_id AS initialTransactionId,
-  s.billing_count AS billingCount, s.failed_count AS failedCount, s.total_paid AS totalPaid,
-  s.credit, s.pending_plan_id AS pendingPlanId,
-  s.card_update_token AS cardUpdateToken, s.card_update_expires_at AS cardUpdateExpiresAt, s.created_at AS createdAt, s.updated_at AS updatedAt`;
+export const SUBSCRIPTION_COLUMNS = selectList(subscriptions, 's');
 
-export const RECORD_COLUMNS = `r.id, r.subscription_id AS subscriptionId, r.merchant_id AS merchantId,
-  r.billing_type AS billingType, r.amount, r.currency, r.scheduled_time AS scheduledTime, r.actual_time AS actualTime,
-  r.status, r.transaction_id AS transactionId, r.fail_reason AS failReason, r.retry_count AS retryCount,
-  r.cycle_index AS cycleIndex, r.lease_owner AS leaseOwner, r.lease_until AS leaseUntil,
-  r.credit_applied AS creditApplied, r.credit_granted AS creditGranted, r.plan_id AS planId, r.created_at AS createdAt`;
+export const RECORD_COLUMNS = selectList(billingRecords, 'r');
 
 /** A subscription of this merchant; another merchant's reads as absent (SPEC §2). */
 export function getSubscription(sqlite: Sqlite, merchantId: string, id: string): SubscriptionRow | undefined {
@@ -81,42 +73,8 @@ export function findSubscriptionId(sqlite: Sqlite, ref: string, merchantId: stri
   return row?.id;
 }
 
-const SUBSCRIPTION_KEYS: Record<keyof SubscriptionRow, string> = {
-  id: 'id',
-  code: 'code',
-  merchantId: 'merchant_id',
-  planId: 'plan_id',
-  userId: 'user_id',
-  cardId: 'card_id',
-  amount: 'amount',
-  currency: 'currency',
-  cycleType: 'cycle_type',
-  cycleLength: 'cycle_length',
-  status: 'status',
-  anchorTime: 'anchor_time',
-  paidThrough: 'paid_through',
-  startTime: 'start_time',
-  endTime: 'end_time',
-  cancelTime: 'cancel_time',
-  notifyUrl: 'notify_url',
-  initialTransactionId: 'initial_transaction_id',
-  billingCount: 'billing_count',
-  failedCount: 'failed_count',
-  totalPaid: 'total_paid',
-  credit: 'credit',
-  pendingPlanId: 'pending_plan_id',
-  cardUpdateToken: 'card_update_token',
-  cardUpdateExpiresAt: 'card_update_expires_at',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-};
-const SUB_KEYS = Object.keys(SUBSCRIPTION_KEYS) as (keyof SubscriptionRow)[];
-
 export function insertSubscription(sqlite: Sqlite, row: SubscriptionRow): void {
-  prepared(
-    sqlite,
-    `INSERT INTO subscriptions (${SUB_KEYS.map((k) => SUBSCRIPTION_KEYS[k]).join(', ')}) VALUES (${SUB_KEYS.map((k) => `@${k}`).join(', ')})`,
-  ).run(row);
+  prepared(sqlite, insertRow(subscriptions)).run(row);
 }
 
 /** A charge under way when the subscription was cancelled still counts, but only INCOMPLETE becomes ACTIVE. */
@@ -257,13 +215,7 @@ export function setSubscriptionStatus(sqlite: Sqlite, id: string, patch: Subscri
 
 /** A full record row (a first charge's INITIAL record, which carries its transaction from the start). */
 export function insertBillingRecord(sqlite: Sqlite, r: BillingRecordRow): void {
-  prepared(
-    sqlite,
-    `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, actual_time, status,
-       transaction_id, fail_reason, retry_count, cycle_index, lease_owner, lease_until, credit_applied, credit_granted, plan_id, created_at)
-     VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, @actualTime, @status,
-       @transactionId, @failReason, @retryCount, @cycleIndex, @leaseOwner, @leaseUntil, @creditApplied, @creditGranted, @planId, @createdAt)`,
-  ).run(r);
+  prepared(sqlite, insertRow(billingRecords)).run(r);
 }
 
 /** A first charge's INITIAL record settles once; false when it was no longer PENDING (cancelled meanwhile). */

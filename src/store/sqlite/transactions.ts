@@ -1,56 +1,13 @@
 import type { IdempotencyRow, IdempotencyScope, NewIdempotency, TransactionFilter, TransactionRow } from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
+import { transactions } from '../tables/index.js';
+import { insertRow, patchKeys, selectFrom, setList } from '../tables/rows.js';
 
-/** Column list with camelCase aliases, so raw prepared statements return drizzle-shaped rows. */
-const COLUMNS: Record<keyof TransactionRow, string> = {
-  id: 'id',
-  merchantId: 'merchant_id',
-  relationId: 'relation_id',
-  requestId: 'request_id',
-  paymentType: 'payment_type',
-  status: 'status',
-  amount: 'amount',
-  currency: 'currency',
-  txnAmount: 'txn_amount',
-  txnCurrency: 'txn_currency',
-  refundedAmount: 'refunded_amount',
-  refundReserved: 'refund_reserved',
-  failReason: 'fail_reason',
-  subscriptionId: 'subscription_id',
-  billingRecordId: 'billing_record_id',
-  planId: 'plan_id',
-  userId: 'user_id',
-  cardBin: 'card_bin',
-  cardLast4: 'card_last4',
-  cardBrand: 'card_brand',
-  clientIp: 'client_ip',
-  returnUrl: 'return_url',
-  failedUrl: 'failed_url',
-  cancelUrl: 'cancel_url',
-  notifyUrl: 'notify_url',
-  billingAddress: 'billing_address',
-  shippingAddress: 'shipping_address',
-  items: 'items',
-  channel: 'channel',
-  channelRef: 'channel_ref',
-  pageToken: 'page_token',
-  cardId: 'card_id',
-  pageExpiresAt: 'page_expires_at',
-  checkoutDeclines: 'checkout_declines',
-  txnTime: 'txn_time',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-};
-
-const KEYS = Object.keys(COLUMNS) as (keyof TransactionRow)[];
-const SELECT = `SELECT ${KEYS.map((k) => `t.${COLUMNS[k]} AS ${k}`).join(', ')} FROM transactions t`;
+const SELECT = selectFrom(transactions, 't');
 
 export function insertTransaction(sqlite: Sqlite, row: TransactionRow): void {
-  prepared(
-    sqlite,
-    `INSERT INTO transactions (${KEYS.map((k) => COLUMNS[k]).join(', ')}) VALUES (${KEYS.map((k) => `@${k}`).join(', ')})`,
-  ).run(row);
+  prepared(sqlite, insertRow(transactions)).run(row);
 }
 
 export function getTransaction(sqlite: Sqlite, id: string): TransactionRow | undefined {
@@ -84,10 +41,8 @@ export function updateTransactionIf(
   fromStatus: number,
   patch: Partial<Omit<TransactionRow, 'id'>>,
 ): boolean {
-  const keys = (Object.keys(patch) as (keyof TransactionRow)[])
-    .filter((k) => patch[k as keyof typeof patch] !== undefined)
-    .sort();
-  const sql = `UPDATE transactions SET ${keys.map((k) => `${COLUMNS[k]} = @${k}`).join(', ')} WHERE id = @id AND status = @fromStatus`;
+  const keys = patchKeys(transactions, patch);
+  const sql = `UPDATE transactions SET ${setList(keys)} WHERE id = @id AND status = @fromStatus`;
   return prepared(sqlite, sql).run({ ...patch, id, fromStatus }).changes === 1;
 }
 
