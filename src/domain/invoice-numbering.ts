@@ -12,10 +12,10 @@ export const DEFAULT_INVOICE_PREFIX = 'INV';
 const DIGITS = 6;
 
 /**
- * Sequences stay far below 2^53 (a number is a JSON number everywhere), and a bigger "next" is a
- * typo, not a migration: no shop has issued a trillion invoices.
+ * Nine digits: a sequence is a 32-bit integer column on both engines, and a bigger "next" is a
+ * typo, not a migration — no shop has issued a billion invoices.
  */
-export const MAX_SEQUENCE = 999_999_999_999;
+export const MAX_SEQUENCE = 999_999_999;
 
 const PREFIX_RE = /^[A-Z0-9-]{1,12}$/;
 
@@ -38,7 +38,7 @@ export function documentNumber(kind: DocumentKind, prefix: string, sequence: num
 /** A requested next number (`--invoice-next N`): a whole number from 1 up to MAX_SEQUENCE. */
 export function parseSequence(value: unknown, field: string): number {
   const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || !/^[1-9]\d{0,11}$/.test(text))
+  if (typeof text !== 'string' || !/^[1-9]\d{0,8}$/.test(text))
     throw invalidParam(field, `must be a whole number from 1 to ${MAX_SEQUENCE}`);
   const n = Number(text);
   if (n > MAX_SEQUENCE) throw invalidParam(field, `must be a whole number from 1 to ${MAX_SEQUENCE}`);

@@ -1,4 +1,5 @@
 import type { RowOf } from './tables/define.js';
+import type { SequenceColumn } from './sequence-sql.js';
 import type {
   billingRecords,
   cards,
@@ -231,6 +232,11 @@ export interface Tx extends Reads {
 
   insertMerchant(row: MerchantRow): Promise<void>;
   updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void>;
+  /**
+   * Set a document sequence's next number to `requested` unless it is already past it: undefined
+   * when moved (or unchanged), else the current next number, and nothing written.
+   */
+  moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined>;
 
   insertPlan(row: PlanRow): Promise<void>;
   setPlanStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;

@@ -1,4 +1,5 @@
 import { invalidParam } from '../../domain/errors.js';
+import type { SequenceColumn } from '../sequence-sql.js';
 import type {
   AttemptOutcome,
   BillingRecordRow,
@@ -288,6 +289,9 @@ class PgTx extends PgReads implements Tx {
   }
   async updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void> {
     await merchants.updateMerchantRow(this.db, id, patch);
+  }
+  moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined> {
+    return merchants.moveDocumentSequence(this.db, merchantId, which, requested);
   }
   async insertPlan(row: PlanRow): Promise<void> {
     await plans.insertPlan(this.db, row);

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import type { SequenceColumn } from '../sequence-sql.js';
 import type {
   AttemptOutcome,
   BillingRecordRow,
@@ -260,6 +261,13 @@ class SqliteTx extends SqliteReads implements Tx {
   }
   async updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void> {
     merchants.updateMerchantRow(this.db, id, patch);
+  }
+  async moveDocumentSequence(
+    merchantId: string,
+    which: SequenceColumn,
+    requested: number,
+  ): Promise<number | undefined> {
+    return merchants.moveDocumentSequence(this.db, merchantId, which, requested);
   }
   async insertPlan(row: PlanRow): Promise<void> {
     plans.insertPlan(this.db, row);
