@@ -1,5 +1,5 @@
 import type { RowOf } from './tables/define.js';
-import type { SequenceColumn } from './sequence-sql.js';
+import type { SequenceColumn, TakenNumber } from './sequence-sql.js';
 import type {
   billingRecords,
   cards,
@@ -237,6 +237,11 @@ export interface Tx extends Reads {
    * when moved (or unchanged), else the current next number, and nothing written.
    */
   moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined>;
+  /**
+   * Take the next number of a merchant's sequence, and its prefix now. Gap-free only because it is
+   * taken in the unit of work that writes the document: undefined for an unknown merchant.
+   */
+  takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined>;
 
   insertPlan(row: PlanRow): Promise<void>;
   setPlanStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;

@@ -2,7 +2,7 @@ import type { MerchantRow } from '../store.js';
 import { merchants } from '../tables/index.js';
 import { insertRow, patchKeys, selectFrom, setList } from '../tables/rows.js';
 import { all, get, run, type Conn } from './query.js';
-import { moveSequenceSql, type SequenceColumn } from '../sequence-sql.js';
+import { moveSequenceSql, type SequenceColumn, takeSequenceSql, type TakenNumber } from '../sequence-sql.js';
 
 const SELECT = selectFrom(merchants);
 
@@ -47,4 +47,12 @@ export async function moveDocumentSequence(
   const sql = moveSequenceSql(which);
   if ((await run(db, sql.move, { id: merchantId, requested })) === 1) return undefined;
   return (await get<{ next: number }>(db, sql.current, { id: merchantId }))?.next;
+}
+
+export async function takeDocumentNumber(
+  db: Conn,
+  merchantId: string,
+  which: SequenceColumn,
+): Promise<TakenNumber | undefined> {
+  return get<TakenNumber>(db, takeSequenceSql(which), { id: merchantId });
 }

@@ -1,5 +1,5 @@
 import { invalidParam } from '../../domain/errors.js';
-import type { SequenceColumn } from '../sequence-sql.js';
+import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import type {
   AttemptOutcome,
   BillingRecordRow,
@@ -292,6 +292,9 @@ class PgTx extends PgReads implements Tx {
   }
   moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined> {
     return merchants.moveDocumentSequence(this.db, merchantId, which, requested);
+  }
+  takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined> {
+    return merchants.takeDocumentNumber(this.db, merchantId, which);
   }
   async insertPlan(row: PlanRow): Promise<void> {
     await plans.insertPlan(this.db, row);

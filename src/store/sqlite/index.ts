@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import type { SequenceColumn } from '../sequence-sql.js';
+import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import type {
   AttemptOutcome,
   BillingRecordRow,
@@ -268,6 +268,9 @@ class SqliteTx extends SqliteReads implements Tx {
     requested: number,
   ): Promise<number | undefined> {
     return merchants.moveDocumentSequence(this.db, merchantId, which, requested);
+  }
+  async takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined> {
+    return merchants.takeDocumentNumber(this.db, merchantId, which);
   }
   async insertPlan(row: PlanRow): Promise<void> {
     plans.insertPlan(this.db, row);
