@@ -32,8 +32,10 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/report-cli.test.ts',
   'test/e2e/browser-checkout.test.ts',
   'test/e2e/browser-card-update.test.ts',
+  'test/e2e/card-page-limits.test.ts',
   'test/e2e/cli-merchants-plans.test.ts',
   'test/e2e/serve-shutdown.test.ts',
+  'test/e2e/serve-killed-mid-burst.test.ts',
   'test/e2e/stripe-abandoned-3ds.test.ts',
   'test/e2e/stripe-abandoned-setup.test.ts',
   'test/e2e/stripe-renewals-refunds.test.ts',
@@ -61,6 +63,7 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   // No database behaviour: documents, files and the command line surface.
   'test/e2e/api-contract.test.ts': 'answers checked against the OpenAPI document: shapes, not storage',
   'test/e2e/openapi-tools.test.ts': 'the OpenAPI document with external tools',
+  'test/e2e/openapi-generators.test.ts': 'client generators (Node >= 22.18) on the OpenAPI document',
   'test/e2e/deploy-files.test.ts': 'deployment files (systemd, nginx, caddy)',
   'test/e2e/cli-readme.test.ts': 'README against --help',
   'test/e2e/cli-loaded-modules.test.ts': 'which modules a CLI process loads; its SQLite case checks PostgreSQL is not',
@@ -94,7 +97,7 @@ unclassifiedE2e();
 
 export default defineConfig({
   test: {
-    setupFiles: ['test/setup/contract.ts'],
+    setupFiles: ['test/setup/contract.ts', 'test/setup/children.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -125,6 +125,12 @@ export interface Reads {
   stalePageIds(now: number, limit: number): Promise<string[]>;
   /** Customer-present charges a processor left in flight (ACCEPTED with a channel ref, not renewals), oldest first. */
   inFlightChargeIds(before: number, limit: number): Promise<string[]>;
+  /**
+   * Customer-present charges (PAY, SUBSCRIPTION, CARD_CHECK) started but never recorded: ACCEPTED
+   * with no channel result, their charge lease begun at or before `before` (the process died
+   * mid-charge), oldest first after `after` ({ updatedAt: -1, id: '' } from the start).
+   */
+  unrecordedCharges(before: number, after: UnrecordedCharge, limit: number): Promise<UnrecordedCharge[]>;
   /** The transaction of a processor's charge (a Stripe PaymentIntent id), for its webhook. */
   getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined>;
   /** The refund of a processor's refund id (a Stripe Refund), for its webhook. */
@@ -157,10 +163,10 @@ export interface Reads {
   /** The subscription a card-update page token (updateCardUrl) belongs to, whatever its state. */
   getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined>;
   /**
-   * Card checks (CARD_CHECK transactions) of a subscription created at or after `since` that did
-   * not succeed: declined, or not finished yet (3-D Secure, the processor still deciding).
+   * A subscription's card check (CARD_CHECK transaction) not finished yet — the processor still
+   * deciding, or waiting for 3-D Secure — the latest if several.
    */
-  countUnsuccessfulCardChecks(subscriptionId: string, since: number): Promise<number>;
+  openCardCheckId(subscriptionId: string): Promise<string | undefined>;
   /** A vaulted card, its number still sealed (a plan change charges the card on file). */
   getCard(id: string): Promise<CardRow | undefined>;
   countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number>;
@@ -308,8 +314,10 @@ export interface Tx extends Reads {
 
   /** The card renewals charge from now on. */
   setSubscriptionCard(id: string, cardId: string, now: number): Promise<void>;
-  /** The hosted card-update page's token and its end (null, null: no page). */
+  /** The hosted card-update page's token and its end (null, null: no page); the new link has made no card checks. */
   setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void>;
+  /** One more card check made while the current card-update link lives (`cardUpdateChecks`). */
+  countCardLinkCheck(id: string): Promise<void>;
   /** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or no longer PENDING. */
   rescheduleRecord(id: string, scheduledTime: number): Promise<boolean>;
   /** Move a subscription to another plan: price, cycle, anchor, paid period and carried credit; clears a pending change. */
@@ -703,6 +711,12 @@ export interface TrackingUpsert {
   trackingChannel: string;
   trackUrl: string | null;
   now: number;
+}
+
+/** A charge started and never recorded, and its place in the list (the start of its charge lease). */
+export interface UnrecordedCharge {
+  id: string;
+  updatedAt: number;
 }
 
 export interface SandboxChargeRow {

@@ -1,6 +1,7 @@
 import { invalidParam } from '../../domain/errors.js';
 import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import type {
+  UnrecordedCharge,
   AttemptOutcome,
   BillingRecordRow,
   CardRow,
@@ -68,6 +69,7 @@ import * as subs from './subscriptions.js';
 import * as tracking from './tracking.js';
 import { withTransaction, type TxConn } from './transaction.js';
 import * as txns from './transactions.js';
+import { unrecordedCharges } from './unrecorded.js';
 import * as vault from './vault.js';
 import { settleZone } from './zone.js';
 
@@ -126,6 +128,9 @@ class PgReads implements Reads {
   async inFlightChargeIds(before: number, limit: number): Promise<string[]> {
     return txns.inFlightChargeIds(this.db, before, limit);
   }
+  async unrecordedCharges(before: number, after: UnrecordedCharge, limit: number): Promise<UnrecordedCharge[]> {
+    return unrecordedCharges(this.db, before, after, limit);
+  }
   async getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
     return txns.getByChannelRef(this.db, merchantId, channelRef);
   }
@@ -175,8 +180,8 @@ class PgReads implements Reads {
   async getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined> {
     return subs.getSubscriptionByCardToken(this.db, token);
   }
-  async countUnsuccessfulCardChecks(subscriptionId: string, since: number): Promise<number> {
-    return subs.countUnsuccessfulCardChecks(this.db, subscriptionId, since);
+  async openCardCheckId(subscriptionId: string): Promise<string | undefined> {
+    return subs.openCardCheckId(this.db, subscriptionId);
   }
   async stalePendingChanges(before: number, limit: number): Promise<string[]> {
     return subs.stalePendingChanges(this.db, before, limit);
@@ -401,6 +406,9 @@ class PgTx extends PgReads implements Tx {
   }
   async setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void> {
     await subs.setCardUpdateToken(this.db, id, token, expiresAt);
+  }
+  async countCardLinkCheck(id: string): Promise<void> {
+    await subs.countCardLinkCheck(this.db, id);
   }
   async rescheduleRecord(id: string, scheduledTime: number): Promise<boolean> {
     return subs.rescheduleRecord(this.db, id, scheduledTime);

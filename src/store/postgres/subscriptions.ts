@@ -304,15 +304,21 @@ export async function repriceRecord(db: Conn, id: string, p: RecordPrice): Promi
   );
 }
 
-/** See Store.countUnsuccessfulCardChecks. */
-export async function countUnsuccessfulCardChecks(db: Conn, subscriptionId: string, since: number): Promise<number> {
-  const row = await get<{ n: number }>(
+/** See Reads.openCardCheckId. */
+export async function openCardCheckId(db: Conn, subscriptionId: string): Promise<string | undefined> {
+  const row = await get<{ id: string }>(
     db,
-    `SELECT count(*)::int AS n FROM transactions
-     WHERE subscription_id = @subscriptionId AND payment_type = 'CARD_CHECK' AND created_at >= @since AND status <> 200000`,
-    { subscriptionId, since },
+    `SELECT id FROM transactions
+     WHERE subscription_id = @subscriptionId AND payment_type = 'CARD_CHECK' AND status IN (100000, 100040)
+     ORDER BY created_at DESC LIMIT 1`,
+    { subscriptionId },
   );
-  return row?.n ?? 0;
+  return row?.id;
+}
+
+/** See Tx.countCardLinkCheck. */
+export async function countCardLinkCheck(db: Conn, id: string): Promise<void> {
+  await run(db, 'UPDATE subscriptions SET card_update_checks = card_update_checks + 1 WHERE id = @id', { id });
 }
 
 /** The subscription a card-update page token belongs to. */
@@ -332,7 +338,7 @@ export async function setCardUpdateToken(
 ): Promise<void> {
   await run(
     db,
-    'UPDATE subscriptions SET card_update_token = @token, card_update_expires_at = @expiresAt WHERE id = @id',
+    'UPDATE subscriptions SET card_update_token = @token, card_update_expires_at = @expiresAt, card_update_checks = 0 WHERE id = @id',
     {
       id,
       token,

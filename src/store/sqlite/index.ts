@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import type {
+  UnrecordedCharge,
   AttemptOutcome,
   BillingRecordRow,
   CardRow,
@@ -65,6 +66,7 @@ import * as subs from './subscriptions.js';
 import * as tracking from './tracking.js';
 import * as vault from './vault.js';
 import * as txns from './transactions.js';
+import { unrecordedCharges } from './unrecorded.js';
 import { createWriter } from './writer.js';
 
 /**
@@ -114,6 +116,9 @@ class SqliteReads implements Reads {
   }
   async inFlightChargeIds(before: number, limit: number): Promise<string[]> {
     return txns.inFlightChargeIds(this.db, before, limit);
+  }
+  async unrecordedCharges(before: number, after: UnrecordedCharge, limit: number): Promise<UnrecordedCharge[]> {
+    return unrecordedCharges(this.db, before, after, limit);
   }
   async getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
     return txns.getByChannelRef(this.db, merchantId, channelRef);
@@ -167,8 +172,8 @@ class SqliteReads implements Reads {
   async getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined> {
     return subs.getSubscriptionByCardToken(this.db, token);
   }
-  async countUnsuccessfulCardChecks(subscriptionId: string, since: number): Promise<number> {
-    return subs.countUnsuccessfulCardChecks(this.db, subscriptionId, since);
+  async openCardCheckId(subscriptionId: string): Promise<string | undefined> {
+    return subs.openCardCheckId(this.db, subscriptionId);
   }
 
   async stalePendingChanges(before: number, limit: number): Promise<string[]> {
@@ -366,6 +371,10 @@ class SqliteTx extends SqliteReads implements Tx {
 
   async setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void> {
     subs.setCardUpdateToken(this.db, id, token, expiresAt);
+  }
+
+  async countCardLinkCheck(id: string): Promise<void> {
+    subs.countCardLinkCheck(this.db, id);
   }
 
   async rescheduleRecord(id: string, scheduledTime: number): Promise<boolean> {

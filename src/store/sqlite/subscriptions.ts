@@ -269,15 +269,20 @@ export function repriceRecord(sqlite: Sqlite, id: string, p: RecordPrice): boole
   );
 }
 
-/** See Store.countUnsuccessfulCardChecks. */
-export function countUnsuccessfulCardChecks(sqlite: Sqlite, subscriptionId: string, since: number): number {
-  return (
-    prepared(
-      sqlite,
-      `SELECT count(*) AS n FROM transactions
-       WHERE subscription_id = ? AND payment_type = 'CARD_CHECK' AND created_at >= ? AND status <> 200000`,
-    ).get(subscriptionId, since) as { n: number }
-  ).n;
+/** See Reads.openCardCheckId. */
+export function openCardCheckId(sqlite: Sqlite, subscriptionId: string): string | undefined {
+  const row = prepared(
+    sqlite,
+    `SELECT id FROM transactions
+     WHERE subscription_id = ? AND payment_type = 'CARD_CHECK' AND status IN (100000, 100040)
+     ORDER BY created_at DESC LIMIT 1`,
+  ).get(subscriptionId) as { id: string } | undefined;
+  return row?.id;
+}
+
+/** See Tx.countCardLinkCheck. */
+export function countCardLinkCheck(sqlite: Sqlite, id: string): void {
+  prepared(sqlite, 'UPDATE subscriptions SET card_update_checks = card_update_checks + 1 WHERE id = ?').run(id);
 }
 
 /** The subscription a card-update page token belongs to. */
@@ -292,11 +297,10 @@ export function setSubscriptionCard(sqlite: Sqlite, id: string, cardId: string, 
 }
 
 export function setCardUpdateToken(sqlite: Sqlite, id: string, token: string | null, expiresAt: number | null): void {
-  prepared(sqlite, 'UPDATE subscriptions SET card_update_token = ?, card_update_expires_at = ? WHERE id = ?').run(
-    token,
-    expiresAt,
-    id,
-  );
+  prepared(
+    sqlite,
+    'UPDATE subscriptions SET card_update_token = ?, card_update_expires_at = ?, card_update_checks = 0 WHERE id = ?',
+  ).run(token, expiresAt, id);
 }
 
 /** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or settled. */
