@@ -69,6 +69,8 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/cli-readme.test.ts': 'README against --help',
   'test/e2e/cli-loaded-modules.test.ts': 'which modules a CLI process loads; its SQLite case checks PostgreSQL is not',
   'test/e2e/security-v1-splice.test.ts': 'v1 signature parsing, decided before anything is read or stored',
+  'test/e2e/browser-invoice-page.test.ts': 'the invoice page rendered from a document in Chromium: no database',
+  'test/e2e/email-smtp.test.ts': 'the SMTP sender against a real SMTP server on loopback: no database',
   // The Stripe channel against its stand-in (owned by the Stripe work).
   'test/e2e/stripe-browser.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-merchant.test.ts': 'the Stripe channel against its stand-in',

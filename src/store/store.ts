@@ -1,4 +1,5 @@
 import type { RowOf } from './tables/define.js';
+import type { SequenceColumn, TakenNumber } from './sequence-sql.js';
 import type {
   billingRecords,
   cards,
@@ -243,6 +244,16 @@ export interface Tx extends Reads {
 
   insertMerchant(row: MerchantRow): Promise<void>;
   updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void>;
+  /**
+   * Set a document sequence's next number to `requested` unless it is already past it: undefined
+   * when moved (or unchanged), else the current next number, and nothing written.
+   */
+  moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined>;
+  /**
+   * Take the next number of a merchant's sequence, and its prefix now. Gap-free only because it is
+   * taken in the unit of work that writes the document: undefined for an unknown merchant.
+   */
+  takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined>;
 
   insertPlan(row: PlanRow): Promise<void>;
   setPlanStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;

@@ -2,6 +2,7 @@ import type { MerchantRow } from '../store.js';
 import { merchants } from '../tables/index.js';
 import { insertRow, patchKeys, selectFrom, setList } from '../tables/rows.js';
 import { all, get, run, type Conn } from './query.js';
+import { moveSequenceSql, type SequenceColumn, takeSequenceSql, type TakenNumber } from '../sequence-sql.js';
 
 const SELECT = selectFrom(merchants);
 
@@ -35,4 +36,23 @@ export async function updateMerchantRow(db: Conn, id: string, patch: Partial<Omi
     ...patch,
     id,
   });
+}
+
+export async function moveDocumentSequence(
+  db: Conn,
+  merchantId: string,
+  which: SequenceColumn,
+  requested: number,
+): Promise<number | undefined> {
+  const sql = moveSequenceSql(which);
+  if ((await run(db, sql.move, { id: merchantId, requested })) === 1) return undefined;
+  return (await get<{ next: number }>(db, sql.current, { id: merchantId }))?.next;
+}
+
+export async function takeDocumentNumber(
+  db: Conn,
+  merchantId: string,
+  which: SequenceColumn,
+): Promise<TakenNumber | undefined> {
+  return get<TakenNumber>(db, takeSequenceSql(which), { id: merchantId });
 }

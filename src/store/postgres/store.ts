@@ -1,4 +1,5 @@
 import { invalidParam } from '../../domain/errors.js';
+import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import type {
   UnrecordedCharge,
   AttemptOutcome,
@@ -294,6 +295,12 @@ class PgTx extends PgReads implements Tx {
   }
   async updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void> {
     await merchants.updateMerchantRow(this.db, id, patch);
+  }
+  moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined> {
+    return merchants.moveDocumentSequence(this.db, merchantId, which, requested);
+  }
+  takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined> {
+    return merchants.takeDocumentNumber(this.db, merchantId, which);
   }
   async insertPlan(row: PlanRow): Promise<void> {
     await plans.insertPlan(this.db, row);

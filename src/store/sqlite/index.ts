@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import type {
   UnrecordedCharge,
   AttemptOutcome,
@@ -265,6 +266,16 @@ class SqliteTx extends SqliteReads implements Tx {
   }
   async updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void> {
     merchants.updateMerchantRow(this.db, id, patch);
+  }
+  async moveDocumentSequence(
+    merchantId: string,
+    which: SequenceColumn,
+    requested: number,
+  ): Promise<number | undefined> {
+    return merchants.moveDocumentSequence(this.db, merchantId, which, requested);
+  }
+  async takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined> {
+    return merchants.takeDocumentNumber(this.db, merchantId, which);
   }
   async insertPlan(row: PlanRow): Promise<void> {
     plans.insertPlan(this.db, row);

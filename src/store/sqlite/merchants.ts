@@ -3,6 +3,7 @@ import type { Sqlite } from './client.js';
 import { prepared } from './prepared.js';
 import { merchants } from '../tables/index.js';
 import { insertRow, patchKeys, selectFrom, setList } from '../tables/rows.js';
+import { moveSequenceSql, type SequenceColumn, takeSequenceSql, type TakenNumber } from '../sequence-sql.js';
 
 const SELECT = selectFrom(merchants);
 
@@ -37,4 +38,19 @@ export function updateMerchantRow(sqlite: Sqlite, id: string, patch: Partial<Omi
     ...patch,
     id,
   });
+}
+
+export function moveDocumentSequence(
+  sqlite: Sqlite,
+  merchantId: string,
+  which: SequenceColumn,
+  requested: number,
+): number | undefined {
+  const sql = moveSequenceSql(which);
+  if (prepared(sqlite, sql.move).run({ id: merchantId, requested }).changes === 1) return undefined;
+  return (prepared(sqlite, sql.current).get({ id: merchantId }) as { next: number } | undefined)?.next;
+}
+
+export function takeDocumentNumber(sqlite: Sqlite, merchantId: string, which: SequenceColumn): TakenNumber | undefined {
+  return prepared(sqlite, takeSequenceSql(which)).get({ id: merchantId }) as TakenNumber | undefined;
 }
