@@ -2,7 +2,7 @@ import type { Ctx } from '../ctx.js';
 import { invalidParam, isPaygateError, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { V2_TOLERANCE_SECONDS, v1Ambiguity, verifyV1, verifyV2Request, type V2Result } from '../domain/signature.js';
 import { authenticateMerchant, merchantSecrets } from '../services/merchants.js';
-import type { MerchantRow } from '../store/store.js';
+import type { MerchantRow } from '../services/rows.js';
 import type { Vault } from '../vault/crypto.js';
 import type { Params } from './body.js';
 import { RateLimited } from './envelope.js';

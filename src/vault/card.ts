@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { invalidParam, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { wallTime } from '../domain/time.js';
-import type { CardRow } from '../store/store.js';
 import type { Vault } from './crypto.js';
 import type { ChannelCard } from '../channel/channel.js';
 import { luhnValid } from './luhn.js';
@@ -154,6 +153,23 @@ export function channelCard(card: ValidCard, withCvv: boolean): ChannelCard {
   };
 }
 
+/** A sealed card as the vault makes it: a row of the cards table (the compiler holds the two together where it is inserted). */
+export interface SealedCard {
+  id: string;
+  merchantId: string;
+  panEnc: string | null;
+  channel: 'sandbox' | 'stripe';
+  stripeCustomerId: null;
+  stripePaymentMethodId: null;
+  bin: string;
+  last4: string;
+  brand: string;
+  expMonth: number;
+  expYear: number;
+  holderName: string | null;
+  createdAt: number;
+}
+
 /**
  * Seal a card for a subscription's vault: the PAN encrypted (AES-256-GCM), display fields beside
  * it, the CVV dropped (for a Stripe merchant no number at all). The caller inserts the row in the unit of work that creates the subscription.
@@ -164,7 +180,7 @@ export function sealCard(
   card: ValidCard,
   now: number,
   channel: 'sandbox' | 'stripe' = 'sandbox',
-): CardRow {
+): SealedCard {
   return {
     id: newId('crd', now),
     merchantId,
