@@ -5,6 +5,7 @@ import type { OpenAppOptions } from '../app.js';
 import type { Ctx } from '../ctx.js';
 import { isPaygateError, StoreOpenError } from '../domain/errors.js';
 import { VaultKeyError } from '../vault/crypto.js';
+import { exposedDatabaseFiles, exposedFilesWarning } from './file-modes.js';
 import { createOutput, printError, type Output } from './output.js';
 import { Declined, isPromptExit } from './prompts.js';
 
@@ -56,6 +57,7 @@ export async function withCtx<T>(
   // Run from the wrong directory, paygate would otherwise work on a new empty database silently.
   // stderr, so --json on stdout stays clean.
   if (isNew) process.stderr.write(`paygate: created a new database at ${where}\n`);
+  if (where !== undefined) process.stderr.write(exposedFilesWarning(exposedDatabaseFiles(where)));
   try {
     return await fn(ctx, out);
   } finally {

@@ -156,10 +156,10 @@ export interface Reads {
   /** The subscription a card-update page token (updateCardUrl) belongs to, whatever its state. */
   getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined>;
   /**
-   * Card checks (CARD_CHECK transactions) of a subscription created at or after `since` that did
-   * not succeed: declined, or not finished yet (3-D Secure, the processor still deciding).
+   * A subscription's card check (CARD_CHECK transaction) not finished yet — the processor still
+   * deciding, or waiting for 3-D Secure — the latest if several.
    */
-  countUnsuccessfulCardChecks(subscriptionId: string, since: number): Promise<number>;
+  openCardCheckId(subscriptionId: string): Promise<string | undefined>;
   /** A vaulted card, its number still sealed (a plan change charges the card on file). */
   getCard(id: string): Promise<CardRow | undefined>;
   countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number>;
@@ -297,8 +297,10 @@ export interface Tx extends Reads {
 
   /** The card renewals charge from now on. */
   setSubscriptionCard(id: string, cardId: string, now: number): Promise<void>;
-  /** The hosted card-update page's token and its end (null, null: no page). */
+  /** The hosted card-update page's token and its end (null, null: no page); the new link has made no card checks. */
   setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void>;
+  /** One more card check made while the current card-update link lives (`cardUpdateChecks`). */
+  countCardLinkCheck(id: string): Promise<void>;
   /** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or no longer PENDING. */
   rescheduleRecord(id: string, scheduledTime: number): Promise<boolean>;
   /** Move a subscription to another plan: price, cycle, anchor, paid period and carried credit; clears a pending change. */

@@ -56,7 +56,8 @@ async function pgTables(url: string): Promise<Record<string, Row[]>> {
 describe.skipIf(!pgAvailable())('paygate db copy: SQLite → PostgreSQL → SQLite', () => {
   const pgDb = usePgDatabase();
   let dir: string;
-  let cleanup: () => void;
+  // Undefined when an earlier hook failed (no cluster): the afterAll must not add an error of its own.
+  let cleanup: (() => void) | undefined;
   let source: string;
   let shop: Populated;
 
@@ -65,7 +66,7 @@ describe.skipIf(!pgAvailable())('paygate db copy: SQLite → PostgreSQL → SQLi
     source = join(dir, 'source.db');
     shop = populate(source);
   }, 120_000);
-  afterAll(() => cleanup());
+  afterAll(() => cleanup?.());
 
   it('copies every table into an empty PostgreSQL database, equal row by row (read with pg)', async () => {
     const r = paygate(['--db', source, 'db', 'copy', '--to', pgDb.url, '--json']);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { chmodSync, constants, copyFileSync, existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { invalidParam, StoreOpenError } from '../../domain/errors.js';
 import { progressBar } from '../progress.js';
@@ -99,8 +99,9 @@ export function registerDbCommands(program: Command): void {
           // The copy is sealed under the same key: it must travel with it.
           const source = ctx.vaultKeySource;
           if (source.kind === 'file' && !isUrl(to) && !existsSync(`${target}.key`)) {
-            copyFileSync(source.path, `${target}.key`, constants.COPYFILE_EXCL);
-            chmodSync(`${target}.key`, 0o600);
+            // Created here, private from its first byte ('wx' never reuses a file someone else made).
+            const { readKeyFile } = await import('../../vault/crypto.js');
+            writeFileSync(`${target}.key`, readKeyFile(source.path), { mode: 0o600, flag: 'wx' });
             out.note(`The vault key was copied to ${target}.key (mode 0600): the copy opens with the same key.`);
           } else if (source.kind === 'file') {
             out.note(

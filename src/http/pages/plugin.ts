@@ -21,6 +21,7 @@ import { createCsrf, type Csrf } from './csrf.js';
 import { contentSecurityPolicy, layout, newNonce } from './html.js';
 import {
   cardCheckingPage,
+  cardLinkUsedPage,
   cardUpdatedPage,
   cardUpdatePage,
   checkoutPage,
@@ -329,6 +330,9 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
       return sendPage(reply, 200, 'Card updated', () => cardUpdatedPage(out.view), undefined, page.sandbox);
     if (out.result === 'processing')
       return sendPage(reply, 200, 'Card being checked', () => cardCheckingPage(out.view), undefined, page.sandbox);
+    // 409: this card was not taken; the one submitted just before it on the same link decides.
+    if (out.result === 'used')
+      return sendPage(reply, 409, 'Card update', () => cardLinkUsedPage(out.view), undefined, page.sandbox);
     return sendPage(
       reply,
       200,

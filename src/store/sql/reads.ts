@@ -144,8 +144,8 @@ export class SqlReads implements Reads {
   getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined> {
     return subs.getSubscriptionByCardToken(this.sql, token);
   }
-  countUnsuccessfulCardChecks(subscriptionId: string, since: number): Promise<number> {
-    return subs.countUnsuccessfulCardChecks(this.sql, subscriptionId, since);
+  openCardCheckId(subscriptionId: string): Promise<string | undefined> {
+    return subs.openCardCheckId(this.sql, subscriptionId);
   }
   getCard(id: string): Promise<CardRow | undefined> {
     return cards.getCard(this.sql, id);

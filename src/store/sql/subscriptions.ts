@@ -162,14 +162,20 @@ export async function spendCredit(db: Db, id: string, amount: number, now: numbe
   );
 }
 
-/** See Store.countUnsuccessfulCardChecks (the partial index transactions_card_checks). */
-export async function countUnsuccessfulCardChecks(db: Db, subscriptionId: string, since: number): Promise<number> {
-  const row = await db.get<{ n: number }>(
-    `SELECT count(*) AS n FROM transactions
-     WHERE subscription_id = @subscriptionId AND payment_type = 'CARD_CHECK' AND created_at >= @since AND status <> 200000`,
-    { subscriptionId, since },
+/** See Reads.openCardCheckId (the partial index transactions_card_checks). */
+export async function openCardCheckId(db: Db, subscriptionId: string): Promise<string | undefined> {
+  const row = await db.get<{ id: string }>(
+    `SELECT id FROM transactions
+     WHERE subscription_id = @subscriptionId AND payment_type = 'CARD_CHECK' AND status IN (100000, 100040)
+     ORDER BY created_at DESC LIMIT 1`,
+    { subscriptionId },
   );
-  return row?.n ?? 0;
+  return row?.id;
+}
+
+/** See Tx.countCardLinkCheck. */
+export async function countCardLinkCheck(db: Db, id: string): Promise<void> {
+  await db.run('UPDATE subscriptions SET card_update_checks = card_update_checks + 1 WHERE id = @id', { id });
 }
 
 /** The subscription a card-update page token belongs to, whatever its state. */
@@ -188,7 +194,7 @@ export async function setCardUpdateToken(
   expiresAt: number | null,
 ): Promise<void> {
   await db.run(
-    'UPDATE subscriptions SET card_update_token = @token, card_update_expires_at = @expiresAt WHERE id = @id',
+    'UPDATE subscriptions SET card_update_token = @token, card_update_expires_at = @expiresAt, card_update_checks = 0 WHERE id = @id',
     {
       id,
       token,

@@ -175,6 +175,9 @@ export class SqlTx extends SqlReads implements Tx {
   setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void> {
     return subs.setCardUpdateToken(this.sql, id, token, expiresAt);
   }
+  countCardLinkCheck(id: string): Promise<void> {
+    return subs.countCardLinkCheck(this.sql, id);
+  }
   rescheduleRecord(id: string, scheduledTime: number): Promise<boolean> {
     return records.rescheduleRecord(this.sql, id, scheduledTime);
   }

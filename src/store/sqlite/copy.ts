@@ -11,6 +11,7 @@ import {
 } from '../copy.js';
 import { StoreOpenError } from '../store.js';
 import { openSqlite, type Sqlite } from './client.js';
+import { refuseNonDatabase } from './files.js';
 
 /** The SQLite half of `db copy` (store/copy.ts orchestrates). */
 
@@ -104,6 +105,7 @@ function occupiedFile(path: string, tables: readonly CopyTable[]): Array<{ table
  * is left exactly as it was.
  */
 export async function openSqliteCopyTarget(path: string, tables: readonly CopyTable[]): Promise<CopyTarget> {
+  refuseNonDatabase(path);
   const existed = existsSync(path) && statSync(path).size > 0;
   if (existed) {
     const occupied = occupiedFile(path, tables);

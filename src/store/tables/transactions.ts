@@ -57,7 +57,7 @@ export const transactions = table(
       index('transactions_open_pages', ['pageExpiresAt'], 'status in (100040, 100050)'),
       // Charges a processor left in flight (Stripe: a timeout, still processing): the renewal run settles them.
       index('transactions_in_flight', ['updatedAt'], 'status = 100000 and channel_ref is not null'),
-      // A subscription's card checks, counted against the card-update page's limit of declines.
+      // A subscription's card checks: the card-update page takes one card at a time (openCardCheckId).
       index('transactions_card_checks', ['subscriptionId', 'createdAt'], "payment_type = 'CARD_CHECK'"),
     ],
   },
