@@ -2,7 +2,7 @@ import type { AppConfig } from './config.js';
 import type { Ctx } from './ctx.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Vault } from './vault/crypto.js';
-import { openVault } from './vault/open.js';
+import { openVault } from './services/vault-open.js';
 import type { Channel, ChannelDeps } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
 import { createChannelRegistry } from './channel/registry.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Ctx } from '../ctx.js';
 import type { ResultCode } from '../domain/errors.js';
-import type { MerchantRow } from '../store/store.js';
+import type { MerchantRow } from '../services/rows.js';
 import { authenticate, requestSignature, type Budget } from './auth.js';
 import { parseJsonObject, parseQuery, readGetBody, refuseNul, splitUrl, type Params } from './body.js';
 import { MalformedRequest, success } from './envelope.js';

@@ -9,7 +9,7 @@ import {
   type V2Result,
 } from '../domain/signature.js';
 import { authenticateMerchant, merchantSecrets } from '../services/merchants.js';
-import type { MerchantRow } from '../store/store.js';
+import type { MerchantRow } from '../services/rows.js';
 import type { Vault } from '../vault/crypto.js';
 import type { Params } from './body.js';
 import { RateLimited } from './envelope.js';

@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { processTally } from '../channel/call-scope.js';
 import type { Ctx } from '../ctx.js';
 import { STATUS_NAMES } from '../services/transactions/view.js';
-import type { OperationalCounts } from '../store/store.js';
+import type { OperationalCounts } from '../services/rows.js';
 
 /**
  * Prometheus metrics of one `serve` (prom-client, text format). Request figures are counted in

@@ -489,8 +489,7 @@ export interface OperationalCounts {
   callbacks: Array<{ status: string; events: number; attempts: number }>;
 }
 
-/** The database could not be opened (missing directory, bad file, newer schema, zone conflict). */
-export class StoreOpenError extends Error {}
+export { StoreOpenError } from '../domain/errors.js';
 
 export type MerchantRow = RowOf<typeof merchants>;
 export type PlanRow = RowOf<typeof plans>;

@@ -4,7 +4,6 @@ import { parseInput } from '../domain/fields.js';
 import { hasLoneSurrogate } from '../domain/text.js';
 import { newId } from '../domain/ids.js';
 import { wallTime } from '../domain/time.js';
-import type { CardRow } from '../store/store.js';
 import type { Vault } from './crypto.js';
 import type { ChannelCard } from '../channel/channel.js';
 import { luhnValid } from './luhn.js';
@@ -153,6 +152,23 @@ export function channelCard(card: ValidCard, withCvv: boolean): ChannelCard {
   };
 }
 
+/** A sealed card as the vault makes it: a row of the cards table (the compiler holds the two together where it is inserted). */
+export interface SealedCard {
+  id: string;
+  merchantId: string;
+  panEnc: string | null;
+  channel: 'sandbox' | 'stripe';
+  stripeCustomerId: null;
+  stripePaymentMethodId: null;
+  bin: string;
+  last4: string;
+  brand: string;
+  expMonth: number;
+  expYear: number;
+  holderName: string | null;
+  createdAt: number;
+}
+
 /**
  * Seal a card for a subscription's vault: the PAN encrypted (AES-256-GCM), display fields beside
  * it, the CVV dropped (for a Stripe merchant no number at all). The caller inserts the row in the unit of work that creates the subscription.
@@ -163,7 +179,7 @@ export function sealCard(
   card: ValidCard,
   now: number,
   channel: 'sandbox' | 'stripe' = 'sandbox',
-): CardRow {
+): SealedCard {
   return {
     id: newId('crd', now),
     merchantId,

@@ -1,6 +1,6 @@
 import { META, type Store } from '../store/store.js';
-import { loadVaultKey, VaultKeyError, vaultFromKey, type LoadedKey, type Vault } from './crypto.js';
-import { keyCheckValue, openPinned, sameCheckValue } from './key-check.js';
+import { loadVaultKey, VaultKeyError, vaultFromKey, type LoadedKey, type Vault } from '../vault/crypto.js';
+import { keyCheckValue, openPinned, sameCheckValue } from '../vault/key-check.js';
 
 export interface OpenedVault {
   vault: Vault;
