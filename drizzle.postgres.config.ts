@@ -3,6 +3,6 @@ import { defineConfig } from 'drizzle-kit';
 // The PostgreSQL engine's migrations, generated from its schema (`npm run db:generate:pg`), never hand-edited.
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/store/postgres/schema/index.ts',
+  schema: './src/store/schema/postgres.ts',
   out: './drizzle/postgres',
 });

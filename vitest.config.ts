@@ -32,11 +32,14 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/report-cli.test.ts',
   'test/e2e/browser-checkout.test.ts',
   'test/e2e/browser-card-update.test.ts',
+  'test/e2e/card-page-limits.test.ts',
   'test/e2e/cli-merchants-plans.test.ts',
   'test/e2e/serve-shutdown.test.ts',
+  'test/e2e/serve-killed-mid-burst.test.ts',
   'test/e2e/stripe-abandoned-3ds.test.ts',
   'test/e2e/stripe-abandoned-setup.test.ts',
   'test/e2e/stripe-renewals-refunds.test.ts',
+  'test/e2e/stripe-limits.test.ts',
   'test/e2e/stripe-cards.test.ts',
   'test/e2e/stripe-key-faults.test.ts',
   'test/e2e/stripe-webhook.test.ts',
@@ -50,7 +53,8 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/cli-startup.test.ts': 'start-up errors of a SQLite path (a directory, a file that is not SQLite)',
   'test/e2e/cli-vault.test.ts': 'vault key files beside the database file, backups and restores of a file',
   'test/e2e/db-copy.test.ts': 'db copy between SQLite files (db-copy-postgres covers PostgreSQL both ways)',
-  'test/e2e/security-file-modes.test.ts': 'permissions of the database file, its -wal/-shm and backups',
+  'test/e2e/security-file-modes.test.ts':
+    'permissions of the database file, its -wal/-shm and backups; --db paths that are not databases',
   'test/e2e/renew-concurrency.test.ts':
     'renew processes sharing one SQLite file (postgres-multi-instance is the PostgreSQL counterpart)',
   // They choose their engines themselves.
@@ -60,10 +64,13 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   // No database behaviour: documents, files and the command line surface.
   'test/e2e/api-contract.test.ts': 'answers checked against the OpenAPI document: shapes, not storage',
   'test/e2e/openapi-tools.test.ts': 'the OpenAPI document with external tools',
+  'test/e2e/openapi-generators.test.ts': 'client generators (Node >= 22.18) on the OpenAPI document',
   'test/e2e/deploy-files.test.ts': 'deployment files (systemd, nginx, caddy)',
   'test/e2e/cli-readme.test.ts': 'README against --help',
   'test/e2e/cli-loaded-modules.test.ts': 'which modules a CLI process loads; its SQLite case checks PostgreSQL is not',
   'test/e2e/security-v1-splice.test.ts': 'v1 signature parsing, decided before anything is read or stored',
+  'test/e2e/browser-invoice-page.test.ts': 'the invoice page rendered from a document in Chromium: no database',
+  'test/e2e/email-smtp.test.ts': 'the SMTP sender against a real SMTP server on loopback: no database',
   // The Stripe channel against its stand-in (owned by the Stripe work).
   'test/e2e/stripe-browser.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-merchant.test.ts': 'the Stripe channel against its stand-in',
@@ -91,7 +98,7 @@ unclassifiedE2e();
 
 export default defineConfig({
   test: {
-    setupFiles: ['test/setup/contract.ts'],
+    setupFiles: ['test/setup/contract.ts', 'test/setup/children.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -33,7 +33,12 @@ export function buildProgram(): Command {
     .name('paygate')
     .description('self-hosted merchant payments and subscriptions')
     .version(version(), '-v, --version', 'print the version')
-    .addOption(new Option('--db <file>', 'database file').env('PAYGATE_DB'))
+    .addOption(
+      new Option(
+        '--db <file|url>',
+        'SQLite database file, or a PostgreSQL database as a postgres:// or postgresql:// URL (default: ./paygate.db)',
+      ).env('PAYGATE_DB'),
+    )
     .addOption(
       new Option('--tz <zone>', 'time zone of time strings and billing calendars (IANA name)').env('PAYGATE_TZ'),
     )

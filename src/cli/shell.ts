@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { OpenAppOptions } from '../app.js';
 import type { Ctx } from '../ctx.js';
-import { isPaygateError } from '../domain/errors.js';
-import { StoreOpenError } from '../store/store.js';
+import { isPaygateError, StoreOpenError } from '../domain/errors.js';
 import { VaultKeyError } from '../vault/crypto.js';
+import { exposedDatabaseFiles, exposedFilesWarning } from './file-modes.js';
 import { createOutput, loadTables, printError, type Output } from './output.js';
 import { Declined, isPromptExit } from './prompts.js';
 
@@ -58,6 +58,7 @@ export async function withCtx<T>(
   // Run from the wrong directory, paygate would otherwise work on a new empty database silently.
   // stderr, so --json on stdout stays clean.
   if (isNew) process.stderr.write(`paygate: created a new database at ${where}\n`);
+  if (where !== undefined) process.stderr.write(exposedFilesWarning(exposedDatabaseFiles(where)));
   if (!out.json) await loadTables();
   try {
     return await fn(ctx, out);

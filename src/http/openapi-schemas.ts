@@ -40,7 +40,8 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'
       for (const k of Object.keys(json)) delete json[k];
       // "" and null mean "not sent" for an optional field: the document says what the validator takes.
       const extra: Json[] = [];
-      if (zodSchema.safeParse('').success && !takesEmptyString(own)) extra.push({ const: '' });
+      // Typed, so generators give it the type '' rather than unknown.
+      if (zodSchema.safeParse('').success && !takesEmptyString(own)) extra.push({ type: 'string', const: '' });
       if (zodSchema.safeParse(null).success) extra.push({ type: 'null' });
       const variants =
         Array.isArray(own.anyOf) && Object.keys(own).length === 1

@@ -3,6 +3,7 @@ import { RESULT_CODES, type ResultCode } from '../domain/errors.js';
 import { V2_TOLERANCE_SECONDS } from '../domain/signature.js';
 import type { ApiRoute, RouteRequest } from './api.js';
 import { httpStatusOf } from './envelope.js';
+import { CALLBACK_SCHEMAS, CALLBACKS_TAG_TEXT, WEBHOOKS } from './openapi-callbacks.js';
 import { COMPONENTS, FIELD_TEXT, jsonSchemaOf, RESULT_NAMES, TRACKING_ENTRY } from './openapi-schemas.js';
 
 /**
@@ -69,7 +70,13 @@ const API_KEY_PARAM = {
   schema: { type: 'string', minLength: 1 },
 };
 
+/**
+ * A GET carries v1's `sign` in its query string, which an apiKey scheme can say. A POST carries
+ * it as a field of its JSON body, which no security scheme can place: there the alternative to
+ * the v2 header is `{}` (no scheme), and the body schema holds `sign`.
+ */
 const SECURITY = [{ signatureV2: [] }, { signatureV1: [] }];
+const POST_SECURITY = [{ signatureV2: [] }, {}];
 
 /** The request object of one schema: merchantId first, the service's fields, then sign. */
 function requestObject(schema: z.ZodType): Json {
@@ -137,6 +144,14 @@ function successEnvelope(dataSchema: Json): Json {
   };
 }
 
+/** The JSON Schema type of a constant, so generators type it instead of leaving it unknown. */
+function jsonTypeOf(value: unknown): Json {
+  if (value === null) return { type: 'null' };
+  if (Array.isArray(value)) return { type: 'array' };
+  const t = typeof value;
+  return t === 'boolean' || t === 'string' || t === 'object' ? { type: t } : t === 'number' ? { type: 'number' } : {};
+}
+
 function failureEnvelope(codes: ResultCode[], failData: unknown): Json {
   return {
     type: 'object',
@@ -149,7 +164,13 @@ function failureEnvelope(codes: ResultCode[], failData: unknown): Json {
       success: { type: 'boolean', const: false },
       ...(failData === undefined
         ? {}
-        : { data: { const: failData, description: 'Present once the request reached the operation' } }),
+        : {
+            data: {
+              ...jsonTypeOf(failData),
+              const: failData,
+              description: 'Present once the request reached the operation',
+            },
+          }),
     },
     required: ['rtn_code', 'rtn_msg', 'success'],
   };
@@ -240,6 +261,8 @@ function apiOperation(route: ApiRoute, components: Json): Json {
   }
   return {
     ...base,
+    description: `${String(base.description)}\n\nSigned with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).`,
+    security: POST_SECURITY,
     ...(pathParams.length ? { parameters: pathParams } : {}),
     requestBody: { required: true, content: { 'application/json': { schema: body } } },
   };
@@ -268,12 +291,49 @@ function bodySchema(doc: PlainRouteDoc): Json {
   return { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] };
 }
 
+/**
+ * A hosted page's client errors, each status on its own: a `4XX` range key breaks generators
+ * that turn status keys into identifiers (orval 7 writes `status: 4XX`).
+ */
+const PAGE_ERRORS: Record<string, string> = {
+  '400': 'A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded)',
+  '403': 'A form without its anti-forgery token, or with an expired one',
+  '404': 'Unknown, expired or finished session',
+  '409': 'The link was already used: another card is being checked or was saved through it',
+  '413': 'Form larger than the page accepts',
+  '415': 'Not a form submission',
+};
+
+function pageErrors(method: PlainRouteDoc['method']): Json {
+  const statuses = method === 'GET' ? ['400', '404'] : Object.keys(PAGE_ERRORS);
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: PAGE_ERRORS[status],
+        headers: { 'x-request-id': REQUEST_ID_HEADER },
+        content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ref('Failure') } },
+      },
+    ]),
+  );
+}
+
+/** Who calls an unsigned route, by its tag: none of them is part of a merchant's integration. */
+const PLAIN_TEXT: Record<string, string> = {
+  Operations: 'Unsigned: for operators, monitoring and load balancers, not part of the merchant API.',
+  'Hosted pages':
+    'An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.',
+  Channels: 'Called by the payment processor, signed with its own scheme; not by merchants.',
+};
+
 function plainOperation(doc: PlainRouteDoc): Json {
   const html = doc.contentType === 'text/html';
+  const tag = TAGS[doc.url] ?? 'Operations';
   const op: Json = {
     operationId: plainOperationId(doc),
-    tags: [TAGS[doc.url] ?? 'Operations'],
+    tags: [tag],
     summary: doc.summary,
+    description: PLAIN_TEXT[tag] ?? doc.summary,
     security: [],
     responses: {
       '200': {
@@ -294,15 +354,10 @@ function plainOperation(doc: PlainRouteDoc): Json {
             ...(doc.method === 'GET' && doc.redirects
               ? { '303': { description: doc.redirects, headers: { 'x-request-id': REQUEST_ID_HEADER } } }
               : {}),
-            '4XX': {
-              description:
-                'Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope)',
-              headers: { 'x-request-id': REQUEST_ID_HEADER },
-              content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ref('Failure') } },
-            },
+            ...pageErrors(doc.method),
           }
         : {
-            '4XX': {
+            '400': {
               description: 'Malformed URL (1000)',
               headers: { 'x-request-id': REQUEST_ID_HEADER },
               content: { 'application/json': { schema: ref('Failure') } },
@@ -315,7 +370,22 @@ function plainOperation(doc: PlainRouteDoc): Json {
           e.status === 503
             ? {
                 description: `${e.description}; or the server is shutting down`,
-                content: { [doc.contentType]: { schema: { type: 'object' } } },
+                content: {
+                  [doc.contentType]: {
+                    // Either paygate's own answer (status) or, while closing, the framework's (statusCode).
+                    schema: {
+                      type: 'object',
+                      properties: {
+                        status: { type: 'string' },
+                        database: { type: 'string' },
+                        reason: { type: 'string' },
+                        statusCode: { type: 'integer' },
+                        error: { type: 'string' },
+                        message: { type: 'string' },
+                      },
+                    },
+                  },
+                },
               }
             : {
                 description: e.description,
@@ -387,11 +457,26 @@ Every answer of the signed API is the envelope {rtn_code, rtn_msg, success, data
 
 Every request is signed with the merchant's secret: version 2 in the X-Paygate-Signature header, version 1 in the sign field. The whole API is described in the repository's docs/api.md.`;
 
+/**
+ * A typed catch-all (Address: any further field, each a string) would become an index signature
+ * that TypeScript generators cannot reconcile with the optional named fields (orval: TS2411 on
+ * every one); the document takes any further field and says the rule in words.
+ */
+function untypedExtras(schema: Json): Json {
+  if (typeof schema.additionalProperties !== 'object') return schema;
+  return {
+    ...schema,
+    additionalProperties: true,
+    description: `${String(schema.description)}. Fields besides these are kept too, under the same rule.`,
+  };
+}
+
 export function buildOpenApi(api: readonly ApiRoute[], plain: readonly PlainRouteDoc[], serverUrl: string): object {
   const schemas: Json = {};
   for (const [name, c] of Object.entries(COMPONENTS))
-    schemas[name] = { ...jsonSchemaOf(c.schema, c.io), description: c.description };
+    schemas[name] = untypedExtras({ ...jsonSchemaOf(c.schema, c.io), description: c.description });
   schemas.TrackingEntry = TRACKING_ENTRY;
+  Object.assign(schemas, CALLBACK_SCHEMAS);
   schemas.Failure = {
     ...failureEnvelope(
       Object.values(RESULT_CODES).filter((c) => c !== RESULT_CODES.SUCCESS),
@@ -413,11 +498,19 @@ export function buildOpenApi(api: readonly ApiRoute[], plain: readonly PlainRout
   ];
   return {
     openapi: '3.1.0',
-    info: { title: 'paygate', version: '0.1.0', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    info: {
+      title: 'paygate',
+      version: '0.1.0',
+      description: DESCRIPTION,
+      // paygate is self-hosted: whoever runs this installation answers for it.
+      contact: { name: 'The operator of this paygate installation' },
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
     servers: [{ url: serverUrl }],
-    tags: tags.map((name) => ({ name, description: TAG_TEXT[name] ?? name })),
+    tags: [...tags, 'Callbacks'].map((name) => ({ name, description: TAG_TEXT[name] ?? name })),
     security: SECURITY,
     paths,
+    webhooks: WEBHOOKS,
     components: {
       schemas,
       headers: {
@@ -442,7 +535,7 @@ export function buildOpenApi(api: readonly ApiRoute[], plain: readonly PlainRout
           in: 'query',
           name: 'sign',
           description:
-            'Merchants with signatureVersion 1: the sign field — a query parameter of a GET, a body field of a POST. sign = lowercase hex SHA-256 of METHOD + " " + PATH + "\\n" + the fields but sign (null and "" skipped) sorted by name as name=value joined by "&" + "&key=" + secret. A value containing "&" followed by a name and "=" is refused with 1001. See docs/api.md "Signing, version 1".',
+            'Merchants with signatureVersion 1, on a GET: the sign query parameter. A POST carries sign as a field of its JSON body instead (its request schema lists it; its security then reads {}, since no scheme can name a body field). sign = lowercase hex SHA-256 of METHOD + " " + PATH + "\\n" + the fields but sign (null and "" skipped) sorted by name as name=value joined by "&" + "&key=" + secret. A value containing "&" followed by a name and "=" is refused with 1001. See docs/api.md "Signing, version 1".',
         },
       },
     },
@@ -457,4 +550,5 @@ const TAG_TEXT: Record<string, string> = {
   'Hosted pages':
     'The HTML pages paygate serves to the customer: checkout, the sandbox 3-D Secure challenge and the hand-over to Stripe’s',
   Channels: 'Endpoints the payment processors call: Stripe’s webhook',
+  Callbacks: CALLBACKS_TAG_TEXT,
 };

@@ -1,7 +1,9 @@
-import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { invalidParam } from '../domain/errors.js';
+import { checkCopyText, insertOrName } from './copy-check.js';
 import { isPostgresUrl, redactUrl } from './postgres/url.js';
-import * as schema from './schema/index.js';
+import type { TableSpec } from './tables/define.js';
+import { sqlName } from './tables/define.js';
+import { TABLES } from './tables/index.js';
 import type { CopyProgress, CopySummary } from './store.js';
 
 /**
@@ -55,42 +57,25 @@ export interface CopyTarget {
 }
 
 /**
- * Every table of the schema, parents before children: merchants before what belongs to them,
- * cards before the subscriptions that point at them, subscriptions before their billing
- * records, transactions before their refunds and tracking entries. `meta` (time zone, vault key
- * check value, rotation state) is copied as it is. test/unit/store-copy-tables.test.ts fails
- * when the schema gains a table this list does not copy.
+ * Every table, in tables/'s order: parents before children (merchants before what belongs to
+ * them, cards before the subscriptions that point at them, transactions before their refunds
+ * and tracking entries), `meta` (time zone, vault key check value, rotation state) as it is.
+ * Not the PostgreSQL-only rate-limit windows: minute-long counters of one database.
  */
-const ORDER: readonly SQLiteTable[] = [
-  schema.meta,
-  schema.merchants,
-  schema.plans,
-  schema.cards,
-  schema.subscriptions,
-  schema.billingRecords,
-  schema.transactions,
-  schema.refunds,
-  schema.trackingEntries,
-  schema.idempotencyKeys,
-  schema.outboxEvents,
-  schema.sandboxCharges,
-];
-
-function describeTable(table: SQLiteTable): CopyTable {
-  const config = getTableConfig(table);
-  const columns = config.columns.map(
-    (c): CopyColumn => ({
-      name: c.name,
-      type: c.dataType === 'boolean' ? 'boolean' : c.dataType === 'number' ? 'integer' : 'text',
+function describeTable(spec: TableSpec): CopyTable {
+  const entries = Object.entries(spec.columns);
+  const columns = entries.map(
+    ([key, c]): CopyColumn => ({
+      name: sqlName(key),
+      type: c.spec.kind === 'boolean' ? 'boolean' : c.spec.kind === 'text' ? 'text' : 'integer',
     }),
   );
-  const composite = config.primaryKeys[0]?.columns.map((c) => c.name);
-  const key = composite ?? config.columns.filter((c) => c.primary).map((c) => c.name);
-  if (key.length === 0) throw new Error(`table ${config.name} has no primary key to copy it in order`);
-  return { name: config.name, columns, key };
+  const key = spec.primaryKey?.map(sqlName) ?? entries.filter(([, c]) => c.spec.primaryKey).map(([k]) => sqlName(k));
+  if (key.length === 0) throw new Error(`table ${spec.name} has no primary key to copy it in order`);
+  return { name: spec.name, columns, key };
 }
 
-export const COPY_TABLES: readonly CopyTable[] = ORDER.map(describeTable);
+export const COPY_TABLES: readonly CopyTable[] = TABLES.filter((t) => !t.postgresOnly).map(describeTable);
 
 /** Rows per batch: one transaction each, and under PostgreSQL's 65,535 parameters per statement at 36 columns. */
 export const COPY_BATCH = 500;
@@ -132,7 +117,7 @@ export function copyInto(
     isPostgresUrl(target)
       ? (await import('./postgres/copy.js')).openPgCopyTarget(target, COPY_TABLES)
       : (await import('./sqlite/copy.js')).openSqliteCopyTarget(target, COPY_TABLES);
-  return copyDatabase(source, open, what, onProgress, opts.batch);
+  return copyDatabase(source, open, what, onProgress, opts.batch, { postgres: isPostgresUrl(target) });
 }
 
 export async function copyDatabase(
@@ -141,6 +126,7 @@ export async function copyDatabase(
   what: string,
   onProgress: (p: CopyProgress) => void = () => {},
   batch = COPY_BATCH,
+  targetEngine: { postgres: boolean } = { postgres: true },
 ): Promise<CopySummary> {
   try {
     const counts = new Map<string, number>();
@@ -159,7 +145,8 @@ export async function copyDatabase(
           for (;;) {
             const rows = await source.readBatch(table, after, batch);
             if (rows.length === 0) break;
-            await target.insertBatch(table, rows);
+            checkCopyText(table, rows, targetEngine);
+            await insertOrName(target, table, rows);
             written += rows.length;
             onProgress({ table: table.name, copied: written, total });
             const end = rows[rows.length - 1] as CopyRow;

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync, linkSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, linkSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 
 /**
  * AES-256-GCM under the vault key (SPEC §1, §10). Ciphertext text form:
@@ -86,7 +86,7 @@ export function loadVaultKey(
   if (dbPath === ':memory:') return { key: randomBytes(32), source: { kind: 'memory' } };
   const keyPath = `${dbPath}.key`;
   if (existsSync(keyPath))
-    return { key: parseVaultKey(readFileSync(keyPath, 'utf8'), keyPath), source: { kind: 'file', path: keyPath } };
+    return { key: parseVaultKey(readKeyFile(keyPath), keyPath), source: { kind: 'file', path: keyPath } };
   if (!mayCreate()) {
     throw new VaultKeyError(
       `this database holds data but its vault key was not found: set PAYGATE_VAULT_KEY to the key it was created with, or put its ${keyPath} back (a new key would not open its cards and secrets)`,
@@ -96,7 +96,7 @@ export function loadVaultKey(
   // Write a private temp file, then link it into place: link() is atomic and fails if another
   // process got there first, so concurrent first runs agree on one key and never read a half file.
   const tmp = `${keyPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, key.toString('base64') + '\n', { mode: 0o600 });
+  writeFileSync(tmp, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
   try {
     linkSync(tmp, keyPath);
     return { key, source: { kind: 'file', path: keyPath } };
@@ -107,3 +107,35 @@ export function loadVaultKey(
     unlinkSync(tmp);
   }
 }
+
+/**
+ * The text of a vault key file. Like ssh with a private key, a file that group or others can
+ * read or replace is refused (SPEC §1), with the command that fixes it: paygate does not change
+ * the mode of a file it did not create. The mode is read from the open file, so it is the mode
+ * of what is read.
+ */
+export function readKeyFile(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw new VaultKeyError(`cannot read the vault key file ${path}: ${(e as Error).message}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new VaultKeyError(`the vault key file ${path} is not a regular file`);
+    const mode = st.mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new VaultKeyError(
+        `the vault key file ${path} is accessible by group or others (mode 0${mode.toString(8)}); make it private and try again: chmod 600 ${shellWord(path)}`,
+      );
+    }
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A path as one shell word, so the printed command can be pasted as it is. */
+const shellWord = (text: string): string =>
+  /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;

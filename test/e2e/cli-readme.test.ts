@@ -33,3 +33,27 @@ describe('README CLI reference matches --help', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('README and --help describe --db alike', () => {
+  it('names both engines: a SQLite file or a postgres:// URL', () => {
+    const help = paygate(['--help']).stdout;
+    const option = help.slice(help.indexOf('--db'), help.indexOf('--tz'));
+    expect(option).toMatch(/--db <file\|url>/);
+    expect(option).toMatch(/SQLite database file/);
+    expect(option).toMatch(/postgres:\/\//);
+    expect(readme).toContain('`--db FILE\\|URL` (global)');
+  });
+
+  it('lists each doc once in "More"', () => {
+    const more = readme.slice(readme.indexOf('## More'));
+    const docs = [...more.matchAll(/^- `(docs\/[a-z-]+\.md)`/gm)].map((m) => m[1]);
+    expect(docs.length).toBeGreaterThan(5);
+    expect(new Set(docs).size).toBe(docs.length);
+  });
+
+  it('no longer calls PostgreSQL URLs unsupported, in the README or docs/postgres.md', () => {
+    const postgres = readFileSync(new URL('../../docs/postgres.md', import.meta.url), 'utf8');
+    for (const text of [readme, postgres])
+      expect(text).not.toMatch(/not accept a PostgreSQL URL|once the app opens PostgreSQL/);
+  });
+});

@@ -67,14 +67,17 @@ describe('start-up failures are one clear line with exit 2', () => {
     writeFileSync(file, 'this is not sqlite, it is a shopping list\n'.repeat(200));
     expectStartupFailure(
       paygate(['--db', file, 'merchant', 'list']),
-      /cannot open database .*garbage\.db: file is not a database/,
+      /cannot open database .*garbage\.db: it is not a SQLite database file; nothing was changed/,
     );
   });
 
-  it('a database path that cannot be opened (a directory)', () => {
+  it('a database path that is a directory', () => {
     const d = join(dir, 'dir.db');
     mkdirSync(d);
-    expectStartupFailure(paygate(['--db', d, 'merchant', 'list']), /cannot open database .*dir\.db/);
+    expectStartupFailure(
+      paygate(['--db', d, 'merchant', 'list']),
+      /cannot open database .*dir\.db: it is a directory \(a database is a file, for example .*dir\.db\/paygate\.db\); nothing was changed/,
+    );
   });
 });
 

@@ -67,6 +67,13 @@ describe.skipIf(!have('systemd-analyze'))('systemd units', () => {
     expect(r.status).toBe(0);
   });
 
+  it('every unit with a state directory keeps it private (StateDirectoryMode=0700)', () => {
+    for (const f of units) {
+      const text = readFileSync(join(DEPLOY, 'systemd', f), 'utf8');
+      if (/^StateDirectory=/m.test(text)) expect(text, f).toMatch(/^StateDirectoryMode=0700$/m);
+    }
+  });
+
   it('the service keeps database files private and starts the installed command', () => {
     const text = readFileSync(join(DEPLOY, 'systemd/paygate.service'), 'utf8');
     expect(text).toMatch(/^UMask=0077$/m);
@@ -133,8 +140,8 @@ describe.skipIf(!have('caddy'))('Caddy reverse proxy', () => {
 describe('container files', () => {
   const dockerfile = readFileSync(join(DEPLOY, 'docker/Dockerfile'), 'utf8');
 
-  it('runs as a non-root user on Node 20 slim with the database on a volume', () => {
-    expect(dockerfile.match(/^FROM node:20-slim/gm)).toHaveLength(2);
+  it('runs as a non-root user on Node 24 LTS slim with the database on a volume', () => {
+    expect(dockerfile.match(/^FROM node:24-slim/gm)).toHaveLength(2);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
     expect(dockerfile).not.toMatch(/PAYGATE_VAULT_KEY/);
@@ -144,5 +151,74 @@ describe('container files', () => {
     const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
     for (const p of ['node_modules', '*.db', '*.db.key', 'deploy/docker/paygate.env']) expect(ignore).toContain(p);
     expect(existsSync(join(DEPLOY, 'docker/compose.yaml'))).toBe(true);
+  });
+});
+
+describe('the packed package', () => {
+  const packed = (() => {
+    const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+    const out = JSON.parse(r.stdout) as { files: { path: string }[] }[];
+    return new Set((out[0]?.files ?? []).map((f) => f.path));
+  })();
+
+  it('ships docs/ and deploy/, so an installed copy has what its units and README name', () => {
+    for (const f of [
+      'docs/deploy.md',
+      'docs/api.md',
+      'docs/postgres.md',
+      'deploy/systemd/paygate.service',
+      'deploy/systemd/paygate.env.example',
+      'deploy/proxy/Caddyfile',
+      'deploy/docker/Dockerfile',
+    ])
+      expect(packed, f).toContain(f);
+    expect([...packed].filter((p) => /(^|\/)paygate\.env$|\.db$|\.key$/.test(p))).toEqual([]);
+  });
+
+  it('holds every file a unit’s Documentation= points to in the installed package', () => {
+    const prefix = 'file:///usr/local/lib/node_modules/paygate/';
+    for (const f of readdirSync(join(DEPLOY, 'systemd'))) {
+      const docs = [...readFileSync(join(DEPLOY, 'systemd', f), 'utf8').matchAll(/^Documentation=(.+)$/gm)];
+      for (const [, target = ''] of docs) {
+        expect(target.startsWith(prefix), `${f}: ${target}`).toBe(true);
+        expect(packed, `${f}: ${target}`).toContain(target.slice(prefix.length));
+      }
+    }
+  });
+});
+
+describe('docs/deploy.md, "Create the first merchant"', () => {
+  it('runs with the shipped env file: the file’s settings and key reach paygate, its comments are skipped', () => {
+    const doc = readFileSync(join(ROOT, 'docs/deploy.md'), 'utf8');
+    const block = /Create the first merchant[^\n]*\n\n```sh\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+    expect(block).toContain('runuser -u paygate -- paygate merchant create');
+    const dir = scratch('first-merchant');
+    const envFile = join(dir, 'paygate.env');
+    // As section 2 says: the example, with the generated key pasted in.
+    writeFileSync(
+      envFile,
+      readFileSync(join(DEPLOY, 'systemd/paygate.env.example'), 'utf8').replace(
+        /^PAYGATE_VAULT_KEY=$/m,
+        `PAYGATE_VAULT_KEY=${Buffer.alloc(32, 9).toString('base64')}`,
+      ),
+    );
+    const db = join(dir, 'paygate.db');
+    // The service user and the installed command are the only parts swapped for this checkout's.
+    const script = block
+      .replaceAll('/etc/paygate/paygate.env', envFile)
+      .replaceAll('/var/lib/paygate/paygate.db', db)
+      .replace('runuser -u paygate -- paygate', `${JSON.stringify(process.execPath)} ${join(ROOT, 'bin/paygate.js')}`);
+    const r = run('sh', ['-c', `${script}\n`], { PATH: process.env.PATH, HOME: dir });
+    expect(r.output).toContain('"name": "My Shop"');
+    expect(r.status).toBe(0);
+    // The key came from the file: no key file was generated beside the database.
+    expect(existsSync(`${db}.key`)).toBe(false);
+    const listed = run(process.execPath, [join(ROOT, 'bin/paygate.js'), '--db', db, '--json', 'merchant', 'list'], {
+      PATH: process.env.PATH,
+      HOME: dir,
+      PAYGATE_VAULT_KEY: Buffer.alloc(32, 9).toString('base64'),
+    });
+    expect(listed.output).toContain('My Shop');
+    expect(listed.status).toBe(0);
   });
 });

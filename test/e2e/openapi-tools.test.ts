@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/env.js';
 import { createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 import { record } from '../helpers/traffic.js';
 
-/** Third-party tools on the served /openapi.json: redocly, openapi-typescript, openapi-fetch. */
+/** Third-party tools on the served /openapi.json: redocly, spectral, openapi-typescript, openapi-fetch. */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLE = join(ROOT, 'examples/typescript-client');
@@ -92,6 +92,32 @@ describe('/openapi.json checked with third-party tools', () => {
     };
     expect(report.problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    expect(r.status).toBe(0);
+  });
+
+  it('spectral lint with the spectral:oas ruleset finds nothing, not even a hint', () => {
+    const file = join(tmp.dir, 'spectral.json');
+    writeFileSync(file, JSON.stringify(served));
+    const ruleset = join(tmp.dir, '.spectral.yaml');
+    writeFileSync(ruleset, 'extends: ["spectral:oas"]\n');
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js'),
+        'lint',
+        file,
+        '--ruleset',
+        ruleset,
+        '--format',
+        'json',
+        '--fail-severity',
+        'hint',
+        '--quiet',
+      ],
+      { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tmp.dir }, timeout: 120_000 },
+    );
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([]);
     expect(r.status).toBe(0);
   });
 

@@ -1,10 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
 import { tempDir, TEST_VAULT_KEY } from '../helpers/env.js';
 import { startCutProxy } from '../helpers/pg-cut-proxy.js';
-import { createPgDatabase, pgAvailable, type PgTestDatabase } from '../helpers/postgres.js';
+import { createPgDatabase, pgAvailable, pgClusterUrl, type PgTestDatabase } from '../helpers/postgres.js';
 import { client, createMerchant, startServe } from '../helpers/serve.js';
 import { openApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -128,5 +129,67 @@ describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
     expect(again.body.rtn_code, again.text).toBe('0000');
     expect(again.body.data.status).toBe('200000');
     expect(await count(db.url, "SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge'")).toBe(1);
+  });
+});
+
+/** The SQL of docs/postgres.md "Creating the role and the database", with its names made unique. */
+function docsSetupSql(role: string): string {
+  const text = readFileSync(new URL('../../docs/postgres.md', import.meta.url), 'utf8');
+  const sql = /<<'SQL'\n([\s\S]*?)\nSQL\n/.exec(text)?.[1];
+  if (!sql) throw new Error("docs/postgres.md: no <<'SQL' block");
+  return sql.replaceAll(/\bpaygate\b/g, role);
+}
+
+/** One statement at a time: CREATE and DROP DATABASE refuse to run in a multi-statement query. */
+async function asSuperuser(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: pgClusterUrl() });
+  await c.connect();
+  try {
+    for (const statement of sql.split(';').filter((t) => t.trim() !== '')) await c.query(statement);
+  } finally {
+    await c.end();
+  }
+}
+
+/** A role and database named `name` are dropped after the test (roles belong to the whole cluster). */
+function dropAfter(name: string): void {
+  cleanups.push(() => asSuperuser(`DROP DATABASE IF EXISTS ${name} WITH (FORCE); DROP ROLE IF EXISTS ${name}`));
+}
+
+function urlAs(role: string, password: string, database: string): string {
+  const u = new URL(pgClusterUrl());
+  u.username = role;
+  u.password = password;
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+describe.skipIf(!pgAvailable())('setting PostgreSQL up as docs/postgres.md says', () => {
+  it('a role that owns its database, made by the documented SQL, can open it', async () => {
+    const name = `shop_owner_${Date.now().toString(36)}`;
+    dropAfter(name);
+    await asSuperuser(docsSetupSql(name));
+    const r = paygate(['--json', 'merchant', 'create', '--name', 'Owned Shop'], {
+      env: { PAYGATE_DB: urlAs(name, 'choose-a-long-password', name) },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.json().name).toBe('Owned Shop');
+  });
+
+  it('a role granted ALL on a database it does not own is refused with the documented message', async () => {
+    const name = `shop_guest_${Date.now().toString(36)}`;
+    dropAfter(name);
+    await asSuperuser(
+      `CREATE ROLE ${name} LOGIN PASSWORD 'pw'; CREATE DATABASE ${name}; GRANT ALL ON DATABASE ${name} TO ${name}`,
+    );
+    const r = paygate(['merchant', 'list'], { env: { PAYGATE_DB: urlAs(name, 'pw', name) } });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^error startup: cannot open database .*: permission denied for schema public$/);
+    expect(
+      await count(urlAs('postgres', '', name), "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public'"),
+    ).toBe(0);
+    await asSuperuser(`ALTER DATABASE ${name} OWNER TO ${name}`);
+    const fixed = paygate(['merchant', 'list'], { env: { PAYGATE_DB: urlAs(name, 'pw', name) } });
+    expect(fixed.status, fixed.stderr).toBe(0);
   });
 });

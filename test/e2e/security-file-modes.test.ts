@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
@@ -88,14 +88,100 @@ describe('database file modes under umask 022', () => {
     }
   });
 
-  it('a database an earlier version left world-readable is made 0600 when opened', () => {
+  it('an existing database open to group or others keeps its mode, and each command says the chmod that fixes it', () => {
     const t = tempDir('paygate-modes-');
     try {
       const db = join(t.dir, 'shop.db');
       createMerchant(db, 2);
-      chmodSync(db, 0o644);
-      expect(paygate(['--db', db, 'merchant', 'list']).status).toBe(0);
-      expect(mode(db)).toBe('600');
+      chmodSync(db, 0o640);
+      const r = paygate(['--db', db, 'merchant', 'list']);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toContain(`warning: the database ${db} is accessible by group or others (mode 0640)`);
+      expect(r.stderr).toContain(`chmod 600 ${db}`);
+      expect(mode(db)).toBe('640');
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+/**
+ * SPEC §1: paygate changes the mode of files it creates and of nothing else. A `--db` that is a
+ * directory or not a SQLite file is one line on stderr, exit 2, and leaves the path as it was
+ * (`paygate --db /tmp …` once left /tmp at 0700 and broke every PostgreSQL socket in it).
+ */
+describe('a --db that is not a SQLite database changes nothing', () => {
+  const NO_ENV_KEY = { PAYGATE_VAULT_KEY: '' };
+
+  function expectRefused(r: ReturnType<typeof paygate>, path: string, why: RegExp): void {
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^error startup: cannot open database /);
+    expect(r.stderr).toContain(path);
+    expect(r.stderr).toMatch(why);
+    expect(existsSync(`${path}.key`)).toBe(false);
+  }
+
+  for (const dirMode of [0o755, 0o1777]) {
+    it(`a ${dirMode.toString(8)} directory keeps its mode and its contents`, () => {
+      const t = tempDir('paygate-modes-');
+      try {
+        const d = join(t.dir, 'shared');
+        mkdirSync(d);
+        chmodSync(d, dirMode);
+        writeFileSync(join(d, 'other.sock'), '');
+        for (const args of [
+          ['merchant', 'list'],
+          ['db', 'migrate', '--dry-run'],
+          ['serve', '--port', '0'],
+        ]) {
+          expectRefused(paygate(['--db', d, ...args], { env: NO_ENV_KEY }), d, /it is a directory/);
+          expect(statSync(d).mode & 0o7777).toBe(dirMode);
+          expect(readdirSync(d)).toEqual(['other.sock']);
+        }
+      } finally {
+        t.cleanup();
+      }
+    });
+  }
+
+  it('db copy --to a directory or a file that is not SQLite changes neither', () => {
+    const t = tempDir('paygate-modes-');
+    try {
+      const source = join(t.dir, 'shop.db');
+      expect(paygate(['--db', source, 'merchant', 'list']).status).toBe(0);
+      const d = join(t.dir, 'shared');
+      mkdirSync(d);
+      chmodSync(d, 0o1777);
+      const file = join(t.dir, 'notes.txt');
+      writeFileSync(file, 'not a database\n');
+      chmodSync(file, 0o644);
+      for (const [target, why] of [
+        [d, /it is a directory/],
+        [file, /not a SQLite database/],
+      ] as const) {
+        expectRefused(paygate(['--db', source, 'db', 'copy', '--to', target]), target, why);
+      }
+      expect(statSync(d).mode & 0o7777).toBe(0o1777);
+      expect(readdirSync(d)).toEqual([]);
+      expect(mode(file)).toBe('644');
+      expect(readFileSync(file, 'utf8')).toBe('not a database\n');
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('an existing file that is not SQLite keeps its bytes and its mode', () => {
+    const t = tempDir('paygate-modes-');
+    try {
+      const file = join(t.dir, 'notes.txt');
+      const text = 'a shopping list, not a database\n'.repeat(50);
+      writeFileSync(file, text);
+      chmodSync(file, 0o644);
+      expectRefused(paygate(['--db', file, 'merchant', 'list'], { env: NO_ENV_KEY }), file, /not a SQLite database/);
+      expect(readFileSync(file, 'utf8')).toBe(text);
+      expect(mode(file)).toBe('644');
+      expect(readdirSync(t.dir)).toEqual(['notes.txt']);
     } finally {
       t.cleanup();
     }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { track } from './children.js';
 import { BIN } from './cli.js';
 import { TEST_STRIPE_TIMEOUT_MS, TEST_VAULT_KEY } from './env.js';
 
@@ -18,16 +19,18 @@ export function paygateAsync(
   opts: { input?: string } = {},
 ): Promise<AsyncCliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        PAYGATE_VAULT_KEY: TEST_VAULT_KEY,
-        PAYGATE_STRIPE_TIMEOUT_MS: TEST_STRIPE_TIMEOUT_MS,
-        ...env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = track(
+      spawn(process.execPath, [BIN, ...args], {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          PAYGATE_VAULT_KEY: TEST_VAULT_KEY,
+          PAYGATE_STRIPE_TIMEOUT_MS: TEST_STRIPE_TIMEOUT_MS,
+          ...env,
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+    );
     // stdin is a pipe carrying `input` (empty without), then closed: as `echo … | paygate …` gives.
     child.stdin.end(opts.input ?? '');
     let stdout = '';

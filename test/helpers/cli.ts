@@ -11,6 +11,26 @@ export interface CliResult {
   json: () => any;
 }
 
+/**
+ * Only a guard against a process that hangs, never a speed limit: on a loaded machine (a whole
+ * suite under stress-ng on 2 cores) a healthy CLI call on PostgreSQL took over 60 s, and the old
+ * 60 s kill left a test parsing empty output ("Unexpected end of JSON input").
+ */
+const HANG_GUARD_MS = 600_000;
+
+/** The command without card numbers (tests pass test cards as arguments). */
+function described(args: string[]): string {
+  return `paygate ${args.join(' ').replace(/\d{12,19}/g, '****')}`;
+}
+
+/** How a process ended, in words: its exit status or the signal that ended it, and its stderr. */
+function endOf(r: SpawnSyncReturns<string>): string {
+  const how = r.signal
+    ? `killed by ${r.signal}${r.error ? ` (${r.error.message})` : ''}`
+    : `exit status ${String(r.status)}`;
+  return `${how}; stderr: ${r.stderr.trim() || '(empty)'}`;
+}
+
 /** Run the real built `paygate` binary (not a terminal: JSON output, no prompts). */
 export function paygate(
   args: string[],
@@ -27,12 +47,15 @@ export function paygate(
       PAYGATE_STRIPE_TIMEOUT_MS: TEST_STRIPE_TIMEOUT_MS,
       ...opts.env,
     },
-    timeout: 60_000,
+    timeout: HANG_GUARD_MS,
   });
   return {
     status: r.status,
     stdout: r.stdout,
     stderr: r.stderr,
-    json: () => JSON.parse(r.stdout),
+    json: () => {
+      if (r.stdout.trim() === '') throw new Error(`${described(args)} printed no JSON: ${endOf(r)}`);
+      return JSON.parse(r.stdout);
+    },
   };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 
@@ -46,9 +47,28 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
+/**
+ * A connection to the cluster, or an error that says the cluster is gone: a run whose cluster
+ * died (its processes killed, its directory made unreadable) otherwise fails later and elsewhere,
+ * as a hook's follow-on error, without naming the cause.
+ */
+export async function connectToCluster(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    return client;
+  } catch (e) {
+    await client.end().catch(() => {});
+    const u = new URL(url);
+    throw new Error(
+      `the PostgreSQL test cluster at ${u.host} does not answer (${(e as Error).message}): it stopped during the run — its server was killed, or its directory under ${tmpdir()} became unreadable to the postgres user`,
+      { cause: e },
+    );
+  }
+}
+
 async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: pgClusterUrl() });
-  await client.connect();
+  const client = await connectToCluster(pgClusterUrl());
   try {
     return await fn(client);
   } finally {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { track } from './children.js';
 import { BIN, paygate } from './cli.js';
 import { TEST_STRIPE_TIMEOUT_MS, TEST_VAULT_KEY, tempDir } from './env.js';
 import { paygateOrigins, record, recorders } from './traffic.js';
@@ -44,13 +45,18 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   // Renewals stay off unless a test asks for its own schedule with --renew-cron.
   const renew = (opts.args ?? []).includes('--renew-cron');
   const args = [BIN, '--db', dbPath, 'serve', '--port', '0', ...(renew ? [] : ['--no-renew']), ...(opts.args ?? [])];
-  const proc = spawn(process.execPath, args, { env: serveEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = track(spawn(process.execPath, args, { env: serveEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 20_000);
+    // A serve that never came up is ended here: alive, its pipes would keep the test worker from
+    // exiting long after the failure was reported.
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`serve did not start within 20 s:\n${out}`));
+    }, 20_000);
     const check = (): void => {
       const m = /paygate listening on (https?:\/\/\S+)/.exec(out);
       if (m?.[1]) {

@@ -1,6 +1,7 @@
+import { type AddressInfo, createServer } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createPgDatabase, pgAvailable, pgClusterUrl, usePgDatabase } from '../helpers/postgres.js';
+import { connectToCluster, createPgDatabase, pgAvailable, pgClusterUrl, usePgDatabase } from '../helpers/postgres.js';
 
 /** The throwaway test cluster itself: what every PostgreSQL test relies on. */
 describe.skipIf(!pgAvailable())('the PostgreSQL test cluster', () => {
@@ -40,5 +41,20 @@ describe.skipIf(!pgAvailable())('the PostgreSQL test cluster', () => {
     );
     expect(left).toEqual([{ n: 0 }]);
     await lingering.end().catch(() => {});
+  });
+});
+
+describe('a test cluster that stopped', () => {
+  it('is reported as stopped, with the refused connection, instead of failing later elsewhere', async () => {
+    // A port nothing listens on: what a dead cluster's URL leads to.
+    const closed = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as AddressInfo).port;
+        srv.close(() => resolve(port));
+      });
+    });
+    await expect(connectToCluster(`postgres://postgres@127.0.0.1:${closed}/postgres`)).rejects.toThrow(
+      /^the PostgreSQL test cluster at 127\.0\.0\.1:\d+ does not answer \(.*ECONNREFUSED.*\): it stopped during the run/,
+    );
   });
 });

@@ -11,8 +11,8 @@ import { openSqlite } from '../../src/store/sqlite/client.js';
 import { StoreOpenError } from '../../src/store/store.js';
 import { DEFAULT_POOL_SIZE, openPgStore, parsePoolSize, type PgStore } from '../../src/store/postgres/client.js';
 import { MIGRATIONS_FOLDER, NEWER_SCHEMA_MESSAGE } from '../../src/store/postgres/migrate.js';
-import * as pgSchema from '../../src/store/postgres/schema/index.js';
-import * as sqliteSchema from '../../src/store/schema/index.js';
+import * as pgSchema from '../../src/store/schema/postgres.js';
+import * as sqliteSchema from '../../src/store/schema/sqlite.js';
 import { tempDir } from '../helpers/ctx.js';
 import { createPgDatabase, pgAvailable, type PgTestDatabase } from '../helpers/postgres.js';
 
@@ -124,6 +124,7 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
       'transactions_in_flight',
       'transactions_open_pages',
       'transactions_page_token',
+      'transactions_unrecorded',
     ]);
     expect(partial.find((i) => i.indexname === 'transactions_page_token')?.indexdef).toMatch(/^CREATE UNIQUE INDEX/);
     const applied = await rows<{ n: number }>(url, 'SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');

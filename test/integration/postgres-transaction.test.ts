@@ -65,7 +65,7 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
   });
 
   it('offers drizzle on the transaction connection', async () => {
-    const { merchants } = await import('../../src/store/postgres/schema/index.js');
+    const { merchants } = await import('../../src/store/schema/postgres.js');
     await expect(
       withTransaction(store.pool, async (tx) => {
         await tx.db

@@ -27,8 +27,47 @@ describe('the OpenAPI document', () => {
       in: 'header',
       name: 'X-Paygate-Signature',
     });
-    expect(doc.components.securitySchemes.signatureV1).toMatchObject({ type: 'apiKey', name: 'sign' });
-    for (const { op } of signed) expect(op.security).toEqual([{ signatureV2: [] }, { signatureV1: [] }]);
+    expect(doc.components.securitySchemes.signatureV1).toMatchObject({ type: 'apiKey', in: 'query', name: 'sign' });
+    for (const { method, op } of signed)
+      expect(op.security).toEqual([{ signatureV2: [] }, method === 'get' ? { signatureV1: [] } : {}]);
+  });
+
+  it('puts v1 sign where it travels: the query string of a GET, the JSON body of a POST', () => {
+    const schemaOf = (s: any): any[] =>
+      s.$ref ? [schemas[s.$ref.split('/').pop()]] : (s.oneOf ?? [s]).flatMap((v: any) => schemaOf(v));
+    for (const { method, path, op } of signed) {
+      const query = (op.parameters ?? []).filter((p: any) => p.name === 'sign');
+      if (method === 'get') {
+        expect(query, path).toEqual([expect.objectContaining({ in: 'query', required: false })]);
+      } else {
+        expect(query, path).toEqual([]);
+        for (const body of schemaOf(op.requestBody.content['application/json'].schema))
+          expect(body.properties.sign, path).toMatchObject({ type: 'string' });
+      }
+    }
+  });
+
+  it('documents the callbacks as webhooks; a refund’s names the original payAmount and the running refundedAmount, no refund id', () => {
+    expect(Object.keys(doc.webhooks)).toEqual(['paymentCallback', 'subscriptionCallback']);
+    const payment = schemas.PaymentCallback;
+    expect(doc.webhooks.paymentCallback.post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/PaymentCallback',
+    });
+    expect(payment.properties.status.enum).toEqual(expect.arrayContaining(['400010', '400000']));
+    expect(payment.properties.payAmount.description).toMatch(/on a refund’s callback too \(not the refund’s amount\)/);
+    expect(payment.properties.refundedAmount.description).toMatch(/Total refunded so far, this refund included/);
+    expect(payment.description).toMatch(/It names no refund/);
+    expect(payment.properties).not.toHaveProperty('refundTransactionId');
+    for (const body of [payment, schemas.SubscriptionCallback])
+      for (const [name, field] of Object.entries(body.properties as Record<string, any>))
+        expect(field.type, name).toBe('string');
+  });
+
+  it('gives generators no range status keys and no untyped constants', () => {
+    const text = JSON.stringify(doc);
+    expect(text).not.toMatch(/"[1-5]XX"/);
+    expect(text).not.toMatch(/\{"const":/);
+    expect(schemas.Address.additionalProperties).toBe(true);
   });
 
   it('answers a typed success envelope on 200 and a failure envelope per error status, never a bare default', () => {
@@ -55,11 +94,17 @@ describe('the OpenAPI document', () => {
     const params = doc.paths['/subscription/billing/list'].get.parameters as any[];
     // "" is "not sent", like every optional parameter.
     expect(params.find((p) => p.name === 'pageNum').schema).toEqual({
-      anyOf: [{ type: 'integer', minimum: 1, maximum: 1_000_000_000 }, { const: '' }],
+      anyOf: [
+        { type: 'integer', minimum: 1, maximum: 1_000_000_000 },
+        { type: 'string', const: '' },
+      ],
       default: 1,
     });
     expect(params.find((p) => p.name === 'pageSize').schema).toEqual({
-      anyOf: [{ type: 'integer', minimum: 1, maximum: 100 }, { const: '' }],
+      anyOf: [
+        { type: 'integer', minimum: 1, maximum: 100 },
+        { type: 'string', const: '' },
+      ],
       default: 10,
     });
   });

@@ -3,8 +3,8 @@ import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { describe, expect, it } from 'vitest';
 import { COPY_TABLES } from '../../src/store/copy.js';
-import * as pgSchema from '../../src/store/postgres/schema/index.js';
-import * as schema from '../../src/store/schema/index.js';
+import * as pgSchema from '../../src/store/schema/postgres.js';
+import * as schema from '../../src/store/schema/sqlite.js';
 
 const sqliteTables = (Object.values(schema) as unknown[]).filter((v): v is SQLiteTable => is(v, SQLiteTable));
 const pgTables = (Object.values(pgSchema) as unknown[]).filter((v): v is PgTable => is(v, PgTable));

@@ -22,6 +22,8 @@ export interface paths {
          *     A declined card is not an error: the answer is success with status 300000 and a failReason. 100040 means 3-D Secure: send the customer to data.url. The result of 100000, 100040 and 100050 arrives by callback.
          *
          *     Rate limit: 60 requests per 60 s per apiKey, shared by POST /payment/{apiKey}/transaction and its alias /v1/{apiKey}/transaction.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["createTransaction"];
         delete?: never;
@@ -48,6 +50,8 @@ export interface paths {
          *     A declined card is not an error: the answer is success with status 300000 and a failReason. 100040 means 3-D Secure: send the customer to data.url. The result of 100000, 100040 and 100050 arrives by callback.
          *
          *     Rate limit: 60 requests per 60 s per apiKey, shared by POST /payment/{apiKey}/transaction and its alias /v1/{apiKey}/transaction.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["createTransactionV1"];
         delete?: never;
@@ -94,6 +98,8 @@ export interface paths {
          * @description The fields of a SUBSCRIPTION transaction; paymentType may be left out and any other value than SUBSCRIPTION is 1001. The amount and currency are the plan’s. requestId and relationId share their namespace with /payment/{apiKey}/transaction. A declined first charge still answers subscriptionId and subscriptionCode: that subscription is EXPIRED.
          *
          *     Rate limit: 60 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -116,6 +122,8 @@ export interface paths {
          * @description Name the transaction by transactionOrderId or relationId (both: they must agree, else 1001). Refunds may repeat while their sum stays within the paid amount (1010 beyond); only SUCCEEDED and PARTIALLY_REFUNDED transactions can be refunded (1008). Send a requestId: the same requestId with the same fields answers the same refund again instead of refunding twice; with other fields it is 1006.
          *
          *     Rate limit: 30 requests per 60 s per apiKey.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["refundTransaction"];
         delete?: never;
@@ -138,6 +146,8 @@ export interface paths {
          * @description Entries for one order accumulate (split shipments); the same order and trackingNo again updates that entry. A bad entry does not fail the request: it is counted in failedCount and named in failedOrders.
          *
          *     Rate limit: 60 requests per 60 s per apiKey.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["uploadTracking"];
         delete?: never;
@@ -160,6 +170,8 @@ export interface paths {
          * @description A plan charges price every cycleLength × cycleType, at most one year in all (DAILY ≤ 365, WEEKLY ≤ 52, MONTHLY ≤ 12, YEARLY = 1). Plans are USD only. price may be 0 only with trialDays > 0. maxSubscriptions 0 (the default) means no limit. A plan cannot be changed once created.
          *
          *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["createPlan"];
         delete?: never;
@@ -270,6 +282,8 @@ export interface paths {
          * @description From ACTIVE, PAUSED or INCOMPLETE. The pending charge is cancelled; endTime is the end of the period already paid (or of the trial) if it is still running, else now. Any other state, including the one asked for, is 1008 with data false.
          *
          *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -292,6 +306,8 @@ export interface paths {
          * @description From ACTIVE. The pending charge is cancelled; nothing is charged while PAUSED. Any other state, including the one asked for, is 1008 with data false.
          *
          *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["pauseSubscription"];
         delete?: never;
@@ -314,6 +330,8 @@ export interface paths {
          * @description From PAUSED. The next charge is at the old nextBillingTime, or now if that has passed (the billing anchor then moves to now). Any other state, including the one asked for, is 1008 with data false.
          *
          *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["resumeSubscription"];
         delete?: never;
@@ -336,6 +354,8 @@ export interface paths {
          * @description An ACTIVE subscription (else 1008) moves to another ACTIVE plan of the same merchant and currency (1009 when the plan is inactive or full). PERIOD_END: the next renewal charges the new plan and its calendar starts there. NOW: the unused part of the paid period is credited by time (rounded down to the minor unit), the new price less that credit and any carried credit is charged at once as a CHANGE record, a credit larger than the price is carried to the next charges, and the new calendar starts now; a declined charge leaves the old plan (result DECLINED). A PLAN_CHANGED callback reports a change that took effect.
          *
          *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["changeSubscriptionPlan"];
         delete?: never;
@@ -358,6 +378,8 @@ export interface paths {
          * @description ACTIVE or PAUSED subscriptions (else 1008). The new card is checked with a zero-amount charge through the merchant's channel; a card that asks for 3-D Secure answers 100040 with the page url, and replaces the old card once the subscriber completes it. A renewal waiting for a retry becomes due at once (the next renewal run charges it with the new card; the billing anchor is kept). A card failing the local checks is 1011; a declined check (300000) leaves the old card.
          *
          *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["updateSubscriptionCard"];
         delete?: never;
@@ -373,7 +395,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health: {"status":"ok","database":"ok","outboxBacklog":n}; 503 when the database cannot be read */
+        /**
+         * Health: {"status":"ok","database":"ok","outboxBacklog":n}; 503 when the database cannot be read
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
         get: operations["getHealthz"];
         put?: never;
         post?: never;
@@ -390,7 +415,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness for a load balancer: 200 {"status":"ready"}, 503 while the database cannot be read or the server is closing */
+        /**
+         * Readiness for a load balancer: 200 {"status":"ready"}, 503 while the database cannot be read or the server is closing
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
         get: operations["getReadyz"];
         put?: never;
         post?: never;
@@ -407,7 +435,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics; answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>; 403 otherwise */
+        /**
+         * Prometheus metrics; answered to loopback clients, or with Authorization: Bearer <PAYGATE_METRICS_TOKEN>; 403 otherwise
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -424,7 +455,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /**
+         * This document
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
         get: operations["getOpenapi"];
         put?: never;
         post?: never;
@@ -441,10 +475,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Hosted checkout page (HTML) */
+        /**
+         * Hosted checkout page (HTML)
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
         get: operations["getCheckoutPage"];
         put?: never;
-        /** Checkout form: pay with a card or cancel */
+        /**
+         * Checkout form: pay with a card or cancel
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
         post: operations["postCheckoutPage"];
         delete?: never;
         options?: never;
@@ -459,10 +499,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 3-D Secure page (HTML): the sandbox challenge, or for a Stripe merchant the hand-over to Stripe */
+        /**
+         * 3-D Secure page (HTML): the sandbox challenge, or for a Stripe merchant the hand-over to Stripe
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
         get: operations["get3dsPage"];
         put?: never;
-        /** 3DS form: Complete or Fail */
+        /**
+         * 3DS form: Complete or Fail
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
         post: operations["post3dsPage"];
         delete?: never;
         options?: never;
@@ -477,7 +523,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Return from the Stripe channel's 3-D Secure challenge: reads the payment from Stripe and finishes it (redirect or HTML) */
+        /**
+         * Return from the Stripe channel's 3-D Secure challenge: reads the payment from Stripe and finishes it (redirect or HTML)
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
         get: operations["get3dsReturnTransactionOrderIdPage"];
         put?: never;
         post?: never;
@@ -494,10 +543,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Hosted card-update page of a subscription being retried (HTML; the updateCardUrl of RENEW_FAILED callbacks) */
+        /**
+         * Hosted card-update page of a subscription being retried (HTML; the updateCardUrl of RENEW_FAILED callbacks)
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
         get: operations["getCardPage"];
         put?: never;
-        /** Card-update form: check and save a new card */
+        /**
+         * Card-update form: check and save a new card
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
         post: operations["postCardPage"];
         delete?: never;
         options?: never;
@@ -514,7 +569,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stripe's events for a merchant on the Stripe channel, signed with its webhook secret (Stripe-Signature) */
+        /**
+         * Stripe's events for a merchant on the Stripe channel, signed with its webhook secret (Stripe-Signature)
+         * @description Called by the payment processor, signed with its own scheme; not by merchants.
+         */
         post: operations["postChannelStripeMerchantIdWebhook"];
         delete?: never;
         options?: never;
@@ -523,7 +581,48 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    paymentCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment result or a refund
+         * @description POSTed to the transaction’s (or subscription’s) notifyUrl, else the merchant’s. Answer any 2xx once stored; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. See docs/callbacks.md.
+         */
+        post: operations["paymentCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    subscriptionCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription event
+         * @description POSTed to the transaction’s (or subscription’s) notifyUrl, else the merchant’s. Answer any 2xx once stored; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. See docs/callbacks.md.
+         */
+        post: operations["subscriptionCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A card: checked (Luhn, month 01–12, four-digit year, not expired, CVV 3–4 digits) before any charge; never stored for a PAY, the CVV never at all */
@@ -534,7 +633,7 @@ export interface components {
             year: string;
             cvv: string;
         };
-        /** @description A billing or shipping address; every value a string */
+        /** @description A billing or shipping address; every value a string. Fields besides these are kept too, under the same rule. */
         Address: {
             firstName?: string | null;
             lastName?: string | null;
@@ -554,7 +653,7 @@ export interface components {
             birthDate?: string | null;
             identityNumber?: string | null;
         } & {
-            [key: string]: string | null;
+            [key: string]: unknown;
         };
         /** @description An ordered item, shown on the checkout page */
         Item: {
@@ -965,6 +1064,123 @@ export interface components {
             /** @example UPS */
             trackingChannel?: string;
             trackUrl?: string;
+        };
+        /** @description Sent for every final payment result and for every refund. A refund’s callback is this same body with the transaction as it stands after the refund: status 400010 or 400000, payAmount still the original amount, refundedAmount the total refunded so far. It names no refund: the refund’s id (refundTransactionId) and its own amount come only in the refund’s answer; what one refund added is the difference between two callbacks’ refundedAmount. */
+        PaymentCallback: {
+            /** @constant */
+            notifyType: "PAYMENT";
+            /** @description Unique per event: store it and drop a callback whose eventId you have processed (delivery is at least once) */
+            eventId: string;
+            /** @description paygate’s id of the transaction */
+            transactionOrderId: string;
+            /** @description Your order number, when the transaction had one */
+            relationId?: string;
+            /** @description Your merchant id */
+            merchantId: string;
+            /**
+             * @description RENEWAL only on a refund of a renewal charge: renewals themselves report through subscription callbacks
+             * @enum {string}
+             */
+            paymentType: "PAY" | "CHECKOUT" | "SUBSCRIPTION" | "RENEWAL";
+            /**
+             * @description The transaction’s status: final results 200000, 300000, 300010, 300020; after a refund 400010 PARTIALLY_REFUNDED or 400000 REFUNDED
+             * @enum {string}
+             */
+            status: "200000" | "300000" | "300010" | "300020" | "400010" | "400000";
+            /**
+             * @description The transaction’s amount as charged; on a refund’s callback too (not the refund’s amount)
+             * @example 10.00
+             */
+            payAmount: string;
+            /** @description ISO 4217 code */
+            currency: string;
+            /**
+             * @description Amount in the processor’s currency, when it charged one
+             * @example 10.00
+             */
+            txnAmount?: string;
+            /** @description The processor’s currency */
+            txnCurrency?: string;
+            /** @description When the charge was decided (yyyy-MM-dd HH:mm:ss, paygate’s time zone) */
+            txnTime?: string;
+            /** @description Why a charge failed (on a failure only) */
+            failReason?: string;
+            /**
+             * @description Total refunded so far, this refund included; present once anything was refunded. With status 400000 it equals payAmount
+             * @example 10.00
+             */
+            refundedAmount?: string;
+            /** @description The subscription, on the callback of a SUBSCRIPTION’s first charge */
+            subscriptionId?: string;
+            /** @description The subscription’s code, with subscriptionId */
+            subscriptionCode?: string;
+            /** @description signatureVersion 1 merchants only: the v1 signature of the other fields, with METHOD POST and PATH the notifyUrl’s path (docs/callbacks.md). v2 merchants get the X-Paygate-Signature header instead */
+            sign?: string;
+        };
+        /** @description Sent for every renewal result and for a subscription’s end; PLAN_CHANGED when a plan change took effect. The record fields describe the charge the event is about. */
+        SubscriptionCallback: {
+            /** @constant */
+            notifyType: "SUBSCRIPTION";
+            /** @description Unique per event: store it and drop a callback whose eventId you have processed */
+            eventId: string;
+            /** @enum {string} */
+            eventType: "RENEW_SUCCEEDED" | "RENEW_FAILED" | "SUBSCRIPTION_FAILED" | "SUBSCRIPTION_EXPIRED" | "PLAN_CHANGED";
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description paygate’s id of the subscription */
+            subscriptionId: string;
+            /** @description The subscription’s code */
+            subscriptionCode: string;
+            /** @description Your id of the subscribing user */
+            userId: string;
+            /** @description The plan in force (PLAN_CHANGED: the new plan) */
+            planId: string;
+            /** @enum {string} */
+            subscriptionStatus: "INCOMPLETE" | "ACTIVE" | "PAUSED" | "CANCELLED" | "FAILED" | "EXPIRED";
+            /** @description The billing record */
+            recordId: string;
+            /** @enum {string} */
+            billingType: "INITIAL" | "RENEW" | "RETRY" | "CHANGE";
+            /**
+             * @description The record’s amount
+             * @example 10.00
+             */
+            amount: string;
+            /** @description ISO 4217 code */
+            currency: string;
+            /** @enum {string} */
+            recordStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED";
+            /** @description Retries made so far, in decimal */
+            retryCount: string;
+            /** @description Why the charge failed */
+            failReason?: string;
+            /** @description The charge’s transaction */
+            transactionOrderId?: string;
+            /** @description When the next charge is scheduled */
+            nextBillingTime?: string;
+            /** @description When it happened (the renewal run’s clock) */
+            eventTime: string;
+            /** @description RENEW_FAILED with retries left: the page where the subscriber enters a new card */
+            updateCardUrl?: string;
+            /** @description PLAN_CHANGED: the plan left */
+            previousPlanId?: string;
+            /**
+             * @description PLAN_CHANGED: when it took effect
+             * @enum {string}
+             */
+            changeWhen?: "NOW" | "PERIOD_END";
+            /**
+             * @description PLAN_CHANGED: credit granted for the unused part of the old plan’s period
+             * @example 10.00
+             */
+            credit?: string;
+            /**
+             * @description PLAN_CHANGED: credit carried into the next charges
+             * @example 10.00
+             */
+            creditBalance?: string;
+            /** @description signatureVersion 1 merchants only: the v1 signature of the other fields, with METHOD POST and PATH the notifyUrl’s path (docs/callbacks.md). v2 merchants get the X-Paygate-Signature header instead */
+            sign?: string;
         };
         /** @description A refused request */
         Failure: {
@@ -4735,23 +4951,30 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be read; or the server is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
             /** @description Malformed URL (1000) */
-            "4XX": {
+            400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The database cannot be read; or the server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status?: string;
+                        database?: string;
+                        reason?: string;
+                        statusCode?: number;
+                        error?: string;
+                        message?: string;
+                    };
                 };
             };
         };
@@ -4777,23 +5000,30 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not ready: the database cannot be read, or the server is closing; or the server is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
             /** @description Malformed URL (1000) */
-            "4XX": {
+            400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Not ready: the database cannot be read, or the server is closing; or the server is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status?: string;
+                        database?: string;
+                        reason?: string;
+                        statusCode?: number;
+                        error?: string;
+                        message?: string;
+                    };
                 };
             };
         };
@@ -4815,6 +5045,16 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Malformed URL (1000) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
                 };
             };
             /** @description Neither a loopback client nor the metrics token */
@@ -4841,16 +5081,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed URL (1000) */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
         };
     };
     getOpenapi: {
@@ -4872,6 +5102,16 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description Malformed URL (1000) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
             503: {
                 headers: {
@@ -4884,16 +5124,6 @@ export interface operations {
                         /** @constant */
                         statusCode: 503;
                     };
-                };
-            };
-            /** @description Malformed URL (1000) */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
                 };
             };
         };
@@ -4920,6 +5150,28 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
             503: {
                 headers: {
@@ -4932,17 +5184,6 @@ export interface operations {
                         /** @constant */
                         statusCode: 503;
                     };
-                };
-            };
-            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["Failure"];
                 };
             };
         };
@@ -4983,6 +5224,61 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A form without its anti-forgery token, or with an expired one */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Form larger than the page accepts */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Not a form submission */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
             503: {
                 headers: {
@@ -4995,17 +5291,6 @@ export interface operations {
                         /** @constant */
                         statusCode: 503;
                     };
-                };
-            };
-            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["Failure"];
                 };
             };
         };
@@ -5040,6 +5325,28 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
             503: {
                 headers: {
@@ -5052,17 +5359,6 @@ export interface operations {
                         /** @constant */
                         statusCode: 503;
                     };
-                };
-            };
-            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["Failure"];
                 };
             };
         };
@@ -5103,6 +5399,61 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A form without its anti-forgery token, or with an expired one */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Form larger than the page accepts */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Not a form submission */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
             503: {
                 headers: {
@@ -5115,17 +5466,6 @@ export interface operations {
                         /** @constant */
                         statusCode: 503;
                     };
-                };
-            };
-            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["Failure"];
                 };
             };
         };
@@ -5160,6 +5500,28 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
             503: {
                 headers: {
@@ -5172,17 +5534,6 @@ export interface operations {
                         /** @constant */
                         statusCode: 503;
                     };
-                };
-            };
-            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["Failure"];
                 };
             };
         };
@@ -5209,6 +5560,28 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
             503: {
                 headers: {
@@ -5221,17 +5594,6 @@ export interface operations {
                         /** @constant */
                         statusCode: 503;
                     };
-                };
-            };
-            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["Failure"];
                 };
             };
         };
@@ -5272,6 +5634,61 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A form without its anti-forgery token, or with an expired one */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Form larger than the page accepts */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Not a form submission */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
             503: {
                 headers: {
@@ -5284,17 +5701,6 @@ export interface operations {
                         /** @constant */
                         statusCode: 503;
                     };
-                };
-            };
-            /** @description Unknown or finished session, or a form without its token (an HTML page); a malformed URL (the 1000 envelope) */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["Failure"];
                 };
             };
         };
@@ -5365,15 +5771,59 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed URL (1000) */
-            "4XX": {
+        };
+    };
+    paymentCallback: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The body’s eventId */
+                "X-Paygate-Event-Id": string;
+                /** @description signatureVersion 2 merchants: t=<unix seconds>,v2=<hex>, hex = HMAC-SHA256(secret, t + "." + raw body) */
+                "X-Paygate-Signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentCallback"];
+            };
+        };
+        responses: {
+            /** @description Stored (any 2xx will do; the body is ignored) */
+            200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
+                content?: never;
+            };
+        };
+    };
+    subscriptionCallback: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The body’s eventId */
+                "X-Paygate-Event-Id": string;
+                /** @description signatureVersion 2 merchants: t=<unix seconds>,v2=<hex>, hex = HMAC-SHA256(secret, t + "." + raw body) */
+                "X-Paygate-Signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionCallback"];
+            };
+        };
+        responses: {
+            /** @description Stored (any 2xx will do; the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
+                content?: never;
             };
         };
     };

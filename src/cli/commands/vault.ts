@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { newVaultKeyText, parseVaultKey } from '../../vault/crypto.js';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { newVaultKeyText, parseVaultKey, readKeyFile, VaultKeyError } from '../../vault/crypto.js';
 import { progressBar } from '../progress.js';
 import { confirmIrreversible } from '../prompts.js';
-import { action, outputOf, UsageError, withCtx } from '../shell.js';
+import { action, globalsOf, outputOf, UsageError, withCtx } from '../shell.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
@@ -16,7 +16,13 @@ interface RotateOptions {
 function newKeyOf(opts: RotateOptions): { key: Buffer; text: string } {
   if (opts.newKeyFile) {
     if (!existsSync(opts.newKeyFile)) throw new UsageError(`--new-key-file: ${opts.newKeyFile} does not exist`);
-    const text = readFileSync(opts.newKeyFile, 'utf8').trim();
+    let text: string;
+    try {
+      text = readKeyFile(opts.newKeyFile).trim();
+    } catch (e) {
+      if (e instanceof VaultKeyError) throw new UsageError(`--new-key-file: ${e.message}`);
+      throw e;
+    }
     return { key: parseVaultKey(text, opts.newKeyFile), text };
   }
   const env = process.env.PAYGATE_NEW_VAULT_KEY;
@@ -39,11 +45,15 @@ export function registerVaultCommands(program: Command): void {
 
   vault
     .command('new-key')
-    .description('print a new random vault key (base64 of 32 bytes) for PAYGATE_VAULT_KEY')
+    .description(
+      'print a new random vault key (base64 of 32 bytes), bare, for PAYGATE_VAULT_KEY=$(…) or > FILE; --json gives {"key"}',
+    )
     .action(
       action(async (_opts: object, cmd: Command) => {
         const key = newVaultKeyText();
-        outputOf(cmd).result({ key }, () => key);
+        // Meant to be redirected (SPEC §12): the key alone off a terminal too, unless --json is asked for.
+        if (globalsOf(cmd).json) outputOf(cmd).result({ key });
+        else process.stdout.write(`${key}\n`);
       }),
     );
 

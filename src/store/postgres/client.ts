@@ -4,7 +4,7 @@ import { invalidParam } from '../../domain/errors.js';
 import { StoreOpenError } from '../store.js';
 import { migrate } from './migrate.js';
 import { isPostgresUrl, redactUrl } from './url.js';
-import * as schema from './schema/index.js';
+import * as schema from '../schema/postgres.js';
 
 export type PgDb = NodePgDatabase<typeof schema>;
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { type Db, POSTGRES } from '../sql/db.js';
 
 /** Anything that runs one statement: the pool (autocommit) or a unit of work's connection. */
 export interface Conn {
@@ -60,7 +61,12 @@ export async function run(db: Conn, sql: string, args: Record<string, unknown> =
   return (await db.query(config(sql, args))).rowCount ?? 0;
 }
 
-/** `col AS "key"` for each entry, so rows come back in drizzle's shape. */
-export function selectList<K extends string>(columns: Record<K, string>, prefix = ''): string {
-  return (Object.keys(columns) as K[]).map((k) => `${prefix}${columns[k]} AS "${k}"`).join(', ');
+/** A pool or a unit of work's connection as the shared repositories (store/sql/) see it. */
+export function pgDb(conn: Conn): Db {
+  return {
+    dialect: POSTGRES,
+    all: (sql, args) => all(conn, sql, args),
+    get: (sql, args) => get(conn, sql, args),
+    run: (sql, args) => run(conn, sql, args),
+  };
 }

@@ -11,7 +11,7 @@ import {
   UNIQUE_VIOLATION,
 } from './errors.js';
 import type { Conn } from './query.js';
-import * as schema from './schema/index.js';
+import * as schema from '../schema/postgres.js';
 
 /** One unit of work: a connection of its own, inside BEGIN … COMMIT. */
 export interface PgTx {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StoreOpenError } from '../store.js';
-import { createPrivateFile, restrictDatabaseFiles } from './files.js';
+import { createPrivateFile, refuseNonDatabase } from './files.js';
 
 export type Sqlite = Database.Database;
 
@@ -20,9 +20,11 @@ export function openSqlite(path: string, opts: { readonly?: boolean } = {}): Sql
     const dir = dirname(resolve(path));
     if (!existsSync(dir)) throw new StoreOpenError(`database directory does not exist: ${dir}`);
   }
+  if (path !== ':memory:' && path !== '') refuseNonDatabase(path);
   let sqlite: Sqlite;
   try {
-    if (path !== ':memory:' && path !== '' && !opts.readonly && !createPrivateFile(path)) restrictDatabaseFiles(path);
+    // An existing file keeps the mode its owner gave it: the CLI warns when others can read it.
+    if (path !== ':memory:' && path !== '' && !opts.readonly) createPrivateFile(path);
     sqlite = new Database(path, { readonly: opts.readonly ?? false });
   } catch (e) {
     throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);
@@ -130,6 +132,7 @@ export function sqliteMigrationStatus(path: string): MigrationStatus {
   };
   const known = journal.entries.map((e) => e.tag);
   if (path === ':memory:' || !existsSync(path)) return { known, pending: known, exists: false };
+  refuseNonDatabase(path);
   let sqlite: Sqlite;
   try {
     sqlite = new Database(path, { readonly: true, fileMustExist: true });

@@ -11,6 +11,8 @@ import {
 } from '../copy.js';
 import { StoreOpenError } from '../store.js';
 import { openSqlite, type Sqlite } from './client.js';
+import { refuseInvalidUtf8 } from './copy-utf8.js';
+import { refuseNonDatabase } from './files.js';
 
 /** The SQLite half of `db copy` (store/copy.ts orchestrates). */
 
@@ -63,8 +65,10 @@ export function sqliteCopySource(db: Sqlite): CopySource {
     },
     async readBatch(t, after, limit) {
       const stmt = readFor(t, after === null);
-      const rows = stmt.all(...(after ?? []).map(toSqlite), limit) as unknown[][];
-      return rows.map((r) => toNeutral(t, r));
+      const params = after === null ? null : after.map(toSqlite);
+      const rows = (stmt.all(...(params ?? []), limit) as unknown[][]).map((r) => toNeutral(t, r));
+      refuseInvalidUtf8(db, t, params, limit, rows);
+      return rows;
     },
     async end() {
       if (ended) return;
@@ -104,6 +108,7 @@ function occupiedFile(path: string, tables: readonly CopyTable[]): Array<{ table
  * is left exactly as it was.
  */
 export async function openSqliteCopyTarget(path: string, tables: readonly CopyTable[]): Promise<CopyTarget> {
+  refuseNonDatabase(path);
   const existed = existsSync(path) && statSync(path).size > 0;
   if (existed) {
     const occupied = occupiedFile(path, tables);

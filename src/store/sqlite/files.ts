@@ -1,4 +1,6 @@
-import { chmodSync, closeSync, fchmodSync, openSync, statSync } from 'node:fs';
+import { closeSync, fchmodSync, lstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { StoreOpenError } from '../store.js';
 
 /**
  * Database files hold card data (sealed), fingerprints and every merchant's records: only their
@@ -14,7 +16,8 @@ export const PRIVATE_MODE = 0o600;
 /**
  * Create `path` empty with mode 0600 before SQLite writes a byte into it (SQLite takes an empty
  * file as a new database). fchmod after open makes the mode independent of the process umask.
- * Returns false when the file already exists (created by someone else first: not ours to reset).
+ * Returns false when the file already exists: it is not ours, so its mode is not ours to set
+ * (SPEC §1: paygate changes the mode of files it creates and of nothing else).
  */
 export function createPrivateFile(path: string): boolean {
   let fd: number;
@@ -32,26 +35,60 @@ export function createPrivateFile(path: string): boolean {
   return true;
 }
 
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
 /**
- * An existing database (and its WAL and shared-memory files) that group or others may access, as
- * earlier versions left them under umask 022, loses those bits on open (0644 → 0600); the
- * owner's bits are never widened. Files this process does not
- * own cannot be changed (EPERM): left as they are, the owner's open will fix them.
+ * Refuse a `--db` path that is not a SQLite database before anything opens it, so a mistyped
+ * path changes nothing on disk: a directory (SQLite would fail only after the file was touched),
+ * a device or pipe, a dangling link (SQLite would create the file at its target), or a file
+ * whose first bytes are not SQLite's header (SQLite would write a journal beside it first). A
+ * missing path and an empty file are a new database, as SQLite itself takes them.
  */
-export function restrictDatabaseFiles(dbPath: string): void {
-  for (const path of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) {
-    let mode: number;
-    try {
-      mode = statSync(path).mode & 0o777;
-    } catch {
-      continue;
-    }
-    if ((mode & 0o077) === 0) continue;
-    try {
-      chmodSync(path, mode & 0o700);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'EPERM' && code !== 'ENOENT') throw e;
-    }
+export function refuseNonDatabase(path: string): void {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw openError(path, e);
+    if (isLink(path)) throw refused(path, 'it is a symbolic link to a file that does not exist');
+    return;
+  }
+  if (st.isDirectory()) {
+    throw refused(path, `it is a directory (a database is a file, for example ${join(path, 'paygate.db')})`);
+  }
+  if (!st.isFile()) throw refused(path, 'it is not a regular file');
+  if (st.size === 0) return;
+  if (!startsWithHeader(path)) {
+    throw refused(path, 'it is not a SQLite database file');
   }
 }
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function startsWithHeader(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw openError(path, e);
+  }
+  try {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return n === head.length && head.equals(SQLITE_HEADER);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const refused = (path: string, why: string): StoreOpenError =>
+  new StoreOpenError(`cannot open database ${path}: ${why}; nothing was changed`);
+
+const openError = (path: string, e: unknown): StoreOpenError =>
+  new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);

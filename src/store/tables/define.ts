@@ -1,0 +1,139 @@
+/**
+ * The one description of a table, with no engine in it: schema/sqlite.ts and schema/postgres.ts
+ * turn each into drizzle's table of that dialect (so drizzle-kit generates both migration sets
+ * from it), and tables/rows.ts turns it into the column lists and row shapes the engines' SQL
+ * uses. This module imports nothing, so the row types cost a process no library.
+ *
+ * A column's SQL name is its key in snake_case (`cardLast4` → `card_last4`).
+ */
+
+/**
+ * What a column holds, and so its type on each engine:
+ * - text: text on both;
+ * - integer: a count or a small number (integer on both);
+ * - money: minor units, and instant: epoch milliseconds — both can exceed int4, so int8 on
+ *   PostgreSQL, read as JS numbers (every value paygate writes is far below 2^53);
+ * - boolean: boolean on PostgreSQL, 0/1 on SQLite (tables/rows.ts converts);
+ * - serial: an insertion-order key the database numbers (AUTOINCREMENT; an identity BY
+ *   DEFAULT on PostgreSQL, so a copy from another database can keep the original numbers);
+ * - instants: a list of epoch ms (int8[], PostgreSQL-only tables).
+ */
+export type ColumnKind = 'text' | 'integer' | 'money' | 'instant' | 'boolean' | 'serial' | 'instants';
+
+export interface ColumnSpec {
+  kind: ColumnKind;
+  values: readonly string[] | undefined;
+  notNull: boolean;
+  primaryKey: boolean;
+  unique: boolean;
+  default: string | number | boolean | undefined;
+  references: { table: string; column: string; onDelete: 'set null' | undefined } | undefined;
+}
+
+/** A column of values `T`; `Nullable` until `.notNull()` or `.primaryKey()`. */
+export class Column<T, Nullable extends boolean = true> {
+  declare readonly valueType: T;
+  declare readonly nullable: Nullable;
+  constructor(readonly spec: ColumnSpec) {}
+
+  notNull(): Column<T, false> {
+    return new Column({ ...this.spec, notNull: true });
+  }
+  primaryKey(): Column<T, false> {
+    return new Column({ ...this.spec, notNull: true, primaryKey: true });
+  }
+  unique(): Column<T, Nullable> {
+    return new Column({ ...this.spec, unique: true });
+  }
+  default(value: T): Column<T, Nullable> {
+    return new Column({ ...this.spec, default: value as string | number | boolean });
+  }
+  /** A foreign key to `table`'s `column` (by SQL names). */
+  references(table: string, column = 'id', onDelete?: 'set null'): Column<T, Nullable> {
+    return new Column({ ...this.spec, references: { table, column, onDelete } });
+  }
+}
+
+const column = <T>(kind: ColumnKind, values?: readonly string[]): Column<T> =>
+  new Column<T>({
+    kind,
+    values,
+    notNull: false,
+    primaryKey: false,
+    unique: false,
+    default: undefined,
+    references: undefined,
+  });
+
+/** Text; with `values`, only those (the row type is their union). */
+export function text(): Column<string>;
+export function text<const V extends readonly string[]>(values: V): Column<V[number]>;
+export function text(values?: readonly string[]): Column<string> {
+  return column<string>('text', values);
+}
+export const integer = (): Column<number> => column('integer');
+export const money = (): Column<number> => column('money');
+export const instant = (): Column<number> => column('instant');
+export const boolean = (): Column<boolean> => column('boolean');
+export const serial = (): Column<number, false> => column<number>('serial').primaryKey();
+export const instants = (): Column<number[]> => column('instants');
+
+export type AnyColumn = Column<unknown, boolean>;
+export type Columns = Record<string, AnyColumn>;
+
+export interface IndexSpec<K extends string = string> {
+  name: string;
+  on: readonly K[];
+  unique: boolean;
+  /** A partial index's condition, in SQL both engines read alike. */
+  where: string | undefined;
+}
+
+export const index = <K extends string>(name: string, on: readonly K[], where?: string): IndexSpec<K> => ({
+  name,
+  on,
+  unique: false,
+  where,
+});
+export const uniqueIndex = <K extends string>(name: string, on: readonly K[], where?: string): IndexSpec<K> => ({
+  name,
+  on,
+  unique: true,
+  where,
+});
+
+export interface TableSpec<C extends Columns = Columns> {
+  name: string;
+  columns: C;
+  /** Checked against the columns' keys by `table()`; kept as plain names so any table is a TableSpec. */
+  indexes: readonly IndexSpec[];
+  /** A primary key of several columns (a single one is the column's `.primaryKey()`). */
+  primaryKey: readonly string[] | undefined;
+  /** Only on PostgreSQL: state that several instances share (SQLite's one `serve` keeps it in memory). */
+  postgresOnly: boolean;
+}
+
+export function table<C extends Columns>(
+  name: string,
+  columns: C,
+  more: {
+    indexes?: readonly IndexSpec<keyof C & string>[];
+    primaryKey?: readonly (keyof C & string)[];
+    postgresOnly?: boolean;
+  } = {},
+): TableSpec<C> {
+  return {
+    name,
+    columns,
+    indexes: more.indexes ?? [],
+    primaryKey: more.primaryKey,
+    postgresOnly: more.postgresOnly ?? false,
+  };
+}
+
+/** The row a table's SELECT answers (camelCase keys, nullable columns `| null`). */
+export type RowOf<S extends TableSpec> = {
+  [K in keyof S['columns']]: S['columns'][K] extends Column<infer T, infer N> ? (N extends true ? T | null : T) : never;
+};
+
+export const sqlName = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

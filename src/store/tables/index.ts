@@ -1,0 +1,46 @@
+import { billingRecords } from './billing-records.js';
+import { cards } from './cards.js';
+import type { TableSpec } from './define.js';
+import { merchants, meta } from './merchants.js';
+import { outboxEvents } from './outbox.js';
+import { plans } from './plans.js';
+import { rateLimitWindows } from './rate-limits.js';
+import { sandboxCharges } from './sandbox.js';
+import { subscriptions } from './subscriptions.js';
+import { idempotencyKeys, refunds, trackingEntries, transactions } from './transactions.js';
+
+export {
+  billingRecords,
+  cards,
+  idempotencyKeys,
+  merchants,
+  meta,
+  outboxEvents,
+  plans,
+  rateLimitWindows,
+  refunds,
+  sandboxCharges,
+  subscriptions,
+  trackingEntries,
+  transactions,
+};
+
+/**
+ * Every table, parents before children (a table after every table its foreign keys point at):
+ * the order both drizzle schemas are built in and `db copy` copies in.
+ */
+export const TABLES: readonly TableSpec[] = [
+  meta,
+  merchants,
+  plans,
+  cards,
+  subscriptions,
+  billingRecords,
+  transactions,
+  refunds,
+  trackingEntries,
+  idempotencyKeys,
+  outboxEvents,
+  sandboxCharges,
+  rateLimitWindows,
+];

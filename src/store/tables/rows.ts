@@ -1,0 +1,52 @@
+import { type RowOf, sqlName, type TableSpec } from './define.js';
+
+/**
+ * A table's row mapping, from its one description: the column lists that make each engine's
+ * SQL answer rows in the row type's shape (camelCase keys), and the statements every table
+ * has. Parameters are `@key`, which both engines read (SQLite natively, PostgreSQL through
+ * postgres/query.ts), so the SQL built here is the same text on both.
+ */
+
+export type KeyOf<S extends TableSpec> = keyof S['columns'] & string;
+
+/** The SQL name of a column. */
+export const col = <S extends TableSpec>(_spec: S, key: KeyOf<S>): string => sqlName(key);
+
+const keysOf = <S extends TableSpec>(spec: S): KeyOf<S>[] => Object.keys(spec.columns) as KeyOf<S>[];
+
+/** `alias.column AS "key"` for every column in definition order, or for `only` those. */
+export function selectList<S extends TableSpec>(spec: S, alias?: string, only?: readonly KeyOf<S>[]): string {
+  const p = alias ? `${alias}.` : '';
+  return (only ?? keysOf(spec)).map((k) => (sqlName(k) === k ? `${p}${k}` : `${p}${sqlName(k)} AS "${k}"`)).join(', ');
+}
+
+/** `SELECT <every column> FROM table alias`: add the WHERE. */
+export function selectFrom(spec: TableSpec, alias?: string): string {
+  return `SELECT ${selectList(spec, alias)} FROM ${spec.name}${alias ? ` ${alias}` : ''}`;
+}
+
+/** `INSERT INTO table (<every column>) VALUES (@key, …)`: a whole row of the row type. */
+export function insertRow(spec: TableSpec, omit: readonly string[] = []): string {
+  const keys = keysOf(spec).filter((k) => !omit.includes(k));
+  return `INSERT INTO ${spec.name} (${keys.map(sqlName).join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`;
+}
+
+/**
+ * The keys of a patch that are set (undefined means "leave as is"), sorted, so one patch shape
+ * is one statement text (one prepared statement).
+ */
+export function patchKeys<S extends TableSpec>(spec: S, patch: Partial<RowOf<S>>, except: readonly string[] = []) {
+  return (Object.keys(patch) as KeyOf<S>[])
+    .filter((k) => k in spec.columns && !except.includes(k) && patch[k] !== undefined)
+    .sort();
+}
+
+/** `column = @key, …` for an UPDATE's SET. */
+export function setList(keys: readonly string[]): string {
+  return keys.map((k) => `${sqlName(k)} = @${k}`).join(', ');
+}
+
+/** The columns of a table that hold booleans (SQLite stores them as 0/1). */
+export function booleanKeys(spec: TableSpec): string[] {
+  return keysOf(spec).filter((k) => spec.columns[k]?.spec.kind === 'boolean');
+}
