@@ -87,6 +87,10 @@ export async function createFirstCharge(
     pendingPlanId: null,
     cardUpdateToken: null,
     cardUpdateExpiresAt: null,
+    couponId: null,
+    couponCode: null,
+    couponTakenAt: null,
+    couponCyclesUsed: 0,
     createdAt: now,
     updatedAt: now,
   });
@@ -111,6 +115,8 @@ export async function createFirstCharge(
     creditApplied: 0,
     creditGranted: 0,
     planId: plan.id,
+    couponCode: null,
+    discountAmount: 0,
     createdAt: now,
   });
   return { subscriptionId, code, recordId, amount };

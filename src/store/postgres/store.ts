@@ -27,6 +27,7 @@ import type {
   SealedColumn,
   SealedRow,
   PlanRow,
+  CouponRow,
   Reads,
   RecordStatus,
   RefundOutcome,
@@ -49,6 +50,7 @@ import type {
 } from '../store.js';
 import { openPgStore, type OpenPgOptions, type PgStore as PgHandle } from './client.js';
 import * as cards from './cards.js';
+import * as coupons from './coupons.js';
 import * as delivery from './delivery.js';
 import { isConnectionLost } from './errors.js';
 import { keyPlainFingerprints } from './fingerprints.js';
@@ -103,6 +105,12 @@ class PgReads implements Reads {
   }
   async getPlanInfo(planId: string): Promise<{ name: string; description: string | null } | undefined> {
     return plans.getPlanInfo(this.db, planId);
+  }
+  async getCoupon(merchantId: string, code: string): Promise<CouponRow | undefined> {
+    return coupons.getCoupon(this.db, merchantId, code);
+  }
+  async listCoupons(merchantId: string): Promise<CouponRow[]> {
+    return coupons.listCoupons(this.db, merchantId);
   }
   async getTransaction(id: string): Promise<TransactionRow | undefined> {
     return txns.getTransaction(this.db, id);
@@ -300,6 +308,15 @@ class PgTx extends PgReads implements Tx {
   }
   async releasePlanSlot(planId: string): Promise<void> {
     await plans.releasePlanSlot(this.db, planId);
+  }
+  async insertCoupon(row: CouponRow): Promise<void> {
+    await coupons.insertCoupon(this.db, row);
+  }
+  async setCouponStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void> {
+    await coupons.setCouponStatus(this.db, id, status);
+  }
+  async reserveCouponRedemption(id: string, now: number): Promise<boolean> {
+    return coupons.reserveCouponRedemption(this.db, id, now);
   }
   insertTransaction(row: TransactionRow): Promise<void> {
     return this.later(txns.insertTransaction(this.db, row));

@@ -27,6 +27,7 @@ import type {
   StripeCardIds,
   SealedRow,
   PlanRow,
+  CouponRow,
   Reads,
   RecordStatus,
   RefundOutcome,
@@ -47,6 +48,7 @@ import type {
   Tx,
 } from '../store.js';
 import * as cards from './cards.js';
+import * as coupons from './coupons.js';
 import { openSqlite, settleZone, type Sqlite } from './client.js';
 import * as delivery from './delivery.js';
 import { createPrivateFile } from './files.js';
@@ -95,6 +97,12 @@ class SqliteReads implements Reads {
   }
   async getPlanInfo(planId: string): Promise<{ name: string; description: string | null } | undefined> {
     return plans.getPlanInfo(this.db, planId);
+  }
+  async getCoupon(merchantId: string, code: string): Promise<CouponRow | undefined> {
+    return coupons.getCoupon(this.db, merchantId, code);
+  }
+  async listCoupons(merchantId: string): Promise<CouponRow[]> {
+    return coupons.listCoupons(this.db, merchantId);
   }
   async getTransaction(id: string): Promise<TransactionRow | undefined> {
     return txns.getTransaction(this.db, id);
@@ -272,6 +280,15 @@ class SqliteTx extends SqliteReads implements Tx {
   }
   async releasePlanSlot(planId: string): Promise<void> {
     plans.releasePlanSlot(this.db, planId);
+  }
+  async insertCoupon(row: CouponRow): Promise<void> {
+    coupons.insertCoupon(this.db, row);
+  }
+  async setCouponStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void> {
+    coupons.setCouponStatus(this.db, id, status);
+  }
+  async reserveCouponRedemption(id: string, now: number): Promise<boolean> {
+    return coupons.reserveCouponRedemption(this.db, id, now);
   }
   async insertTransaction(row: TransactionRow): Promise<void> {
     txns.insertTransaction(this.db, row);

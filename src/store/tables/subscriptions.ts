@@ -35,6 +35,13 @@ export const subscriptions = table(
     /** The hosted card-update page's token (the updateCardUrl of RENEW_FAILED callbacks), while the subscription retries. */
     cardUpdateToken: text(),
     cardUpdateExpiresAt: instant(),
+    /** The coupon in force (SPEC §19): one at a time, a new one replaces it; null when none. */
+    couponId: text().references('coupons'),
+    couponCode: text(),
+    /** When it was taken: a RETRY of a RENEW charged before this spends none of its cycles. */
+    couponTakenAt: instant(),
+    /** Paid charges it has discounted. */
+    couponCyclesUsed: integer().notNull().default(0),
     createdAt: instant().notNull(),
     updatedAt: instant().notNull(),
   },
