@@ -81,8 +81,9 @@ function parseCycles(duration: CouponDuration, cycles: unknown): number | null {
     return null;
   }
   if (cycles === undefined) throw invalidParam('cycles', 'is required for a REPEATING coupon');
-  const n = positiveInt('cycles', cycles);
-  if (n > MAX_COUPON_CYCLES) throw invalidParam('cycles', `must be between 1 and ${MAX_COUPON_CYCLES}`);
+  const n = typeof cycles === 'string' && /^\d+$/.test(cycles) ? Number(cycles) : cycles;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_COUPON_CYCLES)
+    throw invalidParam('cycles', `must be a whole number between 1 and ${MAX_COUPON_CYCLES}`);
   return n;
 }
 
