@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { completionScript } from './completion.js';
 import { registerMerchantCommands } from './commands/merchant.js';
+import { registerCouponCommands } from './commands/coupon.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerDbCommands } from './commands/db.js';
 import { registerServeCommands } from './commands/serve.js';
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
 
   registerMerchantCommands(program);
   registerPlanCommands(program);
+  registerCouponCommands(program);
   registerDbCommands(program);
   registerServeCommands(program);
   registerPayCommands(program);
