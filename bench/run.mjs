@@ -2,8 +2,9 @@
 // `npm run bench`: every benchmark, each beside its baseline, in one run on this machine.
 // Usage: npm run bench [-- NAME ... [--OPTION VALUE ...]]   (default: all). Build first (npm ci does).
 // Names: renewals, http, report (SQLite), renewals-pg, http-pg (PostgreSQL), stripe (a Stripe PAY
-// against the local stand-in beside a sandbox PAY), and the groups
-// `sqlite` and `pg`. The PostgreSQL runs start their own throwaway cluster (Debian's postgresql
+// against the local stand-in beside a sandbox PAY), stripe-renewals and stripe-renewals-pg (10,000
+// due Stripe renewals at Stripe's live limit), documents (invoice PDFs: render cost and the event
+// loop's delay), and the groups `sqlite` and `pg`. The PostgreSQL runs start their own throwaway cluster (Debian's postgresql
 // package) unless PAYGATE_BENCH_PG_URL gives a superuser URL of a server to use instead.
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
@@ -16,9 +17,12 @@ const BENCHES = {
   'renewals-pg': ['renewals.mjs', '--pg'],
   'http-pg': ['http.mjs', '--pg'],
   stripe: ['stripe.mjs'],
+  'stripe-renewals': ['stripe-renewals.mjs'],
+  'stripe-renewals-pg': ['stripe-renewals.mjs', '--pg'],
+  documents: ['documents.mjs'],
 };
 const GROUPS = { sqlite: ['renewals', 'http', 'report'], pg: ['renewals-pg', 'http-pg'] };
-const all = [...GROUPS.sqlite, 'stripe', ...GROUPS.pg];
+const all = [...GROUPS.sqlite, 'stripe', 'stripe-renewals', 'documents', ...GROUPS.pg, 'stripe-renewals-pg'];
 
 // Names pick benchmarks; options (`--duration 3`, `--due 20000`) go to every benchmark chosen,
 // each with its value when one follows.

@@ -2,10 +2,12 @@ import type { AppConfig } from './config.js';
 import type { Ctx } from './ctx.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Vault } from './vault/crypto.js';
-import { openVault } from './vault/open.js';
+import { openVault } from './services/vault-open.js';
 import type { Channel, ChannelDeps } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
 import { createChannelRegistry } from './channel/registry.js';
+import { CALL_WINDOW_MS, memoryCallWindow } from './channel/stripe/budget.js';
+import { useCallWindow } from './channel/stripe/pacer.js';
 import { isPostgresUrl, openStore } from './store/open.js';
 import { StoreOpenError, type Store } from './store/store.js';
 import { fingerprinter } from './vault/fingerprint.js';
@@ -50,6 +52,11 @@ export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Pro
       if (recorded) config.publicUrl = recorded;
     }
     const channels = createChannelRegistry({ sandbox: channel, vault, config });
+    const takeCallSlot = store.takeCallSlot?.bind(store);
+    // Every process on a PostgreSQL database keeps to one budget per Stripe account (SPEC §13).
+    useCallWindow(
+      takeCallSlot ? { take: (key, limit, now) => takeCallSlot(key, limit, now, CALL_WINDOW_MS) } : memoryCallWindow(),
+    );
     return {
       store,
       clock,

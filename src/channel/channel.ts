@@ -50,7 +50,12 @@ export interface ChargeRequest {
   /** A SUBSCRIPTION's first charge: keep the card with the processor for off-session renewals. */
   keepCard?: boolean;
   /** Off-session with a card the processor keeps (no number): its ids from the first charge. */
-  stored?: { customerId: string; paymentMethodId: string };
+  stored?: {
+    customerId: string;
+    paymentMethodId: string;
+    /** An earlier run sent this charge and never learnt its answer: look for it before charging. */
+    triedBefore?: boolean;
+  };
   /**
    * A zero-amount, customer-present charge is a card check (a trial's first charge, a card
    * update): a processor that keeps cards saves the card for off-session charges without charging
@@ -83,6 +88,14 @@ export type ChargeResult =
   /** The processor did not run the call at all (revoked key, missing permission, rejected request). */
   | { outcome: 'refused'; ref: null; message: string; cause: string };
 
+/** A charge started and never recorded: its key, and what a closing entry under the key records. */
+export interface UnrecordedCharge {
+  idempotencyKey: string;
+  amount: number;
+  currency: string;
+  customerPresent: boolean;
+}
+
 export interface RefundRequest {
   idempotencyKey: string;
   chargeRef: string;
@@ -111,6 +124,14 @@ export interface Channel {
    * absent: off-session (a renewal).
    */
   resume?(req: { ref: string; idempotencyKey: string; transactionId?: string }): Promise<ChargeResult>;
+  /**
+   * What became of the charge made with this idempotency key by a caller that died before
+   * recording it (housekeeping, once its charge lease has passed). A channel that keeps its
+   * charges by key (the sandbox) answers from them; with no charge under the key it closes the
+   * key first with a declined entry (processing_error), so that a late call with the key reads
+   * that decline instead of charging, and answers it: nothing moved. Absent where charges cannot be found by key.
+   */
+  chargeByKey?(req: UnrecordedCharge): Promise<ChargeResult>;
   /** Where a refund the processor answered `pending` stands now; absent on the sandbox (it never answers pending). */
   retrieveRefund?(ref: string): Promise<RefundResult>;
   /**

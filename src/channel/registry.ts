@@ -1,4 +1,3 @@
-import type { AppConfig } from '../config.js';
 import type { MerchantRow } from '../store/store.js';
 import type { Vault } from '../vault/crypto.js';
 import type { Channel } from './channel.js';
@@ -19,7 +18,8 @@ export interface ChannelRegistry {
 export function createChannelRegistry(a: {
   sandbox: Channel;
   vault: Vault;
-  config: AppConfig;
+  /** Where Stripe sends a customer back; read per call, for `serve` settles it after the app is opened. */
+  config: { readonly publicUrl: string };
   env?: NodeJS.ProcessEnv;
 }): ChannelRegistry {
   const stripe = new Map<string, { sealed: string; channel: Channel }>();

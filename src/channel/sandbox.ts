@@ -93,6 +93,28 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
       if (!row) throw new Error(`sandbox: charge ${req.idempotencyKey} not recorded`);
       return toChargeResult(row);
     },
+    async chargeByKey(req) {
+      const now = clock.now();
+      // Whoever writes the key first decides: the dead caller's charge if it reached the ledger,
+      // else this closing entry, which a late call with the key then reads instead of charging.
+      const row = await ledger.record({
+        id: newId('ch', now),
+        idempotencyKey: req.idempotencyKey,
+        kind: 'charge',
+        parentId: null,
+        amount: req.amount,
+        currency: req.currency,
+        cardBin: null,
+        cardLast4: null,
+        customerPresent: req.customerPresent,
+        outcome: 'declined',
+        declineCode: 'processing_error',
+        createdAt: now,
+        updatedAt: now,
+      });
+      if (!row) throw new Error(`sandbox: charge ${req.idempotencyKey} not found or closed`);
+      return toChargeResult(row);
+    },
     async completeAction(ref, passed) {
       const row = await store.transaction(async (tx) => {
         await tx.finishSandboxAction(

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Ctx } from '../ctx.js';
 import type { Page, PageRequest } from '../services/operator.js';
-import type { MerchantRow } from '../store/store.js';
+import type { MerchantRow } from '../services/rows.js';
 import type { Output } from './output.js';
 import { UsageError } from './shell.js';
 import { visible } from './visible.js';

@@ -42,3 +42,9 @@ export const notFound = (what: string): PaygateError => new PaygateError(RESULT_
 export const notAllowed = (message: string): PaygateError => new PaygateError(RESULT_CODES.NOT_ALLOWED, message);
 
 export const isPaygateError = (e: unknown): e is PaygateError => e instanceof PaygateError;
+
+/**
+ * The database could not be opened (missing directory, bad file, newer schema, zone conflict):
+ * a start-up error. Here, not in store/, so the shells can tell it apart without importing the store.
+ */
+export class StoreOpenError extends Error {}

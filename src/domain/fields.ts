@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { invalidParam, PaygateError, RESULT_CODES } from './errors.js';
 import { AMOUNT_RE } from './money.js';
 import { canonicalJson } from './signature.js';
+import { escapeLoneSurrogates, loneSurrogatePath } from './text.js';
 
 /**
  * Zod building blocks for request fields (SPEC §3) and the one function that turns a zod
@@ -118,13 +119,28 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/** SPEC §3: text that is not valid Unicode is 1001 naming its field (domain/text.ts). */
+function refuseLoneSurrogates(value: unknown, prefix: string): void {
+  const path = loneSurrogatePath(value);
+  if (!path) return;
+  throw invalidParam(
+    escapeLoneSurrogates(fieldPath(prefix, path)) || prefix || 'request',
+    'is not valid Unicode text: it holds a lone surrogate (a \\ud800–\\udfff escape without its pair)',
+  );
+}
+
 /** Parse `input` with `schema`; the first problem becomes 1001 "field: reason" (`prefix` names a nested document). */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.output<S> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new PaygateError(RESULT_CODES.MALFORMED, 'request body must be a JSON object');
   }
+  refuseLoneSurrogates(input, prefix);
   const result = schema.safeParse(input);
-  if (result.success) return result.data;
+  if (result.success) {
+    // A field sent as JSON text (a trackingList string) is parsed by its schema: check what it held.
+    refuseLoneSurrogates(result.data, prefix);
+    return result.data;
+  }
   const issue = result.error.issues[0];
   const path = issue?.path ?? [];
   const field = fieldPath(prefix, path) || 'request';

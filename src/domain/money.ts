@@ -83,3 +83,16 @@ export function formatAmount(minor: number, currency: string): string {
 export function amountNumber(minor: number, currency: string): number {
   return Number(formatAmount(minor, currency));
 }
+
+/**
+ * Minor units → the amount as a reader sees it on a document or email: the currency's decimals,
+ * thousands grouped with commas, the ISO code after it (`1,234.56 USD`, `-5.00 EUR`, `1,000 JPY`).
+ * The code, not a symbol: `$` alone names a dozen currencies, and every font has the letters.
+ */
+export function formatMoney(minor: number, currency: string): string {
+  const plain = formatAmount(minor, currency);
+  const sign = plain.startsWith('-') ? '-' : '';
+  const [whole = '', frac] = plain.slice(sign.length).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${sign}${grouped}${frac === undefined ? '' : `.${frac}`} ${currency}`;
+}

@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { encodeWithLoneSurrogates } from './text.js';
 
 /**
  * SPEC §4 and §8 signatures. Pure functions; the HTTP layer and the callback deliverer both
@@ -110,7 +111,11 @@ export function hmacHex(secret: string, text: string): string {
 
 /** API request v2: HMAC over `t.METHOD.PATH.PAYLOAD`. */
 export function v2RequestHex(secret: string, t: number, method: string, path: string, payload: string): string {
-  return hmacHex(secret, `${t}.${method.toUpperCase()}.${path}.${payload}`);
+  // Over the bytes the client sent: a body with a lone surrogate as raw bytes (domain/text.ts) is
+  // re-encoded to exactly those bytes, so it reaches the field check (1001) instead of failing here.
+  return createHmac('sha256', secret)
+    .update(encodeWithLoneSurrogates(`${t}.${method.toUpperCase()}.${path}.${payload}`))
+    .digest('hex');
 }
 
 /** Callback v2: HMAC over `t.rawBody`. */

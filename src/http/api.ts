@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Ctx } from '../ctx.js';
 import type { ResultCode } from '../domain/errors.js';
-import type { MerchantRow } from '../store/store.js';
-import { authenticate, type Budget } from './auth.js';
+import type { MerchantRow } from '../services/rows.js';
+import { authenticate, requestSignature, type Budget } from './auth.js';
 import { parseJsonObject, parseQuery, readGetBody, refuseNul, splitUrl, type Params } from './body.js';
 import { MalformedRequest, success } from './envelope.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -36,7 +36,8 @@ export interface ApiRoute extends Budget {
   doc: RouteDoc;
   /** `data` of a refused request (pause/resume/cancel answer data:false, SPEC §5). */
   failData?: unknown;
-  handle(ctx: Ctx, merchant: MerchantRow, params: Params, req: FastifyRequest): unknown;
+  /** `signature`: what the request was signed with (v1 `sign`, v2 header hex), for replay idempotency. */
+  handle(ctx: Ctx, merchant: MerchantRow, params: Params, req: FastifyRequest, signature: string): unknown;
 }
 
 export interface ApiDeps {
@@ -79,22 +80,18 @@ export function registerApiRoute(app: FastifyInstance, deps: ApiDeps, route: Api
       const input = await readInput(req);
       const apiKey = route.by === 'apiKey' ? (req.params as { apiKey?: string }).apiKey : undefined;
       refuseNul(apiKey === undefined ? input.params : { apiKey, ...input.params });
-      const merchant = await authenticate(
-        deps.ctx,
-        deps.limiter,
-        {
-          method: req.method,
-          path: input.path,
-          params: input.params,
-          payload: input.payload,
-          signatureHeader: req.headers['x-paygate-signature'],
-          clientIp: req.ip,
-          apiKey,
-        },
-        route,
-      );
+      const auth = {
+        method: req.method,
+        path: input.path,
+        params: input.params,
+        payload: input.payload,
+        signatureHeader: req.headers['x-paygate-signature'],
+        clientIp: req.ip,
+        apiKey,
+      };
+      const merchant = await authenticate(deps.ctx, deps.limiter, auth, route);
       req.merchantId = merchant.id;
-      const data = await route.handle(deps.ctx, merchant, input.params, req);
+      const data = await route.handle(deps.ctx, merchant, input.params, req, requestSignature(merchant, auth));
       req.rtnCode = '0000';
       return reply.code(200).send(success(data));
     },

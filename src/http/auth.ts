@@ -1,8 +1,15 @@
 import type { Ctx } from '../ctx.js';
 import { invalidParam, isPaygateError, PaygateError, RESULT_CODES } from '../domain/errors.js';
-import { V2_TOLERANCE_SECONDS, v1Ambiguity, verifyV1, verifyV2Request, type V2Result } from '../domain/signature.js';
+import {
+  parseV2Header,
+  V2_TOLERANCE_SECONDS,
+  v1Ambiguity,
+  verifyV1,
+  verifyV2Request,
+  type V2Result,
+} from '../domain/signature.js';
 import { authenticateMerchant, merchantSecrets } from '../services/merchants.js';
-import type { MerchantRow } from '../store/store.js';
+import type { MerchantRow } from '../services/rows.js';
 import type { Vault } from '../vault/crypto.js';
 import type { Params } from './body.js';
 import { RateLimited } from './envelope.js';
@@ -160,4 +167,14 @@ export async function authenticate(
   if (!hit.ok) throw new RateLimited(hit.retryAfter);
   if (merchant.signatureVersion === 1) refuseAmbiguousV1(input.params);
   return merchant;
+}
+
+/**
+ * The signature an authenticated request carried (v1 `sign`, v2 header hex): what makes a refund
+ * or tracking upload without requestId idempotent (SPEC §4 "Replays"). Only called after
+ * `authenticate`, so it is present and well-formed.
+ */
+export function requestSignature(merchant: MerchantRow, input: Pick<AuthInput, 'params' | 'signatureHeader'>): string {
+  if (merchant.signatureVersion === 1) return String(input.params.sign).toLowerCase();
+  return parseV2Header(input.signatureHeader)?.v2 ?? '';
 }

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { decodeWithLoneSurrogates } from '../domain/text.js';
 import { MalformedRequest } from './envelope.js';
+import { decodeFormPart } from './percent.js';
 
 /** SPEC §3: bodies at most 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -135,7 +137,10 @@ export function decodeBody(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new MalformedRequest('request body is not valid UTF-8');
+    // A lone surrogate written as bytes is kept, for the field check to name (SPEC §3: 1001).
+    const text = decodeWithLoneSurrogates(bytes);
+    if (text === undefined) throw new MalformedRequest('request body is not valid UTF-8');
+    return text;
   }
 }
 
@@ -167,16 +172,18 @@ export function splitUrl(url: string): { path: string; rawQuery: string } {
   return i < 0 ? { path: target, rawQuery: '' } : { path: target.slice(0, i), rawQuery: target.slice(i + 1) };
 }
 
-/** Query parameters as strings; a parameter given twice is ambiguous to sign, so it is refused. */
+/**
+ * Query parameters as strings; a parameter given twice is ambiguous to sign, so it is refused.
+ * Escapes are decoded strictly (http/percent.ts): bytes that are not UTF-8 are 1000, as in a body.
+ */
 export function parseQuery(rawQuery: string): Params {
   const out: Params = {};
-  let search: URLSearchParams;
-  try {
-    search = new URLSearchParams(rawQuery);
-  } catch {
-    throw new MalformedRequest('query string is malformed');
-  }
-  for (const [k, v] of search) {
+  for (const pair of rawQuery.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const k = decodeFormPart(eq < 0 ? pair : pair.slice(0, eq));
+    const v = decodeFormPart(eq < 0 ? '' : pair.slice(eq + 1));
+    if (k === undefined || v === undefined) throw new MalformedRequest('query string is not valid UTF-8');
     if (Object.hasOwn(out, k)) throw new MalformedRequest(`query parameter ${k} is given more than once`);
     if (k === '__proto__') throw new MalformedRequest('query must not contain __proto__');
     out[k] = v;

@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { processTally } from '../channel/call-scope.js';
 import type { Ctx } from '../ctx.js';
 import { STATUS_NAMES } from '../services/transactions/view.js';
-import type { OperationalCounts } from '../store/store.js';
+import type { OperationalCounts } from '../services/rows.js';
 
 /**
  * Prometheus metrics of one `serve` (prom-client, text format). Request figures are counted in
@@ -39,6 +40,24 @@ export function createMetrics(ctx: Ctx): ServerMetrics {
     labelNames: ['route', 'method'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
+  });
+  // Counted where the calls are made: this process's Stripe calls, by who made them.
+  new Counter({
+    name: 'paygate_stripe_calls_total',
+    help: 'HTTP calls this process sent to Stripe (re-sent ones included), by caller and whether Stripe answered 429',
+    labelNames: ['caller', 'answer'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const callers = [
+        ['customer_present', processTally.customerPresent],
+        ['background', processTally.background],
+      ] as const;
+      for (const [caller, t] of callers) {
+        this.inc({ caller, answer: 'rate_limited' }, t.rateLimited);
+        this.inc({ caller, answer: 'other' }, t.calls - t.rateLimited);
+      }
+    },
   });
   const refusals = new Counter({
     name: 'paygate_rate_limit_refusals_total',

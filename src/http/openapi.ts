@@ -299,6 +299,7 @@ const PAGE_ERRORS: Record<string, string> = {
   '400': 'A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded)',
   '403': 'A form without its anti-forgery token, or with an expired one',
   '404': 'Unknown, expired or finished session',
+  '409': 'The link was already used: another card is being checked or was saved through it',
   '413': 'Form larger than the page accepts',
   '415': 'Not a form submission',
 };

@@ -1,5 +1,7 @@
 import type { Ctx } from '../ctx.js';
+import type { UnrecordedCharge } from '../store/store.js';
 import { channelOf } from './channel-of.js';
+import { CHARGE_LEASE_MS } from './transactions/create.js';
 import { applyChargeResult } from './transactions/outcome.js';
 import { STATUS } from './transactions/view.js';
 
@@ -37,4 +39,55 @@ export async function settleInFlightCharges(ctx: Ctx, opts: { limit?: number } =
     }
   }
   return summary;
+}
+
+/** One pass's size; passes go on through the list, so one run settles a whole crash's worth. */
+const UNRECORDED_PASS = 100;
+
+/**
+ * Customer-present charges whose process died between the channel call and recording its result
+ * (SIGKILL mid-PAY): ACCEPTED with no channel result for longer than the charge lease. Each is
+ * claimed as a repeat of its request would claim it, then settled from the channel's answer for
+ * its idempotency key — the charge made (SUCCEEDED, FAILED, or waiting on 3DS) or, when none was
+ * made, a closed key and FAILED (processing_error) — with its callback. Never a second charge: the
+ * channel is only asked about the key, and a repeat of the request afterwards answers the result.
+ */
+export async function settleUnrecordedCharges(ctx: Ctx): Promise<InFlightSummary> {
+  const summary: InFlightSummary = { settled: 0, stillInFlight: 0 };
+  const before = ctx.clock.now() - CHARGE_LEASE_MS;
+  let after: UnrecordedCharge = { updatedAt: -1, id: '' };
+  for (;;) {
+    const page = await ctx.store.unrecordedCharges(before, after, UNRECORDED_PASS);
+    for (const { id } of page) {
+      if (await settleUnrecorded(ctx, id)) summary.settled++;
+      else summary.stillInFlight++;
+    }
+    const last = page.at(-1);
+    if (page.length < UNRECORDED_PASS || last === undefined) return summary;
+    after = last;
+  }
+}
+
+async function settleUnrecorded(ctx: Ctx, id: string): Promise<boolean> {
+  const row = await ctx.store.getTransaction(id);
+  if (!row || row.status !== STATUS.ACCEPTED || row.channelRef !== null) return false;
+  try {
+    const channel = await channelOf(ctx, row.merchantId, row.channel);
+    if (!channel.chargeByKey) return false;
+    // A repeat of the request (or another run) may be re-driving it now: exactly one of us owns it.
+    const claimed = await ctx.store.transaction((tx) => tx.claimCharge(row.id, ctx.clock.now(), CHARGE_LEASE_MS));
+    if (!claimed) return false;
+    const result = await channel.chargeByKey({
+      idempotencyKey: row.id,
+      amount: row.amount,
+      currency: row.currency,
+      customerPresent: true,
+    });
+    return await ctx.store.transaction((tx) =>
+      applyChargeResult(ctx, tx, row, STATUS.ACCEPTED, result, ctx.clock.now()),
+    );
+  } catch {
+    // Asked again once the lease this claim took has passed.
+    return false;
+  }
 }

@@ -8,6 +8,14 @@ import { newId, randomToken } from '../domain/ids.js';
 import { formatTime } from '../domain/time.js';
 import { assertNotifyUrlAllowed } from '../notify/guard.js';
 import type { MerchantRow } from '../store/store.js';
+import {
+  applySequenceMoves,
+  identityFields,
+  identityPatch,
+  identityView,
+  type MerchantIdentityView,
+  NEW_MERCHANT_DOCUMENTS,
+} from './merchant-identity.js';
 
 /** The old secret keeps working this long after a rotation (SPEC §2). */
 export const SECRET_GRACE_MS = 24 * 3600 * 1000;
@@ -33,8 +41,8 @@ export interface MerchantCreated {
   notifyUrl?: string;
 }
 
-/** A merchant as list/show render it: key and secret masked (SPEC §2). */
-export interface MerchantView {
+/** A merchant as list/show render it: key and secret masked (SPEC §2); its document identity (SPEC §17). */
+export interface MerchantView extends MerchantIdentityView {
   merchantId: string;
   name: string;
   apiKey: string;
@@ -72,6 +80,7 @@ function view(ctx: Ctx, row: MerchantRow): MerchantView {
     ...(row.stripeWebhookSecretEnc
       ? { stripeWebhookSecret: maskStripeKey(ctx.vault.decrypt(row.stripeWebhookSecretEnc)) }
       : {}),
+    ...identityView(row),
     createTime: formatTime(row.createdAt, ctx.zone),
   };
 }
@@ -96,6 +105,7 @@ export async function createMerchant(ctx: Ctx, input: unknown): Promise<Merchant
     channel: 'sandbox',
     stripeSecretKeyEnc: null,
     stripeWebhookSecretEnc: null,
+    ...NEW_MERCHANT_DOCUMENTS,
     createdAt: now,
     updatedAt: now,
   };
@@ -134,19 +144,29 @@ const updateSchema = z.object({
   stripeWebhookSecret: requiredString(300)
     .refine((v) => /^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(v), 'must be a webhook signing secret (whsec_…)')
     .optional(),
+  ...identityFields,
 });
 
 export async function updateMerchant(ctx: Ctx, id: string, input: unknown): Promise<MerchantView> {
   const data = parseInput(updateSchema, input);
   assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   const row = await requireMerchant(ctx, id);
-  const patch: Partial<MerchantRow> = { updatedAt: ctx.clock.now(), ...(await stripePatch(ctx, row, data)) };
+  const identity = identityPatch(data);
+  const patch: Partial<MerchantRow> = {
+    updatedAt: ctx.clock.now(),
+    ...identity.patch,
+    ...(await stripePatch(ctx, row, data)),
+  };
   if (data.name !== undefined) patch.name = data.name;
   if (data.signatureVersion !== undefined) patch.signatureVersion = data.signatureVersion;
   if (data.status !== undefined) patch.status = data.status;
   // An explicitly empty notify URL clears the merchant's default.
   if ('notifyUrl' in (input as object)) patch.notifyUrl = data.notifyUrl || null;
-  await ctx.store.transaction((tx) => tx.updateMerchant(row.id, patch));
+  // A refused sequence move rolls the whole update back: nothing half-changed.
+  await ctx.store.transaction(async (tx) => {
+    await applySequenceMoves(tx, row.id, identity.moves);
+    await tx.updateMerchant(row.id, patch);
+  });
   return showMerchant(ctx, row.id);
 }
 

@@ -7,7 +7,7 @@ import { amountString, optionalString, parseInput } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { formatAmount, parseAmount } from '../domain/money.js';
 import type { MerchantRow, RefundRow, TransactionRow, Tx } from '../store/store.js';
-import { requestFingerprint } from '../vault/fingerprint.js';
+import { requestFingerprint, signatureKey } from '../vault/fingerprint.js';
 import { findTransaction } from './transactions/query.js';
 import { refundEvent } from './transactions/outcome.js';
 import { STATUS } from './transactions/view.js';
@@ -31,6 +31,17 @@ export const REFUND_REQUEST = z.object({
   refundAmount: amountString('is required and must be a decimal string such as "5.00"'),
   requestId: optionalString(100),
 });
+
+/** The requestId when sent, else the signature; neither (the operator's CLI): every call refunds. */
+function refundKey(
+  ctx: Ctx,
+  requestId: string | undefined,
+  signature: string | undefined,
+): { scope: 'refund' | 'refund-signature'; requestId: string } | undefined {
+  if (requestId) return { scope: 'refund', requestId };
+  if (signature) return { scope: 'refund-signature', requestId: signatureKey(ctx.vault, signature) };
+  return undefined;
+}
 
 const REFUNDABLE: readonly number[] = [STATUS.SUCCEEDED, STATUS.PARTIALLY_REFUNDED];
 
@@ -56,6 +67,12 @@ interface Reserved {
   fresh?: boolean;
 }
 
+/** How the caller authenticated the request: the API passes the signature, the CLI nothing. */
+export interface RefundOptions {
+  /** The request's signature (v1 `sign`, v2 header hex): the idempotency key when no requestId is sent. */
+  signature?: string;
+}
+
 /**
  * Refund (SPEC §5). The amount is RESERVED (transactions.refund_reserved) in the same immediate
  * transaction that checks paid − refunded − reserved ≥ amount, before the channel is called, so
@@ -63,20 +80,30 @@ interface Reserved {
  * A channel that throws leaves the refund PENDING with its reservation held (never over-refunds);
  * a repeat with the same requestId re-drives it through the channel's idempotency key, and so
  * does the renewal run's housekeeping (resumeStaleRefunds) after STALE_REFUND_MS.
+ *
+ * A signed request without requestId is idempotent on its signature (SPEC §4 "Replays"): a
+ * captured refund sent again answers the first refund and moves no money.
  */
-export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: unknown): Promise<RefundView> {
+export async function refundTransaction(
+  ctx: Ctx,
+  merchant: MerchantRow,
+  input: unknown,
+  opts: RefundOptions = {},
+): Promise<RefundView> {
   const data = parseInput(REFUND_REQUEST, input);
-  const hash = requestFingerprint(ctx.vault, input as Record<string, unknown>);
+  const fingerprint = requestFingerprint(ctx.vault, input as Record<string, unknown>);
+  const idempotency = refundKey(ctx, data.requestId, opts.signature);
   const found = await findTransaction(ctx, merchant.id, data);
   // Validate the amount against the transaction's currency before anything is written.
   const amount = parseAmount(data.refundAmount, found.currency, { field: 'refundAmount', positive: true });
   const now = ctx.clock.now();
 
   const step = await ctx.store.transaction(async (tx): Promise<Reserved> => {
-    if (data.requestId) {
-      const seen = await tx.getIdempotency(merchant.id, 'refund', data.requestId);
+    if (idempotency) {
+      const seen = await tx.getIdempotency(merchant.id, idempotency.scope, idempotency.requestId);
       if (seen) {
-        if (seen.requestHash !== hash)
+        // One signature signs one request: only a requestId can come back with other fields.
+        if (idempotency.scope === 'refund' && !fingerprint.matches(seen.requestHash))
           throw new PaygateError(
             RESULT_CODES.REQUEST_CONFLICT,
             'requestId already used with a different request',
@@ -112,12 +139,11 @@ export async function refundTransaction(ctx: Ctx, merchant: MerchantRow, input: 
       updatedAt: now,
     };
     await tx.insertRefund(refund);
-    if (data.requestId)
+    if (idempotency)
       await tx.insertIdempotency({
         merchantId: merchant.id,
-        scope: 'refund',
-        requestId: data.requestId,
-        requestHash: hash,
+        ...idempotency,
+        requestHash: fingerprint.stored,
         resourceId: refund.id,
         now,
       });

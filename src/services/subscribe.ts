@@ -87,6 +87,7 @@ export async function createFirstCharge(
     pendingPlanId: null,
     cardUpdateToken: null,
     cardUpdateExpiresAt: null,
+    cardUpdateChecks: 0,
     couponId: null,
     couponCode: null,
     couponTakenAt: null,

@@ -6,6 +6,7 @@ import { trackingResponseSign } from '../domain/signature.js';
 import { notFound } from '../domain/errors.js';
 import { formatTime } from '../domain/time.js';
 import type { MerchantRow, TrackingRow, TransactionRow, Tx } from '../store/store.js';
+import { requestFingerprint, signatureKey } from '../vault/fingerprint.js';
 import { currentSecret } from '../vault/secrets.js';
 
 /** SERVICE.md tracking-upload response `data`; `sign` per SPEC §4. */
@@ -104,29 +105,54 @@ export interface TrackingFailure {
   reason: string;
 }
 
+/** How the caller authenticated the request: the API passes the signature, the CLI nothing. */
+export interface TrackingOptions {
+  /** The request's signature (v1 `sign`, v2 header hex): a replay of it answers the first result. */
+  signature?: string;
+}
+
 /**
  * Tracking upload (SPEC §5) as the HTTP API answers it: `data` keeps the original four fields,
  * which its signature covers and merchants' verifiers expect; the reasons go to the operator's
  * CLI (uploadTrackingWithReasons).
  */
-export async function uploadTracking(ctx: Ctx, merchant: MerchantRow, input: unknown): Promise<TrackingResult> {
-  return (await uploadTrackingWithReasons(ctx, merchant, input)).result;
+export async function uploadTracking(
+  ctx: Ctx,
+  merchant: MerchantRow,
+  input: unknown,
+  opts: TrackingOptions = {},
+): Promise<TrackingResult> {
+  return (await uploadTrackingWithReasons(ctx, merchant, input, opts)).result;
 }
+
+type Counts = Omit<TrackingResult, 'sign'>;
 
 /**
  * 1–500 entries (else 1001), each judged alone; entries for one order accumulate, the same
  * (order, trackingNo) again updates it. All successful entries are written in one transaction.
+ *
+ * A signed upload is idempotent on its signature (SPEC §4 "Replays"): its counts are kept with the
+ * signature's key in the same unit of work as the entries, and a replay answers them (signed with
+ * the current secret) and writes nothing — a captured upload sent later cannot undo a newer
+ * trackUrl. The reasons of a replay's failed entries are not kept: only the CLI shows reasons,
+ * and its uploads carry no signature.
  */
 export async function uploadTrackingWithReasons(
   ctx: Ctx,
   merchant: MerchantRow,
   input: unknown,
+  opts: TrackingOptions = {},
 ): Promise<{ result: TrackingResult; failures: TrackingFailure[] }> {
   const { trackingList: entries } = parseInput(TRACKING_REQUEST, input);
+  const replayKey = opts.signature ? signatureKey(ctx.vault, opts.signature) : undefined;
 
   const now = ctx.clock.now();
   // Counted inside the unit of work, which may run more than once: start from zero each time.
-  const data = await ctx.store.transaction(async (tx) => {
+  const data = await ctx.store.transaction(async (tx): Promise<{ data: Counts; failures: TrackingFailure[] }> => {
+    if (replayKey) {
+      const seen = await tx.getIdempotency(merchant.id, 'tracking-signature', replayKey);
+      if (seen) return { data: JSON.parse(seen.resourceId) as Counts, failures: [] };
+    }
     const failedOrders: string[] = [];
     const failures: TrackingFailure[] = [];
     let successCount = 0;
@@ -148,7 +174,18 @@ export async function uploadTrackingWithReasons(
       });
       successCount++;
     }
-    return { data: { successCount, failedCount: failedOrders.length, failedOrders }, failures };
+    const counts: Counts = { successCount, failedCount: failedOrders.length, failedOrders };
+    if (replayKey)
+      await tx.insertIdempotency({
+        merchantId: merchant.id,
+        scope: 'tracking-signature',
+        requestId: replayKey,
+        requestHash: requestFingerprint(ctx.vault, input as Record<string, unknown>).stored,
+        // An upload makes no single resource: what it answered is what a replay must answer.
+        resourceId: JSON.stringify(counts),
+        now,
+      });
+    return { data: counts, failures };
   });
   return {
     result: { ...data.data, sign: trackingResponseSign(data.data, currentSecret(ctx.vault, merchant)) },

@@ -1,4 +1,5 @@
 import { invalidParam } from '../domain/errors.js';
+import { checkCopyText, insertOrName } from './copy-check.js';
 import { isPostgresUrl, redactUrl } from './postgres/url.js';
 import type { TableSpec } from './tables/define.js';
 import { sqlName } from './tables/define.js';
@@ -116,7 +117,7 @@ export function copyInto(
     isPostgresUrl(target)
       ? (await import('./postgres/copy.js')).openPgCopyTarget(target, COPY_TABLES)
       : (await import('./sqlite/copy.js')).openSqliteCopyTarget(target, COPY_TABLES);
-  return copyDatabase(source, open, what, onProgress, opts.batch);
+  return copyDatabase(source, open, what, onProgress, opts.batch, { postgres: isPostgresUrl(target) });
 }
 
 export async function copyDatabase(
@@ -125,6 +126,7 @@ export async function copyDatabase(
   what: string,
   onProgress: (p: CopyProgress) => void = () => {},
   batch = COPY_BATCH,
+  targetEngine: { postgres: boolean } = { postgres: true },
 ): Promise<CopySummary> {
   try {
     const counts = new Map<string, number>();
@@ -143,7 +145,8 @@ export async function copyDatabase(
           for (;;) {
             const rows = await source.readBatch(table, after, batch);
             if (rows.length === 0) break;
-            await target.insertBatch(table, rows);
+            checkCopyText(table, rows, targetEngine);
+            await insertOrName(target, table, rows);
             written += rows.length;
             onProgress({ table: table.name, copied: written, total });
             const end = rows[rows.length - 1] as CopyRow;

@@ -1,4 +1,5 @@
 import type { RowOf } from './tables/define.js';
+import type { SequenceColumn, TakenNumber } from './sequence-sql.js';
 import type {
   billingRecords,
   cards,
@@ -95,6 +96,12 @@ export interface Store extends Reads {
   countRateHit?(key: string, limit: number, now: number): Promise<RateHitResult>;
   /** Forget budgets with no hit left in the window. */
   sweepRateHits?(now: number): Promise<void>;
+  /**
+   * One slot of `limit` per `windowMs` on `key` (a Stripe account's calls per second), counted
+   * for every process on the database: 0 when taken, else the milliseconds to wait. Absent where
+   * one process counts in memory (SQLite).
+   */
+  takeCallSlot?(key: string, limit: number, now: number, windowMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -130,6 +137,12 @@ export interface Reads {
   stalePageIds(now: number, limit: number): Promise<string[]>;
   /** Customer-present charges a processor left in flight (ACCEPTED with a channel ref, not renewals), oldest first. */
   inFlightChargeIds(before: number, limit: number): Promise<string[]>;
+  /**
+   * Customer-present charges (PAY, SUBSCRIPTION, CARD_CHECK) started but never recorded: ACCEPTED
+   * with no channel result, their charge lease begun at or before `before` (the process died
+   * mid-charge), oldest first after `after` ({ updatedAt: -1, id: '' } from the start).
+   */
+  unrecordedCharges(before: number, after: UnrecordedCharge, limit: number): Promise<UnrecordedCharge[]>;
   /** The transaction of a processor's charge (a Stripe PaymentIntent id), for its webhook. */
   getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined>;
   /** The refund of a processor's refund id (a Stripe Refund), for its webhook. */
@@ -162,10 +175,10 @@ export interface Reads {
   /** The subscription a card-update page token (updateCardUrl) belongs to, whatever its state. */
   getSubscriptionByCardToken(token: string): Promise<SubscriptionRow | undefined>;
   /**
-   * Card checks (CARD_CHECK transactions) of a subscription created at or after `since` that did
-   * not succeed: declined, or not finished yet (3-D Secure, the processor still deciding).
+   * A subscription's card check (CARD_CHECK transaction) not finished yet — the processor still
+   * deciding, or waiting for 3-D Secure — the latest if several.
    */
-  countUnsuccessfulCardChecks(subscriptionId: string, since: number): Promise<number>;
+  openCardCheckId(subscriptionId: string): Promise<string | undefined>;
   /** A vaulted card, its number still sealed (a plan change charges the card on file). */
   getCard(id: string): Promise<CardRow | undefined>;
   countRecords(subscriptionId: string, status: RecordStatus | undefined): Promise<number>;
@@ -237,6 +250,16 @@ export interface Tx extends Reads {
 
   insertMerchant(row: MerchantRow): Promise<void>;
   updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void>;
+  /**
+   * Set a document sequence's next number to `requested` unless it is already past it: undefined
+   * when moved (or unchanged), else the current next number, and nothing written.
+   */
+  moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined>;
+  /**
+   * Take the next number of a merchant's sequence, and its prefix now. Gap-free only because it is
+   * taken in the unit of work that writes the document: undefined for an unknown merchant.
+   */
+  takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined>;
 
   insertPlan(row: PlanRow): Promise<void>;
   setPlanStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;
@@ -308,8 +331,10 @@ export interface Tx extends Reads {
 
   /** The card renewals charge from now on. */
   setSubscriptionCard(id: string, cardId: string, now: number): Promise<void>;
-  /** The hosted card-update page's token and its end (null, null: no page). */
+  /** The hosted card-update page's token and its end (null, null: no page); the new link has made no card checks. */
   setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void>;
+  /** One more card check made while the current card-update link lives (`cardUpdateChecks`). */
+  countCardLinkCheck(id: string): Promise<void>;
   /** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or no longer PENDING. */
   rescheduleRecord(id: string, scheduledTime: number): Promise<boolean>;
   /** Move a subscription to another plan: price, cycle, anchor, paid period and carried credit; clears a pending change. */
@@ -475,8 +500,7 @@ export interface OperationalCounts {
   callbacks: Array<{ status: string; events: number; attempts: number }>;
 }
 
-/** The database could not be opened (missing directory, bad file, newer schema, zone conflict). */
-export class StoreOpenError extends Error {}
+export { StoreOpenError } from '../domain/errors.js';
 
 export type MerchantRow = RowOf<typeof merchants>;
 export type PlanRow = RowOf<typeof plans>;
@@ -496,7 +520,8 @@ export interface TransactionFilter {
   limit: number;
 }
 
-export type IdempotencyScope = 'transaction' | 'refund';
+/** requestId scopes, and the signature scopes of refunds and tracking uploads sent without one (SPEC §4). */
+export type IdempotencyScope = 'transaction' | 'refund' | 'refund-signature' | 'tracking-signature';
 
 /** Only a hash of the request is stored, never the request. */
 export interface IdempotencyRow {
@@ -704,6 +729,12 @@ export interface TrackingUpsert {
   trackingChannel: string;
   trackUrl: string | null;
   now: number;
+}
+
+/** A charge started and never recorded, and its place in the list (the start of its charge lease). */
+export interface UnrecordedCharge {
+  id: string;
+  updatedAt: number;
 }
 
 export interface SandboxChargeRow {

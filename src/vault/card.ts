@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { invalidParam, PaygateError, RESULT_CODES } from '../domain/errors.js';
+import { parseInput } from '../domain/fields.js';
+import { hasLoneSurrogate } from '../domain/text.js';
 import { newId } from '../domain/ids.js';
 import { wallTime } from '../domain/time.js';
-import type { CardRow } from '../store/store.js';
 import type { Vault } from './crypto.js';
 import type { ChannelCard } from '../channel/channel.js';
 import { luhnValid } from './luhn.js';
@@ -66,14 +67,8 @@ export function parseCardInfo(value: unknown, field = 'cardInfo'): CardInput {
   }
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
     throw invalidParam(field, 'must be a JSON object of a card');
-  const r = cardShape.safeParse(obj);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const sub = issue?.path.map(String).join('.') ?? '';
-    const missing = issue?.code === 'invalid_type' && (obj as Record<string, unknown>)[sub] === undefined;
-    throw invalidParam(`${field}.${sub}`, missing ? 'is required' : (issue?.message ?? 'is invalid'));
-  }
-  const { holderName, ...rest } = r.data;
+  // parseInput: the same 1001 naming `cardInfo.<field>`, and the text checks every field gets.
+  const { holderName, ...rest } = parseInput(cardShape, obj, field);
   return holderName ? { ...rest, holderName } : rest;
 }
 
@@ -114,6 +109,9 @@ export function maskStored(bin: string | null, last4: string | null): string | u
  * day of its expiry month in the configured zone.
  */
 export function validateCard(card: CardInput, now: number, zone: string): ValidCard {
+  // The hosted pages hand their form here without parseInput: the same text rule (SPEC §3).
+  if (card.holderName !== undefined && hasLoneSurrogate(card.holderName))
+    throw invalidParam('holderName', 'is not valid Unicode text: it holds a lone surrogate');
   const number = card.cardNumber.replace(/[\s-]/g, '');
   if (!/^\d{12,19}$/.test(number)) throw rejected('cardNumber', 'must be 12 to 19 digits');
   if (!luhnValid(number)) throw rejected('cardNumber', 'fails the Luhn check');
@@ -154,6 +152,23 @@ export function channelCard(card: ValidCard, withCvv: boolean): ChannelCard {
   };
 }
 
+/** A sealed card as the vault makes it: a row of the cards table (the compiler holds the two together where it is inserted). */
+export interface SealedCard {
+  id: string;
+  merchantId: string;
+  panEnc: string | null;
+  channel: 'sandbox' | 'stripe';
+  stripeCustomerId: null;
+  stripePaymentMethodId: null;
+  bin: string;
+  last4: string;
+  brand: string;
+  expMonth: number;
+  expYear: number;
+  holderName: string | null;
+  createdAt: number;
+}
+
 /**
  * Seal a card for a subscription's vault: the PAN encrypted (AES-256-GCM), display fields beside
  * it, the CVV dropped (for a Stripe merchant no number at all). The caller inserts the row in the unit of work that creates the subscription.
@@ -164,7 +179,7 @@ export function sealCard(
   card: ValidCard,
   now: number,
   channel: 'sandbox' | 'stripe' = 'sandbox',
-): CardRow {
+): SealedCard {
   return {
     id: newId('crd', now),
     merchantId,

@@ -111,6 +111,52 @@ describe('paygate merchant', () => {
     expect(updated).toMatchObject({ status: 'ACTIVE', notifyUrl: 'http://localhost:9/x' });
   });
 
+  it('update sets what invoices and customer emails show, and show shows it', async () => {
+    const db = await freshDb();
+    const { merchantId } = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();
+    const r = paygate([
+      '--db',
+      db,
+      'merchant',
+      'update',
+      merchantId,
+      '--legal-name',
+      'Shop Ltd',
+      '--address',
+      '1 Main St\nSpringfield',
+      '--tax-id',
+      'GB123',
+      '--support-email',
+      'help@shop.test',
+      '--email-from',
+      'billing@shop.test',
+      '--invoice-prefix',
+      'SHOP-26',
+      '--invoice-next',
+      '1042',
+      '--credit-note-next',
+      '7',
+      '--customer-emails',
+      'off',
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(paygate(['--db', db, 'merchant', 'show', merchantId]).json()).toMatchObject({
+      legalName: 'Shop Ltd',
+      address: '1 Main St\nSpringfield',
+      taxId: 'GB123',
+      supportEmail: 'help@shop.test',
+      emailFrom: 'billing@shop.test',
+      invoicePrefix: 'SHOP-26',
+      invoiceNext: 1042,
+      creditNoteNext: 7,
+      customerEmails: 'off',
+    });
+    const back = paygate(['--db', db, 'merchant', 'update', merchantId, '--invoice-next', '5']);
+    expect(back.status).toBe(1);
+    expect(back.stderr.trim()).toMatch(/^error 1001: invoiceNext: must be at least 1042/);
+    expect(back.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('rotate-secret prints a new secret once', async () => {
     const db = await freshDb();
     const created = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();

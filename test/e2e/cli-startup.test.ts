@@ -76,7 +76,7 @@ describe('start-up failures are one clear line with exit 2', () => {
     mkdirSync(d);
     expectStartupFailure(
       paygate(['--db', d, 'merchant', 'list']),
-      /cannot open database .*dir\.db: it is a directory \(--db names the database file, for example .*dir\.db\/paygate\.db\)/,
+      /cannot open database .*dir\.db: it is a directory \(a database is a file, for example .*dir\.db\/paygate\.db\); nothing was changed/,
     );
   });
 });

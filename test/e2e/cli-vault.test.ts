@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { paygate } from '../helpers/cli.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, paygate } from '../helpers/cli.js';
 import { paygatePty } from '../helpers/pty.js';
 import { tempDir } from '../helpers/env.js';
 
@@ -22,8 +23,13 @@ function dir(): string {
   return t.dir;
 }
 
+interface Shop {
+  merchantId: string;
+  subscriptionId: string;
+}
+
 /** A database with a merchant, a plan and a subscription whose card is vaulted. */
-function populated(db: string, env: NodeJS.ProcessEnv): { merchantId: string; subscriptionId: string } {
+function populate(db: string, env: NodeJS.ProcessEnv): Shop {
   const m = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop'], { env });
   expect(m.status, m.stderr).toBe(0);
   const merchantId = m.json().merchantId as string;
@@ -53,11 +59,39 @@ function populated(db: string, env: NodeJS.ProcessEnv): { merchantId: string; su
   return { merchantId, subscriptionId: sub.json().subscriptionId as string };
 }
 
+/** The key the 'env' shop is sealed under (as PAYGATE_VAULT_KEY). */
+const SHOP_KEY = key();
+const templates = { env: '', file: '' };
+const shops: Record<'env' | 'file', Shop> = {
+  env: { merchantId: '', subscriptionId: '' },
+  file: { merchantId: '', subscriptionId: '' },
+};
+let dropTemplates = (): void => {};
+
+// Three CLI runs make a shop, seconds each on a loaded machine: each shop is made once, and
+// every test works on a copy of it (the processes have exited, so the file alone is the database).
+beforeAll(() => {
+  const t = tempDir('paygate-vault-shops-');
+  dropTemplates = t.cleanup;
+  templates.env = join(t.dir, 'env.db');
+  shops.env = populate(templates.env, { PAYGATE_VAULT_KEY: SHOP_KEY });
+  templates.file = join(t.dir, 'file.db');
+  shops.file = populate(templates.file, NO_ENV_KEY);
+}, 120_000);
+afterAll(() => dropTemplates());
+
+/** A copy of a shop: sealed under SHOP_KEY ('env'), or under its own `<db>.key` beside it ('file'). */
+function populated(db: string, keyed: 'env' | 'file'): Shop {
+  copyFileSync(templates[keyed], db);
+  if (keyed === 'file') copyFileSync(`${templates.file}.key`, `${db}.key`);
+  return shops[keyed];
+}
+
 describe('the vault key must be the database’s own', () => {
   it('a restored backup opened without its key is refused, and no new key is made for it', () => {
     const d = dir();
     const db = join(d, 'shop.db');
-    populated(db, { PAYGATE_VAULT_KEY: key() });
+    populated(db, 'env');
     const restored = join(dir(), 'restored.db');
     copyFileSync(db, restored);
     const r = paygate(['--db', restored, 'merchant', 'list'], { env: NO_ENV_KEY });
@@ -70,7 +104,7 @@ describe('the vault key must be the database’s own', () => {
 
   it('a different key is refused before anything runs (PAYGATE_VAULT_KEY or a <db>.key file)', () => {
     const db = join(dir(), 'shop.db');
-    populated(db, { PAYGATE_VAULT_KEY: key() });
+    populated(db, 'env');
     const viaEnv = paygate(['--db', db, 'renew'], { env: { PAYGATE_VAULT_KEY: key() } });
     expect(viaEnv.status).toBe(2);
     expect(viaEnv.stderr).toMatch(/vault key does not match this database/);
@@ -82,8 +116,8 @@ describe('the vault key must be the database’s own', () => {
 
   it('a database written before the key check value existed is checked against a sealed secret, then recorded', () => {
     const db = join(dir(), 'old.db');
-    const right = key();
-    populated(db, { PAYGATE_VAULT_KEY: right });
+    const right = SHOP_KEY;
+    populated(db, 'env');
     const raw = new Database(db);
     raw.prepare("DELETE FROM meta WHERE key = 'vault_kcv'").run();
     raw.close();
@@ -104,7 +138,7 @@ describe('the vault key must be the database’s own', () => {
 describe('a vault key file must be private to its owner (SPEC §1, like ssh with a private key)', () => {
   it('a <db>.key readable by group or others is refused with the chmod 600 that fixes it, and left as it is', () => {
     const db = join(dir(), 'shop.db');
-    populated(db, NO_ENV_KEY);
+    populated(db, 'file');
     chmodSync(`${db}.key`, 0o644);
     const before = readFileSync(`${db}.key`, 'utf8');
     const r = paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY });
@@ -122,7 +156,7 @@ describe('a vault key file must be private to its owner (SPEC §1, like ssh with
   it('a --new-key-file readable by group or others is refused before anything is re-encrypted', () => {
     const d = dir();
     const db = join(d, 'shop.db');
-    populated(db, NO_ENV_KEY);
+    populated(db, 'file');
     const oldKey = readFileSync(`${db}.key`, 'utf8');
     const newKeyFile = join(d, 'new.key');
     writeFileSync(newKeyFile, key());
@@ -137,12 +171,65 @@ describe('a vault key file must be private to its owner (SPEC §1, like ssh with
 });
 
 describe('paygate vault new-key', () => {
-  it('prints a fresh base64 key of 32 bytes', () => {
+  it('prints a fresh base64 key of 32 bytes alone on one line, also off a terminal; --json gives {"key"}', () => {
     const a = paygate(['vault', 'new-key']);
     const b = paygate(['vault', 'new-key']);
     expect(a.status).toBe(0);
-    expect(Buffer.from(a.json().key, 'base64')).toHaveLength(32);
-    expect(a.json().key).not.toBe(b.json().key);
+    expect(a.stdout).toMatch(/^[A-Za-z0-9+/]{43}=\n$/);
+    expect(Buffer.from(a.stdout.trim(), 'base64')).toHaveLength(32);
+    expect(a.stdout).not.toBe(b.stdout);
+    const json = paygate(['--json', 'vault', 'new-key']);
+    expect(Buffer.from(json.json().key, 'base64')).toHaveLength(32);
+  });
+});
+
+/**
+ * SPEC §12: the README's vault recipes, run by a shell exactly as written (each must also be in
+ * the README word for word), with `paygate` on PATH and PAYGATE_DB naming the database.
+ */
+describe('the README vault recipes work as written', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const GENERATE = 'export PAYGATE_VAULT_KEY=$(paygate vault new-key)';
+  const ROTATE = ['(umask 077; paygate vault new-key > new.key)', 'paygate vault rotate --new-key-file new.key'];
+
+  /** `sh -c script` in `cwd` under umask 022, with a `paygate` command that runs this build. */
+  function shell(script: string, cwd: string, env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
+    const bin = join(cwd, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'paygate'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, { mode: 0o700 });
+    return spawnSync('sh', ['-c', `umask 022\n${script}`], {
+      cwd,
+      encoding: 'utf8',
+      env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME, ...env },
+    });
+  }
+
+  it('export PAYGATE_VAULT_KEY=$(paygate vault new-key) gives a key a new database is sealed under', () => {
+    expect(readme).toContain(GENERATE);
+    const d = dir();
+    const db = join(d, 'shop.db');
+    const r = shell(`${GENERATE}\npaygate merchant create --name Shop >/dev/null\nprintf %s "$PAYGATE_VAULT_KEY"`, d, {
+      PAYGATE_DB: db,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(Buffer.from(r.stdout, 'base64')).toHaveLength(32);
+    expect(existsSync(`${db}.key`)).toBe(false);
+    expect(paygate(['--db', db, 'merchant', 'list'], { env: { PAYGATE_VAULT_KEY: r.stdout } }).json()).toHaveLength(1);
+  });
+
+  it('(umask 077; paygate vault new-key > new.key) then vault rotate --new-key-file new.key re-keys the database', () => {
+    for (const line of ROTATE) expect(readme).toContain(line);
+    const d = dir();
+    const db = join(d, 'shop.db');
+    populated(db, 'file');
+    const old = readFileSync(`${db}.key`, 'utf8');
+    const r = shell(ROTATE.join('\n'), d, { PAYGATE_DB: db, PAYGATE_VAULT_KEY: '' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(statSync(join(d, 'new.key')).mode & 0o777).toBe(0o600);
+    const next = readFileSync(join(d, 'new.key'), 'utf8');
+    expect(readFileSync(`${db}.key`, 'utf8').trim()).toBe(next.trim());
+    expect(next).not.toBe(old);
+    expect(paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY }).status).toBe(0);
   });
 });
 
@@ -150,7 +237,7 @@ describe('paygate vault rotate', () => {
   it('re-encrypts every card and secret under the new key and writes it to the key file; renewals still charge', () => {
     const d = dir();
     const db = join(d, 'shop.db');
-    const { subscriptionId } = populated(db, NO_ENV_KEY);
+    const { subscriptionId } = populated(db, 'file');
     const oldKey = readFileSync(`${db}.key`, 'utf8').trim();
     const sealedBefore = new Database(db, { readonly: true }).prepare('SELECT pan_enc FROM cards').pluck().get();
     const newKeyFile = join(d, 'new.key');
@@ -179,8 +266,8 @@ describe('paygate vault rotate', () => {
   it('refuses without a new key, with a malformed one, or with the current one', () => {
     const d = dir();
     const db = join(d, 'shop.db');
-    const current = key();
-    populated(db, { PAYGATE_VAULT_KEY: current });
+    const current = SHOP_KEY;
+    populated(db, 'env');
     expect(paygate(['--db', db, 'vault', 'rotate'], { env: { PAYGATE_VAULT_KEY: current } }).status).toBe(2);
     const bad = paygate(['--db', db, 'vault', 'rotate'], {
       env: { PAYGATE_VAULT_KEY: current, PAYGATE_NEW_VAULT_KEY: 'short' },
@@ -197,7 +284,7 @@ describe('paygate vault rotate', () => {
   it('asks before rotating on a terminal; answering no changes nothing', async () => {
     const d = dir();
     const db = join(d, 'shop.db');
-    populated(db, NO_ENV_KEY);
+    populated(db, 'file');
     const before = readFileSync(`${db}.key`, 'utf8');
     const newKeyFile = join(d, 'new.key');
     writeFileSync(newKeyFile, key(), { mode: 0o600 });

@@ -144,3 +144,46 @@ describe.skipIf(!pgAvailable())('paygate db copy: SQLite → PostgreSQL → SQLi
     }
   });
 });
+
+describe.skipIf(!pgAvailable())('paygate db copy of text an older version stored (SPEC §3)', () => {
+  it('two relationIds with lone surrogates: a one-line error naming table, row and column, never 9999, nothing copied', async () => {
+    const { dir, cleanup } = tempDir();
+    const target = await createPgDatabase();
+    try {
+      const source = join(dir, 'old.db');
+      const m = paygate(['--db', source, '--json', 'merchant', 'create', '--name', 'Old Shop']);
+      expect(m.status).toBe(0);
+      const merchantId = m.json().merchantId as string;
+      // What an older version wrote for "order-\ud800-1" and "order-\udfff-1": the bytes ED A0 80 and ED BF BF.
+      const db = new Database(source);
+      const insert = db.prepare(
+        `INSERT INTO transactions (id, merchant_id, relation_id, payment_type, status, amount, currency, created_at, updated_at)
+         VALUES (?, ?, ?, 'PAY', 200000, 100, 'USD', 1, 1)`,
+      );
+      insert.run('txn_old_1', merchantId, 'order-\ud800-1');
+      insert.run('txn_old_2', merchantId, 'order-\udfff-1');
+      db.close();
+
+      const r = paygate(['--db', source, 'db', 'copy', '--to', target.url]);
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^error 1008: db copy stopped: table transactions, row id=txn_old_1, column relation_id holds a lone surrogate stored as the bytes ED A0 80/,
+        ),
+      ]);
+      const client = new pg.Client({ connectionString: target.url });
+      await client.connect();
+      try {
+        const n = await client.query(
+          'SELECT (SELECT count(*) FROM merchants) + (SELECT count(*) FROM transactions) AS n',
+        );
+        expect(Number(n.rows[0].n)).toBe(0);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await target.drop();
+      cleanup();
+    }
+  });
+});

@@ -140,8 +140,8 @@ describe.skipIf(!have('caddy'))('Caddy reverse proxy', () => {
 describe('container files', () => {
   const dockerfile = readFileSync(join(DEPLOY, 'docker/Dockerfile'), 'utf8');
 
-  it('runs as a non-root user on Node 20 slim with the database on a volume', () => {
-    expect(dockerfile.match(/^FROM node:20-slim/gm)).toHaveLength(2);
+  it('runs as a non-root user on Node 24 LTS slim with the database on a volume', () => {
+    expect(dockerfile.match(/^FROM node:24-slim/gm)).toHaveLength(2);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
     expect(dockerfile).not.toMatch(/PAYGATE_VAULT_KEY/);

@@ -145,6 +145,32 @@ describe('a --db that is not a SQLite database changes nothing', () => {
     });
   }
 
+  it('db copy --to a directory or a file that is not SQLite changes neither', () => {
+    const t = tempDir('paygate-modes-');
+    try {
+      const source = join(t.dir, 'shop.db');
+      expect(paygate(['--db', source, 'merchant', 'list']).status).toBe(0);
+      const d = join(t.dir, 'shared');
+      mkdirSync(d);
+      chmodSync(d, 0o1777);
+      const file = join(t.dir, 'notes.txt');
+      writeFileSync(file, 'not a database\n');
+      chmodSync(file, 0o644);
+      for (const [target, why] of [
+        [d, /it is a directory/],
+        [file, /not a SQLite database/],
+      ] as const) {
+        expectRefused(paygate(['--db', source, 'db', 'copy', '--to', target]), target, why);
+      }
+      expect(statSync(d).mode & 0o7777).toBe(0o1777);
+      expect(readdirSync(d)).toEqual([]);
+      expect(mode(file)).toBe('644');
+      expect(readFileSync(file, 'utf8')).toBe('not a database\n');
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('an existing file that is not SQLite keeps its bytes and its mode', () => {
     const t = tempDir('paygate-modes-');
     try {

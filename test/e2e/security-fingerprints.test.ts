@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_VAULT_KEY } from '../helpers/env.js';
 import { raw, signV1, signV2, type Answer, type Served, type TestMerchant } from '../helpers/serve.js';
 import { servedShop, type ServedShop } from '../helpers/served-shop.js';
 
@@ -198,5 +199,82 @@ describe('idempotency fingerprints (SPEC §5, §10)', () => {
     const repeated = await post(v1, rpath, r);
     expect(repeated.body.data.refundTransactionId).toBe(refunded.body.data.refundTransactionId);
     expect((await post(v1, rpath, { ...r, refundAmount: '2.00' })).body.rtn_code).toBe('1006');
+  });
+});
+
+describe('fingerprints over the canonical JSON (SPEC §10)', () => {
+  const items = JSON.stringify([{ name: 'Mug', num: '1', price: '3.00' }]);
+  const checkout = (extra: Record<string, unknown>) => ({
+    requestId: 'fp-json-1',
+    relationId: 'fp-json-1',
+    paymentType: 'CHECKOUT',
+    payAmount: '3.00',
+    currency: 'USD',
+    returnUrl: 'https://shop.test/ok',
+    ...extra,
+  });
+
+  it('two requests whose v1 strings are equal are different requests: the second under one requestId is 1006', async () => {
+    const path = `/payment/${v2.apiKey}/transaction`;
+    const first = await post(v2, path, checkout({ failedUrl: 'https://shop.test/f?x=1', items }));
+    expect(first.body.rtn_code).toBe('0000');
+    const spliced = checkout({ failedUrl: `https://shop.test/f?x=1&items=${items}` });
+    expect(joined({ merchantId: v2.merchantId, ...spliced })).toBe(
+      joined({ merchantId: v2.merchantId, ...checkout({ failedUrl: 'https://shop.test/f?x=1', items }) }),
+    );
+    const second = await post(v2, path, spliced);
+    expect([second.status, second.body.rtn_code]).toEqual([409, '1006']);
+  });
+
+  it('a value sent as a JSON string and the same value as JSON are different requests under one requestId', async () => {
+    const path = `/payment/${v2.apiKey}/transaction`;
+    const cardValue = JSON.parse(card('4242424242424242')) as Record<string, unknown>;
+    const body = {
+      requestId: 'fp-typed',
+      relationId: 'fp-typed',
+      paymentType: 'PAY',
+      payAmount: '2.00',
+      currency: 'USD',
+    };
+    // The string holds the value's sorted compact JSON: v1 writes both alike.
+    const first = await post(v2, path, { ...body, cardInfo: sortedJson(cardValue) });
+    expect(first.body.rtn_code).toBe('0000');
+    const asValue = await post(v2, path, { ...body, cardInfo: cardValue });
+    expect([asValue.status, asValue.body.rtn_code]).toEqual([409, '1006']);
+  });
+
+  it('a request stored by an earlier version (fingerprint over the v1 string) still answers when retried', async () => {
+    const path = `/payment/${v2.apiKey}/transaction`;
+    const body = {
+      requestId: 'fp-legacy',
+      relationId: 'fp-legacy',
+      paymentType: 'PAY',
+      payAmount: '4.00',
+      currency: 'USD',
+      cardInfo: card('4242424242424242'),
+    };
+    const first = await post(v2, path, body);
+    expect(first.body.data.status).toBe('200000');
+    // What the earlier version stored: HMAC(fingerprint key, SHA-256 hex of the v1 joined string).
+    const key = createHmac('sha256', Buffer.from(TEST_VAULT_KEY, 'base64'))
+      .update('paygate-derived-key:request-fingerprint')
+      .digest();
+    const legacy = createHmac('sha256', key)
+      .update(
+        createHash('sha256')
+          .update(joined({ merchantId: v2.merchantId, ...body }), 'utf8')
+          .digest('hex'),
+      )
+      .digest('hex');
+    await shop.rows.run(
+      "UPDATE idempotency_keys SET request_hash = ? WHERE scope = 'transaction' AND request_id = ?",
+      legacy,
+      'fp-legacy',
+    );
+    const retried = await post(v2, path, body);
+    expect(retried.body.rtn_code).toBe('0000');
+    expect(retried.body.data.transactionOrderId).toBe(first.body.data.transactionOrderId);
+    const changed = await post(v2, path, { ...body, payAmount: '4.01' });
+    expect(changed.body.rtn_code).toBe('1006');
   });
 });

@@ -105,7 +105,8 @@ describe("a Stripe merchant's subscription", () => {
     const keys = stripe.requests
       .filter((q) => q.idempotencyKey?.startsWith(`paygate:${rec?.id}:0:`))
       .map((q) => q.idempotencyKey);
-    expect(new Set(keys)).toEqual(new Set([`paygate:${rec?.id}:0:payment_intent`, `paygate:${rec?.id}:0:confirm`]));
+    // One call creates and confirms the intent.
+    expect(new Set(keys)).toEqual(new Set([`paygate:${rec?.id}:0:off_session`]));
     const renewal = await rows<{ channel: string; channel_ref: string; status: number }>(
       "SELECT channel, channel_ref, status FROM transactions WHERE billing_record_id = ? AND payment_type = 'RENEWAL'",
       rec?.id,

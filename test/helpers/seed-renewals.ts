@@ -5,7 +5,9 @@ import { loadConfig } from '../../src/config.js';
 import { FixedClock } from '../../src/domain/clock.js';
 import { createMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
-import { sqliteOf, TEST_VAULT_KEY } from './ctx.js';
+import { SqliteStore } from '../../src/store/sqlite/index.js';
+// Not from ctx.ts: that module imports vitest, and bench/ loads this helper outside vitest.
+import { TEST_VAULT_KEY } from './env.js';
 import { rowsOf } from './rows.js';
 
 /**
@@ -21,6 +23,11 @@ import { rowsOf } from './rows.js';
  * `db`: another database than `<dir>/paygate.db`, e.g. a postgres:// URL (seeded with set-based
  * INSERT … SELECT FROM generate_series, the same rows).
  */
+function sqliteOf(ctx: Ctx) {
+  if (!(ctx.store instanceof SqliteStore)) throw new Error('seeding SQLite rows needs a SQLite store');
+  return ctx.store.connection;
+}
+
 export const SEED_NOTIFY_URL = 'http://169.254.0.1/never-called';
 
 export async function seedDueSubscriptions(

@@ -93,3 +93,90 @@ describe.skipIf(!pgAvailable())('a db copy into PostgreSQL that fails half-way',
     await expect(copyFrom(good, pgDb.url)).resolves.toMatchObject({ tables: { merchants: 1, sandbox_charges: 1 } });
   });
 });
+
+/**
+ * SPEC §3: a database an older version wrote may hold text the other engine cannot store — a lone
+ * surrogate better-sqlite3 stored as the bytes ED A0 80 (read back as U+FFFD, so two different
+ * ids read alike), or U+0000. The copy names the table, row and column and copies nothing.
+ */
+function oldTextDatabase(path: string, relationIds: string[], merchantName = 'Shop'): void {
+  const db = openSqlite(path);
+  try {
+    db.prepare("INSERT INTO meta (key, value) VALUES ('tz', 'UTC')").run();
+    db.prepare(
+      "INSERT INTO merchants (id, name, api_key, secret_enc, created_at, updated_at) VALUES ('mer_1', ?, 'ak_1', 'sealed', 1, 1)",
+    ).run(merchantName);
+    const insert = db.prepare(
+      `INSERT INTO transactions (id, merchant_id, relation_id, payment_type, status, amount, currency, created_at, updated_at)
+       VALUES (?, 'mer_1', ?, 'PAY', 200000, 100, 'USD', 1, 1)`,
+    );
+    for (const [i, relationId] of relationIds.entries()) insert.run(`txn_${i + 1}`, relationId);
+  } finally {
+    db.close();
+  }
+}
+
+describe('a db copy meeting text the target cannot store', () => {
+  const textSource = (name: string, relationIds: string[], merchantName?: string): string => {
+    const path = join(dir, name);
+    oldTextDatabase(path, relationIds, merchantName);
+    return path;
+  };
+
+  it('names the table, row and column of a lone surrogate stored as bytes, and copies nothing', async () => {
+    const source = textSource('surrogate.db', ['order-1', 'order-\ud800-1', 'order-\udfff-1']);
+    const target = join(dir, 'surrogate-copy.db');
+    await expect(copyFrom(source, target)).rejects.toMatchObject({
+      code: '1008',
+      message: expect.stringMatching(
+        /^db copy stopped: table transactions, row id=txn_2, column relation_id holds a lone surrogate stored as the bytes ED A0 80, which is not valid UTF-8; nothing was copied/,
+      ),
+    });
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('copies U+0000 into SQLite, which stores it', async () => {
+    const source = textSource('nul.db', ['order-1'], 'Shop\u0000Two');
+    await expect(copyFrom(source, join(dir, 'nul-copy.db'))).resolves.toMatchObject({ tables: { merchants: 1 } });
+  });
+
+  it('copies a real U+FFFD as it is', async () => {
+    const source = textSource('replacement.db', ['order-\ufffd-1', 'order-\ufffd\ufffd-1']);
+    await expect(copyFrom(source, join(dir, 'replacement-copy.db'))).resolves.toMatchObject({
+      tables: { transactions: 2 },
+    });
+  });
+});
+
+describe.skipIf(!pgAvailable())('a db copy into PostgreSQL meeting text it cannot store', () => {
+  const pgDb = usePgDatabase();
+
+  it('names the row instead of failing on the unique key the repaired ids would share, and leaves the target empty', async () => {
+    const source = join(dir, 'surrogate-pg.db');
+    oldTextDatabase(source, ['order-\ud800-1', 'order-\udfff-1']);
+    await expect(copyFrom(source, pgDb.url)).rejects.toMatchObject({
+      code: '1008',
+      message: expect.stringMatching(
+        /^db copy stopped: table transactions, row id=txn_1, column relation_id holds a lone surrogate/,
+      ),
+    });
+    const client = new pg.Client({ connectionString: pgDb.url });
+    await client.connect();
+    try {
+      const n = await client.query(
+        'SELECT (SELECT count(*) FROM merchants) + (SELECT count(*) FROM transactions) AS n',
+      );
+      expect(Number(n.rows[0].n)).toBe(0);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('names a value holding U+0000, which PostgreSQL text cannot store', async () => {
+    const source = join(dir, 'nul-pg.db');
+    oldTextDatabase(source, ['order-1'], 'Shop\u0000Two');
+    await expect(copyFrom(source, pgDb.url)).rejects.toThrow(
+      /^db copy stopped: table merchants, row id=mer_1, column name holds the NUL character/,
+    );
+  });
+});

@@ -9,6 +9,7 @@ import { FixedClock } from '../../src/domain/clock.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { refundTransaction } from '../../src/services/refund.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
+import { fingerprinter } from '../../src/vault/fingerprint.js';
 import { cardYear } from '../helpers/cards.js';
 import { rowsOf } from '../helpers/rows.js';
 import { TEST_VAULT_KEY, tempDir, testMerchant } from '../helpers/ctx.js';
@@ -74,8 +75,13 @@ async function oldDatabase() {
   const txn = await createTransaction(ctx, m, pay);
   const refund = { merchantId, transactionOrderId: txn.transactionOrderId, refundAmount: '4.00', requestId: 'rf-1' };
   const rfd = await refundTransaction(ctx, m, refund);
-  const keyed = await hashes(ctx);
   const plain = { transaction: plainHash(pay), refund: plainHash(refund) };
+  // What rekeying must leave: the keyed form of each plain hash (the fingerprint of that time).
+  const key = fingerprinter(ctx.vault);
+  const keyed = [
+    { scope: 'refund', requestId: 'rf-1', hash: key(plain.refund) },
+    { scope: 'transaction', requestId: 'r-1', hash: key(plain.transaction) },
+  ];
   await rowsOf(ctx).run(
     'UPDATE idempotency_keys SET request_hash = ? WHERE scope = ?',
     plain.transaction,

@@ -124,6 +124,7 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
       'transactions_in_flight',
       'transactions_open_pages',
       'transactions_page_token',
+      'transactions_unrecorded',
     ]);
     expect(partial.find((i) => i.indexname === 'transactions_page_token')?.indexdef).toMatch(/^CREATE UNIQUE INDEX/);
     const applied = await rows<{ n: number }>(url, 'SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MerchantRow, Tx } from '../../src/store/store.js';
+import { NEW_MERCHANT_DOCUMENTS } from '../../src/services/merchant-identity.js';
 import { onPostgres, testApp, type TestApp } from '../helpers/ctx.js';
 
 /**
@@ -27,6 +28,7 @@ function merchantRow(now: number): MerchantRow {
     channel: 'sandbox',
     stripeSecretKeyEnc: null,
     stripeWebhookSecretEnc: null,
+    ...NEW_MERCHANT_DOCUMENTS,
     createdAt: now,
     updatedAt: now,
   };

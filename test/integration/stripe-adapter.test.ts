@@ -1,6 +1,7 @@
 import type Stripe from 'stripe';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChannelCard } from '../../src/channel/channel.js';
+import { withCallScope } from '../../src/channel/call-scope.js';
 import {
   chargeOffSession,
   checkKey,
@@ -38,6 +39,10 @@ afterEach(async () => {
 });
 
 const CONFIRM = /^\/v1\/payment_intents\/[^/]+\/confirm$/;
+
+/** A caller that will not wait out a 429 (its patience already ended): the 429 is its answer. */
+const impatient = <T>(fn: () => Promise<T>): Promise<T> =>
+  withCallScope({ background: false, retryUntil: Date.now() }, fn);
 let seq = 0;
 const card = (number: string): ChannelCard => ({
   number,
@@ -157,8 +162,15 @@ describe('adapter: subscriptions and off-session renewals', () => {
       paymentMethodId: c.paymentMethodId,
     });
     expect(renewal).toMatchObject({ outcome: 'approved' });
-    expect(s.requests.at(-1)?.params).toEqual({ off_session: 'true' });
-    expect(s.requests.at(-1)?.path).toMatch(CONFIRM);
+    // One call: the intent created and confirmed off-session, tagged with the charge's key.
+    const last = s.requests.at(-1);
+    expect(last?.path).toBe('/v1/payment_intents');
+    expect(last?.idempotencyKey).toBe('paygate:rec_1:0:off_session');
+    expect(last?.params).toMatchObject({
+      confirm: 'true',
+      off_session: 'true',
+      metadata: { paygate_charge: 'paygate:rec_1:0' },
+    });
   });
 
   it('4000 0025 0000 3155: 3DS on the first charge, then renewals go through without it', async () => {
@@ -228,9 +240,45 @@ describe('adapter: faults are in flight, never declines', () => {
       customerId: c.customerId,
       paymentMethodId: c.paymentMethodId,
     };
-    s.faults.inject({ kind: 'timeout' }, { match: { path: CONFIRM } });
+    s.faults.inject({ kind: 'timeout' }, { match: { path: '/v1/payment_intents' } });
     expect(await chargeOffSession(slow, input)).toMatchObject({ outcome: 'in_flight', cause: 'timeout' });
     expect(await chargeOffSession(slow, input)).toMatchObject({ outcome: 'approved' });
+    expect(charges()).toHaveLength(2);
+  });
+
+  it('an off-session renewal whose answer was lost, tried again after Stripe forgot the key: found by its tag, not charged twice', async () => {
+    const first = await createAndConfirmPayment(client, payment('4242424242424242', { saveForOffSession: true }));
+    const c = first.card;
+    if (!c?.customerId) throw new Error('no customer');
+    const slow = createStripeClient({ secretKey: s.account.secretKey, apiUrl: s.url, timeoutMs: 300 });
+    const input = {
+      idempotencyKey: renewalKey('rec_lost', 0),
+      amount: 4200,
+      currency: 'eur',
+      customerId: c.customerId,
+      paymentMethodId: c.paymentMethodId,
+    };
+    s.faults.inject({ kind: 'timeout' }, { match: { path: '/v1/payment_intents' } });
+    expect(await chargeOffSession(slow, input)).toMatchObject({ outcome: 'in_flight', cause: 'timeout' });
+    s.advanceClock(25 * 60 * 60 * 1000);
+    const again = await chargeOffSession(client, { ...input, triedBefore: true });
+    expect(again).toMatchObject({ outcome: 'approved', ref: intents().at(-1)?.id });
+    expect(charges()).toHaveLength(2);
+  });
+
+  it('an off-session renewal tried before whose call never reached Stripe is charged once', async () => {
+    const first = await createAndConfirmPayment(client, payment('4242424242424242', { saveForOffSession: true }));
+    const c = first.card;
+    if (!c?.customerId) throw new Error('no customer');
+    const again = await chargeOffSession(client, {
+      idempotencyKey: renewalKey('rec_never', 0),
+      amount: 4200,
+      currency: 'eur',
+      customerId: c.customerId,
+      paymentMethodId: c.paymentMethodId,
+      triedBefore: true,
+    });
+    expect(again).toMatchObject({ outcome: 'approved' });
     expect(charges()).toHaveLength(2);
   });
 
@@ -238,11 +286,11 @@ describe('adapter: faults are in flight, never declines', () => {
     ['rate_limit', 'rate_limited', false],
     ['server_error', 'server_error', true],
   ] as const)(
-    'a %s on the intent call → in_flight (%s), and the retry with the same key is approved',
+    "a %s on the intent call that lasts past the caller's patience → in_flight (%s), and the retry with the same key is approved",
     async (kind, cause, mayHaveMoved) => {
       const input = payment('4242424242424242');
       s.faults.inject({ kind }, { match: { path: CONFIRM } });
-      const first = await createAndConfirmPayment(client, input);
+      const first = await impatient(() => createAndConfirmPayment(client, input));
       expect(first).toMatchObject({ outcome: 'in_flight', cause, mayHaveMoved });
       const c = first.card;
       if (!c) throw new Error('no card');
@@ -292,7 +340,7 @@ describe('adapter: faults are in flight, never declines', () => {
   it('resumePayment confirms an intent whose confirm never ran (a 429 on it), once', async () => {
     const input = payment('4242424242424242');
     s.faults.inject({ kind: 'rate_limit' }, { match: { path: CONFIRM } });
-    const first = await createAndConfirmPayment(client, input);
+    const first = await impatient(() => createAndConfirmPayment(client, input));
     if (first.outcome !== 'in_flight' || !first.ref)
       throw new Error(`expected in_flight with a ref, got ${first.outcome}`);
     expect(await retrieveIntent(client, first.ref)).toMatchObject({
@@ -315,17 +363,15 @@ describe('adapter: faults are in flight, never declines', () => {
     if (first.outcome !== 'requires_action' || !first.card?.customerId) throw new Error(first.outcome);
     await answerChallenge(first.redirectUrl, 'pass');
     const key = renewalKey('rec_r', 0);
-    s.faults.inject({ kind: 'rate_limit' }, { match: { path: CONFIRM } });
-    const renewal = await chargeOffSession(client, {
-      idempotencyKey: key,
+    // An intent left unconfirmed (as by an earlier version's two calls, the confirm refused).
+    const pending = await client.paymentIntents.create({
       amount: 4200,
       currency: 'eur',
-      customerId: first.card.customerId,
-      paymentMethodId: first.card.paymentMethodId,
+      customer: first.card.customerId,
+      payment_method: first.card.paymentMethodId,
     });
-    if (renewal.outcome !== 'in_flight' || !renewal.ref) throw new Error(renewal.outcome);
     expect(
-      await resumePayment(client, { idempotencyKey: key, intentId: renewal.ref, mode: { offSession: true } }),
+      await resumePayment(client, { idempotencyKey: key, intentId: pending.id, mode: { offSession: true } }),
     ).toMatchObject({
       outcome: 'declined',
       reason: 'authentication_required',

@@ -41,7 +41,9 @@ describe('request bodies are unambiguous', () => {
     for (const bytes of [
       [0x7b, 0xff, 0x7d],
       [0x22, 0xc3],
-      [0xed, 0xa0, 0x80],
+      // CESU-8 for U+1F600: two encoded surrogates that pair up are not UTF-8, and not repaired.
+      [0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80],
+      [0xed, 0xa0, 0x80, 0xff],
       [0xc0, 0xaf],
       [0xf8, 0x88, 0x80, 0x80, 0x80],
     ]) {
@@ -52,5 +54,10 @@ describe('request bodies are unambiguous', () => {
     }
     expect(decodeBody(Buffer.from('{"name":"茶 €"}', 'utf8'))).toBe('{"name":"茶 €"}');
     expect(decodeBody(Buffer.from('\ufeff{}', 'utf8'))).toBe('\ufeff{}');
+  });
+
+  it('a lone surrogate written as bytes decodes to that surrogate, for the field check to name (SPEC §3)', () => {
+    expect(decodeBody(Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]))).toBe('"\ud800"');
+    expect(decodeBody(Buffer.from([0xed, 0xbf, 0xbf, 0xed, 0xa0, 0x80]))).toBe('\udfff\ud800');
   });
 });

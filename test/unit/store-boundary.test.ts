@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -58,6 +58,45 @@ describe('the store boundary', () => {
       .filter((f) => /^(services|notify|http|channel|vault|domain)\//.test(f.rel))
       .filter((f) => /from\s+'(?:\.\.\/)+app\.js'/.test(readFileSync(f.path, 'utf8')))
       .map((f) => f.rel);
+    expect(offenders).toEqual([]);
+  });
+
+  /** Every module a file imports (static, dynamic or type-only), as a path under src/. */
+  const importsOf = (f: { path: string; rel: string }): string[] =>
+    [...readFileSync(f.path, 'utf8').matchAll(/(?:from\s+|import\()\s*'(\.{1,2}\/[^']*)'/g)].map((m) =>
+      relative(SRC, join(dirname(f.path), m[1] ?? '')).replaceAll('\\', '/'),
+    );
+
+  it('the shells (cli/, http/) import no store module: rows, errors and database operations reach them through services', () => {
+    const offenders = outside
+      .filter((f) => /^(cli|http)\//.test(f.rel))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((t) => t.startsWith('store/'))
+          .map((t) => `${f.rel} → ${t}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the vault imports no store module (it seals and opens values; services store them)', () => {
+    const offenders = outside
+      .filter((f) => f.rel.startsWith('vault/'))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((t) => t.startsWith('store/'))
+          .map((t) => `${f.rel} → ${t}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the channels do not import config.ts (the registry is handed what it needs by app.ts)', () => {
+    const offenders = outside
+      .filter((f) => f.rel.startsWith('channel/'))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((t) => t === 'config.js')
+          .map((t) => `${f.rel} → ${t}`),
+      );
     expect(offenders).toEqual([]);
   });
 });

@@ -53,6 +53,7 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
           currency: req.currency,
           customerId: req.stored.customerId,
           paymentMethodId: req.stored.paymentMethodId,
+          ...(req.stored.triedBefore ? { triedBefore: true } : {}),
         });
         return toChargeResult(r);
       }

@@ -43,7 +43,9 @@ export type PaymentStep =
   | 'payment_intent'
   | 'confirm'
   | 'setup_intent'
-  | 'setup_confirm';
+  | 'setup_confirm'
+  /** An off-session renewal's intent, created and confirmed in one call. */
+  | 'off_session';
 
 export function stepKey(baseKey: string, step: PaymentStep): string {
   return `${baseKey}:${step}`;

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { invalidParam } from '../../domain/errors.js';
-import { StoreOpenError } from '../../store/store.js';
+import { invalidParam, StoreOpenError } from '../../domain/errors.js';
 import { progressBar } from '../progress.js';
 import { action, globalsOf, outputOf, StartupError, withCtx } from '../shell.js';
 
@@ -22,7 +21,8 @@ export function registerDbCommands(program: Command): void {
         if (!existsSync(dirname(target))) throw invalidParam('file', `directory does not exist: ${dirname(target)}`);
         if (existsSync(target)) throw invalidParam('file', `${target} already exists`);
         await withCtx(cmd, async (ctx, out) => {
-          const { pages } = await ctx.store.backup(target);
+          const { backupDatabase } = await import('../../services/database.js');
+          const { pages } = await backupDatabase(ctx, target);
           out.result({ file: target, pages }, () => `backed up ${pages} pages to ${target}`);
           out.note('The vault key is not inside the copy: keep PAYGATE_VAULT_KEY or the .key file with it.');
         });
@@ -81,10 +81,11 @@ export function registerDbCommands(program: Command): void {
         if (!isUrl(to) && !existsSync(dirname(target)))
           throw invalidParam('to', `directory does not exist: ${dirname(target)}`);
         await withCtx(cmd, async (ctx, out) => {
+          const { copyDatabase } = await import('../../services/database.js');
           const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
           let summary;
           try {
-            summary = await ctx.store.copyTo(target, (p) => bar?.update(p.copied, p.total));
+            summary = await copyDatabase(ctx, target, (p) => bar?.update(p.copied, p.total));
           } finally {
             bar?.done();
           }

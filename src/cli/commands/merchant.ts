@@ -20,6 +20,19 @@ const WEBHOOK_SECRET: SecretFlag = {
   message: 'Stripe webhook signing secret (whsec_…, not shown):',
 };
 
+/** `merchant update` flags that pass straight to the service under their option names (SPEC §17). */
+const DOCUMENT_OPTIONS = [
+  'legalName',
+  'address',
+  'taxId',
+  'supportEmail',
+  'emailFrom',
+  'invoicePrefix',
+  'invoiceNext',
+  'creditNoteNext',
+  'customerEmails',
+] as const;
+
 export function registerMerchantCommands(program: Command): void {
   const merchant = program.command('merchant').description('create and manage merchants');
 
@@ -79,7 +92,9 @@ export function registerMerchantCommands(program: Command): void {
   merchant
     .command('update')
     .argument('<id>', 'merchant id')
-    .description('change the default notify URL, signature version, status or channel')
+    .description(
+      'change the default notify URL, signature version, status or channel, and what invoices and customer emails show',
+    )
     .option('--notify-url <url>', 'default callback URL; "" clears it')
     .option('--signature-version <n>', '1 or 2')
     .option('--name <name>', 'new name')
@@ -98,11 +113,32 @@ export function registerMerchantCommands(program: Command): void {
       "the signing secret (whsec_…) of the merchant's Stripe webhook endpoint; like --stripe-secret-key: - reads stdin, " +
         'no value takes $PAYGATE_STRIPE_WEBHOOK_SECRET or asks',
     )
+    .option('--legal-name <text>', 'legal name printed on invoices ("" clears it)')
+    .option('--address <text>', 'postal address printed on invoices, lines separated by newlines ("" clears it)')
+    .option('--tax-id <text>', 'VAT or tax number printed on invoices ("" clears it)')
+    .option('--support-email <email>', 'where customers write; replies to customer emails go there ("" clears it)')
+    .option('--email-from <email>', 'sender address of customer emails; none are sent without it ("" clears it)')
+    .option(
+      '--invoice-prefix <prefix>',
+      'document number prefix, 1-12 of A-Z, 0-9 and - (default INV); new documents only',
+    )
+    .option('--invoice-next <n>', 'number of the next invoice, to continue a numbering; only moves forward')
+    .option('--credit-note-next <n>', 'number of the next credit note; only moves forward')
+    .option('--customer-emails <on|off>', 'send receipts and other customer emails (default on)')
     .action(
       action(
         async (
           id: string,
           opts: {
+            legalName?: string;
+            address?: string;
+            taxId?: string;
+            supportEmail?: string;
+            emailFrom?: string;
+            invoicePrefix?: string;
+            invoiceNext?: string;
+            creditNoteNext?: string;
+            customerEmails?: string;
             notifyUrl?: string;
             signatureVersion?: string;
             name?: string;
@@ -123,10 +159,11 @@ export function registerMerchantCommands(program: Command): void {
           if (opts.disable) patch.status = 'DISABLED';
           if (opts.enable) patch.status = 'ACTIVE';
           if (opts.channel !== undefined) patch.channel = opts.channel;
+          for (const key of DOCUMENT_OPTIONS) if (opts[key] !== undefined) patch[key] = opts[key];
           const secrets = opts.stripeSecretKey !== undefined || opts.stripeWebhookSecret !== undefined;
           if (Object.keys(patch).length === 0 && !secrets) {
             throw new UsageError(
-              'nothing to update: give --notify-url, --signature-version, --name, --disable, --enable, --channel or a Stripe key',
+              'nothing to update: give --notify-url, --signature-version, --name, --disable, --enable, --channel, a Stripe key or a document setting (--legal-name, --invoice-prefix, …)',
             );
           }
           await withCtx(cmd, async (ctx, out) => {

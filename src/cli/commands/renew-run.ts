@@ -4,7 +4,7 @@ import type { Ctx } from '../../ctx.js';
 import type { FixedClock } from '../../domain/clock.js';
 import { invalidParam } from '../../domain/errors.js';
 import { formatTime, parseTime } from '../../domain/time.js';
-import { runRenewal, type RenewResult } from '../../services/renew/index.js';
+import { runRenewal, type RenewProgress, type RenewResult } from '../../services/renew/index.js';
 import { record, table } from '../output.js';
 import type { Output } from '../output.js';
 import { progressBar } from '../progress.js';
@@ -51,11 +51,27 @@ async function runOnce(
       dryRun: Boolean(opts.dryRun),
       ...(limit !== undefined ? { limit } : {}),
       shouldStop,
-      ...(bar ? { onProgress: bar.update } : {}),
+      ...(bar ? { onProgress: (p: RenewProgress) => bar.update(p.done, p.total, stripePace(p)) } : {}),
     });
   } finally {
     bar?.done();
   }
+}
+
+/**
+ * Stripe's pace on the progress line: calls per second so far, how many were answered 429, and
+ * the time left at this pace. Nothing when the run has not called Stripe.
+ */
+export function stripePace(p: RenewProgress): string {
+  if (p.stripeCalls === 0) return '';
+  const seconds = Math.max(p.elapsedMs, 1) / 1000;
+  const rate = p.stripeCalls / seconds;
+  const left = p.done > 0 ? Math.ceil(((p.total - p.done) * seconds) / p.done) : undefined;
+  return [
+    `· Stripe ${rate.toFixed(1)} calls/s`,
+    ...(p.stripeRateLimited > 0 ? [`${p.stripeRateLimited} answered 429`] : []),
+    ...(left !== undefined ? [`~${left} s left`] : []),
+  ].join(' · ');
 }
 
 function printResult(ctx: Ctx, out: Output, r: RenewResult): void {

@@ -3,7 +3,7 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { newVaultKeyText, parseVaultKey, readKeyFile, VaultKeyError } from '../../vault/crypto.js';
 import { progressBar } from '../progress.js';
 import { confirmIrreversible } from '../prompts.js';
-import { action, outputOf, UsageError, withCtx } from '../shell.js';
+import { action, globalsOf, outputOf, UsageError, withCtx } from '../shell.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
@@ -45,11 +45,15 @@ export function registerVaultCommands(program: Command): void {
 
   vault
     .command('new-key')
-    .description('print a new random vault key (base64 of 32 bytes) for PAYGATE_VAULT_KEY')
+    .description(
+      'print a new random vault key (base64 of 32 bytes), bare, for PAYGATE_VAULT_KEY=$(…) or > FILE; --json gives {"key"}',
+    )
     .action(
       action(async (_opts: object, cmd: Command) => {
         const key = newVaultKeyText();
-        outputOf(cmd).result({ key }, () => key);
+        // Meant to be redirected (SPEC §12): the key alone off a terminal too, unless --json is asked for.
+        if (globalsOf(cmd).json) outputOf(cmd).result({ key });
+        else process.stdout.write(`${key}\n`);
       }),
     );
 

@@ -1,4 +1,5 @@
 import formbody from '@fastify/formbody';
+import { parseForm } from './form.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../ctx.js';
 import { isPaygateError, RESULT_CODES } from '../../domain/errors.js';
@@ -21,6 +22,7 @@ import { createCsrf, type Csrf } from './csrf.js';
 import { contentSecurityPolicy, layout, newNonce } from './html.js';
 import {
   cardCheckingPage,
+  cardLinkUsedPage,
   cardUpdatedPage,
   cardUpdatePage,
   checkoutPage,
@@ -232,7 +234,7 @@ function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply:
 
 /** The hosted checkout and 3DS pages (SPEC §11): HTML, no JavaScript, no external resources. */
 export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<void> {
-  await app.register(formbody, { bodyLimit: PAGE_BODY_LIMIT });
+  await app.register(formbody, { bodyLimit: PAGE_BODY_LIMIT, parser: parseForm });
   app.setErrorHandler(pageErrorHandler);
   const csrf = createCsrf(ctx.vault.derive('hosted-page-csrf'));
   const page: PageContext = { csrf, sandbox: ctx.channel.name === 'sandbox' };
@@ -329,6 +331,9 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
       return sendPage(reply, 200, 'Card updated', () => cardUpdatedPage(out.view), undefined, page.sandbox);
     if (out.result === 'processing')
       return sendPage(reply, 200, 'Card being checked', () => cardCheckingPage(out.view), undefined, page.sandbox);
+    // 409: this card was not taken; the one submitted just before it on the same link decides.
+    if (out.result === 'used')
+      return sendPage(reply, 409, 'Card update', () => cardLinkUsedPage(out.view), undefined, page.sandbox);
     return sendPage(
       reply,
       200,

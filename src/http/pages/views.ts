@@ -80,6 +80,14 @@ export function cardCheckingPage(view: CardPageView): string {
 <p>You can close this page.</p></div>`;
 }
 
+/** A second card sent on one link while the first is checked: that first card decides. */
+export function cardLinkUsedPage(view: CardPageView): string {
+  return `<div class="card"><h1>This link was already used</h1>
+<p class="merchant">${esc(view.merchantName)} · ${esc(view.planName)}</p>
+<p>A card was submitted on this page a moment ago and is being checked; this one was not saved. Nothing is charged now.</p>
+<p>Open the link again in a minute: if that card was not accepted, you can enter another.</p></div>`;
+}
+
 /** `holderName` refills the name after a decline, so only the card has to be typed again. */
 export function checkoutPage(view: PageView, csrf: string, error?: string, holderName?: string): string {
   const year = new Date().getUTCFullYear();

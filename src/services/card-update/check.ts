@@ -2,7 +2,7 @@ import type { Ctx } from '../../ctx.js';
 import { notAllowed, notFound, PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { formatTime } from '../../domain/time.js';
-import type { TransactionRow } from '../../store/store.js';
+import type { TransactionRow, Tx } from '../../store/store.js';
 import { channelCard, maskStored, sealCard, type ValidCard } from '../../vault/card.js';
 import { applyChargeResult, finishUnpaid } from '../transactions/outcome.js';
 import { pageUrl, STATUS } from '../transactions/view.js';
@@ -52,9 +52,13 @@ export async function replaceCard(
     if (!s) throw notFound('subscription');
     if (!cardReplaceable(s.status)) throw notAllowed(`cannot update the card of a ${s.status} subscription`);
     // Checked again under the subscription's lock: concurrent submissions on one page cannot
-    // all pass the limit the page was opened under.
-    if (opts.viaLink !== undefined && (s.cardUpdateToken !== opts.viaLink || (await linkUsedUp(tx, s))))
-      throw notFound('page');
+    // all pass the limit the page was opened under, nor both replace the card.
+    if (opts.viaLink !== undefined) {
+      if (s.cardUpdateToken !== opts.viaLink || linkUsedUp(s)) throw notFound('page');
+      await refuseWhileChecking(ctx, tx, s.id);
+    }
+    // Every check while a link lives counts against it, the merchant's API ones too.
+    if (s.cardUpdateToken !== null) await tx.countCardLinkCheck(s.id);
     const now = ctx.clock.now();
     const vaulted = sealCard(ctx.vault, merchantId, card, now, onStripe ? 'stripe' : 'sandbox');
     await tx.insertCard(vaulted);
@@ -130,6 +134,35 @@ export async function replaceCard(
     return (await tx.getTransaction(intent.row.id)) ?? intent.row;
   });
   return cardUpdateView(ctx, after, intent.code);
+}
+
+/**
+ * A card entered on a link whose previous card is still being checked: the first one decides. Two
+ * submissions racing on one link would otherwise both be approved and both show "Card updated",
+ * the later one silently replacing the earlier. One waiting for 3-D Secure is where the subscriber
+ * goes on (its own page, while it works); one the processor is still deciding ends the attempt.
+ */
+async function refuseWhileChecking(ctx: Ctx, tx: Tx, subscriptionId: string): Promise<void> {
+  const openId = await tx.openCardCheckId(subscriptionId);
+  const open = openId === undefined ? undefined : await tx.getTransaction(openId);
+  if (!open) return;
+  const now = ctx.clock.now();
+  if (open.status === STATUS.REQUIRES_3DS) {
+    // A challenge page that ran out cannot approve anything any more: it holds nothing back.
+    if ((open.pageExpiresAt ?? 0) <= now) return;
+    throw new CardLinkInUse(pageUrl(ctx, open));
+  }
+  throw new CardLinkInUse(undefined);
+}
+
+/** A submission on a card-update link while an earlier one is being checked (not a PaygateError: pages only). */
+export class CardLinkInUse extends Error {
+  /** The 3-D Secure page of the earlier check, when it waits for the subscriber there. */
+  readonly threeDsUrl: string | undefined;
+  constructor(threeDsUrl: string | undefined) {
+    super('a card submitted on this link is still being checked');
+    this.threeDsUrl = threeDsUrl;
+  }
 }
 
 /**

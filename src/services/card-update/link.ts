@@ -1,18 +1,18 @@
 import type { Ctx } from '../../ctx.js';
 import { notFound } from '../../domain/errors.js';
 import { randomToken } from '../../domain/ids.js';
-import type { Reads, SubscriptionRow, Tx } from '../../store/store.js';
-import { CARD_LINK_MAX_FAILED_CHECKS, CARD_LINK_TTL_MS, cardLinkIssuedAt } from './rules.js';
+import type { SubscriptionRow, Tx } from '../../store/store.js';
+import { CARD_LINK_MAX_CHECKS, CARD_LINK_TTL_MS } from './rules.js';
 
 /**
  * The updateCardUrl of a RENEW_FAILED callback, INSIDE the unit of work that records the failure:
  * the subscription's live link if it has one (every retry's callback names the same page), else
- * a new one valid for 7 days — also when the live one has used up its failed card checks, so each
+ * a new one valid for 7 days — also when the live one has used up its card checks, so each
  * failed renewal gives the subscriber another few tries, never an unlimited number.
  */
 export async function cardUpdateUrl(ctx: Ctx, tx: Tx, s: SubscriptionRow, now: number): Promise<string> {
   let token = s.cardUpdateToken;
-  if (token === null || (s.cardUpdateExpiresAt ?? 0) <= now || (await linkUsedUp(tx, s))) {
+  if (token === null || (s.cardUpdateExpiresAt ?? 0) <= now || linkUsedUp(s)) {
     token = randomToken(24);
     await tx.setCardUpdateToken(s.id, token, now + CARD_LINK_TTL_MS);
   }
@@ -21,8 +21,8 @@ export async function cardUpdateUrl(ctx: Ctx, tx: Tx, s: SubscriptionRow, now: n
 
 /**
  * The subscription behind a card-update link while the link works: the subscription is ACTIVE
- * and retrying (a RETRY record waits), the 7 days have not run out, and fewer than three card
- * checks have failed on it. Otherwise 1007 — used, paid by a retry, ended, paused, expired or
+ * and retrying (a RETRY record waits), the 7 days have not run out, and it has not had its
+ * three card checks. Otherwise 1007 — used, paid by a retry, ended, paused, expired or
  * used up all look alike to the person holding the link.
  */
 export async function openCardLink(ctx: Ctx, token: string): Promise<SubscriptionRow> {
@@ -30,13 +30,11 @@ export async function openCardLink(ctx: Ctx, token: string): Promise<Subscriptio
   if (s?.status !== 'ACTIVE' || (s.cardUpdateExpiresAt ?? 0) <= ctx.clock.now()) throw notFound('page');
   if ((await ctx.store.getMerchant(s.merchantId))?.status !== 'ACTIVE') throw notFound('page');
   if (!(await ctx.store.pendingRecords(s.id)).some((r) => r.billingType === 'RETRY')) throw notFound('page');
-  if (await linkUsedUp(ctx.store, s)) throw notFound('page');
+  if (linkUsedUp(s)) throw notFound('page');
   return s;
 }
 
-/** Whether the subscription's current link has had its last allowed card check fail. */
-export async function linkUsedUp(db: Reads, s: SubscriptionRow): Promise<boolean> {
-  if (s.cardUpdateExpiresAt === null) return false;
-  const failed = await db.countUnsuccessfulCardChecks(s.id, cardLinkIssuedAt(s.cardUpdateExpiresAt));
-  return failed >= CARD_LINK_MAX_FAILED_CHECKS;
+/** Whether the subscription's current link has had all the card checks it allows. */
+export function linkUsedUp(s: SubscriptionRow): boolean {
+  return s.cardUpdateToken !== null && s.cardUpdateChecks >= CARD_LINK_MAX_CHECKS;
 }

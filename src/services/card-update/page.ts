@@ -5,7 +5,7 @@ import type { SubscriptionRow } from '../../store/store.js';
 import { validateCard, type ValidCard } from '../../vault/card.js';
 import { stripeChallengeOrigins, type PageCard } from '../pages.js';
 import { STATUS } from '../transactions/view.js';
-import { replaceCard } from './check.js';
+import { CardLinkInUse, replaceCard, type CardUpdateResult } from './check.js';
 import { openCardLink } from './link.js';
 
 /** What the hosted card-update page shows: who asks, for what, and which card failed. */
@@ -23,8 +23,11 @@ export interface CardPageView {
 }
 
 export interface CardPageOutcome {
-  /** processing: Stripe has not answered yet; its webhook or the renewal run settles the check. */
-  result: 'updated' | 'declined' | 'three_ds' | 'processing';
+  /**
+   * processing: Stripe has not answered yet; its webhook or the renewal run settles the check.
+   * used: a card submitted on this link moments before is still being checked; this one was not.
+   */
+  result: 'updated' | 'declined' | 'three_ds' | 'processing' | 'used';
   /** three_ds: our own 3DS page (a relative path). */
   redirectUrl?: string;
   failReason?: string;
@@ -72,7 +75,14 @@ export async function submitCardPage(ctx: Ctx, token: string, input: PageCard): 
     if (isPaygateError(e)) return { result: 'declined', failReason: e.message, view };
     throw e;
   }
-  const r = await replaceCard(ctx, s.merchantId, s.id, card, { viaLink: token });
+  let r: CardUpdateResult;
+  try {
+    r = await replaceCard(ctx, s.merchantId, s.id, card, { viaLink: token });
+  } catch (e) {
+    if (!(e instanceof CardLinkInUse)) throw e;
+    if (e.threeDsUrl) return { result: 'three_ds', redirectUrl: new URL(e.threeDsUrl).pathname, view };
+    return { result: 'used', view };
+  }
   if (r.status === String(STATUS.SUCCEEDED)) return { result: 'updated', view };
   if (r.status === String(STATUS.REQUIRES_3DS) && r.url)
     return { result: 'three_ds', redirectUrl: new URL(r.url).pathname, view };

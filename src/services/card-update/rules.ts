@@ -9,13 +9,10 @@ export function cardReplaceable(status: SubscriptionStatus | string): boolean {
 export const CARD_LINK_TTL_MS = 7 * 24 * 60 * 60_000;
 
 /**
- * Card checks on one card-update link that may fail before the link stops working, as the third
- * decline ends a checkout: a link must not become a free card-testing form for whoever holds it.
- * A check still under way (3-D Secure, the processor deciding) counts until it succeeds.
+ * Card checks one card-update link allows, as the third decline ends a checkout: a link must not
+ * become a free card-testing form for whoever holds it. They are counted per link (a new link
+ * starts at none), never by time: the run that issued the link and the serve that checks the
+ * cards may keep different clocks (`renew --at`, a host running ahead). A check that succeeds
+ * ends the link, so in effect three checks may fail; one still under way counts.
  */
-export const CARD_LINK_MAX_FAILED_CHECKS = 3;
-
-/** When the subscription's current card-update link was issued (its expiry less its lifetime). */
-export function cardLinkIssuedAt(expiresAt: number): number {
-  return expiresAt - CARD_LINK_TTL_MS;
-}
+export const CARD_LINK_MAX_CHECKS = 3;

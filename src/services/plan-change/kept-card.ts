@@ -17,7 +17,7 @@ export type ChangeOutcome =
 
 /**
  * The CHANGE charge of a card Stripe keeps: off-session on the stored Customer and
- * PaymentMethod, through a PaymentIntent keyed by the record (`paygate:{record}:0:…`), as a
+ * PaymentMethod, through a PaymentIntent keyed by the record (`paygate:{record}:0:off_session`), as a
  * renewal is. An intent already known for the record (a call that timed out) is read and, only
  * if never confirmed, confirmed with its original key: a repeat never makes a second charge, even
  * after Stripe has forgotten the keys. Off-session nobody can authenticate: a card that asks for
@@ -28,6 +28,8 @@ export async function chargeKeptCard(
   record: BillingRecordRow,
   card: CardRow,
   now: number,
+  /** The request that sent this charge died without its answer: look for it before charging. */
+  triedBefore = false,
 ): Promise<ChangeOutcome> {
   if (!card.stripeCustomerId || !card.stripePaymentMethodId)
     return { approved: false, reason: 'processing_error', ref: null };
@@ -44,7 +46,11 @@ export async function chargeKeptCard(
           amount: record.amount,
           currency: record.currency,
           customerPresent: false,
-          stored: { customerId: card.stripeCustomerId, paymentMethodId: card.stripePaymentMethodId },
+          stored: {
+            customerId: card.stripeCustomerId,
+            paymentMethodId: card.stripePaymentMethodId,
+            ...(triedBefore ? { triedBefore } : {}),
+          },
         });
   if (result.outcome === 'in_flight' && result.ref && txnId && result.ref !== earlier) {
     // Remembered before anything else: the next attempt reads this intent instead of creating one.

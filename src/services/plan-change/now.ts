@@ -74,7 +74,7 @@ async function pendingChange(ctx: Ctx, recordId: string): Promise<ChangeResult> 
 export async function resumeStaleChanges(ctx: Ctx): Promise<number> {
   let done = 0;
   for (const id of await ctx.store.stalePendingChanges(ctx.clock.now() - CHANGE_LEASE_MS, 100)) {
-    const out = await chargeChange(ctx, id);
+    const out = await chargeChange(ctx, id, true);
     // Stripe still has not said: asked again by the next run.
     if ('waiting' in out) continue;
     const settled: Settled = 'refused' in out ? { approved: false, reason: 'processing_error', ref: null } : out;
@@ -182,14 +182,14 @@ async function unusedPeriodCredit(tx: Tx, s: SubscriptionRow, now: number): Prom
 type Settled = Extract<ChangeOutcome, { approved: boolean }>;
 
 /** Merchant-initiated like a renewal (the subscriber is not on a page): a channel asking for 3DS is a decline. */
-async function chargeChange(ctx: Ctx, recordId: string): Promise<ChangeOutcome> {
+async function chargeChange(ctx: Ctx, recordId: string, resumed = false): Promise<ChangeOutcome> {
   const now = ctx.clock.now();
   const record = await ctx.store.getRecord(recordId);
   const s = record ? await ctx.store.getSubscriptionById(record.subscriptionId) : undefined;
   const card = s?.cardId ? await ctx.store.getCard(s.cardId) : undefined;
   // Ended meanwhile (its card deleted): nothing to charge.
   if (!record || !card) return { approved: false, reason: 'processing_error', ref: null };
-  if (card.channel === 'stripe') return chargeKeptCard(ctx, record, card, now);
+  if (card.channel === 'stripe') return chargeKeptCard(ctx, record, card, now, resumed);
   if (card.panEnc === null) return { approved: false, reason: 'processing_error', ref: null };
   if (cardExpired(card.expMonth, card.expYear, now, ctx.zone))
     return { approved: false, reason: 'expired_card', ref: null };

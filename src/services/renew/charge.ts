@@ -20,8 +20,13 @@ export type ChargeOutcome =
  * retryCount from the record. MUST NOT run inside a database transaction. The card number is
  * decrypted only here, for this call, and never leaves it.
  */
-export async function chargeRecord(ctx: Ctx, rec: ClaimedRecord, now: number): Promise<ChargeOutcome> {
-  if (rec.cardChannel === 'stripe') return chargeKeptCard(ctx, rec, now);
+export async function chargeRecord(
+  ctx: Ctx,
+  rec: ClaimedRecord,
+  now: number,
+  claimedAt: number = now,
+): Promise<ChargeOutcome> {
+  if (rec.cardChannel === 'stripe') return chargeKeptCard(ctx, rec, now, claimedAt);
   if (rec.panEnc === null || rec.expMonth === null || rec.expYear === null) {
     // No card on file (cannot happen for a charge-able subscription; see docs/renewals.md).
     return { approved: false, reason: 'processing_error', ref: null };
@@ -49,7 +54,7 @@ function outcomeOf(result: ChargeResult): ChargeOutcome {
 }
 
 /** A card Stripe keeps: charged off-session by its Customer and PaymentMethod ids (no number here). */
-async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number): Promise<ChargeOutcome> {
+async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number, claimedAt: number): Promise<ChargeOutcome> {
   if (!rec.stripeCustomerId || !rec.stripePaymentMethodId || rec.expMonth === null || rec.expYear === null) {
     return { approved: false, reason: 'processing_error', ref: null };
   }
@@ -59,7 +64,11 @@ async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number): Promis
   const idempotencyKey = `${rec.id}:${rec.retryCount}`;
   // Taken over after a run left it in flight: settle that charge, never make a second one (its
   // keys may be forgotten by now).
-  const earlier = rec.transactionId ? (await ctx.store.getTransaction(rec.transactionId))?.channelRef : null;
+  const txn = rec.transactionId ? await ctx.store.getTransaction(rec.transactionId) : undefined;
+  const earlier = txn?.channelRef ?? null;
+  // The claim writes a new record's transaction at the claim's time: an older one means an
+  // earlier run sent this charge and no answer was kept.
+  const triedBefore = txn !== undefined && txn !== null && txn.createdAt < claimedAt;
   const result =
     earlier && channel.resume
       ? await channel.resume({ ref: earlier, idempotencyKey })
@@ -69,7 +78,11 @@ async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number): Promis
           currency: rec.currency,
           customerPresent: false,
           retryCount: rec.retryCount,
-          stored: { customerId: rec.stripeCustomerId, paymentMethodId: rec.stripePaymentMethodId },
+          stored: {
+            customerId: rec.stripeCustomerId,
+            paymentMethodId: rec.stripePaymentMethodId,
+            ...(triedBefore ? { triedBefore } : {}),
+          },
         });
   if (result.outcome === 'in_flight' && result.ref && rec.transactionId && result.ref !== earlier) {
     const txnId = rec.transactionId;

@@ -3,7 +3,7 @@ import { deliverDue } from '../../notify/deliver.js';
 import { expireStalePages } from '../pages.js';
 import { resumeStaleChanges } from '../plan-change/now.js';
 import { resumeStaleRefunds } from '../refund.js';
-import { settleInFlightCharges } from '../in-flight.js';
+import { settleInFlightCharges, settleUnrecordedCharges } from '../in-flight.js';
 
 /** The payments side's page expiry (SPEC §7: a run expires abandoned 3DS/checkout sessions). */
 export function expirePages(ctx: Ctx): Promise<number> {
@@ -20,6 +20,8 @@ export async function resumeRefunds(ctx: Ctx): Promise<void> {
   await resumeStaleRefunds(ctx);
   // Payments a processor left in flight (Stripe), settled from its own answer.
   await settleInFlightCharges(ctx);
+  // Charges whose process died before recording them (any channel that finds charges by key).
+  await settleUnrecordedCharges(ctx);
 }
 
 /** Plan changes whose request died between charge and record are finished (docs/renewals.md). */

@@ -1,4 +1,11 @@
-export { runRenewal, BATCH_SIZE, type RenewSummary, type RenewOptions, type RenewResult } from './run.js';
+export {
+  runRenewal,
+  BATCH_SIZE,
+  type RenewSummary,
+  type RenewOptions,
+  type RenewResult,
+  type RenewProgress,
+} from './run.js';
 export { countDue, dueItems, type DueItem } from './due.js';
 export { chargeRecord, type ChargeOutcome } from './charge.js';
 export { recordOutcome, type RecordedAs } from './record.js';

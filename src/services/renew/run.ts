@@ -2,7 +2,15 @@ import { hostname } from 'node:os';
 import type { Ctx } from '../../ctx.js';
 import { randomToken } from '../../domain/ids.js';
 import type { ClaimedRecord, DueCursor } from '../../store/store.js';
-import { claimNextBatch } from './claim.js';
+
+/** A claimed record, the run's time of its claim, and until when its charge may wait out 429s (wall clock). */
+interface Claimed {
+  rec: ClaimedRecord;
+  at: number;
+  retryUntil: number;
+}
+import { type CallScope, type CallTally, withCallScope } from '../../channel/call-scope.js';
+import { claimNextBatch, LEASE_MS } from './claim.js';
 import { chargeRecord, type ChargeOutcome } from './charge.js';
 import type { RecordedAs } from './record.js';
 import { recordOutcomes, type Answered } from './record-batch.js';
@@ -18,6 +26,19 @@ export interface RenewSummary {
   subscriptionsFailed: number;
   expired: number;
   callbacksDelivered: number;
+  /** HTTP calls this run sent to Stripe (re-sent ones included), and how many were answered 429. */
+  stripeCalls: number;
+  stripeRateLimited: number;
+}
+
+/** How the run is going, for a progress display. */
+export interface RenewProgress {
+  done: number;
+  total: number;
+  stripeCalls: number;
+  stripeRateLimited: number;
+  /** Wall-clock ms since the run started. */
+  elapsedMs: number;
 }
 
 export interface RenewOptions {
@@ -27,7 +48,7 @@ export interface RenewOptions {
   limit?: number;
   /** Lease owner name; default host:pid:random. */
   owner?: string;
-  onProgress?: (done: number, total: number) => void;
+  onProgress?: (p: RenewProgress) => void;
   /** Checked between batches: the charges under way finish, then the run stops cleanly. */
   shouldStop?: () => boolean;
   /**
@@ -72,7 +93,58 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     subscriptionsFailed: 0,
     expired: 0,
     callbacksDelivered: 0,
+    stripeCalls: 0,
+    stripeRateLimited: 0,
   };
+  const tally: CallTally = { calls: 0, rateLimited: 0 };
+  const started = Date.now();
+  // Background work: kept off the customer-present share of each Stripe budget. Housekeeping's
+  // 429s are retried for a while; each batch's charges until shortly before its lease ends.
+  const scope = (retryUntil: number) => ({ background: true, retryUntil, tally });
+  try {
+    return await withCallScope(scope(started + HOUSEKEEPING_RETRY_MS), () =>
+      renewal(ctx, opts, summary, tally, started, scope),
+    );
+  } finally {
+    summary.stripeCalls = tally.calls;
+    summary.stripeRateLimited = tally.rateLimited;
+  }
+}
+
+/** Stripe charges of one run under way at once: twice the calls an account takes at once. */
+const STRIPE_CHARGES_AT_ONCE = 32;
+
+/** At most `n` of the functions given run at once; the others wait their turn, in order. */
+function turns(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (fn) => {
+    // A finishing call hands its turn straight to the next waiting one.
+    if (running >= n) await new Promise<void>((r) => waiting.push(r));
+    else running++;
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
+/** Housekeeping (refunds, plan changes, abandoned pages) waits out a 429 at most this long per call. */
+const HOUSEKEEPING_RETRY_MS = 60_000;
+/** A batch's charges stop waiting out 429s this long before its lease ends, to record in time. */
+const LEASE_MARGIN_MS = 60_000;
+
+async function renewal(
+  ctx: Ctx,
+  opts: RenewOptions,
+  summary: RenewSummary,
+  tally: CallTally,
+  started: number,
+  scope: (retryUntil: number) => CallScope,
+): Promise<RenewResult> {
   const cutoff = ctx.clock.now();
   const limit = opts.limit ?? Number.POSITIVE_INFINITY;
   if (opts.dryRun) {
@@ -89,18 +161,20 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
   let fault: { error: unknown } | undefined;
 
   /** Claim the next batch of candidates; undefined when nothing due is left or the run must stop. */
-  const claimNext = async (): Promise<ClaimedRecord[] | undefined> => {
+  const claimNext = async (): Promise<Claimed[] | undefined> => {
     if (fault || summary.due >= limit || (opts.shouldStop?.() ?? false)) return undefined;
     try {
+      const at = ctx.clock.now();
+      const wallAt = Date.now();
       const batch = await claimNextBatch(
         ctx,
         { cutoff, limit: Math.min(BATCH_SIZE, limit - summary.due), cursor },
         owner,
-        ctx.clock.now(),
+        at,
       );
       if (batch.listed === 0) return undefined;
       cursor = batch.next;
-      return batch.claimed;
+      return batch.claimed.map((rec) => ({ rec, at, retryUntil: wallAt + LEASE_MS - LEASE_MARGIN_MS }));
     } catch (e) {
       // Kept here: the claim may fail while the loop awaits an earlier batch, with no handler yet.
       fault ??= { error: e };
@@ -109,11 +183,33 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
   };
 
   /** Charge a claimed batch and record each outcome; never rejects (a failure is kept in `fault`). */
-  const chargeBatch = async (claimed: ClaimedRecord[]): Promise<void> => {
+  // Stripe takes a few calls at once per account anyway: a batch's Stripe charges start a few at a
+  // time, so their reads do not queue hundreds deep for the database's connections while waiting.
+  const stripeTurn = turns(STRIPE_CHARGES_AT_ONCE);
+  const progress = () =>
+    opts.onProgress?.({
+      done,
+      total: Math.max(total, done),
+      stripeCalls: tally.calls,
+      stripeRateLimited: tally.rateLimited,
+      elapsedMs: Date.now() - started,
+    });
+  const chargeBatch = async (batch: Claimed[]): Promise<void> => {
     const now = ctx.clock.now();
-    const charged = await Promise.allSettled(claimed.map((rec) => chargeRecord(ctx, rec, now)));
+    const charged = await Promise.allSettled(
+      batch.map(({ rec, at, retryUntil }) =>
+        withCallScope(scope(retryUntil), () =>
+          rec.cardChannel === 'stripe'
+            ? stripeTurn(() => chargeRecord(ctx, rec, now, at))
+            : chargeRecord(ctx, rec, now, at),
+        ).finally(() => {
+          done++;
+          progress();
+        }),
+      ),
+    );
     const answered: Answered[] = [];
-    claimed.forEach((rec, i) => {
+    batch.forEach(({ rec }, i) => {
       const c = charged[i] as PromiseSettledResult<ChargeOutcome>;
       if (c.status === 'rejected') fault ??= { error: c.reason };
       // Not known yet: the record stays claimed and a run after its lease asks again (same key).
@@ -124,8 +220,6 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
       if (s.status === 'fulfilled') count(summary, s.value);
       else fault ??= { error: s.reason };
     }
-    done += claimed.length;
-    opts.onProgress?.(done, Math.max(total, done));
   };
 
   const running: Promise<void>[] = [];
@@ -134,6 +228,7 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     const claimed = await claiming;
     if (!claimed) break;
     summary.due += claimed.length;
+    // Progress counts charges as they are answered; recording follows each batch.
     // The batch's channel writes are queued first, then the next claim joins their commit.
     running.push(chargeBatch(claimed));
     claiming = claimNext();

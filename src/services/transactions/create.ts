@@ -59,7 +59,7 @@ export async function createTransaction(
   assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   // The request itself (card included) is never stored, nor a plain hash of it (brute-forceable for
   // the card): only this fingerprint keyed under the vault key.
-  const hash = requestFingerprint(ctx.vault, input as Record<string, unknown>);
+  const fingerprint = requestFingerprint(ctx.vault, input as Record<string, unknown>);
   const plan =
     data.paymentType === 'SUBSCRIPTION' && data.planId ? await requirePlan(ctx, merchant.id, data.planId) : undefined;
   const step = await ctx.store.transaction(async (tx): Promise<Step> => {
@@ -67,7 +67,7 @@ export async function createTransaction(
     // its insert, and the unit of work is redone (PostgreSQL) or was serialised (SQLite), then finds it.
     const seen = await tx.getIdempotency(merchant.id, 'transaction', data.requestId);
     if (seen) {
-      if (seen.requestHash !== hash) {
+      if (!fingerprint.matches(seen.requestHash)) {
         throw new PaygateError(
           RESULT_CODES.REQUEST_CONFLICT,
           'requestId already used with a different request',
@@ -110,7 +110,7 @@ export async function createTransaction(
       merchantId: merchant.id,
       scope: 'transaction',
       requestId: data.requestId,
-      requestHash: hash,
+      requestHash: fingerprint.stored,
       resourceId: id,
       now,
     });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { type Db, POSTGRES } from '../sql/db.js';
 
 /** Anything that runs one statement: the pool (autocommit) or a unit of work's connection. */
 export interface Conn {
@@ -58,4 +59,14 @@ export async function get<R>(db: Conn, sql: string, args: Record<string, unknown
 /** Rows changed: the answer of a conditional write. */
 export async function run(db: Conn, sql: string, args: Record<string, unknown> = {}): Promise<number> {
   return (await db.query(config(sql, args))).rowCount ?? 0;
+}
+
+/** A pool or a unit of work's connection as the shared repositories (store/sql/) see it. */
+export function pgDb(conn: Conn): Db {
+  return {
+    dialect: POSTGRES,
+    all: (sql, args) => all(conn, sql, args),
+    get: (sql, args) => get(conn, sql, args),
+    run: (sql, args) => run(conn, sql, args),
+  };
 }

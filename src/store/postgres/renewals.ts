@@ -1,5 +1,7 @@
 import { newId } from '../../domain/ids.js';
-import type { ClaimedRecord, DueCursor, DuePage } from '../store.js';
+import type { BillingRecordRow, ClaimedRecord, DueCursor, DuePage } from '../store.js';
+import { billingRecords } from '../tables/index.js';
+import { selectList } from '../tables/rows.js';
 import { all, get, run, type Conn } from './query.js';
 
 /**
@@ -170,5 +172,21 @@ export function releaseClaims(db: Conn, owner: string): Promise<number> {
     db,
     "UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = @owner",
     { owner },
+  );
+}
+
+/**
+ * Cancel the PENDING records no run has claimed (a RENEW/RETRY record that has a transaction is a charge under way and stays PENDING; a PENDING INITIAL is always cancelled), in one
+ * statement: a record a run claims concurrently keeps its transaction and is not touched.
+ */
+export function cancelUnclaimedRecords(db: Conn, subscriptionId: string): Promise<BillingRecordRow[]> {
+  return all(
+    db,
+    `UPDATE billing_records r SET status = 'CANCELLED', lease_owner = NULL, lease_until = NULL
+     FROM billing_records o
+     WHERE o.id = r.id AND r.subscription_id = @subscriptionId AND r.status = 'PENDING'
+       AND (r.transaction_id IS NULL OR r.billing_type = 'INITIAL')
+     RETURNING ${selectList(billingRecords, 'o')}`,
+    { subscriptionId },
   );
 }

@@ -11,6 +11,7 @@ import {
 } from '../copy.js';
 import { StoreOpenError } from '../store.js';
 import { openSqlite, type Sqlite } from './client.js';
+import { refuseInvalidUtf8 } from './copy-utf8.js';
 import { refuseNonDatabase } from './files.js';
 
 /** The SQLite half of `db copy` (store/copy.ts orchestrates). */
@@ -64,8 +65,10 @@ export function sqliteCopySource(db: Sqlite): CopySource {
     },
     async readBatch(t, after, limit) {
       const stmt = readFor(t, after === null);
-      const rows = stmt.all(...(after ?? []).map(toSqlite), limit) as unknown[][];
-      return rows.map((r) => toNeutral(t, r));
+      const params = after === null ? null : after.map(toSqlite);
+      const rows = (stmt.all(...(params ?? []), limit) as unknown[][]).map((r) => toNeutral(t, r));
+      refuseInvalidUtf8(db, t, params, limit, rows);
+      return rows;
     },
     async end() {
       if (ended) return;

@@ -54,7 +54,7 @@ export function refuseNonDatabase(path: string): void {
     return;
   }
   if (st.isDirectory()) {
-    throw refused(path, `it is a directory (--db names the database file, for example ${join(path, 'paygate.db')})`);
+    throw refused(path, `it is a directory (a database is a file, for example ${join(path, 'paygate.db')})`);
   }
   if (!st.isFile()) throw refused(path, 'it is not a regular file');
   if (st.size === 0) return;

@@ -26,6 +26,21 @@ export const merchants = table('merchants', {
   /** The merchant's Stripe secret (or restricted) key and webhook signing secret, sealed like secretEnc. */
   stripeSecretKeyEnc: text(),
   stripeWebhookSecretEnc: text(),
+  /** Identity printed on invoices and credit notes and used for customer email (SPEC §17). */
+  legalName: text(),
+  address: text(),
+  taxId: text(),
+  supportEmail: text(),
+  emailFrom: text(),
+  invoicePrefix: text().notNull().default('INV'),
+  /**
+   * The numbers the next invoice and credit note get. Taken in the unit of work that issues the
+   * document (a rolled-back one gives its number back), and only ever moved forward.
+   */
+  invoiceNext: integer().notNull().default(1),
+  creditNoteNext: integer().notNull().default(1),
+  /** `merchant update --customer-emails on|off`, stored as written. */
+  customerEmails: text(['on', 'off']).notNull().default('on'),
   createdAt: instant().notNull(),
   updatedAt: instant().notNull(),
 });

@@ -35,6 +35,11 @@ export const subscriptions = table(
     /** The hosted card-update page's token (the updateCardUrl of RENEW_FAILED callbacks), while the subscription retries. */
     cardUpdateToken: text(),
     cardUpdateExpiresAt: instant(),
+    /**
+     * Card checks made while the current link lives (its limit of three, SPEC §14): counted per
+     * link, never by time, so the clocks of the run that issued it and the serve that checks agree.
+     */
+    cardUpdateChecks: integer().notNull().default(0),
     /** The coupon in force (SPEC §19): one at a time, a new one replaces it; null when none. */
     couponId: text().references('coupons'),
     couponCode: text(),

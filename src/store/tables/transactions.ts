@@ -57,7 +57,9 @@ export const transactions = table(
       index('transactions_open_pages', ['pageExpiresAt'], 'status in (100040, 100050)'),
       // Charges a processor left in flight (Stripe: a timeout, still processing): the renewal run settles them.
       index('transactions_in_flight', ['updatedAt'], 'status = 100000 and channel_ref is not null'),
-      // A subscription's card checks, counted against the card-update page's limit of declines.
+      // Charges started but never recorded (the process died mid-charge): the renewal run settles them.
+      index('transactions_unrecorded', ['updatedAt'], 'status = 100000 and channel_ref is null'),
+      // A subscription's card checks: the card-update page takes one card at a time (openCardCheckId).
       index('transactions_card_checks', ['subscriptionId', 'createdAt'], "payment_type = 'CARD_CHECK'"),
     ],
   },
@@ -88,16 +90,18 @@ export const refunds = table(
 );
 
 /**
- * requestId idempotency for transactions and refunds (scope), per merchant. The request is
- * never stored, only its fingerprint (an HMAC under a vault-derived key of the SHA-256 of its
- * canonical v1 string, vault/fingerprint.ts; SPEC §5, §10), and the resource it made. The
- * primary key is what makes two instances racing on one requestId end with one resource.
+ * requestId idempotency for transactions and refunds (scope), per merchant; and, for refunds and
+ * tracking uploads sent without a requestId, idempotency on their signature (the *-signature
+ * scopes, SPEC §4 Replays; requestId then holds a keyed hash of the signature). The request is
+ * never stored, only its fingerprint (an HMAC under a vault-derived key over its canonical JSON,
+ * vault/fingerprint.ts; SPEC §5, §10), and the resource it made. The primary key is what makes
+ * two instances racing on one requestId end with one resource.
  */
 export const idempotencyKeys = table(
   'idempotency_keys',
   {
     merchantId: text().notNull(),
-    scope: text(['transaction', 'refund']).notNull(),
+    scope: text(['transaction', 'refund', 'refund-signature', 'tracking-signature']).notNull(),
     requestId: text().notNull(),
     requestHash: text().notNull(),
     resourceId: text().notNull(),

@@ -7,7 +7,8 @@
  * - `server_error`: a 500 with Stripe's api_error body. `executed: false` (default): nothing was
  *   done and nothing stored. `executed: true`: the request was carried out and, as Stripe
  *   documents for its idempotency layer, the 500 is the stored result replayed to the same key.
- * - `rate_limit`: a 429 with Stripe's rate-limit body; nothing done, nothing stored.
+ * - `rate_limit`: a 429 with Stripe's rate-limit body; nothing done, nothing stored. `retryAfter`
+ *   (seconds) adds a Retry-After header, `shouldRetry` a Stripe-Should-Retry header.
  * - `processing`: a charge that would succeed leaves its intent `processing` until
  *   `settleIntent` (no event until then).
  * - `webhook_twice`: every event the request causes is delivered twice.
@@ -18,7 +19,7 @@
 export type Fault =
   | { kind: 'timeout'; afterMs?: number }
   | { kind: 'server_error'; executed?: boolean }
-  | { kind: 'rate_limit' }
+  | { kind: 'rate_limit'; retryAfter?: number; shouldRetry?: boolean }
   | { kind: 'processing' }
   | { kind: 'webhook_twice' }
   | { kind: 'webhook_first' }

@@ -21,12 +21,15 @@ import { fixture, type StripeJson } from './fixtures.js';
 import { parseForm, type FormObject } from './form.js';
 import { IdempotencyStore } from './idempotency.js';
 import { challengeOf, threeDsRequest } from './page.js';
+import { AccountRateLimit, LIVE_MODE_LIMIT, RATE_LIMITED_HEADERS, TEST_MODE_LIMIT } from './rate-limit.js';
 import { newAccount, stripeId, type AccountState } from './state.js';
 import { buildEvent, deliver, type Delivery } from './webhooks.js';
 
 export type { Fault, FaultMatch } from './faults.js';
 export type { LoggedRequest, StandinAccount, StripeStandin } from './types.js';
 export type { Delivery } from './webhooks.js';
+export type { SecondCount } from './rate-limit.js';
+export { LIVE_MODE_LIMIT, TEST_MODE_LIMIT } from './rate-limit.js';
 export { signatureHeader } from './webhooks.js';
 
 interface Answer {
@@ -51,12 +54,27 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startStripeStandin(opts: { now?: () => number } = {}): Promise<StripeStandin> {
+export interface StandinOptions {
+  now?: () => number;
+  /** Operations per second each account takes before answering 429 (default: test mode's 25; null: none). */
+  rateLimit?: number | null;
+}
+
+export async function startStripeStandin(opts: StandinOptions = {}): Promise<StripeStandin> {
   const base = opts.now ?? Date.now;
   let offset = 0;
   const now = () => base() + offset;
   const accounts: AccountState[] = [];
   const secrets = new Map<string, string>();
+  const limits = new Map<string, AccountRateLimit>();
+  const limitOf = (acct: AccountState): AccountRateLimit => {
+    let l = limits.get(acct.id);
+    if (!l) {
+      l = new AccountRateLimit(opts.rateLimit === undefined ? TEST_MODE_LIMIT : opts.rateLimit);
+      limits.set(acct.id, l);
+    }
+    return l;
+  };
   const idem = new IdempotencyStore();
   const faults = new Faults();
   const requests: LoggedRequest[] = [];
@@ -97,15 +115,27 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
       acct.restrictedKeys.set(key, new Set(without));
       return key;
     },
+    setRateLimit: (perSecond) => {
+      limitOf(acct).limit = perSecond;
+    },
+    traffic: () => ({ perSecond: limitOf(acct).perSecond(), ...limitOf(acct).totals() }),
+    resetTraffic: () => limitOf(acct).reset(),
     state: acct,
   });
 
-  const createAccount = (o: { webhookUrl?: string } = {}): StandinAccount => {
+  const createAccount = (
+    o: { webhookUrl?: string; rateLimit?: number | null; live?: boolean } = {},
+  ): StandinAccount => {
     const acct = newAccount();
+    // A live-mode account: its key says so (paygate's default budget depends on it), and Stripe's
+    // live limit applies unless one is given.
+    if (o.live) acct.secretKey = stripeId('sk_live', 32);
     secrets.set(acct.id, `whsec_${randomBytes(24).toString('base64url')}`);
     accounts.push(acct);
     const a = accountOf(acct);
     if (o.webhookUrl) a.setWebhookUrl(o.webhookUrl);
+    if (o.rateLimit !== undefined) a.setRateLimit(o.rateLimit);
+    else if (o.live) a.setRateLimit(LIVE_MODE_LIMIT);
     return a;
   };
 
@@ -166,6 +196,7 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
       }
       if (resource === 'payment_intents') {
         if (method === 'POST' && seg.length === 2) return engine.createIntent(ctx, params);
+        if (method === 'GET' && seg.length === 2) return engine.listIntents(ctx, params);
         if (method === 'GET' && id && seg.length === 3) return engine.retrieveIntent(ctx, id);
         if (method === 'POST' && id && action === 'confirm' && seg.length === 4)
           return engine.confirmIntent(ctx, id, params);
@@ -209,6 +240,7 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
       status: null,
       replayed: false,
       faults: [],
+      rateLimited: false,
       at: now(),
     };
     requests.push(log);
@@ -235,10 +267,26 @@ export async function startStripeStandin(opts: { now?: () => number } = {}): Pro
       return answer(e.status, e.body());
     }
 
+    // Stripe's limiter runs before anything else of the request: nothing done, nothing stored.
+    if (!limitOf(acct).admit()) {
+      log.rateLimited = true;
+      return answer(429, { error: RATE_LIMIT_ERROR }, RATE_LIMITED_HEADERS);
+    }
     const hit = faults.take({ method, path, idempotencyKey: key });
     log.faults = hit.map((f) => f.kind);
     const has = (k: Fault['kind']) => hit.find((f) => f.kind === k);
-    if (has('rate_limit')) return answer(429, { error: RATE_LIMIT_ERROR });
+    const limited = has('rate_limit') as Extract<Fault, { kind: 'rate_limit' }> | undefined;
+    if (limited) {
+      return answer(
+        429,
+        { error: RATE_LIMIT_ERROR },
+        {
+          ...RATE_LIMITED_HEADERS,
+          ...(limited.retryAfter !== undefined ? { 'retry-after': String(limited.retryAfter) } : {}),
+          ...(limited.shouldRetry !== undefined ? { 'stripe-should-retry': String(limited.shouldRetry) } : {}),
+        },
+      );
+    }
     const serverError = has('server_error') as Extract<Fault, { kind: 'server_error' }> | undefined;
     if (serverError && !serverError.executed) return answer(500, { error: API_ERROR });
 

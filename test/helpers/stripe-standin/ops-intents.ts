@@ -201,6 +201,21 @@ export function confirmIntent(ctx: EngineCtx, id: string, params: FormObject): O
   return attempt(ctx, pi);
 }
 
+/** GET /v1/payment_intents?customer=…&limit=…: newest first, as Stripe lists (no pagination here). */
+export function listIntents(ctx: EngineCtx, params: FormObject): OpResult {
+  const customer = str(params, 'customer');
+  const limit = Math.min(100, Math.max(1, int(params, 'limit', false) ?? 10));
+  const all = [...ctx.acct.intents.values()]
+    .filter((pi) => customer === undefined || pi.customerId === customer)
+    .reverse();
+  return ok({
+    object: 'list',
+    data: all.slice(0, limit).map((pi) => renderIntent(ctx.acct, pi, ctx.baseUrl)),
+    has_more: all.length > limit,
+    url: '/v1/payment_intents',
+  });
+}
+
 export function retrieveIntent(ctx: EngineCtx, id: string): OpResult {
   return ok(renderIntent(ctx.acct, intent(ctx, id), ctx.baseUrl));
 }

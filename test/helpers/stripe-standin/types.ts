@@ -1,6 +1,7 @@
 import type { Fault, Faults } from './faults.js';
 import type { StripeJson } from './fixtures.js';
 import type { FormObject } from './form.js';
+import type { SecondCount } from './rate-limit.js';
 import type { AccountState } from './state.js';
 import type { Delivery } from './webhooks.js';
 
@@ -28,6 +29,12 @@ export interface StandinAccount {
   createRestrictedKey(
     without?: Array<'balance' | 'payment_methods' | 'customers' | 'payment_intents' | 'setup_intents' | 'refunds'>,
   ): string;
+  /** Operations per second before 429 (Stripe: 25 test mode, 100 live); null: no limit. */
+  setRateLimit(perSecond: number | null): void;
+  /** What the account received per wall-clock second, and totals (answered and refused with 429). */
+  traffic(): { perSecond: SecondCount[]; calls: number; limited: number; busiestSecond: number };
+  /** Forget the counts so far (a test measuring one phase). */
+  resetTraffic(): void;
   readonly state: AccountState;
 }
 
@@ -43,6 +50,8 @@ export interface LoggedRequest {
   status: number | null;
   replayed: boolean;
   faults: Fault['kind'][];
+  /** Refused by the account's rate limit (429) before anything ran. */
+  rateLimited: boolean;
   at: number;
 }
 
@@ -53,7 +62,8 @@ export interface StripeStandin {
   readonly port: number;
   /** The account created at start. */
   readonly account: StandinAccount;
-  createAccount(opts?: { webhookUrl?: string }): StandinAccount;
+  /** `live`: an sk_live_… key and Stripe's live limit (100/s). */
+  createAccount(opts?: { webhookUrl?: string; rateLimit?: number | null; live?: boolean }): StandinAccount;
   readonly faults: Faults;
   readonly requests: LoggedRequest[];
   /** Every event emitted, in order (whether or not an endpoint was configured). */

@@ -1,0 +1,1 @@
+ALTER TABLE `subscriptions` ADD `card_update_checks` integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,1 @@
+CREATE INDEX "transactions_unrecorded" ON "transactions" USING btree ("updated_at") WHERE status = 100000 and channel_ref is null;

@@ -1,0 +1,56 @@
+/**
+ * The dialect layer: what the repositories in this folder need from an engine to run SQL both
+ * engines share. Statements take `@name` parameters (SQLite reads them natively; the PostgreSQL
+ * engine turns them into `$n`, postgres/query.ts) and portable SQL: `CAST(@x AS TEXT) IS NULL`
+ * for an optional filter, `CAST(sum(…) AS BIGINT)` for sums. What the two really write
+ * differently is asked of `dialect`.
+ */
+export type Args = Record<string, unknown>;
+
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /**
+   * A locking read's suffix: PostgreSQL holds the row against other units of work until this
+   * one ends; SQLite reads plainly, its `BEGIN IMMEDIATE` writer already running alone.
+   */
+  readonly forUpdate: string;
+  /** The same, passing over rows another unit of work holds (claims by concurrent runs). */
+  readonly skipLocked: string;
+  /** The larger of two values (`greatest` / SQLite's two-argument `max`). */
+  greatest(a: string, b: string): string;
+  /** Text ordered byte by byte, as ids are (PostgreSQL's default collation orders by locale). */
+  bytewise(expr: string): string;
+  /** An index the statement must read (SQLite's planner may otherwise scan; PostgreSQL's chooses it). */
+  indexedBy(name: string): string;
+  /** The LIMIT value meaning "all rows". */
+  readonly unlimited: number | null;
+}
+
+/** One connection or pool, in one of the two dialects. */
+export interface Db {
+  readonly dialect: Dialect;
+  all<R>(sql: string, args?: Args): Promise<R[]>;
+  get<R>(sql: string, args?: Args): Promise<R | undefined>;
+  /** Rows changed: the answer of a conditional write. */
+  run(sql: string, args?: Args): Promise<number>;
+}
+
+export const SQLITE: Dialect = {
+  name: 'sqlite',
+  forUpdate: '',
+  skipLocked: '',
+  greatest: (a, b) => `max(${a}, ${b})`,
+  bytewise: (expr) => expr,
+  indexedBy: (name) => ` INDEXED BY ${name}`,
+  unlimited: -1,
+};
+
+export const POSTGRES: Dialect = {
+  name: 'postgres',
+  forUpdate: ' FOR UPDATE',
+  skipLocked: ' FOR UPDATE SKIP LOCKED',
+  greatest: (a, b) => `greatest(${a}, ${b})`,
+  bytewise: (expr) => `${expr} COLLATE "C"`,
+  indexedBy: () => '',
+  unlimited: null,
+};

@@ -1,0 +1,86 @@
+import { newId } from '../../domain/ids.js';
+import type { EventFilter, EventRow, NewEvent } from '../store.js';
+import { outboxEvents } from '../tables/index.js';
+import { selectList } from '../tables/rows.js';
+import type { Db } from './db.js';
+
+/**
+ * Write a callback event, in the unit of work of the change it reports (ARCHITECTURE: side
+ * effects are written with the change). Not written (undefined) when it has nowhere to go: no
+ * notifyUrl of its own and none on the merchant — one statement, no separate read of the merchant.
+ */
+export async function enqueueEvent(db: Db, e: NewEvent): Promise<string | undefined> {
+  const id = newId('evt', e.now);
+  // eventId goes right after notifyType so bodies read in the documented order.
+  const { notifyType, ...rest } = e.body;
+  const payload = JSON.stringify({ notifyType, eventId: id, ...rest });
+  const written = await db.run(
+    `INSERT INTO outbox_events (id, merchant_id, kind, event_type, transaction_id, subscription_id, notify_url, payload,
+       status, attempts, next_attempt_at, created_at)
+     SELECT @id, CAST(@merchantId AS TEXT), @kind, @eventType, @transactionId, @subscriptionId, CAST(@notifyUrl AS TEXT), @payload,
+       'PENDING', 0, @now, @now
+     WHERE CAST(@notifyUrl AS TEXT) IS NOT NULL
+       OR EXISTS (SELECT 1 FROM merchants WHERE id = CAST(@merchantId AS TEXT) AND notify_url IS NOT NULL)`,
+    {
+      id,
+      merchantId: e.merchantId,
+      kind: e.kind,
+      eventType: e.eventType,
+      transactionId: e.transactionId ?? null,
+      subscriptionId: e.subscriptionId ?? null,
+      notifyUrl: e.notifyUrl ?? null,
+      payload,
+      now: e.now,
+    },
+  );
+  return written === 1 ? id : undefined;
+}
+
+/** The columns of an EventRow. */
+const COLUMNS = selectList(outboxEvents, undefined, [
+  'id',
+  'merchantId',
+  'kind',
+  'eventType',
+  'status',
+  'attempts',
+  'lastHttpStatus',
+  'lastError',
+  'nextAttemptAt',
+  'deliveredAt',
+  'createdAt',
+  'transactionId',
+  'subscriptionId',
+  'notifyUrl',
+]);
+
+export function listEvents(db: Db, f: EventFilter): Promise<EventRow[]> {
+  return db.all(
+    `SELECT ${COLUMNS} FROM outbox_events
+     WHERE (CAST(@status AS TEXT) IS NULL OR status = CAST(@status AS TEXT))
+       AND (CAST(@merchantId AS TEXT) IS NULL OR merchant_id = CAST(@merchantId AS TEXT))
+       AND (CAST(@subscriptionId AS TEXT) IS NULL OR subscription_id = CAST(@subscriptionId AS TEXT))
+     ORDER BY seq DESC LIMIT @limit`,
+    {
+      status: f.status ?? null,
+      merchantId: f.merchantId ?? null,
+      subscriptionId: f.subscriptionId ?? null,
+      limit: f.limit,
+    },
+  );
+}
+
+export function getEvent(db: Db, id: string): Promise<EventRow | undefined> {
+  return db.get(`SELECT ${COLUMNS} FROM outbox_events WHERE id = @id`, { id });
+}
+
+export async function requeueEvent(db: Db, id: string, now: number): Promise<boolean> {
+  return (
+    (await db.run(
+      `UPDATE outbox_events SET status = 'PENDING', attempts = 0, next_attempt_at = @now, last_http_status = NULL, last_error = NULL,
+         delivered_at = NULL, lease_owner = NULL, lease_until = NULL
+       WHERE id = @id AND status IN ('DEAD', 'DELIVERED')`,
+      { id, now },
+    )) === 1
+  );
+}

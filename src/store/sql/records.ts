@@ -1,0 +1,120 @@
+import type { BillingRecordRow, RecordPrice, RecordStatus } from '../store.js';
+import { billingRecords } from '../tables/index.js';
+import { insertRow, selectList } from '../tables/rows.js';
+import type { Db } from './db.js';
+
+/** Billing-record statements of the lifecycle services (the renewal run's claims: each engine's renewals.ts). */
+
+const COLUMNS = selectList(billingRecords, 'r');
+
+/** A subscription's PENDING records, oldest scheduled first. */
+export function pendingRecords(db: Db, subscriptionId: string): Promise<BillingRecordRow[]> {
+  return db.all(
+    `SELECT ${COLUMNS} FROM billing_records r WHERE r.subscription_id = @subscriptionId AND r.status = 'PENDING'
+     ORDER BY r.scheduled_time, ${db.dialect.bytewise('r.id')}`,
+    { subscriptionId },
+  );
+}
+
+export async function nextBillingTime(db: Db, subscriptionId: string): Promise<number | null> {
+  const row = await db.get<{ t: number | null }>(
+    "SELECT min(scheduled_time) AS t FROM billing_records WHERE subscription_id = @subscriptionId AND status = 'PENDING'",
+    { subscriptionId },
+  );
+  return row?.t ?? null;
+}
+
+/** The latest record of a subscription (by creation), whatever its status. */
+export function latestRecord(db: Db, subscriptionId: string): Promise<BillingRecordRow | undefined> {
+  return db.get(
+    `SELECT ${COLUMNS} FROM billing_records r WHERE r.subscription_id = @subscriptionId
+     ORDER BY r.created_at DESC, ${db.dialect.bytewise('r.id')} DESC LIMIT 1`,
+    { subscriptionId },
+  );
+}
+
+export function getRecord(db: Db, id: string): Promise<BillingRecordRow | undefined> {
+  return db.get(`SELECT ${COLUMNS} FROM billing_records r WHERE r.id = @id`, { id });
+}
+
+export async function countRecords(db: Db, subscriptionId: string, status: RecordStatus | undefined): Promise<number> {
+  const row = await db.get<{ n: number }>(
+    `SELECT count(*) AS n FROM billing_records
+     WHERE subscription_id = @id AND (CAST(@status AS TEXT) IS NULL OR status = CAST(@status AS TEXT))`,
+    { id: subscriptionId, status: status ?? null },
+  );
+  return row?.n ?? 0;
+}
+
+/** Newest first (creation order), one page. */
+export function pageRecords(
+  db: Db,
+  subscriptionId: string,
+  status: RecordStatus | undefined,
+  limit: number,
+  offset: number,
+): Promise<BillingRecordRow[]> {
+  return db.all(
+    `SELECT ${COLUMNS} FROM billing_records r
+     WHERE r.subscription_id = @id AND (CAST(@status AS TEXT) IS NULL OR r.status = CAST(@status AS TEXT))
+     ORDER BY r.created_at DESC, ${db.dialect.bytewise('r.id')} DESC LIMIT @limit OFFSET @offset`,
+    { id: subscriptionId, status: status ?? null, limit, offset },
+  );
+}
+
+/** A full record row (a first charge's INITIAL record, which carries its transaction from the start). */
+export async function insertBillingRecord(db: Db, r: BillingRecordRow): Promise<void> {
+  await db.run(insertRow(billingRecords), r);
+}
+
+/** A first charge's INITIAL record settles once; false when it was no longer PENDING (cancelled meanwhile). */
+export async function settleFirstRecord(
+  db: Db,
+  id: string,
+  status: 'SUCCESS' | 'FAILED',
+  failReason: string | null,
+  now: number,
+): Promise<boolean> {
+  return (
+    (await db.run(
+      `UPDATE billing_records SET status = @status, fail_reason = @failReason, actual_time = @now
+       WHERE id = @id AND status = 'PENDING'`,
+      { id, status, failReason, now },
+    )) === 1
+  );
+}
+
+/** Re-price a PENDING record no run has claimed yet; false when it is claimed or settled. */
+export async function repriceRecord(db: Db, id: string, p: RecordPrice): Promise<boolean> {
+  return (
+    (await db.run(
+      `UPDATE billing_records SET plan_id = @planId, amount = @amount, credit_applied = @creditApplied
+       WHERE id = @id AND status = 'PENDING' AND transaction_id IS NULL`,
+      { id, ...p },
+    )) === 1
+  );
+}
+
+/** Move a PENDING record no run has claimed to `scheduledTime`; false when it is claimed or settled. */
+export async function rescheduleRecord(db: Db, id: string, scheduledTime: number): Promise<boolean> {
+  return (
+    (await db.run(
+      "UPDATE billing_records SET scheduled_time = @scheduledTime WHERE id = @id AND status = 'PENDING' AND transaction_id IS NULL",
+      { id, scheduledTime },
+    )) === 1
+  );
+}
+
+/** CHANGE records still PENDING created before `before`: a plan change whose request died between its charge and its record. */
+export async function stalePendingChanges(db: Db, before: number, limit: number): Promise<string[]> {
+  // A CHANGE record is scheduled when it is created and never moved (it has its transaction from
+  // the start): the bound on scheduled_time is the same condition, and lets the partial due index
+  // skip every record scheduled later (a million future renewals cost nothing).
+  const rows = await db.all<{ id: string }>(
+    `SELECT id FROM billing_records${db.dialect.indexedBy('billing_records_due')}
+     WHERE status = 'PENDING' AND scheduled_time < @before AND billing_type = 'CHANGE' AND created_at < @before
+     ORDER BY scheduled_time, ${db.dialect.bytewise('id')} LIMIT @limit`,
+    { before, limit },
+  );
+  return rows.map((r) => r.id);
+}
