@@ -3,6 +3,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { completionScript } from './completion.js';
 import { fishCompletionScript } from './completion-fish.js';
 import { registerMerchantCommands } from './commands/merchant.js';
+import { registerCouponCommands } from './commands/coupon.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerDbCommands } from './commands/db.js';
 import { registerServeCommands } from './commands/serve.js';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
 
   registerMerchantCommands(program);
   registerPlanCommands(program);
+  registerCouponCommands(program);
   registerDbCommands(program);
   registerServeCommands(program);
   registerPayCommands(program);

@@ -88,6 +88,10 @@ export async function createFirstCharge(
     cardUpdateToken: null,
     cardUpdateExpiresAt: null,
     cardUpdateChecks: 0,
+    couponId: null,
+    couponCode: null,
+    couponTakenAt: null,
+    couponCyclesUsed: 0,
     createdAt: now,
     updatedAt: now,
   });
@@ -112,6 +116,8 @@ export async function createFirstCharge(
     creditApplied: 0,
     creditGranted: 0,
     planId: plan.id,
+    couponCode: null,
+    discountAmount: 0,
     createdAt: now,
   });
   return { subscriptionId, code, recordId, amount };

@@ -3,6 +3,7 @@ import type { SequenceColumn, TakenNumber } from './sequence-sql.js';
 import type {
   billingRecords,
   cards,
+  coupons,
   merchants,
   outboxEvents,
   plans,
@@ -119,6 +120,11 @@ export interface Reads {
   /** Newest first. */
   listPlans(merchantId: string, status?: 'ACTIVE' | 'INACTIVE'): Promise<PlanRow[]>;
   getPlanInfo(planId: string): Promise<{ name: string; description: string | null } | undefined>;
+
+  /** A coupon of this merchant by its code; another merchant's reads as absent. */
+  getCoupon(merchantId: string, code: string): Promise<CouponRow | undefined>;
+  /** Newest first. */
+  listCoupons(merchantId: string): Promise<CouponRow[]>;
 
   getTransaction(id: string): Promise<TransactionRow | undefined>;
   /** Another merchant's transaction reads as absent. */
@@ -261,6 +267,11 @@ export interface Tx extends Reads {
   reservePlanSlot(planId: string): Promise<boolean>;
   /** Give a place back (never below zero). */
   releasePlanSlot(planId: string): Promise<void>;
+
+  insertCoupon(row: CouponRow): Promise<void>;
+  setCouponStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;
+  /** Count one redemption of an ACTIVE coupon not past its redeemBy at `now`, below its maxRedemptions; false when refused. */
+  reserveCouponRedemption(id: string, now: number): Promise<boolean>;
 
   insertTransaction(row: TransactionRow): Promise<void>;
   insertIdempotency(row: NewIdempotency): Promise<void>;
@@ -493,6 +504,7 @@ export { StoreOpenError } from '../domain/errors.js';
 
 export type MerchantRow = RowOf<typeof merchants>;
 export type PlanRow = RowOf<typeof plans>;
+export type CouponRow = RowOf<typeof coupons>;
 export type TransactionRow = RowOf<typeof transactions>;
 export type RefundRow = RowOf<typeof refunds>;
 export type CardRow = RowOf<typeof cards>;

@@ -72,6 +72,7 @@ export function populate(db: string): Populated {
     '--carrier',
     'UPS',
   ]);
+  holdCoupon(db, merchantId, sub.subscriptionId);
   const later = DateTime.utc().plus({ days: 2 }).toFormat('yyyy-MM-dd HH:mm:ss');
   cli(['renew', '--at', later]);
   return {
@@ -81,6 +82,30 @@ export function populate(db: string): Populated {
     paidTx: paid.transactionOrderId,
     payArgs,
   };
+}
+
+/**
+ * A coupon held by the subscription, written as rows: the copy must carry the coupons table and
+ * the subscription's coupon columns whatever writes them.
+ */
+function holdCoupon(db: string, merchantId: string, subscriptionId: string): void {
+  const sqlite = new Database(db);
+  try {
+    const now = Date.now();
+    sqlite
+      .prepare(
+        `INSERT INTO coupons (id, merchant_id, code, percent_basis_points, duration, cycles, max_redemptions, redemptions, plan_ids, created_at)
+         VALUES ('cpn_copy', ?, 'LAUNCH', 5000, 'REPEATING', 3, 100, 1, '[]', ?)`,
+      )
+      .run(merchantId, now);
+    sqlite
+      .prepare(
+        "UPDATE subscriptions SET coupon_id = 'cpn_copy', coupon_code = 'LAUNCH', coupon_taken_at = ?, coupon_cycles_used = 1 WHERE id = ?",
+      )
+      .run(now, subscriptionId);
+  } finally {
+    sqlite.close();
+  }
 }
 
 /** Every copied table's rows, in key order, as SQLite gives them. */

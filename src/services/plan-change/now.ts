@@ -160,6 +160,8 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
     creditApplied: plan.price - charge,
     creditGranted: credit,
     planId: plan.id,
+    couponCode: null,
+    discountAmount: 0,
     createdAt: now,
   });
   return recordId;

@@ -158,6 +158,8 @@ export async function recordOutcome(
     creditApplied: rec.creditApplied,
     creditGranted: 0,
     planId: rec.recordPlanId,
+    couponCode: null,
+    discountAmount: 0,
     createdAt: now,
   };
   await tx.enqueueEvent({

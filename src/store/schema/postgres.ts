@@ -35,6 +35,7 @@ const build = tableBuilder<PgTable>({
 export const meta = build(t.meta);
 export const merchants = build(t.merchants);
 export const plans = build(t.plans);
+export const coupons = build(t.coupons);
 export const cards = build(t.cards);
 export const subscriptions = build(t.subscriptions);
 export const billingRecords = build(t.billingRecords);

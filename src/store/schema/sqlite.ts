@@ -33,6 +33,7 @@ const build = tableBuilder<SQLiteTable>({
 export const meta = build(t.meta);
 export const merchants = build(t.merchants);
 export const plans = build(t.plans);
+export const coupons = build(t.coupons);
 export const cards = build(t.cards);
 export const subscriptions = build(t.subscriptions);
 export const billingRecords = build(t.billingRecords);

@@ -1,6 +1,7 @@
 import type {
   BillingRecordRow,
   CardRow,
+  CouponRow,
   DueCursor,
   DuePage,
   EventFilter,
@@ -26,6 +27,7 @@ import type {
   UnrecordedCharge,
 } from '../store.js';
 import * as cards from './cards.js';
+import * as coupons from './coupons.js';
 import type { Db } from './db.js';
 import * as lookup from './lookup.js';
 import * as merchants from './merchants.js';
@@ -90,6 +92,12 @@ export class SqlReads implements Reads {
   }
   stalePageIds(now: number, limit: number): Promise<string[]> {
     return txns.stalePageIds(this.sql, now, limit);
+  }
+  getCoupon(merchantId: string, code: string): Promise<CouponRow | undefined> {
+    return coupons.getCoupon(this.sql, merchantId, code);
+  }
+  listCoupons(merchantId: string): Promise<CouponRow[]> {
+    return coupons.listCoupons(this.sql, merchantId);
   }
   inFlightChargeIds(before: number, limit: number): Promise<string[]> {
     return txns.inFlightChargeIds(this.sql, before, limit);

@@ -1,6 +1,7 @@
 import type {
   BillingRecordRow,
   CardRow,
+  CouponRow,
   MerchantRow,
   NewEvent,
   NewIdempotency,
@@ -21,6 +22,7 @@ import type {
 } from '../store.js';
 import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import * as cards from './cards.js';
+import * as coupons from './coupons.js';
 import type { Db } from './db.js';
 import * as merchants from './merchants.js';
 import * as outbox from './outbox.js';
@@ -83,6 +85,15 @@ export class SqlTx extends SqlReads implements Tx {
   }
   updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void> {
     return merchants.updateMerchantRow(this.sql, id, patch);
+  }
+  insertCoupon(row: CouponRow): Promise<void> {
+    return coupons.insertCoupon(this.sql, row);
+  }
+  setCouponStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void> {
+    return coupons.setCouponStatus(this.sql, id, status);
+  }
+  reserveCouponRedemption(id: string, now: number): Promise<boolean> {
+    return coupons.reserveCouponRedemption(this.sql, id, now);
   }
   moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined> {
     return merchants.moveDocumentSequence(this.sql, merchantId, which, requested);

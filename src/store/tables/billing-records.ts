@@ -26,6 +26,9 @@ export const billingRecords = table(
     creditGranted: money().notNull().default(0),
     /** The plan this charge pays for; null on records written before plan changes existed (the subscription's plan). */
     planId: text(),
+    /** The coupon that discounted this charge, and by how much (minor units): amount + creditApplied + discountAmount = the plan's price. */
+    couponCode: text(),
+    discountAmount: money().notNull().default(0),
     createdAt: instant().notNull(),
   },
   {

@@ -1,5 +1,6 @@
 import { billingRecords } from './billing-records.js';
 import { cards } from './cards.js';
+import { coupons } from './coupons.js';
 import type { TableSpec } from './define.js';
 import { merchants, meta } from './merchants.js';
 import { outboxEvents } from './outbox.js';
@@ -12,6 +13,7 @@ import { idempotencyKeys, refunds, trackingEntries, transactions } from './trans
 export {
   billingRecords,
   cards,
+  coupons,
   idempotencyKeys,
   merchants,
   meta,
@@ -33,6 +35,7 @@ export const TABLES: readonly TableSpec[] = [
   meta,
   merchants,
   plans,
+  coupons,
   cards,
   subscriptions,
   billingRecords,

@@ -40,6 +40,13 @@ export const subscriptions = table(
      * link, never by time, so the clocks of the run that issued it and the serve that checks agree.
      */
     cardUpdateChecks: integer().notNull().default(0),
+    /** The coupon in force (SPEC §19): one at a time, a new one replaces it; null when none. */
+    couponId: text().references('coupons'),
+    couponCode: text(),
+    /** When it was taken: a RETRY of a RENEW charged before this spends none of its cycles. */
+    couponTakenAt: instant(),
+    /** Paid charges it has discounted. */
+    couponCyclesUsed: integer().notNull().default(0),
     createdAt: instant().notNull(),
     updatedAt: instant().notNull(),
   },
