@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a paid transaction, fully or in part
-         * @description Name the transaction by transactionOrderId or relationId (both: they must agree, else 1001). Refunds may repeat while their sum stays within the paid amount (1010 beyond); only SUCCEEDED and PARTIALLY_REFUNDED transactions can be refunded (1008). Send a requestId: the same requestId with the same fields answers the same refund again instead of refunding twice; with other fields it is 1006.
+         * @description Name the transaction by transactionOrderId or relationId (both: they must agree, else 1001). Refunds may repeat while their sum stays within the paid amount (1010 beyond); only SUCCEEDED and PARTIALLY_REFUNDED transactions can be refunded (1008). The same requestId with the same fields answers the same refund again instead of refunding twice; with other fields it is 1006. Without a requestId the signature is the key: the same signed request (v1 sign, v2 header) sent again answers the first refund and refunds nothing; to make two equal refunds, send two requestIds.
          *
          *     Rate limit: 30 requests per 60 s per apiKey.
          *
@@ -143,7 +143,7 @@ export interface paths {
         put?: never;
         /**
          * Upload shipment tracking (1 to 500 entries, each judged alone)
-         * @description Entries for one order accumulate (split shipments); the same order and trackingNo again updates that entry. A bad entry does not fail the request: it is counted in failedCount and named in failedOrders.
+         * @description Entries for one order accumulate (split shipments); the same order and trackingNo again updates that entry. A bad entry does not fail the request: it is counted in failedCount and named in failedOrders. The same signed request (v1 sign, v2 header) sent again answers the first result and records nothing.
          *
          *     Rate limit: 60 requests per 60 s per apiKey.
          *
@@ -1185,10 +1185,10 @@ export interface components {
         /** @description A refused request */
         Failure: {
             /**
-             * @description 1000 MALFORMED, 1001 INVALID_PARAM, 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT, 1004 RATE_LIMITED, 1005 DUPLICATE_RELATION, 1006 REQUEST_CONFLICT, 1007 NOT_FOUND, 1008 NOT_ALLOWED, 1009 PLAN_UNAVAILABLE, 1010 REFUND_EXCEEDS, 1011 CARD_REJECTED, 9999 INTERNAL
+             * @description 1000 MALFORMED, 1001 INVALID_PARAM, 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT, 1004 RATE_LIMITED, 1005 DUPLICATE_RELATION, 1006 REQUEST_CONFLICT, 1007 NOT_FOUND, 1008 NOT_ALLOWED, 1009 PLAN_UNAVAILABLE, 1010 REFUND_EXCEEDS, 1011 CARD_REJECTED, 1012 COUPON_NOT_APPLICABLE, 9999 INTERNAL
              * @enum {string}
              */
-            rtn_code: "1000" | "1001" | "1002" | "1003" | "1004" | "1005" | "1006" | "1007" | "1008" | "1009" | "1010" | "1011" | "9999";
+            rtn_code: "1000" | "1001" | "1002" | "1003" | "1004" | "1005" | "1006" | "1007" | "1008" | "1009" | "1010" | "1011" | "1012" | "9999";
             /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
             rtn_msg: string;
             /** @constant */
@@ -5257,6 +5257,17 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
+            /** @description The link was already used: another card is being checked or was saved through it */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             /** @description Form larger than the page accepts */
             413: {
                 headers: {
@@ -5423,6 +5434,17 @@ export interface operations {
             };
             /** @description Unknown, expired or finished session */
             404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The link was already used: another card is being checked or was saved through it */
+            409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -5658,6 +5680,17 @@ export interface operations {
             };
             /** @description Unknown, expired or finished session */
             404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The link was already used: another card is being checked or was saved through it */
+            409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
