@@ -23,9 +23,10 @@ const card = (n: string): string[] => ['--card', n, '--exp', `12/${cardYear()}`,
  * PAYs (approved, declined, idempotent), a checkout page, a refund, tracking, the sandbox ledger.
  */
 export function populate(db: string): Populated {
-  const cli = (args: string[]) => {
+  // A declined charge exits 3 (SPEC §12); everything else here succeeds.
+  const cli = (args: string[], exitStatus = 0) => {
     const r = paygate(['--db', db, ...args, '--json']);
-    expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(exitStatus);
     return r.json();
   };
   const { merchantId } = cli(['merchant', 'create', '--name', 'Copy Shop', '--notify-url', CLOSED_NOTIFY_URL]);
@@ -57,7 +58,7 @@ export function populate(db: string): Populated {
   ];
   const paid = cli(payArgs);
   expect(paid.status).toBe('200000');
-  cli(['pay', '--merchant', merchantId, '--amount', '1.00', ...card('4000000000000002')]);
+  cli(['pay', '--merchant', merchantId, '--amount', '1.00', ...card('4000000000000002')], 3);
   cli(['pay', '--merchant', merchantId, '--amount', '5.00', '--checkout']);
   cli(['refund', '--tx', paid.transactionOrderId, '--amount', '2.00', '--request', 'ref-1', '--yes']);
   cli([
