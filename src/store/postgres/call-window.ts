@@ -1,6 +1,4 @@
-import type pg from 'pg';
-
-type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+import { type Queryable, WINDOW_UPSERT } from './rate-limit.js';
 
 /**
  * The same one-row-per-key sliding window as rate-limit.ts (the upsert locks the key's row, so
@@ -8,15 +6,7 @@ type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
  * milliseconds: a Stripe account's calls per second need both. Refused takes are not recorded.
  * Rows share rate_limit_windows and its sweep (their windows are shorter than the sweep's).
  */
-const TAKE_SQL = `
-INSERT INTO rate_limit_windows AS w (key, hits, last_allowed, last_hit_at)
-VALUES ($1, ARRAY[$2::bigint], true, $2::bigint)
-ON CONFLICT (key) DO UPDATE SET (hits, last_allowed, last_hit_at) = (
-  SELECT CASE WHEN cardinality(k.kept) < $3::int THEN k.kept || $2::bigint ELSE k.kept END,
-         cardinality(k.kept) < $3::int,
-         CASE WHEN cardinality(k.kept) < $3::int THEN greatest(w.last_hit_at, $2::bigint) ELSE w.last_hit_at END
-  FROM (SELECT ARRAY(SELECT h FROM unnest(w.hits) AS h WHERE h > $2::bigint - $4::bigint ORDER BY h) AS kept) AS k
-)
+const TAKE_SQL = `${WINDOW_UPSERT}
 RETURNING last_allowed, hits`;
 
 /**

@@ -5,7 +5,7 @@ export const RATE_WINDOW_MS = 60_000;
 
 export type RateHit = { ok: true } | { ok: false; retryAfter: number };
 
-type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
 /**
  * One statement counts and records a hit. The upsert locks the key's row, and PostgreSQL
@@ -14,7 +14,7 @@ type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
  * sees the hits of the ones before it: a budget of N lets exactly N through per window.
  * Refused hits are not recorded (a client that backs off gets its budget back on time).
  */
-const HIT_SQL = `
+export const WINDOW_UPSERT = `
 INSERT INTO rate_limit_windows AS w (key, hits, last_allowed, last_hit_at)
 VALUES ($1, ARRAY[$2::bigint], true, $2::bigint)
 ON CONFLICT (key) DO UPDATE SET (hits, last_allowed, last_hit_at) = (
@@ -22,7 +22,9 @@ ON CONFLICT (key) DO UPDATE SET (hits, last_allowed, last_hit_at) = (
          cardinality(k.kept) < $3::int,
          CASE WHEN cardinality(k.kept) < $3::int THEN greatest(w.last_hit_at, $2::bigint) ELSE w.last_hit_at END
   FROM (SELECT ARRAY(SELECT h FROM unnest(w.hits) AS h WHERE h > $2::bigint - $4::bigint ORDER BY h) AS kept) AS k
-)
+)`;
+
+const HIT_SQL = `${WINDOW_UPSERT}
 RETURNING last_allowed, hits[1] AS oldest`;
 
 /**
