@@ -2,7 +2,7 @@ import type { Ctx } from '../../ctx.js';
 import type { ChargeResult } from '../../channel/channel.js';
 import { randomToken } from '../../domain/ids.js';
 import { paymentCallbackBody } from '../../notify/payloads.js';
-import type { TransactionRow, Tx } from '../../store/store.js';
+import type { NewEvent, TransactionRow, Tx } from '../../store/store.js';
 import { cardCheckFailed, cardCheckSucceeded } from '../card-update/outcome.js';
 import { firstChargeFailed, firstChargeSucceeded } from '../subscribe.js';
 import { STATUS } from './view.js';
@@ -18,7 +18,17 @@ export const PAGE_TTL_MS = 30 * 60 * 1000;
 async function paymentEvent(ctx: Ctx, tx: Tx, txn: TransactionRow, now: number): Promise<void> {
   const code = txn.subscriptionId ? await tx.subscriptionCodeOf(txn.subscriptionId) : undefined;
   const sub = txn.subscriptionId && code ? { id: txn.subscriptionId, code } : undefined;
-  await tx.enqueueEvent({
+  await tx.enqueueEvent(paymentEventOf(ctx, txn, now, sub));
+}
+
+/** The PAYMENT callback reporting `txn` as it now stands. */
+export function paymentEventOf(
+  ctx: Ctx,
+  txn: TransactionRow,
+  now: number,
+  sub?: { id: string; code: string },
+): NewEvent {
+  return {
     merchantId: txn.merchantId,
     kind: 'PAYMENT',
     eventType: 'PAYMENT',
@@ -27,8 +37,42 @@ async function paymentEvent(ctx: Ctx, tx: Tx, txn: TransactionRow, now: number):
     notifyUrl: txn.notifyUrl,
     body: paymentCallbackBody(txn, ctx.zone, sub),
     now,
-  });
+  };
 }
+
+/** What an approved charge changes on its transaction. */
+export function succeededPatch(ref: string, now: number): TransactionPatch {
+  return { status: STATUS.SUCCEEDED, channelRef: ref, failReason: null, txnTime: now, updatedAt: now };
+}
+
+/** What a charge that ended unpaid (declined, expired, cancelled) changes on its transaction. */
+export function unpaidPatch(
+  status: number,
+  reason: string | null,
+  now: number,
+  extra: { channelRef?: string | null; checkoutDeclines?: number } = {},
+): TransactionPatch {
+  return {
+    status,
+    failReason: reason,
+    txnTime: now,
+    updatedAt: now,
+    ...(extra.channelRef ? { channelRef: extra.channelRef } : {}),
+    ...(extra.checkoutDeclines !== undefined ? { checkoutDeclines: extra.checkoutDeclines } : {}),
+  };
+}
+
+/** What a charge that asks for 3DS changes: the transaction waits on the page, with a fresh 30-minute token. */
+export function threeDsPatch(txn: TransactionRow, ref: string, now: number, keepToken = false): TransactionPatch {
+  return {
+    status: STATUS.REQUIRES_3DS,
+    channelRef: ref,
+    ...(keepToken && txn.pageToken ? {} : { pageToken: randomToken(24), pageExpiresAt: now + PAGE_TTL_MS }),
+    updatedAt: now,
+  };
+}
+
+type TransactionPatch = Partial<Omit<TransactionRow, 'id'>>;
 
 /** The PAYMENT callback of a refund: the transaction's state after it. */
 export async function refundEvent(ctx: Ctx, tx: Tx, txnId: string, now: number): Promise<void> {
@@ -44,13 +88,7 @@ export async function finishSucceeded(
   ref: string,
   now: number,
 ): Promise<boolean> {
-  const ok = await tx.updateTransactionIf(txn.id, from, {
-    status: STATUS.SUCCEEDED,
-    channelRef: ref,
-    failReason: null,
-    txnTime: now,
-    updatedAt: now,
-  });
+  const ok = await tx.updateTransactionIf(txn.id, from, succeededPatch(ref, now));
   if (!ok) return false;
   const row = (await tx.getTransaction(txn.id)) ?? txn;
   // A card check (a subscription's replacement card) moved no money: no PAYMENT callback.
@@ -75,14 +113,7 @@ export async function finishUnpaid(
   now: number,
   extra: { channelRef?: string | null; notifySubscription?: boolean; checkoutDeclines?: number } = {},
 ): Promise<boolean> {
-  const ok = await tx.updateTransactionIf(txn.id, from, {
-    status,
-    failReason: reason,
-    txnTime: now,
-    updatedAt: now,
-    ...(extra.channelRef ? { channelRef: extra.channelRef } : {}),
-    ...(extra.checkoutDeclines !== undefined ? { checkoutDeclines: extra.checkoutDeclines } : {}),
-  });
+  const ok = await tx.updateTransactionIf(txn.id, from, unpaidPatch(status, reason, now, extra));
   if (!ok) return false;
   const row = (await tx.getTransaction(txn.id)) ?? txn;
   if (row.paymentType === 'CARD_CHECK') return cardCheckFailed(ctx, tx, row).then(() => true);
@@ -101,12 +132,7 @@ export function awaitThreeDs(
   now: number,
   keepToken = false,
 ): Promise<boolean> {
-  return tx.updateTransactionIf(txn.id, from, {
-    status: STATUS.REQUIRES_3DS,
-    channelRef: ref,
-    ...(keepToken && txn.pageToken ? {} : { pageToken: randomToken(24), pageExpiresAt: now + PAGE_TTL_MS }),
-    updatedAt: now,
-  });
+  return tx.updateTransactionIf(txn.id, from, threeDsPatch(txn, ref, now, keepToken));
 }
 
 /** Apply a customer-present charge result to a transaction that was in `from` while charging. */

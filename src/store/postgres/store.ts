@@ -3,10 +3,14 @@ import { insertSandboxCharge } from '../sql/sandbox.js';
 import { type EngineReads, SqlReads } from '../sql/reads.js';
 import { type EngineTx, SqlTx } from '../sql/tx.js';
 import type {
+  Acceptance,
+  Accepted,
+  ChargeOutcome,
   CopyProgress,
   CopySummary,
   IdempotencyRow,
   IdempotencyScope,
+  OutcomeRecorded,
   RateHitResult,
   RekeyOptions,
   RevenueMonthFigures,
@@ -22,6 +26,7 @@ import { isConnectionLost } from './errors.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import { type Conn, pgDb, run } from './query.js';
 import { takeWindowSlot } from './call-window.js';
+import { acceptTransaction, recordSandboxOutcome } from './pay.js';
 import { hitRateLimit, sweepRateLimits } from './rate-limit.js';
 import * as renewals from './renewals.js';
 import { revenueFigures } from './report.js';
@@ -154,6 +159,15 @@ export class PgStore extends SqlReads implements Store {
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return withTransaction(this.handle.pool, (t) => fn(new PgTx(t.conn)), { retryOnUniqueViolation: true });
+  }
+
+  /** One statement each (pay.ts): a PAY's acceptance, and its sandbox charge with the outcome. */
+  acceptTransaction(a: Acceptance): Promise<Accepted> {
+    return acceptTransaction(this.handle.pool, a);
+  }
+
+  recordSandboxOutcome(o: ChargeOutcome): Promise<OutcomeRecorded> {
+    return recordSandboxOutcome(this.handle.pool, o);
   }
 
   settleZone(wanted: string | undefined): Promise<string> {

@@ -1,13 +1,18 @@
 import { rmSync } from 'node:fs';
 import type {
+  Acceptance,
+  Accepted,
+  ChargeOutcome,
   CopyProgress,
   CopySummary,
+  OutcomeRecorded,
   RekeyOptions,
   RevenueMonthFigures,
   RevenueQuery,
   Store,
   Tx,
 } from '../store.js';
+import { acceptInUnit, recordOutcomeInUnit } from '../sql/pay.js';
 import { type EngineReads, SqlReads } from '../sql/reads.js';
 import { type EngineTx, SqlTx } from '../sql/tx.js';
 import { openSqlite, settleZone, type Sqlite } from './client.js';
@@ -67,6 +72,14 @@ export class SqliteStore extends SqlReads implements Store {
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.writer.transaction(fn);
+  }
+
+  acceptTransaction(a: Acceptance): Promise<Accepted> {
+    return acceptInUnit(this, a);
+  }
+
+  recordSandboxOutcome(o: ChargeOutcome): Promise<OutcomeRecorded> {
+    return recordOutcomeInUnit(this, o);
   }
 
   async settleZone(wanted: string | undefined): Promise<string> {
