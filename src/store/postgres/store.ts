@@ -126,12 +126,17 @@ class PgTx extends SqlTx {
    * same way. Sent in the same round trip as the INSERT (pipelined connection).
    */
   override async insertSandboxCharge(row: SandboxChargeRow): Promise<boolean> {
+    // Once per unit of work: a batch of charges (a renewal batch's) needs it said once.
+    if (this.asyncCommit) return insertSandboxCharge(this.sql, row);
+    this.asyncCommit = true;
     const [, inserted] = await Promise.all([
       run(this.conn, 'SET LOCAL synchronous_commit = off'),
       insertSandboxCharge(this.sql, row),
     ]);
     return inserted;
   }
+
+  private asyncCommit = false;
 }
 
 /** The pool as a Conn for reads outside a unit of work: a lost connection is retried once. */
