@@ -7,6 +7,7 @@ import { optionalUrl, parseInput, requiredString } from '../domain/fields.js';
 import { newId, randomToken } from '../domain/ids.js';
 import { formatTime } from '../domain/time.js';
 import { assertNotifyUrlAllowed } from '../notify/guard.js';
+import { cachedMerchant, cachedMerchantByApiKey, forgetMerchants } from './merchant-cache.js';
 import type { MerchantRow } from '../store/store.js';
 import {
   applySequenceMoves,
@@ -167,6 +168,7 @@ export async function updateMerchant(ctx: Ctx, id: string, input: unknown): Prom
     await applySequenceMoves(tx, row.id, identity.moves);
     await tx.updateMerchant(row.id, patch);
   });
+  forgetMerchants(ctx);
   return showMerchant(ctx, row.id);
 }
 
@@ -229,6 +231,7 @@ export async function rotateSecret(
     });
     return current;
   });
+  forgetMerchants(ctx);
   return { merchantId: row.id, secret, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
 }
 
@@ -252,6 +255,7 @@ export async function rotateApiKey(
     });
     return current;
   });
+  forgetMerchants(ctx);
   return { merchantId: row.id, apiKey, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
 }
 
@@ -271,8 +275,7 @@ export function merchantSecrets(ctx: Ctx, row: MerchantRow): string[] {
 export async function authenticateMerchant(ctx: Ctx, merchantId: unknown, apiKey?: string): Promise<MerchantRow> {
   const refuse = () => new PaygateError(RESULT_CODES.UNKNOWN_MERCHANT, 'unknown or disabled merchant');
   if (typeof merchantId !== 'string' || merchantId === '') throw refuse();
-  const row =
-    apiKey !== undefined ? await ctx.store.getMerchantByApiKey(apiKey) : await ctx.store.getMerchant(merchantId);
+  const row = apiKey !== undefined ? await cachedMerchantByApiKey(ctx, apiKey) : await cachedMerchant(ctx, merchantId);
   if (!row || row.id !== merchantId || row.status !== 'ACTIVE') throw refuse();
   // Found by its previous apiKey: valid only during the 24 hours after the rotation.
   if (
