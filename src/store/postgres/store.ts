@@ -65,7 +65,6 @@ function engineTx(conn: TxConn): EngineTx {
     lockDueRecords: (now, limit, cursor) => renewals.dueRecords(conn, now, limit, cursor, { lock: true }),
     claimDueRecords: (ids, c) => renewals.claimDueRecords(conn, ids, c),
     releaseClaims: (owner) => renewals.releaseClaims(conn, owner),
-    settleRecord: (id, status, failReason, now) => renewals.settleRecord(conn, id, status, failReason, now),
     finishRenewalTransaction: (id, r) => later(renewals.finishRenewalTransaction(conn, id, r)),
     addChargeToSubscription: (id, c) => later(renewals.addChargeToSubscription(conn, id, c)),
     cancelUnclaimedRecords: (id) => renewals.cancelUnclaimedRecords(conn, id),

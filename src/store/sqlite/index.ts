@@ -47,7 +47,6 @@ function engineTx(sqlite: Sqlite): EngineTx {
     lockDueRecords: async (now, limit, cursor) => renewals.dueRecords(sqlite, now, limit, cursor),
     claimDueRecords: async (ids, c) => renewals.claimDueRecords(sqlite, ids, c),
     releaseClaims: async (owner) => renewals.releaseClaims(sqlite, owner),
-    settleRecord: async (id, status, failReason, now) => renewals.settleRecord(sqlite, id, status, failReason, now),
     finishRenewalTransaction: async (id, r) => renewals.finishRenewalTransaction(sqlite, id, r),
     addChargeToSubscription: async (id, c) => renewals.addChargeToSubscription(sqlite, id, c),
     cancelUnclaimedRecords: async (id) => renewals.cancelUnclaimedRecords(sqlite, id),
