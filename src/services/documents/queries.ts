@@ -4,6 +4,7 @@ import { layoutCreditNote, layoutInvoice, type DocumentLayout } from '../../doma
 import { invalidParam, notFound } from '../../domain/errors.js';
 import { blankAbsent, integerField, optionalString, parseInput, requiredString } from '../../domain/fields.js';
 import type { DocumentFilter, InvoiceRow } from '../../store/store.js';
+import type { Page, PageRequest } from '../operator.js';
 import { creditNoteView, type CreditNoteView, invoiceView, type InvoiceView, toCreditNote, toInvoice } from './read.js';
 
 /** Reading invoices and credit notes: the API's list and detail, the CLI's, and the hosted page's. */
@@ -30,21 +31,56 @@ export interface InvoicePage {
 const FILTERS = ['transactionOrderId', 'subscriptionCode', 'userId'] as const;
 
 /**
- * Invoices newest first, a page at a time. The API names exactly one of transactionOrderId,
- * subscriptionCode and userId (SPEC §17); the operator's CLI may name none (every invoice of the
- * merchant, or of every merchant). Another merchant's transaction or subscription is 1007.
+ * GET /invoice/list: invoices newest first, a page at a time, of exactly one of transactionOrderId,
+ * subscriptionCode and userId (SPEC §17). Another merchant's transaction or subscription is 1007.
  */
-export async function listInvoices(
+export async function listInvoices(ctx: Ctx, merchantId: string, input: unknown): Promise<InvoicePage> {
+  const data = parseInput(INVOICE_LIST_REQUEST, input);
+  const filter = await invoiceFilter(ctx, merchantId, data, true);
+  const { pageNum, pageSize } = data;
+  const total = await ctx.store.countInvoices(filter);
+  const rows = await ctx.store.pageInvoices(filter, pageSize, (pageNum - 1) * pageSize);
+  return { total, pageNum, pageSize, records: rows.map((r) => invoiceView(ctx, r)) };
+}
+
+/** `paygate invoice list`: the operator may name no filter, and no merchant (every merchant's invoices). */
+export async function pageInvoiceViews(
   ctx: Ctx,
   merchantId: string | undefined,
-  input: unknown,
-  opts: { filterRequired?: boolean } = {},
-): Promise<InvoicePage> {
-  const data = parseInput(INVOICE_LIST_REQUEST, input);
+  input: {
+    transactionOrderId?: string | undefined;
+    subscriptionCode?: string | undefined;
+    userId?: string | undefined;
+  },
+  req: PageRequest,
+): Promise<Page<InvoiceView>> {
+  const filter = await invoiceFilter(
+    ctx,
+    merchantId,
+    parseInput(INVOICE_LIST_REQUEST.omit({ pageNum: true, pageSize: true }), input),
+    false,
+  );
+  const rows = await ctx.store.pageInvoices(filter, req.limit + 1, (req.page - 1) * req.limit);
+  return {
+    items: rows.slice(0, req.limit).map((r) => invoiceView(ctx, r)),
+    page: req.page,
+    limit: req.limit,
+    more: rows.length > req.limit,
+  };
+}
+
+type Filters = { [K in (typeof FILTERS)[number]]?: string | undefined };
+
+async function invoiceFilter(
+  ctx: Ctx,
+  merchantId: string | undefined,
+  data: Filters,
+  oneRequired: boolean,
+): Promise<DocumentFilter> {
   const given = FILTERS.filter((k) => data[k] !== undefined);
   if (given.length > 1)
     throw invalidParam(given[1] ?? 'userId', `give one of ${FILTERS.join(', ')}, not ${given.join(' and ')}`);
-  if (given.length === 0 && opts.filterRequired !== false)
+  if (given.length === 0 && oneRequired)
     throw invalidParam('transactionOrderId', `one of ${FILTERS.join(', ')} is required`);
   const filter: DocumentFilter = { merchantId };
   if (data.transactionOrderId !== undefined) {
@@ -58,10 +94,7 @@ export async function listInvoices(
     filter.subscriptionId = id;
   }
   if (data.userId !== undefined) filter.userId = data.userId;
-  const { pageNum, pageSize } = data;
-  const total = await ctx.store.countInvoices(filter);
-  const rows = await ctx.store.pageInvoices(filter, pageSize, (pageNum - 1) * pageSize);
-  return { total, pageNum, pageSize, records: rows.map((r) => invoiceView(ctx, r)) };
+  return filter;
 }
 
 async function merchantInvoice(ctx: Ctx, merchantId: string | undefined, number: string): Promise<InvoiceRow> {
