@@ -40,16 +40,23 @@ describe('paygate invoice', () => {
       currency: 'USD',
     });
     number = inv.invoiceNumber;
+  });
+
+  // One CLI run per test: each starts a process, slow on a loaded machine.
+  it('lists every invoice without a filter', () => {
     expect(cli('invoice', 'list').json()).toHaveLength(1);
   });
 
-  it('shows an invoice with its credit note, and the credit note by its own number', () => {
+  it('shows an invoice with its credit note', () => {
     const inv = cli('invoice', 'show', 'INV-000001').json();
     expect(inv).toMatchObject({
       invoiceNumber: 'INV-000001',
       lines: [{ description: 'Green tea', quantity: '2', unitPrice: '12.00', amount: '24.00' }],
       creditNotes: [{ creditNoteNumber: 'INV-CN-000001', amount: '4.00' }],
     });
+  });
+
+  it('shows a credit note by its own number', () => {
     expect(cli('invoice', 'show', 'INV-CN-000001').json()).toMatchObject({
       creditNoteNumber: 'INV-CN-000001',
       invoiceNumber: 'INV-000001',
@@ -69,7 +76,7 @@ describe('paygate invoice', () => {
     }
   });
 
-  it('keeps an existing file unless --force, with a one-line error', () => {
+  it('keeps an existing file, with a one-line error', () => {
     const out = join(dir, 'kept.pdf');
     writeFileSync(out, 'mine');
     const r = cli('invoice', 'pdf', 'INV-000001', '--out', out);
@@ -77,6 +84,11 @@ describe('paygate invoice', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/exists.*--force/);
     expect(readFileSync(out, 'utf8')).toBe('mine');
+  });
+
+  it('replaces an existing file with --force', () => {
+    const out = join(dir, 'replaced.pdf');
+    writeFileSync(out, 'mine');
     expect(cli('invoice', 'pdf', 'INV-000001', '--out', out, '--force').status).toBe(0);
     expect(readFileSync(out).subarray(0, 5).toString()).toBe('%PDF-');
   });
@@ -87,10 +99,13 @@ describe('paygate invoice', () => {
     expect(r.stderr).toMatch(/^error 1007: invoice not found\n$/);
   });
 
-  it('refuses two filters at once, and an unknown transaction', () => {
+  it('refuses two filters at once, in one line', () => {
     const two = cli('invoice', 'list', '--tx', txn, '--user', 'u');
     expect(two.status).not.toBe(0);
     expect(two.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('answers an unknown transaction with 1007', () => {
     expect(cli('invoice', 'list', '--tx', 'txn_nope').stderr).toMatch(/^error 1007: /);
   });
 
