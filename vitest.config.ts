@@ -19,6 +19,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/callbacks-renew-at.test.ts',
   'test/e2e/cli-card-update.test.ts',
   'test/e2e/cli-coupons.test.ts',
+  'test/e2e/cli-invoices.test.ts',
   'test/e2e/cli-operator.test.ts',
   'test/e2e/cli-payments.test.ts',
   'test/e2e/cli-public-url.test.ts',

@@ -2,6 +2,7 @@ import { billingRecords } from './billing-records.js';
 import { cards } from './cards.js';
 import { coupons } from './coupons.js';
 import type { TableSpec } from './define.js';
+import { creditNotes, invoices } from './documents.js';
 import { merchants, meta } from './merchants.js';
 import { outboxEvents } from './outbox.js';
 import { plans } from './plans.js';
@@ -14,7 +15,9 @@ export {
   billingRecords,
   cards,
   coupons,
+  creditNotes,
   idempotencyKeys,
+  invoices,
   merchants,
   meta,
   outboxEvents,
@@ -41,6 +44,8 @@ export const TABLES: readonly TableSpec[] = [
   billingRecords,
   transactions,
   refunds,
+  invoices,
+  creditNotes,
   trackingEntries,
   idempotencyKeys,
   outboxEvents,
