@@ -1225,26 +1225,6 @@ export interface components {
                 transactionOrderId: string;
             }[];
         };
-        /** @description A refund's credit note */
-        CreditNote: {
-            /** @example INV-CN-000001 */
-            creditNoteNumber: string;
-            /** @description Absent for a charge made before invoices were issued */
-            invoiceNumber?: string;
-            /** @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with */
-            issuedAt: string;
-            /**
-             * @description The refunded amount
-             * @example 19.99
-             */
-            amount: string;
-            /**
-             * @description ISO 4217 code
-             * @example USD
-             */
-            currency: string;
-            transactionOrderId: string;
-        };
         /** @description One shipment. An entry without orderId and relationId, without trackingNo or trackingChannel (1–100 characters each), with a trackUrl that is not an http(s) URL of at most 500 characters, or naming another merchant's transaction is not refused: it is counted in failedCount and listed in failedOrders. At most 500 entries. */
         TrackingEntry: {
             /** @description transactionOrderId of the order */
