@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
+import { cardYear } from '../helpers/cards.js';
 import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 
 let db: string;
@@ -70,5 +71,38 @@ describe('paygate coupon', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/cycles/);
     expect(cli('show', 'BAD').status).not.toBe(0);
+  });
+});
+
+const card = ['--card', '4242424242424242', '--exp', `12/${cardYear()}`, '--cvv', '123'];
+const subscribe = (...args: string[]) =>
+  paygate(['--db', db, 'subscribe', '--plan', planId, '--user', 'u-coupon', ...card, ...args, '--json']);
+
+describe('paygate subscribe --coupon and sub coupon', () => {
+  it('subscribe --coupon charges the first payment less the discount', () => {
+    expect(cli('create', '--code', 'TENOFF', '--amount-off', '1.00', '--duration', 'ONCE').status).toBe(0);
+    const r = subscribe('--coupon', 'TENOFF');
+    expect(r.status).toBe(0);
+    expect(r.json()).toMatchObject({ payAmount: '8.99', status: '200000' });
+    expect(cli('show', 'TENOFF', '--json').json()).toMatchObject({ redemptions: 1 });
+  });
+
+  it('subscribe --coupon with a code that cannot be taken exits with one 1012 line and creates nothing', () => {
+    const before = cli('list', '--json').json();
+    const r = subscribe('--coupon', 'NOSUCH');
+    expect(r.status).not.toBe(0);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/1012|NOSUCH is not a coupon/);
+    expect(cli('list', '--json').json()).toEqual(before);
+  });
+
+  it('sub coupon ID CODE gives a subscription a coupon for its next renewal', () => {
+    const sub = subscribe().json() as { subscriptionId: string; subscriptionCode: string };
+    expect(cli('create', '--code', 'LOYAL', '--percent-off', '10', '--duration', 'FOREVER').status).toBe(0);
+    const r = paygate(['--db', db, 'sub', 'coupon', sub.subscriptionId, 'LOYAL', '--json']);
+    expect(r.status).toBe(0);
+    expect(r.json()).toMatchObject({ subscriptionId: sub.subscriptionId, couponCode: 'LOYAL' });
+    const pending = paygate(['--db', db, 'sub', 'show', sub.subscriptionId, '--json']).json();
+    expect(pending).toMatchObject({ couponCode: 'LOYAL' });
   });
 });
