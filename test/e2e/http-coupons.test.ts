@@ -136,8 +136,13 @@ describe('coupons over HTTP (errors)', () => {
 });
 
 describe('maxRedemptions under concurrent subscribes', () => {
+  let second: Served;
+  // Started before the test: a second serve's start-up is not what this test measures.
+  beforeAll(async () => {
+    second = await shop.serve();
+  }, 120_000);
+
   it('20 subscribes at once through two serve instances take a 5-redemption coupon exactly 5 times', async () => {
-    const second = await shop.serve();
     const c = client(srv.url, v2);
     const planId = await planOf(v2);
     await c.post('/coupon/create', { code: 'FIVE', percentOff: '20', duration: 'ONCE', maxRedemptions: 5 });
