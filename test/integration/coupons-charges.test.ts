@@ -8,6 +8,7 @@ import { takeCoupon } from '../../src/services/take-coupon.js';
 import { createPlan } from '../../src/services/plans.js';
 import { testApp, type TestApp } from '../helpers/ctx.js';
 import { rowsOf } from '../helpers/rows.js';
+import { CLOSED_NOTIFY_URL } from '../helpers/ctx.js';
 import { merchantWithPlan, records, subRow, subscribe } from '../helpers/subscriptions.js';
 
 let app: TestApp;
@@ -149,5 +150,40 @@ describe('the discount at each charge', () => {
     expect(change).toMatchObject({ status: 'SUCCESS', amount: 3950, credit_applied: 1050, discount_amount: 5000 });
     expect(await subRow(app.ctx, sub.subscriptionId)).toMatchObject({ coupon_cycles_used: 2 });
     expect(recs.at(-1)).toMatchObject({ billing_type: 'RENEW', status: 'PENDING', amount: 10000, discount_amount: 0 });
+  });
+
+  it('subscription callbacks carry couponCode and discountAmount when the charge was discounted, and only then', async () => {
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
+    const { merchantId, planId } = await merchantWithPlan(
+      app.ctx,
+      { price: '10.00' },
+      { notifyUrl: CLOSED_NOTIFY_URL },
+    );
+    await createCoupon(app.ctx, merchantId, { code: 'ONE', amountOff: '2.50', duration: 'REPEATING', cycles: 2 });
+    const sub = await subscribe(app.ctx, merchantId, planId, { couponCode: 'ONE' });
+    await renewAt(app, '2026-02-15 09:00:00');
+    await renewAt(app, '2026-03-15 09:00:00');
+    const bodies = (
+      (await rowsOf(app.ctx).all(
+        "SELECT payload FROM outbox_events WHERE subscription_id = ? AND event_type = 'RENEW_SUCCEEDED' ORDER BY seq",
+        sub.subscriptionId,
+      )) as { payload: string }[]
+    ).map((r) => JSON.parse(r.payload) as Record<string, string>);
+    expect(bodies[0]).toMatchObject({ amount: '7.50', couponCode: 'ONE', discountAmount: '2.50' });
+    expect(bodies[1]).toMatchObject({ amount: '10.00' });
+    expect(bodies[1]).not.toHaveProperty('couponCode');
+    expect(bodies[1]).not.toHaveProperty('discountAmount');
+  });
+
+  it('coupons leave the calendar as it is: the same renewal times with and without one', async () => {
+    app = await testApp({ now: t('2026-01-31 09:00:00') });
+    const { merchantId, planId } = await merchantWithPlan(app.ctx, { price: '10.00' });
+    await createCoupon(app.ctx, merchantId, { code: 'ALL', percentOff: '100', duration: 'FOREVER' });
+    const plain = await subscribe(app.ctx, merchantId, planId, { userId: 'plain' });
+    const free = await subscribe(app.ctx, merchantId, planId, { userId: 'free', couponCode: 'ALL' });
+    for (const when of ['2026-02-28 09:00:00', '2026-03-31 09:00:00', '2026-04-30 09:00:00']) await renewAt(app, when);
+    const times = async (id: string) =>
+      (await records(app.ctx, id)).map((r) => [r.billing_type, r.scheduled_time, r.status]);
+    expect(await times(free.subscriptionId)).toEqual(await times(plain.subscriptionId));
   });
 });
