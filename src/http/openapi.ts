@@ -552,6 +552,7 @@ export function buildOpenApi(api: readonly ApiRoute[], plain: readonly PlainRout
 const TAG_TEXT: Record<string, string> = {
   Payments: 'Transactions (PAY, CHECKOUT, SUBSCRIPTION), refunds and shipment tracking',
   Plans: 'Subscription plans',
+  Coupons: 'Discount coupons a subscription takes: percent or amount off, once, for some cycles or forever',
   Subscriptions: 'Subscribing, and a subscription’s life: detail, billing records, pause, resume, cancel',
   Invoices: 'Invoices of successful charges and the credit notes of their refunds',
   Operations: 'Health, readiness, metrics and this document',

@@ -1,5 +1,6 @@
 import type { ApiRoute } from '../api.js';
 import { invoiceRoutes } from './invoices.js';
+import { couponRoutes } from './coupons.js';
 import { paymentRoutes } from './payments.js';
 import { planRoutes } from './plans.js';
 import { subscriptionRoutes } from './subscriptions.js';
@@ -12,4 +13,5 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...planRoutes,
   ...subscriptionRoutes,
   ...invoiceRoutes,
+  ...couponRoutes,
 ];

@@ -9,6 +9,7 @@ import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js
 import { cardExpired } from '../../vault/card.js';
 import { changeInvoice } from './invoice.js';
 import { chargeKeptCard, type ChangeOutcome } from './kept-card.js';
+import { quoteFor, spendCouponCycle } from '../coupon-charge.js';
 import { renewalPrice } from './price.js';
 import type { ChangePlanInput } from './request.js';
 import { lockForChange, reserveTarget } from './rules.js';
@@ -99,7 +100,9 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
   if (plan.id !== s.pendingPlanId) await reserveTarget(tx, plan);
 
   const credit = await unusedPeriodCredit(tx, s, now);
-  const { charge } = applyCredit(plan.price, credit + s.credit);
+  // The coupon first, then the credit (SPEC §19): a CHANGE charge is discounted and uses a cycle.
+  const quote = await quoteFor(tx, s, plan.id, { kind: 'CHANGE', price: plan.price });
+  const { charge } = applyCredit(quote.amount, credit + s.credit);
   const recordId = newId('rec', now);
   const txnId = newId('txn', now);
   await tx.insertTransaction({
@@ -158,11 +161,11 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
     cycleIndex: 0,
     leaseOwner: null,
     leaseUntil: null,
-    creditApplied: plan.price - charge,
+    creditApplied: quote.amount - charge,
     creditGranted: credit,
     planId: plan.id,
-    couponCode: null,
-    discountAmount: 0,
+    couponCode: quote.couponCode,
+    discountAmount: quote.discountAmount,
     createdAt: now,
   });
   return recordId;
@@ -190,6 +193,8 @@ async function chargeChange(ctx: Ctx, recordId: string, resumed = false): Promis
   const card = s?.cardId ? await ctx.store.getCard(s.cardId) : undefined;
   // Ended meanwhile (its card deleted): nothing to charge.
   if (!record || !card) return { approved: false, reason: 'processing_error', ref: null };
+  // SPEC §19: a charge the coupon brought to zero is paid without calling the channel.
+  if (record.amount === 0 && record.discountAmount > 0) return { approved: true, ref: null };
   if (card.channel === 'stripe') return chargeKeptCard(ctx, record, card, now, resumed);
   if (card.panEnc === null) return { approved: false, reason: 'processing_error', ref: null };
   if (cardExpired(card.expMonth, card.expYear, now, ctx.zone))
@@ -260,8 +265,11 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
   }
 
   await tx.cancelUnclaimedRecords(s.id);
+  const price = record.amount + record.creditApplied + record.discountAmount;
+  const couponCyclesUsed = await spendCouponCycle(tx, s, { ...record, planId: i.plan.id, price }, now);
   const after: SubscriptionRow = {
     ...s,
+    couponCyclesUsed,
     planId: i.plan.id,
     amount: i.plan.price,
     ...cycle,
