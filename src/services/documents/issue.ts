@@ -58,7 +58,7 @@ export interface IssuedInvoice {
   invoiceUrl: string;
 }
 
-/** A charge's invoice fields for its callback. */
+/** The facts of a transaction row (PAY, CHECKOUT, a first charge, a CHANGE): `subscriptionCode` when it has one. */
 export const factsOf = (txn: TransactionRow, subscriptionCode?: string): ChargeFacts => ({
   transactionId: txn.id,
   merchantId: txn.merchantId,
