@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseTime } from '../../src/domain/time.js';
+import { createCoupon } from '../../src/services/coupons.js';
 import { invoiceDetail, listInvoices, pageInvoiceViews } from '../../src/services/documents/queries.js';
 import { completeThreeDs } from '../../src/services/pages.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
@@ -99,6 +100,29 @@ describe('subscription invoices', () => {
       { description: 'Discount (WELCOME)', amount: '-2.00' },
     ]);
     expect(inv?.total).toBe('9.99');
+  });
+
+  it("lists a coupon's discount on each renewal it covers, before a plan change's credit", async () => {
+    app = await testApp({ now: t('2026-01-10 12:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '9.99' });
+    await createCoupon(ctx, merchantId, { code: 'TWO', amountOff: '2', duration: 'REPEATING', cycles: 2 });
+    const sub = await subscribe(ctx, merchantId, planId, { couponCode: 'TWO' });
+    clock.set(t('2026-02-10 12:00:00'));
+    expect(await runRenewal(ctx)).toMatchObject({ succeeded: 1 });
+    clock.set(t('2026-03-10 12:00:00'));
+    expect(await runRenewal(ctx)).toMatchObject({ succeeded: 1 });
+    const [third, renewal, first] = await subscriptionInvoices(merchantId, sub.subscriptionCode);
+    for (const inv of [first, renewal])
+      expect(inv).toMatchObject({
+        total: '7.99',
+        lines: [
+          { description: 'Pro', amount: '9.99' },
+          { description: 'Discount (TWO)', amount: '-2.00' },
+        ],
+      });
+    expect(third).toMatchObject({ total: '9.99', lines: [{ description: 'Pro', amount: '9.99' }] });
+    expect(third?.lines).toHaveLength(1);
   });
 
   it("issues a trial's zero first charge no invoice; its first paid renewal is INV-000001", async () => {

@@ -4,7 +4,7 @@ import { isCounted, isEnded } from '../../domain/subscription-state.js';
 import { subscriptionCallbackBody, type SubscriptionEventType } from '../../notify/payloads.js';
 import type { BillingRecordRow, ClaimedRecord, SubscriptionRow, Tx } from '../../store/store.js';
 import { cardUpdateUrl } from '../card-update/link.js';
-import { issueInvoice, type IssuedInvoice } from '../documents/issue.js';
+import { discountOf, issueInvoice, type IssuedInvoice } from '../documents/issue.js';
 import { renewalPrice } from '../plan-change/price.js';
 import { spendCouponCycle } from '../coupon-charge.js';
 import { endSubscription } from '../subscriptions/end.js';
@@ -139,7 +139,8 @@ export async function recordOutcome(
           // A retry pays for the period its renewal was for: from where the paid time ran out.
           from: s.paidThrough ?? rec.scheduledTime,
           to: following.time,
-          reductions: [{ description: 'Credit from a plan change', amount: rec.creditApplied }],
+          // The coupon's discount comes off the price before the plan change's credit (SPEC §19).
+          reductions: [...discountOf(rec), { description: 'Credit from a plan change', amount: rec.creditApplied }],
         },
         now,
       );
