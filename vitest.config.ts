@@ -25,14 +25,12 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/cli-public-url.test.ts',
   'test/e2e/cli-rotate-key.test.ts',
   'test/e2e/cli-tables.test.ts',
-  'test/e2e/cli-terminal.test.ts',
   'test/e2e/cli-terminal-text.test.ts',
   'test/e2e/cli-tracking.test.ts',
   'test/e2e/stripe-scenarios.test.ts',
   'test/e2e/pages-hardening.test.ts',
   'test/e2e/security-fingerprints.test.ts',
   'test/e2e/report-cli.test.ts',
-  'test/e2e/browser-checkout.test.ts',
   'test/e2e/browser-card-update.test.ts',
   'test/e2e/card-page-limits.test.ts',
   'test/e2e/cli-merchants-plans.test.ts',
@@ -75,6 +73,11 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/security-v1-splice.test.ts': 'v1 signature parsing, decided before anything is read or stored',
   'test/e2e/browser-invoice-page.test.ts': 'the invoice page rendered from a document in Chromium: no database',
   'test/e2e/email-smtp.test.ts': 'the SMTP sender against a real SMTP server on loopback: no database',
+  // What a person sees, the same whatever the engine: the flows' records are checked on both.
+  'test/e2e/cli-terminal.test.ts':
+    'colour, prompts and confirmations on a terminal (the commands themselves: cli-payments, cli-operator)',
+  'test/e2e/browser-checkout.test.ts':
+    'the checkout page in Chromium (the same flows, expiry included: integration/payments-pages on both)',
   // The Stripe channel against its stand-in (owned by the Stripe work).
   'test/e2e/stripe-browser.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-merchant.test.ts': 'the Stripe channel against its stand-in',
