@@ -15,6 +15,7 @@ import { registerTxCommands } from './commands/tx.js';
 import { registerRenewCommands } from './commands/renew.js';
 import { registerSubCommands } from './commands/sub.js';
 import { registerBillingCommands } from './commands/billing.js';
+import { registerEmailCommands } from './commands/email.js';
 import { registerEventsCommands } from './commands/events.js';
 import { registerVaultCommands } from './commands/vault.js';
 import { registerReportCommands } from './commands/report.js';
@@ -65,6 +66,7 @@ export function buildProgram(): Command {
   registerSubCommands(program);
   registerBillingCommands(program);
   registerEventsCommands(program);
+  registerEmailCommands(program);
   registerVaultCommands(program);
   registerReportCommands(program);
   registerConfigCommands(program);

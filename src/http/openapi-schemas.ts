@@ -208,6 +208,10 @@ const subscriptionDetail = subscriptionListItem.extend({
     .string()
     .optional()
     .meta({ description: 'The plan the next renewal moves to, while a plan change at period end waits' }),
+  email: z.string().optional().meta({
+    description:
+      'Where customer emails go: the first charge’s billingAddress.email, or the one set with POST /subscription/update; absent when none',
+  }),
 });
 
 const billingRecord = z.object({

@@ -50,6 +50,8 @@ export async function createFirstCharge(
     notifyUrl: string | null;
     txnId: string;
     now: number;
+    /** The first charge's billingAddress.email, where customer emails go (SPEC §17). */
+    email?: string | undefined;
     /** stripe: the card is kept by Stripe (its ids are recorded after the first charge), no number here. */
     cardChannel?: 'sandbox' | 'stripe';
   },
@@ -92,6 +94,7 @@ export async function createFirstCharge(
     couponCode: null,
     couponTakenAt: null,
     couponCyclesUsed: 0,
+    email: a.email ?? null,
     createdAt: now,
     updatedAt: now,
   });

@@ -40,7 +40,14 @@ export async function subscribe(
   ctx: Ctx,
   merchantId: string,
   planId: string,
-  opts: { userId?: string; card?: string; year?: string; month?: string; notifyUrl?: string } = {},
+  opts: {
+    userId?: string;
+    card?: string;
+    year?: string;
+    month?: string;
+    notifyUrl?: string;
+    billingAddress?: Record<string, string>;
+  } = {},
 ): Promise<{ subscriptionId: string; subscriptionCode: string; status: number; transactionOrderId: string }> {
   seq++;
   const view = await createTransaction(ctx, await requireMerchant(ctx, merchantId), {
@@ -50,6 +57,7 @@ export async function subscribe(
     planId,
     userId: opts.userId ?? 'user-1',
     ...(opts.notifyUrl ? { notifyUrl: opts.notifyUrl } : {}),
+    ...(opts.billingAddress ? { billingAddress: JSON.stringify(opts.billingAddress) } : {}),
     cardInfo: JSON.stringify({
       holderName: 'Ada Lovelace',
       cardNumber: opts.card ?? '4242424242424242',

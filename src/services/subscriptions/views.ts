@@ -35,6 +35,8 @@ export interface SubscriptionDetail extends SubscriptionListItem {
   creditBalance?: number;
   /** The plan the next renewal moves to (a plan change at period end). */
   pendingPlanId?: string;
+  /** Where customer emails go (SPEC §17). */
+  email?: string;
 }
 
 export interface BillingRecordView {
@@ -106,6 +108,7 @@ export function subscriptionDetailView(
     totalPaid: amountNumber(s.totalPaid, s.currency),
     ...(s.credit > 0 ? { creditBalance: amountNumber(s.credit, s.currency) } : {}),
     ...(s.pendingPlanId !== null ? { pendingPlanId: s.pendingPlanId } : {}),
+    ...(s.email !== null ? { email: s.email } : {}),
   };
 }
 

@@ -42,4 +42,5 @@ export const refunds = build(t.refunds);
 export const trackingEntries = build(t.trackingEntries);
 export const idempotencyKeys = build(t.idempotencyKeys);
 export const outboxEvents = build(t.outboxEvents);
+export const customerEmails = build(t.customerEmails);
 export const sandboxCharges = build(t.sandboxCharges);

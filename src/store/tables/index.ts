@@ -1,6 +1,7 @@
 import { billingRecords } from './billing-records.js';
 import { cards } from './cards.js';
 import { coupons } from './coupons.js';
+import { customerEmails } from './customer-emails.js';
 import type { TableSpec } from './define.js';
 import { merchants, meta } from './merchants.js';
 import { outboxEvents } from './outbox.js';
@@ -14,6 +15,7 @@ export {
   billingRecords,
   cards,
   coupons,
+  customerEmails,
   idempotencyKeys,
   merchants,
   meta,
@@ -44,6 +46,7 @@ export const TABLES: readonly TableSpec[] = [
   trackingEntries,
   idempotencyKeys,
   outboxEvents,
+  customerEmails,
   sandboxCharges,
   rateLimitWindows,
 ];
