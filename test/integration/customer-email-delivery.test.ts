@@ -47,7 +47,11 @@ describe('customer email delivery', () => {
     }
     expect(await deliver(shop)).toEqual({ sent: 0, failed: 0, dead: 1 });
     const [dead] = (await pageEmails(shop.app.ctx, { status: 'DEAD' }, { page: 1, limit: 10 })).items;
-    expect(dead).toMatchObject({ kind: 'renewal-failed', attempts: 7, lastError: expect.stringMatching(/451.*gave up after 7 attempts/) });
+    expect(dead).toMatchObject({
+      kind: 'renewal-failed',
+      attempts: 7,
+      lastError: expect.stringMatching(/451.*gave up after 7 attempts/),
+    });
     expect(shop.smtp.attempts).toBe(7);
 
     shop.smtp.mode = 'accept';
