@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTime } from '../../src/domain/time.js';
+import { updateCard } from '../../src/services/card-update/index.js';
 import { getCardPage } from '../../src/services/card-update/page.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { cancelSubscription, updateSubscription } from '../../src/services/subscriptions/index.js';
@@ -93,6 +94,19 @@ describe('customer emails of a subscription', () => {
     expect(got?.mail.text).toContain('expires at the end of 01/2026, before your next payment for Pro on 2026-02-15');
     const token = /\/card\/([\w-]+)/.exec(got?.mail.text ?? '')?.[1] ?? '';
     expect(await getCardPage(shop.app.ctx, token)).toMatchObject({ reason: 'expiring', amount: '9.99', last4: '4242' });
+  });
+
+  it('the card-expiring link stops working once a card that reaches the renewal is on file', async () => {
+    const shop = await emailShop();
+    const sub = await subscriber(shop, { month: '01', year: '2026' });
+    shop.app.clock.set(t('2026-02-08 09:00:00'));
+    await runRenewal(shop.app.ctx);
+    const token = /\/card\/([\w-]+)/.exec(shop.smtp.received[0]?.mail.text ?? '')?.[1] ?? '';
+    await updateCard(shop.app.ctx, shop.merchantId, {
+      subscriptionId: sub.subscriptionId,
+      cardInfo: JSON.stringify({ cardNumber: '5555555555554444', month: '12', year: '2030', cvv: '123' }),
+    });
+    await expect(getCardPage(shop.app.ctx, token)).rejects.toMatchObject({ code: '1007' });
   });
 
   it('a card still valid at the next renewal gets no warning', async () => {
