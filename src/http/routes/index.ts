@@ -1,4 +1,5 @@
 import type { ApiRoute } from '../api.js';
+import { invoiceRoutes } from './invoices.js';
 import { paymentRoutes } from './payments.js';
 import { planRoutes } from './plans.js';
 import { subscriptionRoutes } from './subscriptions.js';
@@ -10,4 +11,5 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...paymentRoutes,
   ...planRoutes,
   ...subscriptionRoutes,
+  ...invoiceRoutes,
 ];

@@ -3,6 +3,7 @@ import { cards } from './cards.js';
 import { coupons } from './coupons.js';
 import { customerEmails } from './customer-emails.js';
 import type { TableSpec } from './define.js';
+import { creditNotes, invoices } from './documents.js';
 import { merchants, meta } from './merchants.js';
 import { outboxEvents } from './outbox.js';
 import { plans } from './plans.js';
@@ -15,8 +16,10 @@ export {
   billingRecords,
   cards,
   coupons,
+  creditNotes,
   customerEmails,
   idempotencyKeys,
+  invoices,
   merchants,
   meta,
   outboxEvents,
@@ -43,6 +46,8 @@ export const TABLES: readonly TableSpec[] = [
   billingRecords,
   transactions,
   refunds,
+  invoices,
+  creditNotes,
   trackingEntries,
   idempotencyKeys,
   outboxEvents,
