@@ -1,6 +1,7 @@
 import type { Ctx } from '../ctx.js';
 import type { CardExpiringEmail, RenewalFailedEmail, SubscriptionEndedEmail } from '../notify/email/message.js';
-import type { NewCustomerEmail, SubscriptionRow, Tx } from '../store/store.js';
+import { emailOfAddress } from '../domain/email-address.js';
+import type { NewCustomerEmail, SubscriptionRow, TransactionRow, Tx } from '../store/store.js';
 
 /**
  * Writing customer emails (SPEC §17), INSIDE the unit of work of what they report, so an email
@@ -82,6 +83,62 @@ export async function queueSubscriptionEnded(
     subscriptionId: s.id,
     dedupeKey: `subscription-ended:${s.id}`,
     details: { ...facts, planName: plan?.name ?? s.planId, subscriptionCode: s.code },
+    now,
+  });
+}
+
+/** Where a charge's email goes: its billingAddress.email, else its subscription's address. */
+async function chargeRecipient(
+  tx: Tx,
+  billingAddress: string | null,
+  subscriptionId: string | null,
+): Promise<string | undefined> {
+  const own = emailOfAddress(billingAddress);
+  if (own !== undefined || subscriptionId === null) return own;
+  return (await tx.getSubscriptionById(subscriptionId))?.email ?? undefined;
+}
+
+/**
+ * The receipt of a successful charge, in the unit of work that issues its invoice (so never for
+ * a charge that did not succeed). The invoice is read and its PDF rendered at delivery.
+ */
+export async function queueReceipt(
+  ctx: Ctx,
+  tx: Tx,
+  c: { merchantId: string; transactionId: string; subscriptionId: string | null; billingAddress: string | null },
+  invoiceNumber: string,
+  now: number,
+): Promise<string | undefined> {
+  if (ctx.config.smtpUrl === undefined) return undefined;
+  return queue(ctx, tx, {
+    merchantId: c.merchantId,
+    kind: 'receipt',
+    recipient: (await chargeRecipient(tx, c.billingAddress, c.subscriptionId)) ?? null,
+    subscriptionId: c.subscriptionId,
+    transactionId: c.transactionId,
+    dedupeKey: `receipt:${c.merchantId}:${invoiceNumber}`,
+    details: { invoiceNumber },
+    now,
+  });
+}
+
+/** The credit note of a settled refund, in the unit of work that issues it. */
+export async function queueCreditNoteEmail(
+  ctx: Ctx,
+  tx: Tx,
+  txn: TransactionRow,
+  creditNoteNumber: string,
+  now: number,
+): Promise<string | undefined> {
+  if (ctx.config.smtpUrl === undefined) return undefined;
+  return queue(ctx, tx, {
+    merchantId: txn.merchantId,
+    kind: 'credit-note',
+    recipient: (await chargeRecipient(tx, txn.billingAddress, txn.subscriptionId)) ?? null,
+    subscriptionId: txn.subscriptionId,
+    transactionId: txn.id,
+    dedupeKey: `credit-note:${txn.merchantId}:${creditNoteNumber}`,
+    details: { creditNoteNumber },
     now,
   });
 }

@@ -1,4 +1,5 @@
 import { afterEach } from 'vitest';
+import { deliverDueEmails } from '../../src/notify/email/deliver.js';
 import { updateMerchant } from '../../src/services/merchants.js';
 import { rowsOf } from './rows.js';
 import { type SmtpHarness, type SmtpMode, startSmtp } from './smtp.js';
@@ -48,18 +49,28 @@ export async function emailShop(
   return { app, smtp, merchantId, planId };
 }
 
-/** A subscriber whose first charge gave a billing email. */
-export function subscriber(
+/**
+ * A subscriber whose first charge gave a billing email. The first charge's receipt is sent at
+ * once to a willing server and forgotten by the harness, so a test sees only what follows.
+ */
+export async function subscriber(
   shop: EmailShop,
   opts: { card?: string; month?: string; year?: string; email?: string | null } = {},
 ) {
   const { email, ...card } = opts;
-  return subscribe(shop.app.ctx, shop.merchantId, shop.planId, {
+  const sub = await subscribe(shop.app.ctx, shop.merchantId, shop.planId, {
     ...card,
     ...(email === null
       ? {}
       : { billingAddress: { firstName: 'Ada', lastName: 'Lovelace', email: email ?? SUBSCRIBER } }),
   });
+  const mode = shop.smtp.mode;
+  shop.smtp.mode = 'accept';
+  await deliverDueEmails(shop.app.ctx);
+  shop.smtp.mode = mode;
+  shop.smtp.received.length = 0;
+  shop.smtp.attempts = 0;
+  return sub;
 }
 
 export interface EmailRow {
@@ -71,8 +82,10 @@ export interface EmailRow {
   next_attempt_at: number;
 }
 
-export function emailRows(app: TestApp): Promise<EmailRow[]> {
+/** The outbox's rows, oldest first; receipts only when asked for. */
+export function emailRows(app: TestApp, opts: { receipts?: boolean } = {}): Promise<EmailRow[]> {
   return rowsOf(app.ctx).all<EmailRow>(
-    'SELECT id, kind, recipient, status, attempts, next_attempt_at FROM customer_emails ORDER BY seq',
+    `SELECT id, kind, recipient, status, attempts, next_attempt_at FROM customer_emails
+     ${opts.receipts ? '' : "WHERE kind <> 'receipt'"} ORDER BY seq`,
   );
 }

@@ -86,7 +86,7 @@ async function deliverOne(
   row: ClaimedEmail,
   owner: string,
   now: () => number,
-  sender: MailSender,
+  mail: MailSender,
 ): Promise<EmailOutcome['status'] | 'LOST'> {
   const finish = async (o: Omit<EmailOutcome, 'now'>): Promise<EmailOutcome['status'] | 'LOST'> => {
     const at = now();
@@ -94,29 +94,39 @@ async function deliverOne(
     return ok ? o.status : 'LOST';
   };
   const dead = (error: string) => finish({ status: 'DEAD', attempts: row.attempts, nextAttemptAt: null, error });
+  const retryOrDead = (error: string) => {
+    const attempts = row.attempts + 1;
+    const next = nextAttemptAt(attempts, now());
+    return finish({
+      status: next === undefined ? 'DEAD' : 'PENDING',
+      attempts,
+      nextAttemptAt: next ?? null,
+      error: next === undefined ? `${error} (gave up after ${MAX_ATTEMPTS} attempts)` : error,
+    });
+  };
 
   const merchant = await ctx.store.getMerchant(row.merchantId);
   const refused = unsendable(merchant);
   if (refused || !merchant?.emailFrom) return dead(refused ?? 'the merchant has no emailFrom');
-  const message = messageOf(row, senderOf({ ...merchant, emailFrom: merchant.emailFrom }));
-  if (!message) return dead('stored email could not be read');
+  const sender = senderOf({ ...merchant, emailFrom: merchant.emailFrom });
   let composed: ReturnType<typeof composeEmail>;
   try {
-    composed = composeEmail(message, ctx.zone);
+    const built = isDocumentEmail(row.kind)
+      ? await (await import('../../services/documents/email-message.js')).documentEmail(ctx, row, sender)
+      : { message: messageOf(row, sender) };
+    if (!built?.message) return dead('stored email could not be read');
+    composed = composeEmail(built.message, ctx.zone, 'pdf' in built ? built.pdf : undefined);
   } catch {
-    return dead(`a ${row.kind} email cannot be composed from what was stored`);
+    // A PDF queue momentarily full, or a document that cannot be laid out: tried again on the schedule.
+    return retryOrDead(`a ${row.kind} email could not be composed`);
   }
-  const result = await sender.send(composed);
-  const attempts = row.attempts + 1;
-  if (result.outcome === 'sent') return finish({ status: 'SENT', attempts, nextAttemptAt: null, error: null });
-  const next = nextAttemptAt(attempts, now());
-  return finish({
-    status: next === undefined ? 'DEAD' : 'PENDING',
-    attempts,
-    nextAttemptAt: next ?? null,
-    error: next === undefined ? `${result.error} (gave up after ${MAX_ATTEMPTS} attempts)` : result.error,
-  });
+  const result = await mail.send(composed);
+  if (result.outcome === 'sent')
+    return finish({ status: 'SENT', attempts: row.attempts + 1, nextAttemptAt: null, error: null });
+  return retryOrDead(result.error);
 }
+
+const isDocumentEmail = (kind: ClaimedEmail['kind']): boolean => kind === 'receipt' || kind === 'credit-note';
 
 export interface EmailLoop {
   stop(): Promise<void>;
