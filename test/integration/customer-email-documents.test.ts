@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseTime } from '../../src/domain/time.js';
 import { deliverDueEmails } from '../../src/notify/email/deliver.js';
+import { emailInvoice } from '../../src/services/documents/email-invoice.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { refundTransaction } from '../../src/services/refund.js';
 import { runRenewal } from '../../src/services/renew/index.js';
@@ -90,5 +91,21 @@ describe('receipts and credit notes by email', () => {
     ]);
     // The first charge's receipt went when the subscriber signed up; this run sent the renewal's.
     expect(shop.smtp.received.map((r) => r.mail.attachments[0]?.filename)).toEqual(['INV-000002.pdf']);
+  });
+
+  it('invoice email sends the receipt again; without an address it is 1008', async () => {
+    const shop = await emailShop();
+    await pay(shop, { email: SUBSCRIBER });
+    await pay(shop);
+    await deliverDueEmails(shop.app.ctx);
+    const again = await emailInvoice(shop.app.ctx, undefined, 'INV-000001');
+    expect(again).toMatchObject({ kind: 'receipt', to: SUBSCRIBER, status: 'PENDING' });
+    expect(await deliverDueEmails(shop.app.ctx)).toMatchObject({ sent: 1 });
+    expect(shop.smtp.received.map((r) => r.mail.attachments[0]?.filename)).toEqual([
+      'INV-000001.pdf',
+      'INV-000001.pdf',
+    ]);
+    await expect(emailInvoice(shop.app.ctx, undefined, 'INV-000002')).rejects.toMatchObject({ code: '1008' });
+    await expect(emailInvoice(shop.app.ctx, undefined, 'INV-000099')).rejects.toMatchObject({ code: '1007' });
   });
 });
