@@ -16,6 +16,7 @@ import { registerTxCommands } from './commands/tx.js';
 import { registerRenewCommands } from './commands/renew.js';
 import { registerSubCommands } from './commands/sub.js';
 import { registerBillingCommands } from './commands/billing.js';
+import { registerEmailCommands } from './commands/email.js';
 import { registerEventsCommands } from './commands/events.js';
 import { registerVaultCommands } from './commands/vault.js';
 import { registerReportCommands } from './commands/report.js';
@@ -67,6 +68,7 @@ export function buildProgram(): Command {
   registerBillingCommands(program);
   registerInvoiceCommands(program);
   registerEventsCommands(program);
+  registerEmailCommands(program);
   registerVaultCommands(program);
   registerReportCommands(program);
   registerConfigCommands(program);

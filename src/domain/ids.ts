@@ -20,7 +20,8 @@ export type IdPrefix =
   | 'trk'
   | 'ch'
   | 'inv'
-  | 'cn';
+  | 'cn'
+  | 'eml';
 
 let lastMs = -1;
 let lastRandom: number[] = [];

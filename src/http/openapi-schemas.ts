@@ -211,6 +211,10 @@ const subscriptionDetail = subscriptionListItem.extend({
     .optional()
     .meta({ description: 'The plan the next renewal moves to, while a plan change at period end waits' }),
   couponCode: z.string().optional().meta({ description: 'The coupon held, while it still has a charge to discount' }),
+  email: z.string().optional().meta({
+    description:
+      'Where customer emails go: the first charge’s billingAddress.email, or the one set with POST /subscription/update; absent when none',
+  }),
 });
 
 const billingRecord = z.object({

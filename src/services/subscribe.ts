@@ -54,6 +54,8 @@ export async function createFirstCharge(
     notifyUrl: string | null;
     txnId: string;
     now: number;
+    /** The first charge's billingAddress.email, where customer emails go (SPEC §17). */
+    email?: string | undefined;
     /** stripe: the card is kept by Stripe (its ids are recorded after the first charge), no number here. */
     cardChannel?: 'sandbox' | 'stripe';
     /** A coupon taken with the subscription (SPEC §19): 1012 when it cannot be, and nothing is written. */
@@ -106,6 +108,7 @@ export async function createFirstCharge(
     couponCode: coupon?.code ?? null,
     couponTakenAt: coupon ? now : null,
     couponCyclesUsed: 0,
+    email: a.email ?? null,
     createdAt: now,
     updatedAt: now,
   });

@@ -5,6 +5,7 @@ import type {
   cards,
   coupons,
   creditNotes,
+  customerEmails,
   invoices,
   merchants,
   outboxEvents,
@@ -205,6 +206,12 @@ export interface Reads {
   /** Outbox events, newest first. */
   listEvents(f: EventFilter): Promise<EventRow[]>;
   getEvent(id: string): Promise<EventRow | undefined>;
+
+  /** Customer emails, newest first. */
+  listEmails(f: EmailFilter): Promise<CustomerEmailRow[]>;
+  getEmail(id: string): Promise<CustomerEmailRow | undefined>;
+  /** Card-expiring candidates (SPEC §17), soonest first: see sql/customer-emails.ts. */
+  expiringCardCandidates(q: ExpiringCardQuery): Promise<ExpiringCard[]>;
 
   /** A `meta` value: the engine's bookkeeping beside the data (vault key check, rotation state). */
   getMeta(key: string): Promise<string | undefined>;
@@ -442,6 +449,20 @@ export interface Tx extends Reads {
   /** A DEAD or DELIVERED event back to PENDING, due at `now`, attempts cleared; false otherwise. */
   requeueEvent(id: string, now: number): Promise<boolean>;
 
+  /**
+   * Write a customer email with what it reports; its id, or undefined when not written: the
+   * merchant has no emailFrom or its customer emails are off, or one with its dedupeKey exists.
+   */
+  enqueueEmail(e: NewCustomerEmail): Promise<string | undefined>;
+  /** Claim up to `max` due customer emails for `owner` (see notify/email/deliver.ts). */
+  claimDueEmails(c: EmailClaim): Promise<ClaimedEmail[]>;
+  /** Record an email's attempt and release the lease; false when the lease was lost. */
+  finishEmailAttempt(id: string, owner: string, o: EmailOutcome): Promise<boolean>;
+  /** A DEAD or SENT email back to PENDING, due at `now`, attempts cleared; false otherwise. */
+  requeueEmail(id: string, now: number): Promise<boolean>;
+  /** The subscription's customer email address (null: none). */
+  setSubscriptionEmail(id: string, email: string | null, now: number): Promise<void>;
+
   setMeta(key: string, value: string): Promise<void>;
   /** Insert unless present; the value there afterwards (the first writer wins). */
   claimMeta(key: string, value: string): Promise<string>;
@@ -560,6 +581,75 @@ type Issued = 'number' | 'sellerName' | 'legalName' | 'address' | 'taxId' | 'sup
 /** `customer` null: the customer of the subscription's first invoice. */
 export type NewInvoice = Omit<InvoiceRow, Issued | 'customer'> & { customer: string | null };
 export type NewCreditNote = Omit<CreditNoteRow, Issued>;
+export type CustomerEmailRow = RowOf<typeof customerEmails>;
+export type CustomerEmailKind = CustomerEmailRow['kind'];
+export type EmailStatus = CustomerEmailRow['status'];
+
+export interface NewCustomerEmail {
+  merchantId: string;
+  kind: CustomerEmailKind;
+  recipient: string;
+  subscriptionId?: string | null;
+  transactionId?: string | null;
+  recordId?: string | null;
+  /** One email per key, ever: a second write with it writes nothing. */
+  dedupeKey?: string | null;
+  /** The event's facts, stored as JSON: never more of a card than its brand and last four digits. */
+  details: Record<string, unknown>;
+  now: number;
+}
+
+export interface EmailFilter {
+  status?: EmailStatus | undefined;
+  merchantId?: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+export interface EmailClaim {
+  now: number;
+  owner: string;
+  leaseUntil: number;
+  max: number;
+}
+
+export type ClaimedEmail = CustomerEmailRow;
+
+export interface EmailOutcome {
+  status: EmailStatus;
+  attempts: number;
+  nextAttemptAt: number | null;
+  error: string | null;
+  now: number;
+}
+
+export interface ExpiringCardQuery {
+  now: number;
+  until: number;
+  /** Only cards whose expiry (year × 12 + month) is below this. */
+  expiryBefore: number;
+  /** Continue after this renewal (afterTime -1, afterId '' from the start). */
+  afterTime: number;
+  afterId: string;
+  limit: number;
+}
+
+/** A renewal coming up and the card on file, for the card-expiring notice. */
+export interface ExpiringCard {
+  recordId: string;
+  renewalAt: number;
+  amount: number;
+  currency: string;
+  subscriptionId: string;
+  subscriptionCode: string;
+  merchantId: string;
+  email: string;
+  planName: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
 
 export interface TransactionFilter {
   merchantId?: string | undefined;

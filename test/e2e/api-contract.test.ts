@@ -258,6 +258,13 @@ async function exerciseMerchant(m: TestMerchant): Promise<void> {
   expect((await c.post('/subscription/card/update', { subscriptionId: 'sub_unknown', cardInfo: card() })).status).toBe(
     404,
   );
+  expect((await c.post('/subscription/update', { subscriptionId, email: 'ada@example.com' })).body.data.email).toBe(
+    'ada@example.com',
+  );
+  expect((await c.post('/subscription/update', { subscriptionId, email: 'ada at example' })).body.rtn_code).toBe(
+    '1001',
+  );
+  expect((await c.post('/subscription/update', { subscriptionId: 'sub_unknown', email: 'a@b.co' })).status).toBe(404);
   expect((await c.post('/subscription/pause', { subscriptionId })).body.data).toBe(true);
   expect((await c.post('/subscription/pause', { subscriptionId })).status).toBe(409);
   expect((await c.post('/subscription/resume', { subscriptionId })).body.data).toBe(true);

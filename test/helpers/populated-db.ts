@@ -74,6 +74,8 @@ export function populate(db: string): Populated {
     'UPS',
   ]);
   holdCoupon(db, merchantId, sub.subscriptionId);
+  cli(['sub', 'update', sub.subscriptionId, '--email', 'ada@example.com']);
+  holdEmail(db, merchantId, sub.subscriptionId);
   const later = DateTime.utc().plus({ days: 2 }).toFormat('yyyy-MM-dd HH:mm:ss');
   cli(['renew', '--at', later]);
   return {
@@ -104,6 +106,22 @@ function holdCoupon(db: string, merchantId: string, subscriptionId: string): voi
         "UPDATE subscriptions SET coupon_id = 'cpn_copy', coupon_code = 'LAUNCH', coupon_taken_at = ?, coupon_cycles_used = 1 WHERE id = ?",
       )
       .run(now, subscriptionId);
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** A customer email waiting, written as a row: the copy must carry the outbox whatever writes it. */
+function holdEmail(db: string, merchantId: string, subscriptionId: string): void {
+  const sqlite = new Database(db);
+  try {
+    const now = Date.now();
+    sqlite
+      .prepare(
+        `INSERT INTO customer_emails (id, merchant_id, kind, recipient, subscription_id, dedupe_key, details, next_attempt_at, created_at)
+         VALUES ('eml_copy', ?, 'subscription-ended', 'ada@example.com', ?, 'subscription-ended:copy', '{"status":"CANCELLED"}', ?, ?)`,
+      )
+      .run(merchantId, subscriptionId, now, now);
   } finally {
     sqlite.close();
   }

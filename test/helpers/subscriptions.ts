@@ -40,7 +40,15 @@ export async function subscribe(
   ctx: Ctx,
   merchantId: string,
   planId: string,
-  opts: { userId?: string; card?: string; year?: string; month?: string; notifyUrl?: string; couponCode?: string } = {},
+  opts: {
+    userId?: string;
+    card?: string;
+    year?: string;
+    month?: string;
+    notifyUrl?: string;
+    couponCode?: string;
+    billingAddress?: Record<string, string>;
+  } = {},
 ): Promise<{ subscriptionId: string; subscriptionCode: string; status: number; transactionOrderId: string }> {
   seq++;
   const view = await createTransaction(ctx, await requireMerchant(ctx, merchantId), {
@@ -51,6 +59,7 @@ export async function subscribe(
     userId: opts.userId ?? 'user-1',
     ...(opts.notifyUrl ? { notifyUrl: opts.notifyUrl } : {}),
     ...(opts.couponCode ? { couponCode: opts.couponCode } : {}),
+    ...(opts.billingAddress ? { billingAddress: JSON.stringify(opts.billingAddress) } : {}),
     cardInfo: JSON.stringify({
       holderName: 'Ada Lovelace',
       cardNumber: opts.card ?? '4242424242424242',

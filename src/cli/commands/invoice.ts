@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { DocumentLayout } from '../../domain/document-layout.js';
 import { invalidParam } from '../../domain/errors.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
-import { table } from '../output.js';
+import { record, table } from '../output.js';
 import { action, UsageError, withCtx } from '../shell.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
@@ -87,6 +87,21 @@ export function registerInvoiceCommands(program: Command): void {
           const { findDocument } = await import('../../services/documents/queries.js');
           const doc = await findDocument(ctx, opts.merchant, number);
           out.result(doc.view, () => documentText(doc.layout));
+        });
+      }),
+    );
+
+  invoice
+    .command('email')
+    .description("send an invoice's receipt (PDF attached) to its customer again, through the email outbox")
+    .argument('<number>', 'INV-000042')
+    .option('--merchant <id>', 'the merchant whose invoice it is (needed when several have one so numbered)')
+    .action(
+      action(async (number: string, opts: { merchant?: string }, cmd: Command) => {
+        await withCtx(cmd, async (ctx, out) => {
+          const { emailInvoice } = await import('../../services/documents/email-invoice.js');
+          const v = await emailInvoice(ctx, opts.merchant, number);
+          out.result(v, () => `${record(v)}\nqueued: \`paygate serve\` or \`paygate renew\` sends it`);
         });
       }),
     );

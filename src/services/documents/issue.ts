@@ -11,6 +11,7 @@ import {
 import { newId, randomToken } from '../../domain/ids.js';
 import type { BillingRecordRow, InvoiceRow, RefundRow, TransactionRow, Tx } from '../../store/store.js';
 import { itemsOf } from '../transactions/input.js';
+import { queueReceipt } from '../customer-email.js';
 import { invoiceUrl } from './urls.js';
 
 /**
@@ -167,6 +168,7 @@ export async function issueInvoice(
     document: JSON.stringify(body),
   });
   if (number === undefined) throw new Error(`merchant ${f.merchantId} of transaction ${f.transactionId} is missing`);
+  await queueReceipt(ctx, tx, f, number, now);
   return { invoiceNumber: number, invoiceUrl: invoiceUrl(ctx, token) };
 }
 

@@ -97,7 +97,7 @@ async function invoiceFilter(
   return filter;
 }
 
-async function merchantInvoice(ctx: Ctx, merchantId: string | undefined, number: string): Promise<InvoiceRow> {
+export async function merchantInvoice(ctx: Ctx, merchantId: string | undefined, number: string): Promise<InvoiceRow> {
   const rows = await ctx.store.invoicesByNumber(merchantId, number);
   const [first, second] = rows;
   if (!first) throw notFound('invoice');

@@ -9,6 +9,7 @@ import { renewalPrice } from '../plan-change/price.js';
 import { spendCouponCycle } from '../coupon-charge.js';
 import { endSubscription } from '../subscriptions/end.js';
 import type { ChargeOutcome } from './charge.js';
+import { emailRenewalFailure } from './emails.js';
 
 /** An outcome the channel gave: approved or declined (a waiting one is not recorded). */
 type Charged = Exclude<ChargeOutcome, { waiting: true }>;
@@ -171,8 +172,10 @@ export async function recordOutcome(
       eventType = 'RENEW_FAILED';
       result = 'retry_scheduled';
       updateCardUrl = await cardUpdateUrl(ctx, tx, s, now);
+      await emailRenewalFailure(ctx, tx, s, rec, { failReason, nextAttemptAt: next, updateCardUrl, now });
     } else if (active) {
       await endSubscription(tx, s, 'FAILED', { now, endTime: now });
+      await emailRenewalFailure(ctx, tx, s, rec, { failReason, nextAttemptAt: null, updateCardUrl: undefined, now });
       eventType = 'SUBSCRIPTION_FAILED';
       result = 'subscription_failed';
     } else {

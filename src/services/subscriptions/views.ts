@@ -37,6 +37,8 @@ export interface SubscriptionDetail extends SubscriptionListItem {
   pendingPlanId?: string;
   /** The coupon held (SPEC §19) while it still has a charge to discount. */
   couponCode?: string;
+  /** Where customer emails go (SPEC §17). */
+  email?: string;
 }
 
 export interface BillingRecordView {
@@ -114,6 +116,7 @@ export function subscriptionDetailView(
     ...(s.credit > 0 ? { creditBalance: amountNumber(s.credit, s.currency) } : {}),
     ...(s.pendingPlanId !== null ? { pendingPlanId: s.pendingPlanId } : {}),
     ...(couponCode !== null ? { couponCode } : {}),
+    ...(s.email !== null ? { email: s.email } : {}),
   };
 }
 

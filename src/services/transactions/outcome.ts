@@ -4,6 +4,7 @@ import { randomToken } from '../../domain/ids.js';
 import { type DocumentFields, paymentCallbackBody } from '../../notify/payloads.js';
 import type { RefundRow, TransactionRow, Tx } from '../../store/store.js';
 import { cardCheckFailed, cardCheckSucceeded } from '../card-update/outcome.js';
+import { queueCreditNoteEmail } from '../customer-email.js';
 import { discountOf, factsOf, issueCreditNote, issueInvoice } from '../documents/issue.js';
 import { firstChargeFailed, firstChargeSucceeded } from '../subscribe.js';
 import { STATUS } from './view.js';
@@ -43,6 +44,7 @@ export async function refundEvent(ctx: Ctx, tx: Tx, txnId: string, refund: Refun
   const txn = await tx.getTransaction(txnId);
   if (!txn) return;
   const creditNoteNumber = await issueCreditNote(tx, refund, txn, now);
+  await queueCreditNoteEmail(ctx, tx, txn, creditNoteNumber, now);
   await paymentEvent(ctx, tx, txn, now, { creditNoteNumber });
 }
 

@@ -44,4 +44,5 @@ export const creditNotes = build(t.creditNotes);
 export const trackingEntries = build(t.trackingEntries);
 export const idempotencyKeys = build(t.idempotencyKeys);
 export const outboxEvents = build(t.outboxEvents);
+export const customerEmails = build(t.customerEmails);
 export const sandboxCharges = build(t.sandboxCharges);

@@ -3,11 +3,15 @@ import type {
   CardRow,
   CouponRow,
   CreditNoteRow,
+  CustomerEmailRow,
   DocumentFilter,
   DueCursor,
   DuePage,
   EventFilter,
+  EmailFilter,
   EventRow,
+  ExpiringCard,
+  ExpiringCardQuery,
   IdempotencyRow,
   IdempotencyScope,
   InvoiceRow,
@@ -31,6 +35,7 @@ import type {
 } from '../store.js';
 import * as cards from './cards.js';
 import * as coupons from './coupons.js';
+import * as emails from './customer-emails.js';
 import type { Db } from './db.js';
 import * as documents from './documents.js';
 import * as lookup from './lookup.js';
@@ -191,6 +196,15 @@ export class SqlReads implements Reads {
   }
   getEvent(id: string): Promise<EventRow | undefined> {
     return outbox.getEvent(this.sql, id);
+  }
+  listEmails(f: EmailFilter): Promise<CustomerEmailRow[]> {
+    return emails.listEmails(this.sql, f);
+  }
+  getEmail(id: string): Promise<CustomerEmailRow | undefined> {
+    return emails.getEmail(this.sql, id);
+  }
+  expiringCardCandidates(q: ExpiringCardQuery): Promise<ExpiringCard[]> {
+    return emails.expiringCardCandidates(this.sql, q);
   }
   getMeta(key: string): Promise<string | undefined> {
     return vault.getMeta(this.sql, key);

@@ -1,9 +1,13 @@
 import type {
   BillingRecordRow,
   CardRow,
+  ClaimedEmail,
   CouponRow,
+  EmailClaim,
+  EmailOutcome,
   MerchantRow,
   NewCreditNote,
+  NewCustomerEmail,
   NewEvent,
   NewIdempotency,
   NewInvoice,
@@ -26,6 +30,7 @@ import type {
 import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import * as cards from './cards.js';
 import * as coupons from './coupons.js';
+import * as emails from './customer-emails.js';
 import type { Db } from './db.js';
 import * as documents from './documents.js';
 import * as merchants from './merchants.js';
@@ -248,6 +253,21 @@ export class SqlTx extends SqlReads implements Tx {
   }
   requeueEvent(id: string, now: number): Promise<boolean> {
     return outbox.requeueEvent(this.sql, id, now);
+  }
+  enqueueEmail(e: NewCustomerEmail): Promise<string | undefined> {
+    return emails.enqueueEmail(this.sql, e);
+  }
+  claimDueEmails(c: EmailClaim): Promise<ClaimedEmail[]> {
+    return emails.claimDueEmails(this.sql, c);
+  }
+  finishEmailAttempt(id: string, owner: string, o: EmailOutcome): Promise<boolean> {
+    return emails.finishEmailAttempt(this.sql, id, owner, o);
+  }
+  requeueEmail(id: string, now: number): Promise<boolean> {
+    return emails.requeueEmail(this.sql, id, now);
+  }
+  setSubscriptionEmail(id: string, email: string | null, now: number): Promise<void> {
+    return emails.setSubscriptionEmail(this.sql, id, email, now);
   }
   setMeta(key: string, value: string): Promise<void> {
     return vault.setMeta(this.sql, key, value);

@@ -1,6 +1,7 @@
 import { billingRecords } from './billing-records.js';
 import { cards } from './cards.js';
 import { coupons } from './coupons.js';
+import { customerEmails } from './customer-emails.js';
 import type { TableSpec } from './define.js';
 import { creditNotes, invoices } from './documents.js';
 import { merchants, meta } from './merchants.js';
@@ -16,6 +17,7 @@ export {
   cards,
   coupons,
   creditNotes,
+  customerEmails,
   idempotencyKeys,
   invoices,
   merchants,
@@ -49,6 +51,7 @@ export const TABLES: readonly TableSpec[] = [
   trackingEntries,
   idempotencyKeys,
   outboxEvents,
+  customerEmails,
   sandboxCharges,
   rateLimitWindows,
 ];
