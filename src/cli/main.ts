@@ -4,6 +4,7 @@ import { completionScript } from './completion.js';
 import { fishCompletionScript } from './completion-fish.js';
 import { registerMerchantCommands } from './commands/merchant.js';
 import { registerCouponCommands } from './commands/coupon.js';
+import { registerPortalCommands } from './commands/portal.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerDbCommands } from './commands/db.js';
 import { registerServeCommands } from './commands/serve.js';
@@ -64,6 +65,7 @@ export function buildProgram(): Command {
   registerRenewCommands(program);
   registerSubCommands(program);
   registerBillingCommands(program);
+  registerPortalCommands(program);
   registerEventsCommands(program);
   registerVaultCommands(program);
   registerReportCommands(program);

@@ -546,6 +546,7 @@ const TAG_TEXT: Record<string, string> = {
   Payments: 'Transactions (PAY, CHECKOUT, SUBSCRIPTION), refunds and shipment tracking',
   Plans: 'Subscription plans',
   Subscriptions: 'Subscribing, and a subscription’s life: detail, billing records, pause, resume, cancel',
+  Portal: 'The customer portal: a link where a subscriber manages their own subscriptions',
   Operations: 'Health, readiness, metrics and this document',
   'Hosted pages':
     'The HTML pages paygate serves to the customer: checkout, the sandbox 3-D Secure challenge and the hand-over to Stripe’s',

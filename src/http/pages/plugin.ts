@@ -19,7 +19,7 @@ import { getCardPage, submitCardPage } from '../../services/card-update/page.js'
 import { splitUrl } from '../body.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import { createCsrf, type Csrf } from './csrf.js';
-import { contentSecurityPolicy, layout, newNonce } from './html.js';
+import { sendPage } from './send.js';
 import {
   cardCheckingPage,
   cardLinkUsedPage,
@@ -81,40 +81,6 @@ const field = (form: Form, name: string): string => {
   const v = form[name];
   return typeof v === 'string' ? v : '';
 };
-
-type FormTargets = Pick<PageView, 'handOverOrigins' | 'returnUrl' | 'failedUrl' | 'cancelUrl'>;
-
-/** Origins the page's forms may end up at (the transaction's redirect URLs), for CSP form-action. */
-function formTargets(view: FormTargets | undefined): string[] {
-  const origins: string[] = [...(view?.handOverOrigins ?? [])];
-  for (const u of [view?.returnUrl, view?.failedUrl, view?.cancelUrl]) {
-    if (!u) continue;
-    try {
-      origins.push(new URL(u).origin);
-    } catch {
-      // not a URL: nothing to allow
-    }
-  }
-  return origins;
-}
-
-function sendPage(
-  reply: FastifyReply,
-  status: number,
-  title: string,
-  body: (nonce: string) => string,
-  view?: FormTargets,
-  sandbox = false,
-): FastifyReply {
-  const nonce = newNonce();
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', contentSecurityPolicy(nonce, formTargets(view)))
-    .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
-    .send(layout(nonce, title, body(nonce), sandbox));
-}
 
 /**
  * A merchant's redirect URL as a Location header. Stored URLs are already serialised (new ones
@@ -193,7 +159,8 @@ const unavailable = (): string =>
 
 /** Whether a request-target is under the hosted pages' paths (any spelling the router may see). */
 export function isPagePath(url: string): boolean {
-  return /^\/+(checkout|3ds|card)(\/|$)/.test(splitUrl(url).path);
+  // /portal/session is the API's (JSON); every other /portal path is a page.
+  return /^\/+(checkout|3ds|card|portal(?!\/+session\/*$))(\/|$)/.test(splitUrl(url).path);
 }
 
 /** A page path no route serves (no token, extra segments, another method): the unavailable page. */

@@ -1,6 +1,7 @@
 import type { ApiRoute } from '../api.js';
 import { paymentRoutes } from './payments.js';
 import { planRoutes } from './plans.js';
+import { portalRoutes } from './portal.js';
 import { subscriptionRoutes } from './subscriptions.js';
 import { transactionRoutes } from './transactions.js';
 
@@ -10,4 +11,5 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...paymentRoutes,
   ...planRoutes,
   ...subscriptionRoutes,
+  ...portalRoutes,
 ];

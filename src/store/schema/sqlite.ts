@@ -43,3 +43,4 @@ export const trackingEntries = build(t.trackingEntries);
 export const idempotencyKeys = build(t.idempotencyKeys);
 export const outboxEvents = build(t.outboxEvents);
 export const sandboxCharges = build(t.sandboxCharges);
+export const portalSessions = build(t.portalSessions);

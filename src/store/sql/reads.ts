@@ -2,6 +2,7 @@ import type {
   BillingRecordRow,
   CardRow,
   CouponRow,
+  PortalSessionRow,
   DueCursor,
   DuePage,
   EventFilter,
@@ -28,6 +29,7 @@ import type {
 } from '../store.js';
 import * as cards from './cards.js';
 import * as coupons from './coupons.js';
+import * as portal from './portal.js';
 import type { Db } from './db.js';
 import * as lookup from './lookup.js';
 import * as merchants from './merchants.js';
@@ -92,6 +94,9 @@ export class SqlReads implements Reads {
   }
   stalePageIds(now: number, limit: number): Promise<string[]> {
     return txns.stalePageIds(this.sql, now, limit);
+  }
+  getPortalSession(tokenHash: string): Promise<PortalSessionRow | undefined> {
+    return portal.getPortalSession(this.sql, tokenHash);
   }
   getCoupon(merchantId: string, code: string): Promise<CouponRow | undefined> {
     return coupons.getCoupon(this.sql, merchantId, code);

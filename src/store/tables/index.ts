@@ -5,6 +5,7 @@ import type { TableSpec } from './define.js';
 import { merchants, meta } from './merchants.js';
 import { outboxEvents } from './outbox.js';
 import { plans } from './plans.js';
+import { portalSessions } from './portal.js';
 import { rateLimitWindows } from './rate-limits.js';
 import { sandboxCharges } from './sandbox.js';
 import { subscriptions } from './subscriptions.js';
@@ -19,6 +20,7 @@ export {
   meta,
   outboxEvents,
   plans,
+  portalSessions,
   rateLimitWindows,
   refunds,
   sandboxCharges,
@@ -45,5 +47,6 @@ export const TABLES: readonly TableSpec[] = [
   idempotencyKeys,
   outboxEvents,
   sandboxCharges,
+  portalSessions,
   rateLimitWindows,
 ];
