@@ -16,6 +16,8 @@ export interface PortalShop {
   subscriptionId: string;
   /** The path of the user's portal page, `/portal/<token>`. */
   path: string;
+  /** A new link for the same user, made now (after the test clock moved past the first one's hour). */
+  relink(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,15 +44,19 @@ export async function portalShop(
   const link = await createPortalSession(app.ctx, merchantId, { userId });
   const server = await buildServer(app.ctx, { logLevel: 'silent', rateLimit: o.rateLimit ?? true });
   await server.ready();
-  return {
+  const shop: PortalShop = {
     server,
     merchantId,
     planId,
     otherPlanId: other.planId,
     subscriptionId: sub.subscriptionId,
     path: new URL(link.url).pathname,
+    relink: async () => {
+      shop.path = new URL((await createPortalSession(app.ctx, merchantId, { userId })).url).pathname;
+    },
     close: () => server.close(),
   };
+  return shop;
 }
 
 export interface PageAnswer {

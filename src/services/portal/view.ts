@@ -115,13 +115,16 @@ async function subscriptionOf(
           },
         }
       : {}),
-    history: records.map((r) => ({
-      time: formatTime(r.actualTime ?? r.scheduledTime, ctx.zone),
-      type: r.billingType,
-      amount: money(r.amount),
-      status: r.status,
-      ...(r.failReason ? { failReason: r.failReason } : {}),
-    })),
+    // The charge still to come is the "next payment" above, not history.
+    history: records
+      .filter((r) => r.status !== 'PENDING')
+      .map((r) => ({
+        time: formatTime(r.actualTime ?? r.scheduledTime, ctx.zone),
+        type: r.billingType,
+        amount: money(r.amount),
+        status: r.status,
+        ...(r.failReason ? { failReason: r.failReason } : {}),
+      })),
     can,
   };
 }
