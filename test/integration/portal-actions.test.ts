@@ -4,6 +4,7 @@ import { csrfOf, formFields, getPage, portalShop, postForm, visibleText, type Po
 import { rowsOf } from '../helpers/rows.js';
 import { cardYear } from '../helpers/cards.js';
 import { subscriptionDetail } from '../../src/services/subscriptions/index.js';
+import { showMerchant, updateMerchant } from '../../src/services/merchants.js';
 
 let app: TestApp;
 let shop: PortalShop;
@@ -30,6 +31,18 @@ const subscriptionEvents = async (): Promise<string[]> =>
   ).map((e) => e.event_type);
 
 describe('portal actions (SPEC §18)', () => {
+  it('merchant show lists the portal actions: cancel,update-card by default, none when cleared', async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    expect(await showMerchant(app.ctx, shop.merchantId)).toMatchObject({ portalActions: 'cancel,update-card' });
+    expect(await updateMerchant(app.ctx, shop.merchantId, { portalActions: 'none' })).toMatchObject({
+      portalActions: 'none',
+    });
+    const text = visibleText((await getPage(shop.server, shop.path)).body);
+    expect(text).not.toContain('Cancel subscription');
+    expect(text).not.toContain('Update card');
+  });
+
   it('offers only the actions the merchant allows: by default cancel and update-card', async () => {
     app = await testApp();
     shop = await portalShop(app);

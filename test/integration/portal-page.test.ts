@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/ctx.js';
 import { getPage, portalShop, visibleText, type PortalShop } from '../helpers/portal.js';
-import { PORTAL_TTL_MS } from '../../src/services/portal/index.js';
+import { createPortalSession, PORTAL_TTL_MS } from '../../src/services/portal/index.js';
+import { runRenewal } from '../../src/services/renew/index.js';
+import { cancelSubscription, pauseSubscription } from '../../src/services/subscriptions/index.js';
+import { subscribe } from '../helpers/subscriptions.js';
 
 let app: TestApp;
 let shop: PortalShop;
@@ -33,5 +36,37 @@ describe('the customer portal page (SPEC §18)', () => {
     expect(page.status).toBe(410);
     expect(visibleText(page.body)).toContain('This link has expired');
     expect(visibleText(page.body)).toContain('Please ask Tea & Co for a new one.');
+  });
+
+  it('says when the last payment failed and a retry waits: update your card', async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    await subscribe(app.ctx, shop.merchantId, shop.planId, { userId: 'user-1', card: '4000000000000341' });
+    app.clock.advance(31 * 86_400_000);
+    await runRenewal(app.ctx);
+    await shop.relink();
+    const text = visibleText((await getPage(shop.server, shop.path)).body);
+    expect(text).toContain('Your last payment failed; update your card and it is tried again at once.');
+    expect(text).toContain('Next attempt 30.00 USD on 2026-02-16 09:00:00');
+    expect(text).toMatch(/2026-02-15 09:00:00 RENEW 30\.00 USD FAILED Your card was declined/);
+  });
+
+  it('shows a paused subscription as paused, and a cancelled one with the date it runs until', async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    const second = await subscribe(app.ctx, shop.merchantId, shop.planId, { userId: 'user-1' });
+    await pauseSubscription(app.ctx, shop.merchantId, second.subscriptionId);
+    await cancelSubscription(app.ctx, shop.merchantId, shop.subscriptionId);
+    const text = visibleText((await getPage(shop.server, shop.path)).body);
+    expect(text).toContain('Status Paused: nothing is charged until you resume it');
+    expect(text).toContain('Status Cancelled: it runs until 2026-02-15 09:00:00');
+  });
+
+  it('tells a user without subscriptions that they have none', async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    const link = await createPortalSession(app.ctx, shop.merchantId, { userId: 'nobody' });
+    const text = visibleText((await getPage(shop.server, new URL(link.url).pathname)).body);
+    expect(text).toContain('You have no subscriptions here.');
   });
 });
