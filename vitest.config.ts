@@ -43,6 +43,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/stripe-renewals-refunds.test.ts',
   'test/e2e/stripe-limits.test.ts',
   'test/e2e/stripe-cards.test.ts',
+  'test/e2e/stripe-portal.test.ts',
   'test/e2e/stripe-key-faults.test.ts',
   'test/e2e/stripe-webhook.test.ts',
 ];
