@@ -36,6 +36,22 @@ describe('portal security (SPEC §18)', () => {
     expect(visibleText(page.body)).toContain('This page does not exist');
   });
 
+  it('answers every portal path with an HTML page, never JSON: another method, a JSON body', async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    const put = await shop.server.inject({ method: 'PUT', url: shop.path });
+    const json = await shop.server.inject({
+      method: 'POST',
+      url: shop.path,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"action":"cancel"}',
+    });
+    for (const res of [put, json]) {
+      expect(res.statusCode).toBeGreaterThanOrEqual(400);
+      expect(String(res.headers['content-type'])).toMatch(/^text\/html/);
+    }
+  });
+
   it("reaches no other user's or merchant's subscription through any form", async () => {
     app = await testApp();
     shop = await portalShop(app, { actions: ALL });
