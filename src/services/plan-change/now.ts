@@ -3,10 +3,10 @@ import { billingTime } from '../../domain/calendar.js';
 import { notAllowed, notFound, PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { isCounted, isEnded } from '../../domain/subscription-state.js';
-import { subscriptionCallbackBody } from '../../notify/payloads.js';
-import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js';
+import type { SubscriptionRow, Tx } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
 import { chargeKeptCard, type ChangeOutcome } from './kept-card.js';
+import { notifyChanged } from './notify.js';
 import { renewalPrice } from './price.js';
 import { assertShown, quoteChange, renewalInTheWay, type ShownQuote } from './quote.js';
 import type { ChangePlanInput } from './request.js';
@@ -290,33 +290,4 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
   const view = { ...after, billingCount: s.billingCount + 1, totalPaid: s.totalPaid + i.charge };
   await notifyChanged(ctx, tx, view, record, next, { previousPlanId: s.planId, credit: i.credit }, now);
   return changeResult(ctx, after, { when: 'NOW', result: 'CHANGED', credit: i.credit, next, record });
-}
-
-async function notifyChanged(
-  ctx: Ctx,
-  tx: Tx,
-  s: SubscriptionRow,
-  record: BillingRecordRow,
-  next: number | null,
-  c: { previousPlanId: string; credit: number },
-  now: number,
-): Promise<void> {
-  await tx.enqueueEvent({
-    merchantId: s.merchantId,
-    kind: 'SUBSCRIPTION',
-    eventType: 'PLAN_CHANGED',
-    transactionId: record.transactionId,
-    subscriptionId: s.id,
-    notifyUrl: s.notifyUrl,
-    body: subscriptionCallbackBody({
-      eventType: 'PLAN_CHANGED',
-      subscription: s,
-      record,
-      nextBillingTime: next,
-      eventTime: now,
-      zone: ctx.zone,
-      change: { ...c, when: 'NOW' },
-    }),
-    now,
-  });
 }
