@@ -19,6 +19,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/callbacks-renew-at.test.ts',
   'test/e2e/cli-card-update.test.ts',
   'test/e2e/cli-coupons.test.ts',
+  'test/e2e/cli-invoices.test.ts',
   'test/e2e/cli-operator.test.ts',
   'test/e2e/cli-payments.test.ts',
   'test/e2e/cli-public-url.test.ts',
@@ -56,6 +57,7 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/cli-startup.test.ts': 'start-up errors of a SQLite path (a directory, a file that is not SQLite)',
   'test/e2e/cli-vault.test.ts': 'vault key files beside the database file, backups and restores of a file',
   'test/e2e/db-copy.test.ts': 'db copy between SQLite files (db-copy-postgres covers PostgreSQL both ways)',
+  'test/e2e/sqlite-driver.test.ts': 'which better-sqlite3 the running Node loads (Node 24 needs 13)',
   'test/e2e/security-file-modes.test.ts':
     'permissions of the database file, its -wal/-shm and backups; --db paths that are not databases',
   'test/e2e/renew-concurrency.test.ts':

@@ -53,6 +53,9 @@ const PAYMENT_CALLBACK: Json = {
     ),
     subscriptionId: text('The subscription, on the callback of a SUBSCRIPTION’s first charge'),
     subscriptionCode: text('The subscription’s code, with subscriptionId'),
+    invoiceNumber: text('A successful charge’s invoice (GET /invoice/detail)'),
+    invoiceUrl: text('A successful charge’s hosted invoice page'),
+    creditNoteNumber: text('A refund’s credit note'),
     sign: SIGN_V1,
   },
   required: [
@@ -98,6 +101,8 @@ const SUBSCRIPTION_CALLBACK: Json = {
     nextBillingTime: text('When the next charge is scheduled', TIME),
     eventTime: text('When it happened (the renewal run’s clock)', TIME),
     updateCardUrl: text('RENEW_FAILED with retries left: the page where the subscriber enters a new card'),
+    invoiceNumber: text('A successful charge’s invoice: RENEW_SUCCEEDED, a PLAN_CHANGED charged at once'),
+    invoiceUrl: text('A successful charge’s hosted invoice page'),
     previousPlanId: text('PLAN_CHANGED: the plan left'),
     changeWhen: { type: 'string', enum: ['NOW', 'PERIOD_END'], description: 'PLAN_CHANGED: when it took effect' },
     credit: text('PLAN_CHANGED: credit granted for the unused part of the old plan’s period', AMOUNT),

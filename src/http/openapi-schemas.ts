@@ -9,6 +9,7 @@ import { STATUS } from '../services/transactions/view.js';
 import { addressShape, itemShape } from '../services/transactions/input.js';
 import { cardShape } from '../vault/card.js';
 import { MAX_TRACKING_ENTRIES } from '../services/tracking.js';
+import { creditNoteSchema, invoiceSchema } from './openapi-invoices.js';
 
 /**
  * What the API answers, as zod schemas rendered into the OpenAPI document. Requests are
@@ -292,6 +293,8 @@ export const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'outp
   BillingRecord: { schema: billingRecord, io: 'output', description: 'One charge attempt of a subscription' },
   PlanChange: { schema: planChange, io: 'output', description: 'What a plan change did' },
   CardUpdate: { schema: cardUpdate, io: 'output', description: 'What a card update did' },
+  Invoice: { schema: invoiceSchema, io: 'output', description: 'An invoice of a successful charge (immutable)' },
+  CreditNote: { schema: creditNoteSchema, io: 'output', description: "A refund's credit note" },
 };
 
 /** TrackingEntry is described by hand: its fields are judged per entry, not by a request schema. */
@@ -322,6 +325,17 @@ export const data = {
       pageNum: { type: 'integer', minimum: 1 },
       pageSize: { type: 'integer', minimum: 1, maximum: 100 },
       records: { type: 'array', items: ref('BillingRecord') },
+    },
+    required: ['total', 'pageNum', 'pageSize', 'records'],
+  },
+  invoice: ref('Invoice'),
+  invoicePage: {
+    type: 'object',
+    properties: {
+      total: { type: 'integer', minimum: 0 },
+      pageNum: { type: 'integer', minimum: 1 },
+      pageSize: { type: 'integer', minimum: 1, maximum: 100 },
+      records: { type: 'array', items: ref('Invoice') },
     },
     required: ['total', 'pageNum', 'pageSize', 'records'],
   },

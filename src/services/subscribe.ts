@@ -123,18 +123,27 @@ export async function createFirstCharge(
   return { subscriptionId, code, recordId, amount };
 }
 
-/** The first charge succeeded: INITIAL SUCCESS; an INCOMPLETE subscription becomes ACTIVE with its first RENEW PENDING. */
-export async function firstChargeSucceeded(ctx: Ctx, tx: Tx, txn: TransactionRow, now: number): Promise<void> {
-  if (!txn.subscriptionId || !txn.billingRecordId) return;
+/**
+ * The first charge succeeded: INITIAL SUCCESS; an INCOMPLETE subscription becomes ACTIVE with its
+ * first RENEW PENDING. Answers the service period the charge paid for (its invoice's line).
+ */
+export async function firstChargeSucceeded(
+  ctx: Ctx,
+  tx: Tx,
+  txn: TransactionRow,
+  now: number,
+): Promise<{ from: number; to: number } | undefined> {
+  if (!txn.subscriptionId || !txn.billingRecordId) return undefined;
   const sub = await tx.getSubscriptionById(txn.subscriptionId);
-  if (!sub) return;
+  if (!sub) return undefined;
   await tx.settleFirstRecord(txn.billingRecordId, 'SUCCESS', null, now);
   const trial = sub.anchorTime !== sub.startTime;
   const cycle = { cycleType: sub.cycleType, cycleLength: sub.cycleLength };
   const cycleIndex = trial ? 0 : 1;
   const firstRenew = billingTime(sub.anchorTime, cycle, cycleIndex, ctx.zone);
   // A charge under way when the subscription was cancelled still counts, but schedules nothing (SPEC §6).
-  if (!(await tx.activateSubscription(sub.id, { paidThrough: firstRenew, amount: txn.amount, now }))) return;
+  const period = { from: sub.anchorTime, to: firstRenew };
+  if (!(await tx.activateSubscription(sub.id, { paidThrough: firstRenew, amount: txn.amount, now }))) return period;
   await tx.insertPendingRecord({
     subscriptionId: sub.id,
     merchantId: sub.merchantId,
@@ -146,6 +155,7 @@ export async function firstChargeSucceeded(ctx: Ctx, tx: Tx, txn: TransactionRow
     cycleIndex,
     now,
   });
+  return period;
 }
 
 /**

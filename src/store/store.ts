@@ -5,6 +5,8 @@ import type {
   cards,
   coupons,
   portalSessions,
+  creditNotes,
+  invoices,
   merchants,
   outboxEvents,
   plans,
@@ -233,6 +235,28 @@ export interface Reads {
   listTracking(
     f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow,
   ): Promise<TrackingRow[]>;
+
+  /** The invoice behind a hosted page's token. */
+  getInvoiceByToken(token: string): Promise<InvoiceRow | undefined>;
+  /** A charge's invoice (at most one). */
+  getInvoiceByTransaction(transactionId: string): Promise<InvoiceRow | undefined>;
+  /** Invoices so numbered: of one merchant (at most one), or of every merchant (at most 10). */
+  invoicesByNumber(merchantId: string | undefined, number: string): Promise<InvoiceRow[]>;
+  countInvoices(f: DocumentFilter): Promise<number>;
+  /** Newest first. */
+  pageInvoices(f: DocumentFilter, limit: number, offset: number): Promise<InvoiceRow[]>;
+  /** The credit notes of a charge's refunds, oldest first. */
+  creditNotesOfTransaction(transactionId: string): Promise<CreditNoteRow[]>;
+  creditNotesByNumber(merchantId: string | undefined, number: string): Promise<CreditNoteRow[]>;
+  getCreditNoteByRefund(refundId: string): Promise<CreditNoteRow | undefined>;
+}
+
+/** Which invoices a list shows; every field given narrows it. */
+export interface DocumentFilter {
+  merchantId?: string | undefined;
+  transactionId?: string | undefined;
+  subscriptionId?: string | undefined;
+  userId?: string | undefined;
 }
 
 export interface PageWindow {
@@ -264,6 +288,14 @@ export interface Tx extends Reads {
    * taken in the unit of work that writes the document: undefined for an unknown merchant.
    */
   takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined>;
+  /**
+   * Issue an invoice: take the merchant's next invoice number and write the document with the
+   * merchant's identity as it is now, in one step. Gap-free only inside the unit of work that
+   * records the charge. The number, or undefined for an unknown merchant (nothing written).
+   */
+  issueInvoice(inv: NewInvoice): Promise<string | undefined>;
+  /** The same for a refund's credit note, from the credit-note sequence. */
+  issueCreditNote(cn: NewCreditNote): Promise<string | undefined>;
 
   insertPlan(row: PlanRow): Promise<void>;
   setPlanStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;
@@ -524,6 +556,13 @@ export type BillingRecordRow = RowOf<typeof billingRecords>;
 export type BillingType = BillingRecordRow['billingType'];
 export type RecordStatus = BillingRecordRow['status'];
 export type OutboxEventRow = RowOf<typeof outboxEvents>;
+export type InvoiceRow = RowOf<typeof invoices>;
+export type CreditNoteRow = RowOf<typeof creditNotes>;
+/** What the issuer gives; the number and the seller's identity come from the merchant's row. */
+type Issued = 'number' | 'sellerName' | 'legalName' | 'address' | 'taxId' | 'supportEmail';
+/** `customer` null: the customer of the subscription's first invoice. */
+export type NewInvoice = Omit<InvoiceRow, Issued | 'customer'> & { customer: string | null };
+export type NewCreditNote = Omit<CreditNoteRow, Issued>;
 
 export interface TransactionFilter {
   merchantId?: string | undefined;

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { DateTime } from 'luxon';
 import { expect } from 'vitest';
 import { COPY_TABLES } from '../../src/store/copy.js';

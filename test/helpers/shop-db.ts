@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import pg from 'pg';
 import { TEST_ENGINE, tempDir, type TestEngine } from './env.js';
 import { createPgDatabase } from './postgres.js';

@@ -412,6 +412,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invoice/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invoices of a transaction, a subscription or a user, newest first, a page at a time
+         * @description Name exactly one of transactionOrderId, subscriptionCode and userId (none, or two, is 1001). A transaction or subscription of another merchant is 1007.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Parameters go in the query string (v2 signs the raw query string). A client that cannot send a query may send an empty query string and the same parameters as a JSON body instead (v2 then signs the raw body); when both are present the query string wins.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoice/detail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One invoice by its number, with its credit notes, its page (url) and its PDF (pdfUrl)
+         * @description Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Parameters go in the query string (v2 signs the raw query string). A client that cannot send a query may send an empty query string and the same parameters as a JSON body instead (v2 then signs the raw body); when both are present the query string wins.
+         */
+        get: operations["getInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -578,6 +624,46 @@ export interface paths {
          * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
          */
         post: operations["postCardPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoice/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted invoice page (HTML; an invoice's url): printable, with a link to its PDF
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
+        get: operations["getInvoicePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoice/{token}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice as PDF (an invoice's pdfUrl): A4, the same content as the page
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
+        get: operations["getInvoicePdf"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1102,6 +1188,111 @@ export interface components {
              */
             nextBillingTime?: string;
         };
+        /** @description An invoice of a successful charge (immutable) */
+        Invoice: {
+            /** @example INV-000042 */
+            invoiceNumber: string;
+            merchantId: string;
+            /** @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with */
+            issuedAt: string;
+            /**
+             * @description What was charged: the sum of the lines
+             * @example 19.99
+             */
+            total: string;
+            /**
+             * @description ISO 4217 code
+             * @example USD
+             */
+            currency: string;
+            transactionOrderId: string;
+            /** @description Absent for a renewal */
+            relationId?: string;
+            subscriptionCode?: string;
+            userId?: string;
+            /** @description The merchant as it was when the invoice was issued */
+            seller: {
+                /** @description The merchant's name */
+                name: string;
+                legalName?: string;
+                /** @description Lines separated by newlines */
+                address?: string;
+                taxId?: string;
+                supportEmail?: string;
+            };
+            customer: {
+                name?: string;
+                addressLines: string[];
+                email?: string;
+            };
+            lines: {
+                description: string;
+                /** @description A subscription charge's service period: from */
+                periodFrom?: string;
+                /** @description …to (the next renewal) */
+                periodTo?: string;
+                quantity?: string;
+                /**
+                 * @description A decimal string with the currency's decimals, as payAmount
+                 * @example 19.99
+                 */
+                unitPrice?: string;
+                /**
+                 * @description Negative for a credit or a discount; absent for an item listed without a price
+                 * @example 19.99
+                 */
+                amount?: string;
+            }[];
+            /** @description The card: its brand and last four digits, never more */
+            paidWith?: {
+                brand: string;
+                last4: string;
+            };
+            /** @description The hosted invoice page */
+            url: string;
+            /** @description The invoice as PDF */
+            pdfUrl: string;
+            /** @description The refunds' credit notes (detail only) */
+            creditNotes?: {
+                /** @example INV-CN-000001 */
+                creditNoteNumber: string;
+                /** @description Absent for a charge made before invoices were issued */
+                invoiceNumber?: string;
+                /** @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with */
+                issuedAt: string;
+                /**
+                 * @description The refunded amount
+                 * @example 19.99
+                 */
+                amount: string;
+                /**
+                 * @description ISO 4217 code
+                 * @example USD
+                 */
+                currency: string;
+                transactionOrderId: string;
+            }[];
+        };
+        /** @description A refund's credit note */
+        CreditNote: {
+            /** @example INV-CN-000001 */
+            creditNoteNumber: string;
+            /** @description Absent for a charge made before invoices were issued */
+            invoiceNumber?: string;
+            /** @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with */
+            issuedAt: string;
+            /**
+             * @description The refunded amount
+             * @example 19.99
+             */
+            amount: string;
+            /**
+             * @description ISO 4217 code
+             * @example USD
+             */
+            currency: string;
+            transactionOrderId: string;
+        };
         /** @description One shipment. An entry without orderId and relationId, without trackingNo or trackingChannel (1–100 characters each), with a trackUrl that is not an http(s) URL of at most 500 characters, or naming another merchant's transaction is not refused: it is counted in failedCount and listed in failedOrders. At most 500 entries. */
         TrackingEntry: {
             /** @description transactionOrderId of the order */
@@ -1162,6 +1353,12 @@ export interface components {
             subscriptionId?: string;
             /** @description The subscription’s code, with subscriptionId */
             subscriptionCode?: string;
+            /** @description A successful charge’s invoice (GET /invoice/detail) */
+            invoiceNumber?: string;
+            /** @description A successful charge’s hosted invoice page */
+            invoiceUrl?: string;
+            /** @description A refund’s credit note */
+            creditNoteNumber?: string;
             /** @description signatureVersion 1 merchants only: the v1 signature of the other fields, with METHOD POST and PATH the notifyUrl’s path (docs/callbacks.md). v2 merchants get the X-Paygate-Signature header instead */
             sign?: string;
         };
@@ -1210,6 +1407,10 @@ export interface components {
             eventTime: string;
             /** @description RENEW_FAILED with retries left: the page where the subscriber enters a new card */
             updateCardUrl?: string;
+            /** @description A successful charge’s invoice: RENEW_SUCCEEDED, a PLAN_CHANGED charged at once */
+            invoiceNumber?: string;
+            /** @description A successful charge’s hosted invoice page */
+            invoiceUrl?: string;
             /** @description PLAN_CHANGED: the plan left */
             previousPlanId?: string;
             /**
@@ -1541,6 +1742,35 @@ export interface components {
             userId: string;
             /** @description Where the hosted page sends the customer after paying */
             returnUrl?: string | "" | null;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        ListInvoicesRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description paygate’s id of the transaction */
+            transactionOrderId?: string | null;
+            /** @description The subscription’s code (subscriptionCode of its detail) */
+            subscriptionCode?: string | null;
+            /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
+            userId?: string | null;
+            /**
+             * @description Page number, from 1
+             * @default 1
+             */
+            pageNum: number | string | "" | null;
+            /**
+             * @description Records per page, 1 to 100
+             * @default 10
+             */
+            pageSize: number | string | "" | null;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        GetInvoiceRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            invoiceNumber: string;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -5164,6 +5394,410 @@ export interface operations {
             };
         };
     };
+    listInvoices: {
+        parameters: {
+            query: {
+                /** @description Your merchant id */
+                merchantId: string;
+                /** @description paygate’s id of the transaction */
+                transactionOrderId?: string;
+                /** @description The subscription’s code (subscriptionCode of its detail) */
+                subscriptionCode?: string;
+                /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
+                userId?: string;
+                /** @description Page number, from 1 */
+                pageNum?: number | "";
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number | "";
+                /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+                sign?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Only with an empty query string: the parameters as a JSON object. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ListInvoicesRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: {
+                            total: number;
+                            pageNum: number;
+                            pageSize: number;
+                            records: components["schemas"]["Invoice"][];
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query: {
+                /** @description Your merchant id */
+                merchantId: string;
+                invoiceNumber: string;
+                /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+                sign?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Only with an empty query string: the parameters as a JSON object. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GetInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Invoice"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
     getHealthz: {
         parameters: {
             query?: never;
@@ -5954,6 +6588,134 @@ export interface operations {
                 content: {
                     "text/html": string;
                     "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getInvoicePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Hosted invoice page (HTML; an invoice's url): printable, with a link to its PDF */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice as PDF (an invoice's pdfUrl): A4, the same content as the page */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Malformed URL (1000) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description No invoice has this link (an HTML page says so) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many PDFs are being rendered at once: try again after Retry-After seconds (an HTML page) */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */

@@ -19,6 +19,7 @@ import { getCardPage, submitCardPage } from '../../services/card-update/page.js'
 import { splitUrl } from '../body.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import { createCsrf, type Csrf } from './csrf.js';
+import { invoicePageDocs, registerInvoicePages } from './invoice-pages.js';
 import { sendPage } from './send.js';
 import {
   cardCheckingPage,
@@ -70,6 +71,7 @@ export const pageDocs: PlainRouteDoc[] = [
     summary: 'Card-update form: check and save a new card',
     contentType: 'text/html',
   },
+  ...invoicePageDocs,
 ];
 
 /** Form posts are small; a card form never needs more. */
@@ -159,8 +161,11 @@ const unavailable = (): string =>
 
 /** Whether a request-target is under the hosted pages' paths (any spelling the router may see). */
 export function isPagePath(url: string): boolean {
-  // /portal/session is the API's (JSON); every other /portal path is a page.
-  return /^\/+(checkout|3ds|card|portal(?!\/+session\/*$))(\/|$)/.test(splitUrl(url).path);
+  // /invoice/list, /invoice/detail and /portal/session are API endpoints (JSON); every other
+  // /invoice/… is the hosted invoice, every other /portal/… the customer portal.
+  return /^\/+(checkout|3ds|card|invoice(?!\/+(list|detail)\/*$)|portal(?!\/+session\/*$))(\/|$)/.test(
+    splitUrl(url).path,
+  );
 }
 
 /** A page path no route serves (no token, extra segments, another method): the unavailable page. */
@@ -205,6 +210,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
   app.setErrorHandler(pageErrorHandler);
   const csrf = createCsrf(ctx.vault.derive('hosted-page-csrf'));
   const page: PageContext = { csrf, sandbox: ctx.channel.name === 'sandbox' };
+  registerInvoicePages(app, ctx, page.sandbox);
 
   const forbidden = (reply: FastifyReply) =>
     sendPage(reply, 403, 'Payment page', () =>

@@ -1,4 +1,5 @@
 import type { ApiRoute } from '../api.js';
+import { invoiceRoutes } from './invoices.js';
 import { paymentRoutes } from './payments.js';
 import { planRoutes } from './plans.js';
 import { portalRoutes } from './portal.js';
@@ -12,4 +13,5 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...planRoutes,
   ...subscriptionRoutes,
   ...portalRoutes,
+  ...invoiceRoutes,
 ];

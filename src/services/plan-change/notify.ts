@@ -1,5 +1,5 @@
 import type { Ctx } from '../../ctx.js';
-import { subscriptionCallbackBody } from '../../notify/payloads.js';
+import { type DocumentFields, subscriptionCallbackBody } from '../../notify/payloads.js';
 import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js';
 
 /** PLAN_CHANGED for a change now, INSIDE the unit of work that records it. */
@@ -11,6 +11,7 @@ export async function notifyChanged(
   next: number | null,
   c: { previousPlanId: string; credit: number },
   now: number,
+  invoice: DocumentFields | undefined,
 ): Promise<void> {
   await tx.enqueueEvent({
     merchantId: s.merchantId,
@@ -27,6 +28,7 @@ export async function notifyChanged(
       eventTime: now,
       zone: ctx.zone,
       change: { ...c, when: 'NOW' },
+      ...(invoice ? { invoice } : {}),
     }),
     now,
   });

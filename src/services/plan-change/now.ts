@@ -5,6 +5,7 @@ import { newId } from '../../domain/ids.js';
 import { isCounted, isEnded } from '../../domain/subscription-state.js';
 import type { SubscriptionRow, Tx } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
+import { changeInvoice } from './invoice.js';
 import { chargeKeptCard, type ChangeOutcome } from './kept-card.js';
 import { notifyChanged } from './notify.js';
 import { renewalPrice } from './price.js';
@@ -235,6 +236,10 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
       now,
     });
   await tx.addChargeToSubscription(s.id, { approved: out.approved, amount: i.charge, paidThrough: null, now });
+  const cycle = { cycleType: i.plan.cycleType, cycleLength: i.plan.cycleLength };
+  const paidThrough = billingTime(now, cycle, 1, ctx.zone);
+  // Money moved, even for a subscription cancelled meanwhile: the charge has its invoice.
+  const invoice = out.approved ? await changeInvoice(ctx, tx, record, s, paidThrough, now) : undefined;
   // The place taken on the new plan, unless a change at period end already held it.
   const releaseTarget = async () => {
     if (i.plan.id !== s.pendingPlanId) await tx.releasePlanSlot(i.plan.id);
@@ -255,8 +260,6 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
     });
   }
 
-  const cycle = { cycleType: i.plan.cycleType, cycleLength: i.plan.cycleLength };
-  const paidThrough = billingTime(now, cycle, 1, ctx.zone);
   await tx.cancelUnclaimedRecords(s.id);
   const after: SubscriptionRow = {
     ...s,
@@ -288,6 +291,6 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
     });
   }
   const view = { ...after, billingCount: s.billingCount + 1, totalPaid: s.totalPaid + i.charge };
-  await notifyChanged(ctx, tx, view, record, next, { previousPlanId: s.planId, credit: i.credit }, now);
+  await notifyChanged(ctx, tx, view, record, next, { previousPlanId: s.planId, credit: i.credit }, now, invoice);
   return changeResult(ctx, after, { when: 'NOW', result: 'CHANGED', credit: i.credit, next, record });
 }

@@ -4,6 +4,7 @@ import { isCounted, isEnded } from '../../domain/subscription-state.js';
 import { subscriptionCallbackBody, type SubscriptionEventType } from '../../notify/payloads.js';
 import type { BillingRecordRow, ClaimedRecord, SubscriptionRow, Tx } from '../../store/store.js';
 import { cardUpdateUrl } from '../card-update/link.js';
+import { issueInvoice, type IssuedInvoice } from '../documents/issue.js';
 import { renewalPrice } from '../plan-change/price.js';
 import { endSubscription } from '../subscriptions/end.js';
 import type { ChargeOutcome } from './charge.js';
@@ -46,6 +47,7 @@ export async function recordOutcome(
   let after: SubscriptionRow = s;
   let switchedFrom: string | undefined;
   let updateCardUrl: string | undefined;
+  let invoice: IssuedInvoice | undefined;
 
   if (out.approved) {
     // A record priced for another plan is the renewal a change at period end waited for.
@@ -99,6 +101,33 @@ export async function recordOutcome(
         now,
       });
     }
+    if (rec.transactionId)
+      invoice = await issueInvoice(
+        ctx,
+        tx,
+        {
+          transactionId: rec.transactionId,
+          merchantId: s.merchantId,
+          relationId: null,
+          amount: rec.amount,
+          currency: rec.currency,
+          cardBrand: rec.brand,
+          cardLast4: rec.last4,
+          billingAddress: null,
+          items: null,
+          subscriptionId: s.id,
+          subscriptionCode: s.code,
+          userId: s.userId,
+        },
+        {
+          planId: rec.recordPlanId ?? s.planId,
+          // A retry pays for the period its renewal was for: from where the paid time ran out.
+          from: s.paidThrough ?? rec.scheduledTime,
+          to: following.time,
+          reductions: [{ description: 'Credit from a plan change', amount: rec.creditApplied }],
+        },
+        now,
+      );
     eventType = 'RENEW_SUCCEEDED';
     result = 'succeeded';
   } else {
@@ -177,6 +206,7 @@ export async function recordOutcome(
       eventTime: now,
       zone: ctx.zone,
       ...(updateCardUrl !== undefined ? { updateCardUrl } : {}),
+      ...(invoice ? { invoice } : {}),
     }),
     now,
   });

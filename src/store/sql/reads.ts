@@ -3,12 +3,15 @@ import type {
   CardRow,
   CouponRow,
   PortalSessionRow,
+  CreditNoteRow,
+  DocumentFilter,
   DueCursor,
   DuePage,
   EventFilter,
   EventRow,
   IdempotencyRow,
   IdempotencyScope,
+  InvoiceRow,
   MerchantRow,
   OperationalCounts,
   OwnedId,
@@ -31,6 +34,7 @@ import * as cards from './cards.js';
 import * as coupons from './coupons.js';
 import * as portal from './portal.js';
 import type { Db } from './db.js';
+import * as documents from './documents.js';
 import * as lookup from './lookup.js';
 import * as merchants from './merchants.js';
 import * as operations from './operations.js';
@@ -237,5 +241,30 @@ export class SqlReads implements Reads {
   }
   sealedBatch(col: SealedColumn, afterId: string, limit: number): Promise<SealedRow[]> {
     return vault.sealedBatch(this.sql, col, afterId, limit);
+  }
+
+  getInvoiceByToken(token: string): Promise<InvoiceRow | undefined> {
+    return documents.getInvoiceByToken(this.sql, token);
+  }
+  getInvoiceByTransaction(transactionId: string): Promise<InvoiceRow | undefined> {
+    return documents.getInvoiceByTransaction(this.sql, transactionId);
+  }
+  invoicesByNumber(merchantId: string | undefined, number: string): Promise<InvoiceRow[]> {
+    return documents.invoicesByNumber(this.sql, merchantId, number);
+  }
+  countInvoices(f: DocumentFilter): Promise<number> {
+    return documents.countInvoices(this.sql, f);
+  }
+  pageInvoices(f: DocumentFilter, limit: number, offset: number): Promise<InvoiceRow[]> {
+    return documents.pageInvoices(this.sql, f, limit, offset);
+  }
+  creditNotesOfTransaction(transactionId: string): Promise<CreditNoteRow[]> {
+    return documents.creditNotesOfTransaction(this.sql, transactionId);
+  }
+  creditNotesByNumber(merchantId: string | undefined, number: string): Promise<CreditNoteRow[]> {
+    return documents.creditNotesByNumber(this.sql, merchantId, number);
+  }
+  getCreditNoteByRefund(refundId: string): Promise<CreditNoteRow | undefined> {
+    return documents.getCreditNoteByRefund(this.sql, refundId);
   }
 }

@@ -4,8 +4,10 @@ import type {
   CouponRow,
   PortalSessionRow,
   MerchantRow,
+  NewCreditNote,
   NewEvent,
   NewIdempotency,
+  NewInvoice,
   NewRecord,
   PlanRow,
   PlanSwitch,
@@ -26,6 +28,7 @@ import * as cards from './cards.js';
 import * as coupons from './coupons.js';
 import * as portal from './portal.js';
 import type { Db } from './db.js';
+import * as documents from './documents.js';
 import * as merchants from './merchants.js';
 import * as outbox from './outbox.js';
 import * as plans from './plans.js';
@@ -111,6 +114,12 @@ export class SqlTx extends SqlReads implements Tx {
   }
   takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined> {
     return merchants.takeDocumentNumber(this.sql, merchantId, which);
+  }
+  issueInvoice(inv: NewInvoice): Promise<string | undefined> {
+    return documents.issueInvoice(this.sql, inv);
+  }
+  issueCreditNote(cn: NewCreditNote): Promise<string | undefined> {
+    return documents.issueCreditNote(this.sql, cn);
   }
   insertPlan(row: PlanRow): Promise<void> {
     return plans.insertPlan(this.sql, row);

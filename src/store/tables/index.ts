@@ -2,6 +2,7 @@ import { billingRecords } from './billing-records.js';
 import { cards } from './cards.js';
 import { coupons } from './coupons.js';
 import type { TableSpec } from './define.js';
+import { creditNotes, invoices } from './documents.js';
 import { merchants, meta } from './merchants.js';
 import { outboxEvents } from './outbox.js';
 import { plans } from './plans.js';
@@ -15,7 +16,9 @@ export {
   billingRecords,
   cards,
   coupons,
+  creditNotes,
   idempotencyKeys,
+  invoices,
   merchants,
   meta,
   outboxEvents,
@@ -43,6 +46,8 @@ export const TABLES: readonly TableSpec[] = [
   billingRecords,
   transactions,
   refunds,
+  invoices,
+  creditNotes,
   trackingEntries,
   idempotencyKeys,
   outboxEvents,

@@ -1,0 +1,104 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../../ctx.js';
+import { PdfQueueFullError, renderPdfOffThread } from '../../documents/pdf-renderer.js';
+import { isPaygateError, RESULT_CODES } from '../../domain/errors.js';
+import { invoiceByToken } from '../../services/documents/queries.js';
+import type { PlainRouteDoc } from '../openapi.js';
+import { documentPage } from './document-view.js';
+import { contentSecurityPolicy, layout, newNonce } from './html.js';
+import { messagePage } from './views.js';
+
+/**
+ * The hosted invoice (SPEC §17): `/invoice/{token}` as a page, `/invoice/{token}/pdf` as its PDF.
+ * Both are one document's renderings; anyone holding the unguessable link may read it, as with
+ * Stripe's hosted invoices, so it is never cached by a shared cache and never sent as a referrer.
+ */
+export const invoicePageDocs: PlainRouteDoc[] = [
+  {
+    method: 'GET',
+    url: '/invoice/:token',
+    summary: "Hosted invoice page (HTML; an invoice's url): printable, with a link to its PDF",
+    contentType: 'text/html',
+  },
+  {
+    method: 'GET',
+    url: '/invoice/:token/pdf',
+    summary: "The invoice as PDF (an invoice's pdfUrl): A4, the same content as the page",
+    contentType: 'application/pdf',
+    errors: [
+      {
+        status: 404,
+        description: 'No invoice has this link (an HTML page says so)',
+      },
+      {
+        status: 429,
+        description: 'Too many PDFs are being rendered at once: try again after Retry-After seconds (an HTML page)',
+      },
+    ],
+  },
+];
+
+const secure = (reply: FastifyReply, nonce: string): FastifyReply =>
+  reply
+    .header('content-security-policy', contentSecurityPolicy(nonce, []))
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'private, no-store');
+
+function unavailable(reply: FastifyReply, status: number, title: string, text: string): FastifyReply {
+  const nonce = newNonce();
+  return secure(reply.code(status).header('content-type', 'text/html; charset=utf-8'), nonce).send(
+    layout(nonce, 'Invoice', messagePage(title, text), false),
+  );
+}
+
+const notThere = (reply: FastifyReply): FastifyReply =>
+  unavailable(
+    reply,
+    404,
+    'This invoice is not available',
+    'Please check the link you were sent, or ask the shop for a copy.',
+  );
+
+const tokenOf = (req: FastifyRequest): string => (req.params as { token: string }).token;
+
+async function found<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (e) {
+    if (isPaygateError(e) && e.code === RESULT_CODES.NOT_FOUND) return undefined;
+    throw e;
+  }
+}
+
+export function registerInvoicePages(app: FastifyInstance, ctx: Ctx, sandbox: boolean): void {
+  app.get('/invoice/:token', async (req, reply) => {
+    const doc = await found(() => invoiceByToken(ctx, tokenOf(req)));
+    if (!doc) return notThere(reply);
+    const nonce = newNonce();
+    return secure(reply.code(200).header('content-type', 'text/html; charset=utf-8'), nonce).send(
+      documentPage(doc.layout, { nonce, pdfUrl: doc.pdfUrl, sandbox }),
+    );
+  });
+
+  app.get('/invoice/:token/pdf', async (req, reply) => {
+    const doc = await found(() => invoiceByToken(ctx, tokenOf(req)));
+    if (!doc) return notThere(reply);
+    let pdf: Buffer;
+    try {
+      pdf = await renderPdfOffThread(doc.layout);
+    } catch (e) {
+      if (!(e instanceof PdfQueueFullError)) throw e;
+      return unavailable(
+        reply.header('retry-after', '5'),
+        429,
+        'Too many documents are being prepared',
+        'Please try again in a few seconds.',
+      );
+    }
+    return secure(reply.code(200), newNonce())
+      .header('content-type', 'application/pdf')
+      .header('content-disposition', `inline; filename="${doc.number}.pdf"`)
+      .send(pdf);
+  });
+}
