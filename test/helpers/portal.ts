@@ -14,6 +14,8 @@ export interface PortalShop {
   /** Another ACTIVE USD plan of the same merchant. */
   otherPlanId: string;
   subscriptionId: string;
+  /** The subscription's first charge. */
+  transactionOrderId: string;
   /** The path of the user's portal page, `/portal/<token>`. */
   path: string;
   /** A new link for the same user, made now (after the test clock moved past the first one's hour). */
@@ -50,6 +52,7 @@ export async function portalShop(
     planId,
     otherPlanId: other.planId,
     subscriptionId: sub.subscriptionId,
+    transactionOrderId: sub.transactionOrderId,
     path: new URL(link.url).pathname,
     relink: async () => {
       shop.path = new URL((await createPortalSession(app.ctx, merchantId, { userId })).url).pathname;

@@ -5,6 +5,8 @@ import { createPortalSession, PORTAL_TTL_MS } from '../../src/services/portal/in
 import { runRenewal } from '../../src/services/renew/index.js';
 import { cancelSubscription, pauseSubscription } from '../../src/services/subscriptions/index.js';
 import { subscribe } from '../helpers/subscriptions.js';
+import { requireMerchant } from '../../src/services/merchants.js';
+import { refundTransaction } from '../../src/services/refund.js';
 
 let app: TestApp;
 let shop: PortalShop;
@@ -68,5 +70,25 @@ describe('the customer portal page (SPEC §18)', () => {
     const link = await createPortalSession(app.ctx, shop.merchantId, { userId: 'nobody' });
     const text = visibleText((await getPage(shop.server, new URL(link.url).pathname)).body);
     expect(text).toContain('You have no subscriptions here.');
+  });
+
+  it("links each billing record's invoice, as a page and as a PDF, and names its credit notes", async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    const paid = (await getPage(shop.server, shop.path)).body;
+    const invoice = /<a href="([^"]+\/invoice\/[^"/]+)">Invoice (INV-\d+)<\/a>/.exec(paid);
+    expect(invoice?.[2]).toBe('INV-000001');
+    expect(paid).toContain(`<a href="${invoice?.[1]}/pdf">PDF`);
+    const page = await getPage(shop.server, new URL(invoice?.[1] ?? '').pathname);
+    expect(page.status).toBe(200);
+    const merchant = await requireMerchant(app.ctx, shop.merchantId);
+    await refundTransaction(app.ctx, merchant, {
+      transactionOrderId: shop.transactionOrderId,
+      refundAmount: '5.00',
+      requestId: 'refund-1',
+    });
+    expect(visibleText((await getPage(shop.server, shop.path)).body)).toMatch(
+      /Invoice INV-000001 \( PDF of INV-000001 \) Credit note INV-CN-000001/,
+    );
   });
 });

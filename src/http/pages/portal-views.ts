@@ -36,17 +36,28 @@ function statusLine(s: PortalSubscription): string {
   return esc(text);
 }
 
+/** The record's invoice (page and PDF) and the numbers of its credit notes. */
+function documents(r: PortalSubscription['history'][number]): string {
+  const parts: string[] = [];
+  if (r.invoice)
+    parts.push(
+      `<a href="${esc(r.invoice.url)}">Invoice ${esc(r.invoice.number)}</a> (<a href="${esc(r.invoice.pdfUrl)}">PDF<span class="visually-hidden"> of ${esc(r.invoice.number)}</span></a>)`,
+    );
+  for (const n of r.creditNotes) parts.push(`Credit note ${esc(n)}`);
+  return parts.join('<br>');
+}
+
 function history(s: PortalSubscription): string {
   if (s.history.length === 0) return '<p class="merchant">No payments yet.</p>';
   const rows = s.history
     .map(
       (r) =>
-        `<tr><td>${esc(r.time)}</td><td>${esc(r.type)}</td><td class="n">${esc(r.amount)}</td><td>${esc(r.status)}${r.failReason ? `<br><small>${esc(reasonText(r.failReason))}</small>` : ''}</td></tr>`,
+        `<tr><td>${esc(r.time)}</td><td>${esc(r.type)}</td><td class="n">${esc(r.amount)}</td><td>${esc(r.status)}${r.failReason ? `<br><small>${esc(reasonText(r.failReason))}</small>` : ''}</td><td>${documents(r)}</td></tr>`,
     )
     .join('');
   return `<div class="scroll" role="region" aria-label="Billing history of ${esc(s.planName)}" tabindex="0"><table class="items history">
 <caption>Billing history</caption>
-<thead><tr><th scope="col">Date</th><th scope="col">Type</th><th scope="col" class="n">Amount</th><th scope="col">Status</th></tr></thead>
+<thead><tr><th scope="col">Date</th><th scope="col">Type</th><th scope="col" class="n">Amount</th><th scope="col">Status</th><th scope="col">Documents</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
 }
 

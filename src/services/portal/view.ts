@@ -3,7 +3,8 @@ import { formatMoney } from '../../domain/money.js';
 import { portalActionsOf, type PortalAction } from '../../domain/portal-actions.js';
 import { nextState } from '../../domain/subscription-state.js';
 import { formatTime } from '../../domain/time.js';
-import type { SubscriptionRow } from '../../store/store.js';
+import type { BillingRecordRow, SubscriptionRow } from '../../store/store.js';
+import { invoicePdfUrl, invoiceUrl } from '../documents/urls.js';
 import { cardReplaceable } from '../card-update/rules.js';
 import { stripeChallengeOrigins } from '../pages.js';
 import type { OpenPortal } from './session.js';
@@ -17,6 +18,10 @@ export interface PortalRecord {
   amount: string;
   status: string;
   failReason?: string;
+  /** The charge's invoice: its number, hosted page and PDF. */
+  invoice?: { number: string; url: string; pdfUrl: string };
+  /** Numbers of the credit notes of its refunds (credit notes have no page of their own). */
+  creditNotes: string[];
 }
 
 export interface PortalSubscription {
@@ -116,15 +121,29 @@ async function subscriptionOf(
         }
       : {}),
     // The charge still to come is the "next payment" above, not history.
-    history: records
-      .filter((r) => r.status !== 'PENDING')
-      .map((r) => ({
-        time: formatTime(r.actualTime ?? r.scheduledTime, ctx.zone),
-        type: r.billingType,
-        amount: money(r.amount),
-        status: r.status,
-        ...(r.failReason ? { failReason: r.failReason } : {}),
-      })),
+    history: await Promise.all(records.filter((r) => r.status !== 'PENDING').map((r) => recordOf(ctx, r, money))),
     can,
+  };
+}
+
+async function recordOf(ctx: Ctx, r: BillingRecordRow, money: (minor: number) => string): Promise<PortalRecord> {
+  const invoice = r.transactionId ? await ctx.store.getInvoiceByTransaction(r.transactionId) : undefined;
+  const notes = r.transactionId ? await ctx.store.creditNotesOfTransaction(r.transactionId) : [];
+  return {
+    time: formatTime(r.actualTime ?? r.scheduledTime, ctx.zone),
+    type: r.billingType,
+    amount: money(r.amount),
+    status: r.status,
+    ...(r.failReason ? { failReason: r.failReason } : {}),
+    ...(invoice
+      ? {
+          invoice: {
+            number: invoice.number,
+            url: invoiceUrl(ctx, invoice.token),
+            pdfUrl: invoicePdfUrl(ctx, invoice.token),
+          },
+        }
+      : {}),
+    creditNotes: notes.map((n) => n.number),
   };
 }
