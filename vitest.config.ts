@@ -42,6 +42,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/stripe-abandoned-3ds.test.ts',
   'test/e2e/stripe-abandoned-setup.test.ts',
   'test/e2e/stripe-renewals-refunds.test.ts',
+  'test/e2e/stripe-coupons.test.ts',
   'test/e2e/stripe-limits.test.ts',
   'test/e2e/stripe-cards.test.ts',
   'test/e2e/stripe-portal.test.ts',

@@ -98,6 +98,11 @@ const SUBSCRIPTION_CALLBACK: Json = {
     retryCount: text('Retries made so far, in decimal', { pattern: '^\\d+$' }),
     failReason: text('Why the charge failed'),
     transactionOrderId: text('The charge’s transaction'),
+    couponCode: text('The coupon that discounted this charge (only when one did)'),
+    discountAmount: text(
+      'What the coupon took off the plan’s price (only when a coupon discounted the charge)',
+      AMOUNT,
+    ),
     nextBillingTime: text('When the next charge is scheduled', TIME),
     eventTime: text('When it happened (the renewal run’s clock)', TIME),
     updateCardUrl: text('RENEW_FAILED with retries left: the page where the subscriber enters a new card'),

@@ -9,7 +9,8 @@ import { STATUS } from '../services/transactions/view.js';
 import { addressShape, itemShape } from '../services/transactions/input.js';
 import { cardShape } from '../vault/card.js';
 import { MAX_TRACKING_ENTRIES } from '../services/tracking.js';
-import { creditNoteSchema, invoiceSchema } from './openapi-invoices.js';
+import { invoiceSchema } from './openapi-invoices.js';
+import { couponSchema } from './openapi-coupon-schema.js';
 
 /**
  * What the API answers, as zod schemas rendered into the OpenAPI document. Requests are
@@ -209,6 +210,7 @@ const subscriptionDetail = subscriptionListItem.extend({
     .string()
     .optional()
     .meta({ description: 'The plan the next renewal moves to, while a plan change at period end waits' }),
+  couponCode: z.string().optional().meta({ description: 'The coupon held, while it still has a charge to discount' }),
 });
 
 const billingRecord = z.object({
@@ -226,6 +228,8 @@ const billingRecord = z.object({
   transactionOrderId: z.string().optional(),
   failReason: failReason.optional(),
   retryCount: z.number().int().min(0).max(3),
+  couponCode: z.string().optional().meta({ description: 'The coupon that discounted this charge' }),
+  discountAmount: amountNumber.optional().meta({ description: 'What the coupon took off the plan’s price' }),
   createTime: time,
 });
 
@@ -294,7 +298,7 @@ export const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'outp
   PlanChange: { schema: planChange, io: 'output', description: 'What a plan change did' },
   CardUpdate: { schema: cardUpdate, io: 'output', description: 'What a card update did' },
   Invoice: { schema: invoiceSchema, io: 'output', description: 'An invoice of a successful charge (immutable)' },
-  CreditNote: { schema: creditNoteSchema, io: 'output', description: "A refund's credit note" },
+  Coupon: { schema: couponSchema, io: 'output', description: 'A discount coupon of the merchant' },
 };
 
 /** TrackingEntry is described by hand: its fields are judged per entry, not by a request schema. */
@@ -341,6 +345,8 @@ export const data = {
   },
   planChange: ref('PlanChange'),
   cardUpdate: ref('CardUpdate'),
+  coupon: ref('Coupon'),
+  coupons: { type: 'array', items: ref('Coupon') },
   done: { type: 'boolean', const: true, description: 'The subscription changed state' },
   portalLink: {
     type: 'object',

@@ -97,6 +97,8 @@ export function subscriptionCallbackBody(args: {
     retryCount: String(r.retryCount),
     failReason: r.failReason,
     transactionOrderId: r.transactionId,
+    couponCode: r.discountAmount > 0 ? r.couponCode : undefined,
+    discountAmount: r.discountAmount > 0 ? formatAmount(r.discountAmount, r.currency) : undefined,
     nextBillingTime: args.nextBillingTime !== null ? formatTime(args.nextBillingTime, zone) : undefined,
     eventTime: formatTime(args.eventTime, zone),
     updateCardUrl: args.updateCardUrl,

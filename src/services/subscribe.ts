@@ -5,6 +5,10 @@ import { newId, newSubscriptionCode } from '../domain/ids.js';
 import { subscriptionCallbackBody } from '../notify/payloads.js';
 import type { PlanRow, TransactionRow, Tx } from '../store/store.js';
 import { sealCard, type ValidCard } from '../vault/card.js';
+import { quoteCharge } from '../domain/discount.js';
+import { couponTerms, spendCouponCycle } from './coupon-charge.js';
+import { renewalPrice } from './plan-change/price.js';
+import { redeemCoupon } from './take-coupon.js';
 
 /**
  * The first charge of a subscription (SPEC §6, first rows of the table). Conventions the renewal
@@ -52,10 +56,20 @@ export async function createFirstCharge(
     now: number;
     /** stripe: the card is kept by Stripe (its ids are recorded after the first charge), no number here. */
     cardChannel?: 'sandbox' | 'stripe';
+    /** A coupon taken with the subscription (SPEC §19): 1012 when it cannot be, and nothing is written. */
+    couponCode?: string | undefined;
   },
 ): Promise<FirstCharge> {
   await reservePlanSlot(tx, a.plan);
   const { plan, now } = a;
+  const coupon = a.couponCode !== undefined ? await redeemCoupon(tx, a.merchantId, a.couponCode, plan.id, now) : null;
+  const trial = plan.trialDays > 0;
+  // A first charge the coupon brings to zero is still the card check a trial makes (amount 0
+  // through the channel): the charges after the coupon need a card known to work (docs/coupons.md).
+  const quote = quoteCharge(
+    { kind: 'INITIAL', price: plan.price, trial },
+    coupon ? { terms: couponTerms(coupon), takenAt: now, cyclesUsed: 0 } : null,
+  );
   const card = sealCard(ctx.vault, a.merchantId, a.card, now, a.cardChannel ?? 'sandbox');
   await tx.insertCard(card);
   const subscriptionId = newId('sub', now);
@@ -88,15 +102,15 @@ export async function createFirstCharge(
     cardUpdateToken: null,
     cardUpdateExpiresAt: null,
     cardUpdateChecks: 0,
-    couponId: null,
-    couponCode: null,
-    couponTakenAt: null,
+    couponId: coupon?.id ?? null,
+    couponCode: coupon?.code ?? null,
+    couponTakenAt: coupon ? now : null,
     couponCyclesUsed: 0,
     createdAt: now,
     updatedAt: now,
   });
   const recordId = newId('rec', now);
-  const amount = plan.trialDays > 0 ? 0 : plan.price;
+  const amount = trial ? 0 : quote.amount;
   await tx.insertBillingRecord({
     id: recordId,
     subscriptionId,
@@ -116,8 +130,8 @@ export async function createFirstCharge(
     creditApplied: 0,
     creditGranted: 0,
     planId: plan.id,
-    couponCode: null,
-    discountAmount: 0,
+    couponCode: quote.couponCode,
+    discountAmount: quote.discountAmount,
     createdAt: now,
   });
   return { subscriptionId, code, recordId, amount };
@@ -141,6 +155,19 @@ export async function firstChargeSucceeded(
   const cycle = { cycleType: sub.cycleType, cycleLength: sub.cycleLength };
   const cycleIndex = trial ? 0 : 1;
   const firstRenew = billingTime(sub.anchorTime, cycle, cycleIndex, ctx.zone);
+  const record = await tx.getRecord(txn.billingRecordId);
+  const couponCyclesUsed = record
+    ? await spendCouponCycle(
+        tx,
+        sub,
+        {
+          ...record,
+          planId: sub.planId,
+          price: record.amount + record.creditApplied + record.discountAmount,
+        },
+        now,
+      )
+    : sub.couponCyclesUsed;
   // A charge under way when the subscription was cancelled still counts, but schedules nothing (SPEC §6).
   const period = { from: sub.anchorTime, to: firstRenew };
   if (!(await tx.activateSubscription(sub.id, { paidThrough: firstRenew, amount: txn.amount, now }))) return period;
@@ -148,7 +175,7 @@ export async function firstChargeSucceeded(
     subscriptionId: sub.id,
     merchantId: sub.merchantId,
     billingType: 'RENEW',
-    amount: sub.amount,
+    ...(await renewalPrice(tx, { ...sub, couponCyclesUsed })),
     currency: sub.currency,
     scheduledTime: firstRenew,
     retryCount: 0,
@@ -181,6 +208,8 @@ export async function firstChargeFailed(
     if (counted) await tx.addChargeToSubscription(sub.id, { approved: false, amount: 0, paidThrough: null, now });
   } else {
     await tx.releasePlanSlot(sub.planId);
+    // Like its plan place, a subscription that never started gives its coupon redemption back.
+    if (sub.couponId !== null) await tx.releaseCouponRedemption(sub.couponId);
   }
   if (sub.cardId) await tx.deleteCard(sub.cardId);
   if (notify && expired) {

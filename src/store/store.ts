@@ -175,6 +175,8 @@ export interface Reads {
   pendingRecords(subscriptionId: string): Promise<BillingRecordRow[]>;
   /** The latest record of a subscription (by creation), whatever its status. */
   latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined>;
+  /** When the subscription's last RENEW charged at or before `at` was charged (a RETRY's RENEW), or null. */
+  renewChargedBefore(subscriptionId: string, at: number): Promise<number | null>;
   getRecord(id: string): Promise<BillingRecordRow | undefined>;
   /** PENDING CHANGE records created before `before` (a plan change whose request died mid-way), oldest first. */
   stalePendingChanges(before: number, limit: number): Promise<string[]>;
@@ -314,6 +316,8 @@ export interface Tx extends Reads {
   setCouponStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;
   /** Count one redemption of an ACTIVE coupon not past its redeemBy at `now`, below its maxRedemptions; false when refused. */
   reserveCouponRedemption(id: string, now: number): Promise<boolean>;
+  /** Give back a redemption: the subscription that took it never started (its first charge failed). */
+  releaseCouponRedemption(id: string): Promise<void>;
 
   insertTransaction(row: TransactionRow): Promise<void>;
   insertIdempotency(row: NewIdempotency): Promise<void>;
@@ -385,6 +389,10 @@ export interface Tx extends Reads {
   setPendingPlan(id: string, planId: string | null, now: number): Promise<void>;
   /** Spend `amount` of the subscription's carried credit (never below zero). */
   spendCredit(id: string, amount: number, now: number): Promise<void>;
+  /** The coupon the subscription holds from now on (replacing any other, its cycles at 0), or none. */
+  setSubscriptionCoupon(id: string, c: SubscriptionCoupon, now: number): Promise<void>;
+  /** Cycles the coupon in force has covered (SPEC §19: a paid charge it discounted). */
+  setCouponCyclesUsed(id: string, cyclesUsed: number, now: number): Promise<void>;
   /** Re-price a PENDING record no run has claimed; false when it is claimed or no longer PENDING. */
   repriceRecord(id: string, p: RecordPrice): Promise<boolean>;
 
@@ -632,6 +640,15 @@ export interface RecordPrice {
   planId: string;
   amount: number;
   creditApplied: number;
+  /** The coupon that discounts this charge and by how much: amount + creditApplied + discountAmount = the plan's price. */
+  couponCode: string | null;
+  discountAmount: number;
+}
+
+export interface SubscriptionCoupon {
+  couponId: string | null;
+  couponCode: string | null;
+  couponTakenAt: number | null;
 }
 
 export interface NewRecord {
@@ -647,6 +664,9 @@ export interface NewRecord {
   creditApplied?: number;
   /** The plan this charge pays for (default: the subscription's plan). */
   planId?: string | null;
+  /** The coupon discounting this charge (default none) and its discount (default 0). */
+  couponCode?: string | null;
+  discountAmount?: number;
   now: number;
 }
 
@@ -674,6 +694,9 @@ export interface ClaimedRecord {
   creditApplied: number;
   /** The plan the record charges for (null: the subscription's). */
   recordPlanId: string | null;
+  /** The coupon that discounted this charge (a RETRY carries its RENEW's), and by how much. */
+  couponCode: string | null;
+  discountAmount: number;
   transactionId: string | null;
   subscriptionStatus: string;
   planId: string;

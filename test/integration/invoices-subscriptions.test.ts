@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseTime } from '../../src/domain/time.js';
 import { invoiceDetail, listInvoices, pageInvoiceViews } from '../../src/services/documents/queries.js';
+import { completeThreeDs } from '../../src/services/pages.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
 import { createPlan } from '../../src/services/plans.js';
 import { runRenewal } from '../../src/services/renew/index.js';
@@ -75,6 +76,29 @@ describe('subscription invoices', () => {
     await runRenewal(ctx);
     const d = await invoiceDetail(ctx, merchantId, { invoiceNumber: 'INV-000002' });
     expect(d.customer).toEqual({ name: 'Ada Lovelace', addressLines: ['1 Main St'] });
+  });
+
+  it("lists a coupon's discount on the first charge as a negative line, after 3-D Secure", async () => {
+    app = await testApp({ now: t('2026-01-10 12:00:00') });
+    const { ctx } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '9.99' });
+    const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000003220' });
+    // The coupon is taken when the subscription is created (SPEC §19); written here as its record would carry it.
+    await rowsOf(ctx).run(
+      "UPDATE billing_records SET coupon_code = 'WELCOME', discount_amount = 200 WHERE subscription_id = ?",
+      sub.subscriptionId,
+    );
+    const page = await rowsOf(ctx).get<{ page_token: string }>(
+      'SELECT page_token FROM transactions WHERE id = ?',
+      sub.transactionOrderId,
+    );
+    expect((await completeThreeDs(ctx, page.page_token, true)).result).toBe('succeeded');
+    const [inv] = await subscriptionInvoices(merchantId, sub.subscriptionCode);
+    expect(inv?.lines).toMatchObject([
+      { description: 'Pro', amount: '11.99' },
+      { description: 'Discount (WELCOME)', amount: '-2.00' },
+    ]);
+    expect(inv?.total).toBe('9.99');
   });
 
   it("issues a trial's zero first charge no invoice; its first paid renewal is INV-000001", async () => {

@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a user to a plan (a SUBSCRIPTION transaction without apiKey)
-         * @description The fields of a SUBSCRIPTION transaction; paymentType may be left out and any other value than SUBSCRIPTION is 1001. The amount and currency are the plan’s. requestId and relationId share their namespace with /payment/{apiKey}/transaction. A declined first charge still answers subscriptionId and subscriptionCode: that subscription is EXPIRED.
+         * @description The fields of a SUBSCRIPTION transaction; paymentType may be left out and any other value than SUBSCRIPTION is 1001. The amount and currency are the plan’s. requestId and relationId share their namespace with /payment/{apiKey}/transaction. A declined first charge still answers subscriptionId and subscriptionCode: that subscription is EXPIRED. couponCode starts the subscription with a coupon of the merchant; one that cannot be taken is 1012 and nothing is created.
          *
          *     Rate limit: 60 requests per 60 s per merchantId.
          *
@@ -452,6 +452,100 @@ export interface paths {
         get: operations["getInvoice"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coupon/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a discount coupon
+         * @description Exactly one of percentOff ("0.01"–"100", at most two decimals) and amountOff (USD). REPEATING needs cycles (1–120); ONCE and FOREVER take none. redeemBy (yyyy-MM-dd HH:mm:ss in the service zone) and maxRedemptions limit who may take it; planIds restricts it to plans of this merchant (1007 for another one). A code the merchant already has is 1005. Coupon fields never change.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
+         */
+        post: operations["createCoupon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coupon/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's coupons, newest first
+         * @description Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Parameters go in the query string (v2 signs the raw query string). A client that cannot send a query may send an empty query string and the same parameters as a JSON body instead (v2 then signs the raw body); when both are present the query string wins.
+         */
+        get: operations["listCoupons"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coupon/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a coupon for good
+         * @description No subscription takes an INACTIVE coupon again; subscriptions that hold it keep their discount for the charges it still covers. An unknown code is 1007, one already INACTIVE 1008.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
+         */
+        post: operations["deactivateCoupon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscription/coupon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a subscription a coupon
+         * @description An ACTIVE or PAUSED subscription (else 1008) takes the coupon from its next charge on, replacing any it held. A renewal already waiting is re-priced; a retry keeps the discount of the renewal it retries. An unknown, INACTIVE, expired, used-up or not-for-this-plan code is 1012 and changes nothing.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
+         */
+        post: operations["applySubscriptionCoupon"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1032,6 +1126,8 @@ export interface components {
             creditBalance?: number;
             /** @description The plan the next renewal moves to, while a plan change at period end waits */
             pendingPlanId?: string;
+            /** @description The coupon held, while it still has a charge to discount */
+            couponCode?: string;
         };
         /** @description One charge attempt of a subscription */
         BillingRecord: {
@@ -1071,6 +1167,13 @@ export interface components {
              */
             failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired" | "authentication_required";
             retryCount: number;
+            /** @description The coupon that discounted this charge */
+            couponCode?: string;
+            /**
+             * @description What the coupon took off the plan’s price
+             * @example 9.99
+             */
+            discountAmount?: number;
             /**
              * @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with
              * @example 2026-01-31 09:00:00
@@ -1150,6 +1253,13 @@ export interface components {
                  */
                 failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired" | "authentication_required";
                 retryCount: number;
+                /** @description The coupon that discounted this charge */
+                couponCode?: string;
+                /**
+                 * @description What the coupon took off the plan’s price
+                 * @example 9.99
+                 */
+                discountAmount?: number;
                 /**
                  * @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with
                  * @example 2026-01-31 09:00:00
@@ -1273,25 +1383,37 @@ export interface components {
                 transactionOrderId: string;
             }[];
         };
-        /** @description A refund's credit note */
-        CreditNote: {
-            /** @example INV-CN-000001 */
-            creditNoteNumber: string;
-            /** @description Absent for a charge made before invoices were issued */
-            invoiceNumber?: string;
-            /** @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with */
-            issuedAt: string;
+        /** @description A discount coupon of the merchant */
+        Coupon: {
+            /** @description 1–50 of A-Za-z0-9_-, unique per merchant */
+            couponCode: string;
+            merchantId: string;
+            /** @description Percent off, at most two decimals */
+            percentOff?: number;
+            /** @description Amount off each discounted charge, in USD */
+            amountOff?: number;
             /**
-             * @description The refunded amount
-             * @example 19.99
+             * @description With amountOff
+             * @constant
              */
-            amount: string;
+            currency?: "USD";
             /**
-             * @description ISO 4217 code
-             * @example USD
+             * @description ONCE: the first charge after it is taken; REPEATING: the next `cycles` charges; FOREVER: every charge
+             * @enum {string}
              */
-            currency: string;
-            transactionOrderId: string;
+            duration: "ONCE" | "REPEATING" | "FOREVER";
+            /** @description REPEATING only */
+            cycles?: number;
+            /** @description No subscription takes it after this time (yyyy-MM-dd HH:mm:ss) */
+            redeemBy?: string;
+            maxRedemptions?: number;
+            /** @description Subscriptions that took it */
+            redemptions: number;
+            /** @description The plans it is for; empty for every plan of the merchant */
+            planIds: string[];
+            /** @enum {string} */
+            status: "ACTIVE" | "INACTIVE";
+            createTime: string;
         };
         /** @description One shipment. An entry without orderId and relationId, without trackingNo or trackingChannel (1–100 characters each), with a trackUrl that is not an http(s) URL of at most 500 characters, or naming another merchant's transaction is not refused: it is counted in failedCount and listed in failedOrders. At most 500 entries. */
         TrackingEntry: {
@@ -1401,6 +1523,13 @@ export interface components {
             failReason?: string;
             /** @description The charge’s transaction */
             transactionOrderId?: string;
+            /** @description The coupon that discounted this charge (only when one did) */
+            couponCode?: string;
+            /**
+             * @description What the coupon took off the plan’s price (only when a coupon discounted the charge)
+             * @example 10.00
+             */
+            discountAmount?: string;
             /** @description When the next charge is scheduled */
             nextBillingTime?: string;
             /** @description When it happened (the renewal run’s clock) */
@@ -1563,6 +1692,7 @@ export interface components {
              * @enum {string}
              */
             paymentType: "SUBSCRIPTION";
+            couponCode?: string | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -1611,6 +1741,7 @@ export interface components {
             items?: string | components["schemas"]["Item"][] | null;
             /** @description PAY charges cardInfo now; CHECKOUT sends the customer to a hosted page; SUBSCRIPTION subscribes userId to planId */
             paymentType?: "SUBSCRIPTION" | "" | null;
+            couponCode?: string | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -1771,6 +1902,42 @@ export interface components {
             /** @description Your merchant id */
             merchantId: string;
             invoiceNumber: string;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        CouponCreateRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            code: string;
+            percentOff?: string | null;
+            amountOff?: string | null;
+            duration: string;
+            cycles?: number | string;
+            redeemBy?: string | null;
+            maxRedemptions?: number | string;
+            planIds?: string[];
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        CouponListRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        CouponCodeRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            code: string;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        SubscriptionCouponRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description paygate’s id of the subscription */
+            subscriptionId: string;
+            couponCode: string;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -1951,10 +2118,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED
+                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED, 1012 COUPON_NOT_APPLICABLE
                          * @enum {string}
                          */
-                        rtn_code: "1009" | "1011";
+                        rtn_code: "1009" | "1011" | "1012";
                         /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
                         rtn_msg: string;
                         /** @constant */
@@ -2182,10 +2349,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED
+                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED, 1012 COUPON_NOT_APPLICABLE
                          * @enum {string}
                          */
-                        rtn_code: "1009" | "1011";
+                        rtn_code: "1009" | "1011" | "1012";
                         /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
                         rtn_msg: string;
                         /** @constant */
@@ -2611,10 +2778,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED
+                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED, 1012 COUPON_NOT_APPLICABLE
                          * @enum {string}
                          */
-                        rtn_code: "1009" | "1011";
+                        rtn_code: "1009" | "1011" | "1012";
                         /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
                         rtn_msg: string;
                         /** @constant */
@@ -5734,6 +5901,824 @@ export interface operations {
                          * @enum {string}
                          */
                         rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    createCoupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Coupon"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Conflicts with an earlier request or the current state */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1005 DUPLICATE_RELATION
+                         * @enum {string}
+                         */
+                        rtn_code: "1005";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    listCoupons: {
+        parameters: {
+            query: {
+                /** @description Your merchant id */
+                merchantId: string;
+                /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+                sign?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Only with an empty query string: the parameters as a JSON object. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CouponListRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Coupon"][];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    deactivateCoupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Coupon"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Conflicts with an earlier request or the current state */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1008 NOT_ALLOWED
+                         * @enum {string}
+                         */
+                        rtn_code: "1008";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    applySubscriptionCoupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionCouponRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Subscription"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Conflicts with an earlier request or the current state */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1008 NOT_ALLOWED
+                         * @enum {string}
+                         */
+                        rtn_code: "1008";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Understood but refused by the operation’s rules */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1012 COUPON_NOT_APPLICABLE
+                         * @enum {string}
+                         */
+                        rtn_code: "1012";
                         /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
                         rtn_msg: string;
                         /** @constant */

@@ -94,6 +94,24 @@ export function registerSubCommands(program: Command): void {
   );
 
   sub
+    .command('coupon')
+    .argument('<id>', 'subscription id or code')
+    .argument('<code>', 'coupon code of the subscription’s merchant')
+    .option('--merchant <id>', 'only if it belongs to this merchant')
+    .description('give an ACTIVE or PAUSED subscription a coupon from its next charge on (it replaces any other)')
+    .action(
+      action(async (id: string, code: string, opts: { merchant?: string }, cmd: Command) => {
+        await withCtx(cmd, async (ctx, out) => {
+          const { subscriptionRef } = await import('../../services/operator.js');
+          const { takeCoupon } = await import('../../services/take-coupon.js');
+          const ref = await subscriptionRef(ctx, id, opts.merchant);
+          const d = await takeCoupon(ctx, ref.merchantId, { subscriptionId: ref.id, couponCode: code });
+          out.result(d, () => record(d));
+        });
+      }),
+    );
+
+  sub
     .command('change')
     .argument('<id>', 'subscription id or code')
     .requiredOption('--plan <id>', 'the plan to move to (same merchant and currency)')

@@ -1,5 +1,6 @@
 import type { ApiRoute } from '../api.js';
 import { invoiceRoutes } from './invoices.js';
+import { couponRoutes } from './coupons.js';
 import { paymentRoutes } from './payments.js';
 import { planRoutes } from './plans.js';
 import { portalRoutes } from './portal.js';
@@ -14,4 +15,5 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...subscriptionRoutes,
   ...portalRoutes,
   ...invoiceRoutes,
+  ...couponRoutes,
 ];

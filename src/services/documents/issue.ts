@@ -9,7 +9,7 @@ import {
   type Reduction,
 } from '../../domain/documents.js';
 import { newId, randomToken } from '../../domain/ids.js';
-import type { InvoiceRow, RefundRow, TransactionRow, Tx } from '../../store/store.js';
+import type { BillingRecordRow, InvoiceRow, RefundRow, TransactionRow, Tx } from '../../store/store.js';
 import { itemsOf } from '../transactions/input.js';
 import { invoiceUrl } from './urls.js';
 
@@ -58,7 +58,7 @@ export interface IssuedInvoice {
   invoiceUrl: string;
 }
 
-/** A charge's invoice fields for its callback. */
+/** The facts of a transaction row (PAY, CHECKOUT, a first charge, a CHANGE): `subscriptionCode` when it has one. */
 export const factsOf = (txn: TransactionRow, subscriptionCode?: string): ChargeFacts => ({
   transactionId: txn.id,
   merchantId: txn.merchantId,
@@ -73,6 +73,12 @@ export const factsOf = (txn: TransactionRow, subscriptionCode?: string): ChargeF
   subscriptionCode,
   userId: txn.userId,
 });
+
+/** A coupon's discount on a billing record (SPEC §19), as the invoice's negative line. */
+export function discountOf(record: Pick<BillingRecordRow, 'couponCode' | 'discountAmount'> | undefined): Reduction[] {
+  if (!record?.couponCode || record.discountAmount <= 0) return [];
+  return [{ description: `Discount (${record.couponCode})`, amount: record.discountAmount }];
+}
 
 /**
  * Plans never change their name once created, so a process keeps the names it has read: a renewal

@@ -1,7 +1,7 @@
 import type { Ctx } from '../../ctx.js';
 import type { DocumentFields } from '../../notify/payloads.js';
 import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js';
-import { factsOf, issueInvoice } from '../documents/issue.js';
+import { discountOf, factsOf, issueInvoice } from '../documents/issue.js';
 
 /** The CHANGE charge's invoice: the new plan from now, less the old plan's unused time and any discount. */
 export async function changeInvoice(
@@ -14,9 +14,10 @@ export async function changeInvoice(
 ): Promise<DocumentFields | undefined> {
   const txn = record.transactionId ? await tx.getTransaction(record.transactionId) : undefined;
   if (!txn || !record.planId) return undefined;
-  const reductions = [{ description: 'Credit for unused time on the previous plan', amount: record.creditApplied }];
-  if (record.couponCode && record.discountAmount > 0)
-    reductions.push({ description: `Discount (${record.couponCode})`, amount: record.discountAmount });
+  const reductions = [
+    { description: 'Credit for unused time on the previous plan', amount: record.creditApplied },
+    ...discountOf(record),
+  ];
   return issueInvoice(
     ctx,
     tx,

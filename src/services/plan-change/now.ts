@@ -7,6 +7,7 @@ import type { SubscriptionRow, Tx } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
 import { changeInvoice } from './invoice.js';
 import { chargeKeptCard, type ChangeOutcome } from './kept-card.js';
+import { spendCouponCycle } from '../coupon-charge.js';
 import { notifyChanged } from './notify.js';
 import { renewalPrice } from './price.js';
 import { assertShown, quoteChange, renewalInTheWay, type ShownQuote } from './quote.js';
@@ -170,11 +171,11 @@ async function writeIntent(
     cycleIndex: 0,
     leaseOwner: null,
     leaseUntil: null,
-    creditApplied: plan.price - charge,
+    creditApplied: quote.amount - charge,
     creditGranted: credit,
     planId: plan.id,
-    couponCode: null,
-    discountAmount: 0,
+    couponCode: quote.couponCode,
+    discountAmount: quote.discountAmount,
     createdAt: now,
   });
   return recordId;
@@ -191,6 +192,8 @@ async function chargeChange(ctx: Ctx, recordId: string, resumed = false): Promis
   const card = s?.cardId ? await ctx.store.getCard(s.cardId) : undefined;
   // Ended meanwhile (its card deleted): nothing to charge.
   if (!record || !card) return { approved: false, reason: 'processing_error', ref: null };
+  // SPEC §19: a charge the coupon brought to zero is paid without calling the channel.
+  if (record.amount === 0 && record.discountAmount > 0) return { approved: true, ref: null };
   if (card.channel === 'stripe') return chargeKeptCard(ctx, record, card, now, resumed);
   if (card.panEnc === null) return { approved: false, reason: 'processing_error', ref: null };
   if (cardExpired(card.expMonth, card.expYear, now, ctx.zone))
@@ -261,8 +264,11 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
   }
 
   await tx.cancelUnclaimedRecords(s.id);
+  const price = record.amount + record.creditApplied + record.discountAmount;
+  const couponCyclesUsed = await spendCouponCycle(tx, s, { ...record, planId: i.plan.id, price }, now);
   const after: SubscriptionRow = {
     ...s,
+    couponCyclesUsed,
     planId: i.plan.id,
     amount: i.plan.price,
     ...cycle,

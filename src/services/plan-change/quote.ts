@@ -1,17 +1,19 @@
 import { notAllowed } from '../../domain/errors.js';
 import { applyCredit, unusedCredit } from '../../domain/proration.js';
+import type { ChargeQuote } from '../../domain/discount.js';
 import type { PlanRow, Reads, SubscriptionRow } from '../../store/store.js';
+import { quoteFor } from '../coupon-charge.js';
 
 /**
- * What a change NOW would charge, priced at `at`: the new plan's price less the credit for the
+ * What a change NOW would charge, priced at `at`: the new plan's price less its coupon's discount,
+ * then less the credit for the
  * unused part of the period paid last (as of `at`) and the credit the subscription carries.
  * `basis` names everything but time the figure rests on, so a caller that showed a figure can
  * tell, under the subscription's lock, whether a renewal, a credit or the plan moved since.
  */
-export interface ChangeQuote {
+export interface ChangeQuote extends ChargeQuote {
   charge: number;
   credit: number;
-  creditApplied: number;
   basis: string;
 }
 
@@ -22,9 +24,12 @@ export async function quoteChange(reads: Reads, s: SubscriptionRow, plan: PlanRo
     !last || s.paidThrough === null
       ? 0
       : unusedCredit(last.amount + last.creditApplied, last.actualTime ?? last.scheduledTime, s.paidThrough, at);
-  const { charge } = applyCredit(plan.price, credit + s.credit);
+  // The coupon first, then the credit (SPEC §19): a CHANGE charge is discounted and uses a cycle.
+  const coupon = await quoteFor(reads, s, plan.id, { kind: 'CHANGE', price: plan.price });
+  const { charge } = applyCredit(coupon.amount, credit + s.credit);
   const basis = [s.planId, s.pendingPlanId ?? '', last?.id ?? '', s.paidThrough ?? '', s.credit, plan.id, plan.price];
-  return { charge, credit, creditApplied: plan.price - charge, basis: basis.join('|') };
+  basis.push(coupon.couponCode ?? '', coupon.discountAmount, s.couponCyclesUsed);
+  return { ...coupon, charge, credit, basis: basis.join('|') };
 }
 
 /**

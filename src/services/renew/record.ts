@@ -6,6 +6,7 @@ import type { BillingRecordRow, ClaimedRecord, SubscriptionRow, Tx } from '../..
 import { cardUpdateUrl } from '../card-update/link.js';
 import { issueInvoice, type IssuedInvoice } from '../documents/issue.js';
 import { renewalPrice } from '../plan-change/price.js';
+import { spendCouponCycle } from '../coupon-charge.js';
 import { endSubscription } from '../subscriptions/end.js';
 import type { ChargeOutcome } from './charge.js';
 
@@ -78,6 +79,20 @@ export async function recordOutcome(
       ctx.zone,
     );
     await tx.addChargeToSubscription(s.id, { approved: true, amount: rec.amount, paidThrough: following.time, now });
+    const couponCyclesUsed = await spendCouponCycle(
+      tx,
+      s,
+      {
+        billingType: rec.billingType,
+        subscriptionId: s.id,
+        planId: rec.recordPlanId ?? s.planId,
+        couponCode: rec.couponCode,
+        discountAmount: rec.discountAmount,
+        price: rec.amount + rec.creditApplied + rec.discountAmount,
+        scheduledTime: rec.scheduledTime,
+      },
+      now,
+    );
     if (target) {
       await tx.applyPlanChange(s.id, { ...cur, paidThrough: following.time, now });
       await tx.releasePlanSlot(s.planId);
@@ -85,7 +100,7 @@ export async function recordOutcome(
     } else if (rec.creditApplied > 0) {
       await tx.spendCredit(s.id, rec.creditApplied, now);
     }
-    cur = { ...cur, paidThrough: following.time };
+    cur = { ...cur, paidThrough: following.time, couponCyclesUsed };
     after = cur;
     if (active) {
       next = following.time;
@@ -140,9 +155,11 @@ export async function recordOutcome(
         subscriptionId: s.id,
         merchantId: s.merchantId,
         billingType: 'RETRY',
-        // A retry charges what its renewal did: the same plan, the same earmarked credit.
+        // A retry charges what its renewal did: the same plan, the same earmarked credit, the same discount.
         amount: rec.amount,
         creditApplied: rec.creditApplied,
+        couponCode: rec.couponCode,
+        discountAmount: rec.discountAmount,
         planId: rec.recordPlanId,
         currency: s.currency,
         scheduledTime: next,
@@ -187,8 +204,8 @@ export async function recordOutcome(
     creditApplied: rec.creditApplied,
     creditGranted: 0,
     planId: rec.recordPlanId,
-    couponCode: null,
-    discountAmount: 0,
+    couponCode: rec.couponCode,
+    discountAmount: rec.discountAmount,
     createdAt: now,
   };
   await tx.enqueueEvent({

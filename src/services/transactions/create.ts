@@ -99,6 +99,7 @@ export async function createTransaction(
         txnId: id,
         now,
         cardChannel: merchant.channel,
+        couponCode: data.couponCode,
       });
       amount = first.amount;
       currency = plan.currency;

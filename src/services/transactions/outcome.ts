@@ -4,7 +4,7 @@ import { randomToken } from '../../domain/ids.js';
 import { type DocumentFields, paymentCallbackBody } from '../../notify/payloads.js';
 import type { RefundRow, TransactionRow, Tx } from '../../store/store.js';
 import { cardCheckFailed, cardCheckSucceeded } from '../card-update/outcome.js';
-import { factsOf, issueCreditNote, issueInvoice } from '../documents/issue.js';
+import { discountOf, factsOf, issueCreditNote, issueInvoice } from '../documents/issue.js';
 import { firstChargeFailed, firstChargeSucceeded } from '../subscribe.js';
 import { STATUS } from './view.js';
 
@@ -68,7 +68,8 @@ export async function finishSucceeded(
   const period = row.paymentType === 'SUBSCRIPTION' ? await firstChargeSucceeded(ctx, tx, row, now) : undefined;
   const code = row.subscriptionId ? await tx.subscriptionCodeOf(row.subscriptionId) : undefined;
   // Last in the unit of work: issuing holds the merchant's number until COMMIT, so it is held briefly.
-  const plan = period && row.planId ? { planId: row.planId, ...period, reductions: [] } : undefined;
+  const record = period && row.billingRecordId ? await tx.getRecord(row.billingRecordId) : undefined;
+  const plan = period && row.planId ? { planId: row.planId, ...period, reductions: discountOf(record) } : undefined;
   const invoice = await issueInvoice(ctx, tx, factsOf(row, code), plan, now);
   await paymentEvent(ctx, tx, row, now, invoice ?? {}, code);
   return true;

@@ -156,6 +156,9 @@ export class SqlReads implements Reads {
   latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined> {
     return records.latestRecord(this.sql, subscriptionId);
   }
+  renewChargedBefore(subscriptionId: string, at: number): Promise<number | null> {
+    return records.renewChargedBefore(this.sql, subscriptionId, at);
+  }
   getRecord(id: string): Promise<BillingRecordRow | undefined> {
     return records.getRecord(this.sql, id);
   }

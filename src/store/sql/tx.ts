@@ -12,6 +12,7 @@ import type {
   PlanRow,
   PlanSwitch,
   RecordPrice,
+  SubscriptionCoupon,
   RefundOutcome,
   RefundRow,
   SandboxChargeRow,
@@ -108,6 +109,9 @@ export class SqlTx extends SqlReads implements Tx {
   }
   reserveCouponRedemption(id: string, now: number): Promise<boolean> {
     return coupons.reserveCouponRedemption(this.sql, id, now);
+  }
+  releaseCouponRedemption(id: string): Promise<void> {
+    return coupons.releaseCouponRedemption(this.sql, id);
   }
   moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined> {
     return merchants.moveDocumentSequence(this.sql, merchantId, which, requested);
@@ -227,6 +231,12 @@ export class SqlTx extends SqlReads implements Tx {
   }
   spendCredit(id: string, amount: number, now: number): Promise<void> {
     return subs.spendCredit(this.sql, id, amount, now);
+  }
+  setSubscriptionCoupon(id: string, c: SubscriptionCoupon, now: number): Promise<void> {
+    return subs.setSubscriptionCoupon(this.sql, id, c, now);
+  }
+  setCouponCyclesUsed(id: string, cyclesUsed: number, now: number): Promise<void> {
+    return subs.setCouponCyclesUsed(this.sql, id, cyclesUsed, now);
   }
   repriceRecord(id: string, p: RecordPrice): Promise<boolean> {
     return records.repriceRecord(this.sql, id, p);
