@@ -60,7 +60,7 @@ a{color:var(--accent)}a:focus,button:focus{outline:2px solid var(--accent);outli
 dl{display:grid;grid-template-columns:minmax(7em,auto) 1fr;gap:6px 12px;margin:0 0 8px}
 dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
 .notice{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--good);border-radius:10px;padding:10px 12px;margin:0 0 12px}
-.scroll{overflow-x:auto;margin-top:16px}
+.scroll{overflow-x:auto;margin-top:16px;position:relative}
 table.history caption{text-align:left;font-weight:600;padding:0 0 6px}
 table.history th{text-align:left;font-weight:560;color:var(--muted);padding:6px 8px 6px 0}
 table.history td{padding:6px 8px 6px 0;vertical-align:top}
