@@ -33,6 +33,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/security-fingerprints.test.ts',
   'test/e2e/report-cli.test.ts',
   'test/e2e/browser-card-update.test.ts',
+  'test/e2e/browser-portal.test.ts',
   'test/e2e/card-page-limits.test.ts',
   'test/e2e/cli-merchants-plans.test.ts',
   'test/e2e/serve-shutdown.test.ts',
@@ -43,6 +44,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/stripe-coupons.test.ts',
   'test/e2e/stripe-limits.test.ts',
   'test/e2e/stripe-cards.test.ts',
+  'test/e2e/stripe-portal.test.ts',
   'test/e2e/stripe-key-faults.test.ts',
   'test/e2e/stripe-webhook.test.ts',
 ];

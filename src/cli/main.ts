@@ -4,6 +4,7 @@ import { completionScript } from './completion.js';
 import { fishCompletionScript } from './completion-fish.js';
 import { registerMerchantCommands } from './commands/merchant.js';
 import { registerCouponCommands } from './commands/coupon.js';
+import { registerPortalCommands } from './commands/portal.js';
 import { registerInvoiceCommands } from './commands/invoice.js';
 import { registerPlanCommands } from './commands/plan.js';
 import { registerDbCommands } from './commands/db.js';
@@ -66,6 +67,7 @@ export function buildProgram(): Command {
   registerRenewCommands(program);
   registerSubCommands(program);
   registerBillingCommands(program);
+  registerPortalCommands(program);
   registerInvoiceCommands(program);
   registerEventsCommands(program);
   registerEmailCommands(program);

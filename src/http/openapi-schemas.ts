@@ -352,6 +352,14 @@ export const data = {
   coupon: ref('Coupon'),
   coupons: { type: 'array', items: ref('Coupon') },
   done: { type: 'boolean', const: true, description: 'The subscription changed state' },
+  portalLink: {
+    type: 'object',
+    properties: {
+      url: { type: 'string', format: 'uri', description: 'The portal page for the user; give it to them only' },
+      expireTime: { type: 'string', description: 'When the link stops working (60 minutes)' },
+    },
+    required: ['url', 'expireTime'],
+  },
 } satisfies Record<string, Json>;
 
 /** Every result code by name, for enums and descriptions. */

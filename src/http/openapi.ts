@@ -554,6 +554,7 @@ const TAG_TEXT: Record<string, string> = {
   Plans: 'Subscription plans',
   Coupons: 'Discount coupons a subscription takes: percent or amount off, once, for some cycles or forever',
   Subscriptions: 'Subscribing, and a subscription’s life: detail, billing records, pause, resume, cancel',
+  Portal: 'The customer portal: a link where a subscriber manages their own subscriptions',
   Invoices: 'Invoices of successful charges and the credit notes of their refunds',
   Operations: 'Health, readiness, metrics and this document',
   'Hosted pages':

@@ -18,6 +18,7 @@ import { loggerOptions, logUrl } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi, type PlainRouteDoc } from './openapi.js';
 import { isPagePath, pageDocs, pageMalformed, pageNotFound, registerPages } from './pages/plugin.js';
+import { portalDocs, registerPortal } from './pages/portal.js';
 import { registerStripeWebhook, stripeWebhookDocs } from './stripe-webhook.js';
 import { createRateLimiter, createSharedRateLimiter, type RateLimiter } from './rate-limit.js';
 import { apiRoutes } from './routes/index.js';
@@ -184,10 +185,16 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     let doc: object | undefined;
     api.get(
       '/openapi.json',
-      async () => (doc ??= buildOpenApi(routes, [...opsDocs, ...pageDocs, ...stripeWebhookDocs], ctx.config.publicUrl)),
+      async () =>
+        (doc ??= buildOpenApi(
+          routes,
+          [...opsDocs, ...pageDocs, ...portalDocs, ...stripeWebhookDocs],
+          ctx.config.publicUrl,
+        )),
     );
   });
   await app.register(async (pages) => registerPages(pages, ctx));
+  await app.register(async (portal) => registerPortal(portal, ctx, limiter));
   await app.register(async (hooks) => registerStripeWebhook(hooks, ctx));
 
   // The path is never echoed: it may hold an apiKey or a page token, spelled so no route matched.

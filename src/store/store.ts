@@ -4,6 +4,7 @@ import type {
   billingRecords,
   cards,
   coupons,
+  portalSessions,
   creditNotes,
   customerEmails,
   invoices,
@@ -123,6 +124,9 @@ export interface Reads {
   /** Newest first. */
   listPlans(merchantId: string, status?: 'ACTIVE' | 'INACTIVE'): Promise<PlanRow[]>;
   getPlanInfo(planId: string): Promise<{ name: string; description: string | null } | undefined>;
+
+  /** A customer-portal link by the SHA-256 of its token (SPEC §18). */
+  getPortalSession(tokenHash: string): Promise<PortalSessionRow | undefined>;
 
   /** A coupon of this merchant by its code; another merchant's reads as absent. */
   getCoupon(merchantId: string, code: string): Promise<CouponRow | undefined>;
@@ -308,6 +312,12 @@ export interface Tx extends Reads {
   reservePlanSlot(planId: string): Promise<boolean>;
   /** Give a place back (never below zero). */
   releasePlanSlot(planId: string): Promise<void>;
+
+  insertPortalSession(row: PortalSessionRow): Promise<void>;
+  /** Forget portal links that expired before `cutoff`. */
+  deletePortalSessionsBefore(cutoff: number): Promise<void>;
+  /** Count one card check on a portal link below `max`; false when it has had them all. */
+  countPortalCardCheck(tokenHash: string, max: number): Promise<boolean>;
 
   insertCoupon(row: CouponRow): Promise<void>;
   setCouponStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;
@@ -566,6 +576,7 @@ export { StoreOpenError } from '../domain/errors.js';
 export type MerchantRow = RowOf<typeof merchants>;
 export type PlanRow = RowOf<typeof plans>;
 export type CouponRow = RowOf<typeof coupons>;
+export type PortalSessionRow = RowOf<typeof portalSessions>;
 export type TransactionRow = RowOf<typeof transactions>;
 export type RefundRow = RowOf<typeof refunds>;
 export type CardRow = RowOf<typeof cards>;

@@ -20,7 +20,8 @@ const card = (n: string): string[] => ['--card', n, '--exp', `12/${cardYear()}`,
 /**
  * A database with something in every table, made by the real CLI: a merchant with a notify URL
  * (so outbox events are written), a plan, a subscription with a vaulted card and a renewal,
- * PAYs (approved, declined, idempotent), a checkout page, a refund, tracking, the sandbox ledger.
+ * PAYs (approved, declined, idempotent), a checkout page, a refund, tracking, the sandbox ledger,
+ * a customer-portal link.
  */
 export function populate(db: string): Populated {
   // A declined charge exits 3 (SPEC §12); everything else here succeeds.
@@ -76,6 +77,7 @@ export function populate(db: string): Populated {
   holdCoupon(db, merchantId, sub.subscriptionId);
   cli(['sub', 'update', sub.subscriptionId, '--email', 'ada@example.com']);
   holdEmail(db, merchantId, sub.subscriptionId);
+  cli(['portal', 'link', '--merchant', merchantId, '--user', 'u-1']);
   const later = DateTime.utc().plus({ days: 2 }).toFormat('yyyy-MM-dd HH:mm:ss');
   cli(['renew', '--at', later]);
   return {

@@ -412,6 +412,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A link to the customer portal for one user
+         * @description A hosted page where the user sees their subscriptions of this merchant (plan, amount, status, next charge, card on file, billing history) and does what the merchant allows (`merchant update --portal-actions`, default cancel and update-card). The link is bound to this merchant and this user, works for 60 minutes (expireTime), and is meant to be opened at once: make a new one each time the user asks. returnUrl is where the page links back to the shop. Any userId is accepted; one with no subscriptions sees that it has none.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
+         */
+        post: operations["createPortalSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/invoice/list": {
         parameters: {
             query?: never;
@@ -758,6 +782,30 @@ export interface paths {
         get: operations["getInvoicePdf"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Customer portal (HTML): the user's subscriptions, billing history and what they may do
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
+        get: operations["getPortalPage"];
+        put?: never;
+        /**
+         * Customer portal forms: cancel (after a confirmation), pause, resume, update the card, change plan
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
+        post: operations["postPortalPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1851,6 +1899,16 @@ export interface components {
             subscriptionId: string;
             /** @description The card (required for PAY and SUBSCRIPTION, ignored for CHECKOUT): a CardInfo, as a JSON string or as the object itself */
             cardInfo: string | components["schemas"]["CardInfo"];
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        PortalSessionRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
+            userId: string;
+            /** @description Where the hosted page sends the customer after paying */
+            returnUrl?: string | "" | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -5551,6 +5609,182 @@ export interface operations {
             };
         };
     };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /**
+                             * Format: uri
+                             * @description The portal page for the user; give it to them only
+                             */
+                            url: string;
+                            /** @description When the link stops working (60 minutes) */
+                            expireTime: string;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
     listInvoices: {
         parameters: {
             query: {
@@ -7691,6 +7925,184 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getPortalPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Customer portal (HTML): the user's subscriptions, billing history and what they may do */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    postPortalPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Customer portal forms: cancel (after a confirmation), pause, resume, update the card, change plan */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the merchant’s return, failed or cancel URL (or back to the page) */
+            303: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A form without its anti-forgery token, or with an expired one */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The link was already used: another card is being checked or was saved through it */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Form larger than the page accepts */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Not a form submission */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
                 };
             };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */

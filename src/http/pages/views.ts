@@ -38,7 +38,7 @@ ${items ? `<table class="items" aria-label="Items">${items}</table>` : ''}`;
 }
 
 /** The card inputs, with visible labels and the standard autofill tokens (browsers and password managers fill them). */
-function cardFields(holderName: string | undefined): string {
+export function cardFields(holderName: string | undefined): string {
   const year = new Date().getUTCFullYear();
   return `<label for="cc-name">Name on card</label>
 <input id="cc-name" name="holderName" autocomplete="cc-name" maxlength="100"${holderName ? ` value="${esc(holderName)}"` : ''} required>

@@ -3,6 +3,7 @@ import { invoiceRoutes } from './invoices.js';
 import { couponRoutes } from './coupons.js';
 import { paymentRoutes } from './payments.js';
 import { planRoutes } from './plans.js';
+import { portalRoutes } from './portal.js';
 import { subscriptionRoutes } from './subscriptions.js';
 import { transactionRoutes } from './transactions.js';
 
@@ -12,6 +13,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...paymentRoutes,
   ...planRoutes,
   ...subscriptionRoutes,
+  ...portalRoutes,
   ...invoiceRoutes,
   ...couponRoutes,
 ];

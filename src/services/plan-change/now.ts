@@ -2,15 +2,15 @@ import type { Ctx } from '../../ctx.js';
 import { billingTime } from '../../domain/calendar.js';
 import { notAllowed, notFound, PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { applyCredit, unusedCredit } from '../../domain/proration.js';
 import { isCounted, isEnded } from '../../domain/subscription-state.js';
-import { type DocumentFields, subscriptionCallbackBody } from '../../notify/payloads.js';
-import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js';
+import type { SubscriptionRow, Tx } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
 import { changeInvoice } from './invoice.js';
 import { chargeKeptCard, type ChangeOutcome } from './kept-card.js';
-import { quoteFor, spendCouponCycle } from '../coupon-charge.js';
+import { spendCouponCycle } from '../coupon-charge.js';
+import { notifyChanged } from './notify.js';
 import { renewalPrice } from './price.js';
+import { assertShown, quoteChange, renewalInTheWay, type ShownQuote } from './quote.js';
 import type { ChangePlanInput } from './request.js';
 import { lockForChange, reserveTarget } from './rules.js';
 import { changeResult, type ChangeResult } from './view.js';
@@ -31,8 +31,13 @@ export const CHANGE_LEASE_MS = 10 * 60_000;
  * idempotency key; (3) the outcome — approved: the plan switches; declined: the old plan stays,
  * the place is given back.
  */
-export async function changeNow(ctx: Ctx, merchantId: string, req: ChangePlanInput): Promise<ChangeResult> {
-  const recordId = await ctx.store.transaction((tx) => writeIntent(ctx, tx, merchantId, req));
+export async function changeNow(
+  ctx: Ctx,
+  merchantId: string,
+  req: ChangePlanInput,
+  shown?: ShownQuote,
+): Promise<ChangeResult> {
+  const recordId = await ctx.store.transaction((tx) => writeIntent(ctx, tx, merchantId, req, shown));
   const out = await chargeChange(ctx, recordId);
   if ('waiting' in out) return pendingChange(ctx, recordId);
   if ('refused' in out) {
@@ -86,23 +91,28 @@ export async function resumeStaleChanges(ctx: Ctx): Promise<number> {
   return done;
 }
 
-async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlanInput): Promise<string> {
+/**
+ * `shown`: the figure a subscriber was shown (the portal): credited as of the instant it was drawn
+ * (as Stripe's proration_date), and checked under the lock — anything moved, nothing is written.
+ */
+async function writeIntent(
+  ctx: Ctx,
+  tx: Tx,
+  merchantId: string,
+  req: ChangePlanInput,
+  shown: ShownQuote | undefined,
+): Promise<string> {
   const { s, plan } = await lockForChange(tx, merchantId, req.subscriptionId, req.planId);
   const now = ctx.clock.now();
   if (plan.id === s.planId) throw notAllowed('the subscription is already on this plan');
-  // A renewal due or being charged pays the old plan's period: the change comes after it.
-  if ((await tx.pendingRecords(s.id)).some((r) => r.transactionId !== null || r.scheduledTime <= now)) {
-    throw notAllowed('a renewal of this subscription is due or being charged; change the plan after it');
-  }
+  renewalInTheWay(await tx.pendingRecords(s.id), now);
   const card = s.cardId !== null ? await tx.getCard(s.cardId) : undefined;
   if (!card) throw notAllowed('the subscription has no card on file');
+  const quote = await quoteChange(tx, s, plan, shown?.at ?? now);
+  if (shown) assertShown(quote, shown);
   // A change at period end already holds the place on this plan.
   if (plan.id !== s.pendingPlanId) await reserveTarget(tx, plan);
-
-  const credit = await unusedPeriodCredit(tx, s, now);
-  // The coupon first, then the credit (SPEC §19): a CHANGE charge is discounted and uses a cycle.
-  const quote = await quoteFor(tx, s, plan.id, { kind: 'CHANGE', price: plan.price });
-  const { charge } = applyCredit(quote.amount, credit + s.credit);
+  const { charge, credit } = quote;
   const recordId = newId('rec', now);
   const txnId = newId('txn', now);
   await tx.insertTransaction({
@@ -169,17 +179,6 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
     createdAt: now,
   });
   return recordId;
-}
-
-/**
- * The credit for the unused part of the period paid last: that charge's value (its amount and the
- * carried credit it spent) over [its time, paidThrough). A period not paid (a renewal being
- * retried) or a trial (paid 0) credits nothing.
- */
-async function unusedPeriodCredit(tx: Tx, s: SubscriptionRow, now: number): Promise<number> {
-  const [last] = await tx.pageRecords(s.id, 'SUCCESS', 1, 0);
-  if (!last || s.paidThrough === null) return 0;
-  return unusedCredit(last.amount + last.creditApplied, last.actualTime ?? last.scheduledTime, s.paidThrough, now);
 }
 
 /** A CHANGE charge's final answer: recorded by recordChange. */
@@ -300,35 +299,4 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
   const view = { ...after, billingCount: s.billingCount + 1, totalPaid: s.totalPaid + i.charge };
   await notifyChanged(ctx, tx, view, record, next, { previousPlanId: s.planId, credit: i.credit }, now, invoice);
   return changeResult(ctx, after, { when: 'NOW', result: 'CHANGED', credit: i.credit, next, record });
-}
-
-async function notifyChanged(
-  ctx: Ctx,
-  tx: Tx,
-  s: SubscriptionRow,
-  record: BillingRecordRow,
-  next: number | null,
-  c: { previousPlanId: string; credit: number },
-  now: number,
-  invoice: DocumentFields | undefined,
-): Promise<void> {
-  await tx.enqueueEvent({
-    merchantId: s.merchantId,
-    kind: 'SUBSCRIPTION',
-    eventType: 'PLAN_CHANGED',
-    transactionId: record.transactionId,
-    subscriptionId: s.id,
-    notifyUrl: s.notifyUrl,
-    body: subscriptionCallbackBody({
-      eventType: 'PLAN_CHANGED',
-      subscription: s,
-      record,
-      nextBillingTime: next,
-      eventTime: now,
-      zone: ctx.zone,
-      change: { ...c, when: 'NOW' },
-      ...(invoice ? { invoice } : {}),
-    }),
-    now,
-  });
 }

@@ -48,4 +48,5 @@ export const idempotencyKeys = build(t.idempotencyKeys);
 export const outboxEvents = build(t.outboxEvents);
 export const customerEmails = build(t.customerEmails);
 export const sandboxCharges = build(t.sandboxCharges);
+export const portalSessions = build(t.portalSessions);
 export const rateLimitWindows = build(t.rateLimitWindows);

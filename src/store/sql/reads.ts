@@ -2,6 +2,7 @@ import type {
   BillingRecordRow,
   CardRow,
   CouponRow,
+  PortalSessionRow,
   CreditNoteRow,
   CustomerEmailRow,
   DocumentFilter,
@@ -36,6 +37,7 @@ import type {
 import * as cards from './cards.js';
 import * as coupons from './coupons.js';
 import * as emails from './customer-emails.js';
+import * as portal from './portal.js';
 import type { Db } from './db.js';
 import * as documents from './documents.js';
 import * as lookup from './lookup.js';
@@ -101,6 +103,9 @@ export class SqlReads implements Reads {
   }
   stalePageIds(now: number, limit: number): Promise<string[]> {
     return txns.stalePageIds(this.sql, now, limit);
+  }
+  getPortalSession(tokenHash: string): Promise<PortalSessionRow | undefined> {
+    return portal.getPortalSession(this.sql, tokenHash);
   }
   getCoupon(merchantId: string, code: string): Promise<CouponRow | undefined> {
     return coupons.getCoupon(this.sql, merchantId, code);

@@ -5,6 +5,7 @@ import type {
   CouponRow,
   EmailClaim,
   EmailOutcome,
+  PortalSessionRow,
   MerchantRow,
   NewCreditNote,
   NewCustomerEmail,
@@ -31,6 +32,7 @@ import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import * as cards from './cards.js';
 import * as coupons from './coupons.js';
 import * as emails from './customer-emails.js';
+import * as portal from './portal.js';
 import type { Db } from './db.js';
 import * as documents from './documents.js';
 import * as merchants from './merchants.js';
@@ -94,6 +96,15 @@ export class SqlTx extends SqlReads implements Tx {
   }
   updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void> {
     return merchants.updateMerchantRow(this.sql, id, patch);
+  }
+  insertPortalSession(row: PortalSessionRow): Promise<void> {
+    return portal.insertPortalSession(this.sql, row);
+  }
+  deletePortalSessionsBefore(cutoff: number): Promise<void> {
+    return portal.deletePortalSessionsBefore(this.sql, cutoff);
+  }
+  countPortalCardCheck(tokenHash: string, max: number): Promise<boolean> {
+    return portal.countPortalCardCheck(this.sql, tokenHash, max);
   }
   insertCoupon(row: CouponRow): Promise<void> {
     return coupons.insertCoupon(this.sql, row);

@@ -7,6 +7,7 @@ import { creditNotes, invoices } from './documents.js';
 import { merchants, meta } from './merchants.js';
 import { outboxEvents } from './outbox.js';
 import { plans } from './plans.js';
+import { portalSessions } from './portal.js';
 import { rateLimitWindows } from './rate-limits.js';
 import { sandboxCharges } from './sandbox.js';
 import { subscriptions } from './subscriptions.js';
@@ -24,6 +25,7 @@ export {
   meta,
   outboxEvents,
   plans,
+  portalSessions,
   rateLimitWindows,
   refunds,
   sandboxCharges,
@@ -53,5 +55,6 @@ export const TABLES: readonly TableSpec[] = [
   outboxEvents,
   customerEmails,
   sandboxCharges,
+  portalSessions,
   rateLimitWindows,
 ];
