@@ -1,4 +1,4 @@
-import type { ChangeOption, PortalSubscription, PortalView } from '../../services/portal/index.js';
+import type { ChangeOption, DocumentLink, PortalSubscription, PortalView } from '../../services/portal/index.js';
 import { esc } from './html.js';
 import { cardFields, reasonText } from './views.js';
 
@@ -36,14 +36,15 @@ function statusLine(s: PortalSubscription): string {
   return esc(text);
 }
 
-/** The record's invoice (page and PDF) and the numbers of its credit notes. */
+/** A document's page, and its PDF (whose link names the document for a screen reader). */
+const documentLinks = (title: string, d: DocumentLink): string =>
+  `<a href="${esc(d.url)}">${title} ${esc(d.number)}</a> (<a href="${esc(d.pdfUrl)}">PDF<span class="visually-hidden"> of ${esc(d.number)}</span></a>)`;
+
+/** The record's invoice and the credit notes of its refunds, each as a page and a PDF. */
 function documents(r: PortalSubscription['history'][number]): string {
   const parts: string[] = [];
-  if (r.invoice)
-    parts.push(
-      `<a href="${esc(r.invoice.url)}">Invoice ${esc(r.invoice.number)}</a> (<a href="${esc(r.invoice.pdfUrl)}">PDF<span class="visually-hidden"> of ${esc(r.invoice.number)}</span></a>)`,
-    );
-  for (const n of r.creditNotes) parts.push(`Credit note ${esc(n)}`);
+  if (r.invoice) parts.push(documentLinks('Invoice', r.invoice));
+  for (const n of r.creditNotes) parts.push(documentLinks('Credit note', n));
   return parts.join('<br>');
 }
 

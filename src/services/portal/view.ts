@@ -4,7 +4,8 @@ import { portalActionsOf, type PortalAction } from '../../domain/portal-actions.
 import { nextState } from '../../domain/subscription-state.js';
 import { formatTime } from '../../domain/time.js';
 import type { BillingRecordRow, SubscriptionRow } from '../../store/store.js';
-import { invoicePdfUrl, invoiceUrl } from '../documents/urls.js';
+import { withLinks } from '../documents/credit-note-links.js';
+import { creditNotePdfUrl, creditNoteUrl, invoicePdfUrl, invoiceUrl } from '../documents/urls.js';
 import { cardReplaceable } from '../card-update/rules.js';
 import { stripeChallengeOrigins } from '../pages.js';
 import type { OpenPortal } from './session.js';
@@ -19,9 +20,15 @@ export interface PortalRecord {
   status: string;
   failReason?: string;
   /** The charge's invoice: its number, hosted page and PDF. */
-  invoice?: { number: string; url: string; pdfUrl: string };
-  /** Numbers of the credit notes of its refunds (credit notes have no page of their own). */
-  creditNotes: string[];
+  invoice?: DocumentLink;
+  /** The credit notes of its refunds, oldest first. */
+  creditNotes: DocumentLink[];
+}
+
+export interface DocumentLink {
+  number: string;
+  url: string;
+  pdfUrl: string;
 }
 
 export interface PortalSubscription {
@@ -128,7 +135,7 @@ async function subscriptionOf(
 
 async function recordOf(ctx: Ctx, r: BillingRecordRow, money: (minor: number) => string): Promise<PortalRecord> {
   const invoice = r.transactionId ? await ctx.store.getInvoiceByTransaction(r.transactionId) : undefined;
-  const notes = r.transactionId ? await ctx.store.creditNotesOfTransaction(r.transactionId) : [];
+  const notes = r.transactionId ? await withLinks(ctx, await ctx.store.creditNotesOfTransaction(r.transactionId)) : [];
   return {
     time: formatTime(r.actualTime ?? r.scheduledTime, ctx.zone),
     type: r.billingType,
@@ -144,6 +151,10 @@ async function recordOf(ctx: Ctx, r: BillingRecordRow, money: (minor: number) =>
           },
         }
       : {}),
-    creditNotes: notes.map((n) => n.number),
+    creditNotes: notes.map((n) => ({
+      number: n.number,
+      url: creditNoteUrl(ctx, n.token),
+      pdfUrl: creditNotePdfUrl(ctx, n.token),
+    })),
   };
 }
