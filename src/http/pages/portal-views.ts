@@ -53,7 +53,7 @@ function history(s: PortalSubscription): string {
   const rows = s.history
     .map(
       (r) =>
-        `<tr><td>${esc(r.time)}</td><td>${esc(r.type)}</td><td class="n">${esc(r.amount)}</td><td>${esc(r.status)}${r.failReason ? `<br><small>${esc(reasonText(r.failReason))}</small>` : ''}</td><td>${documents(r)}</td></tr>`,
+        `<tr><td>${esc(r.time)}</td><td>${esc(r.type)}</td><td class="n">${esc(r.amount)}${r.discount ? `<br><small>${esc(r.discount)}</small>` : ''}</td><td>${esc(r.status)}${r.failReason ? `<br><small>${esc(reasonText(r.failReason))}</small>` : ''}</td><td>${documents(r)}</td></tr>`,
     )
     .join('');
   return `<div class="scroll" role="region" aria-label="Billing history of ${esc(s.planName)}" tabindex="0"><table class="items history">
@@ -68,7 +68,11 @@ function subscriptionCard(f: FormBase, s: PortalSubscription): string {
     ['Status', statusLine(s)],
   ];
   if (s.next)
-    facts.push([s.next.retry ? 'Next attempt' : 'Next payment', `${esc(s.next.amount)} on ${esc(s.next.time)}`]);
+    facts.push([
+      s.next.retry ? 'Next attempt' : 'Next payment',
+      `${esc(s.next.amount)} on ${esc(s.next.time)}${s.next.discount ? `<br><small>${esc(s.next.discount)}</small>` : ''}`,
+    ]);
+  if (s.coupon) facts.push(['Coupon', esc(s.coupon)]);
   if (s.pendingPlanName) facts.push(['From the next payment', esc(s.pendingPlanName)]);
   if (s.card) facts.push(['Card', `${esc(s.card.label)}, expires ${esc(s.card.expiry)}`]);
   const retryNote = s.next?.retry

@@ -1,4 +1,5 @@
 import type { Ctx } from '../../ctx.js';
+import { couponLasts } from '../../domain/discount.js';
 import { formatMoney } from '../../domain/money.js';
 import { portalActionsOf, type PortalAction } from '../../domain/portal-actions.js';
 import { nextState } from '../../domain/subscription-state.js';
@@ -7,7 +8,9 @@ import type { BillingRecordRow, SubscriptionRow } from '../../store/store.js';
 import { withLinks } from '../documents/credit-note-links.js';
 import { creditNotePdfUrl, creditNoteUrl, invoicePdfUrl, invoiceUrl } from '../documents/urls.js';
 import { cardReplaceable } from '../card-update/rules.js';
+import { couponInForce } from '../coupon-charge.js';
 import { stripeChallengeOrigins } from '../pages.js';
+import { couponText, discountText } from './coupon-text.js';
 import type { OpenPortal } from './session.js';
 
 /** How many of a subscription's billing records the page lists, newest first. */
@@ -19,6 +22,8 @@ export interface PortalRecord {
   amount: string;
   status: string;
   failReason?: string;
+  /** What a coupon took off this charge: `Discount (WELCOME): -15.00 USD`. */
+  discount?: string;
   /** The charge's invoice: its number, hosted page and PDF. */
   invoice?: DocumentLink;
   /** The credit notes of its refunds, oldest first. */
@@ -39,8 +44,13 @@ export interface PortalSubscription {
   price: string;
   status: string;
   endTime?: string;
-  /** The next charge: when, and exactly how much (a retry, a pending plan, carried credit included). */
-  next?: { time: string; amount: string; retry: boolean };
+  /**
+   * The next charge: when, and exactly how much (a retry, a pending plan, carried credit and a
+   * coupon's discount included), and the discount in it.
+   */
+  next?: { time: string; amount: string; retry: boolean; discount?: string };
+  /** The coupon in force while it still discounts a charge: `WELCOME: 50% off, 2 more payments`. */
+  coupon?: string;
   pendingPlanName?: string;
   /** `VISA ••4242`, and `12/2030`. */
   card?: { label: string; expiry: string };
@@ -96,6 +106,8 @@ async function subscriptionOf(
   const card = s.cardId !== null ? await ctx.store.getCard(s.cardId) : undefined;
   const pendingPlan = s.pendingPlanId !== null ? await ctx.store.getPlanInfo(s.pendingPlanId) : undefined;
   const records = await ctx.store.pageRecords(s.id, undefined, HISTORY_SHOWN, 0);
+  // The plan the next charge is for, as the subscription's detail reads it: a coupon restricted to plans may not cover it.
+  const coupon = await couponInForce(ctx.store, s, s.pendingPlanId ?? s.planId);
   const can = new Set<PortalAction>();
   if (o.allowed.has('cancel') && nextState(s.status, 'CANCEL') === 'CANCELLED') can.add('cancel');
   if (o.allowed.has('pause') && nextState(s.status, 'PAUSE') !== null) can.add('pause');
@@ -115,9 +127,13 @@ async function subscriptionOf(
             time: formatTime(pending.scheduledTime, ctx.zone),
             amount: money(pending.amount),
             retry: pending.billingType === 'RETRY',
+            ...(pending.couponCode !== null && pending.discountAmount > 0
+              ? { discount: discountText(pending.couponCode, pending.discountAmount, s.currency) }
+              : {}),
           },
         }
       : {}),
+    ...(coupon && couponLasts(coupon) ? { coupon: couponText(coupon) } : {}),
     ...(pendingPlan ? { pendingPlanName: pendingPlan.name } : {}),
     ...(card?.last4
       ? {
@@ -142,6 +158,9 @@ async function recordOf(ctx: Ctx, r: BillingRecordRow, money: (minor: number) =>
     amount: money(r.amount),
     status: r.status,
     ...(r.failReason ? { failReason: r.failReason } : {}),
+    ...(r.couponCode !== null && r.discountAmount > 0
+      ? { discount: discountText(r.couponCode, r.discountAmount, r.currency) }
+      : {}),
     ...(invoice
       ? {
           invoice: {
