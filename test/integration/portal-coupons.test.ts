@@ -46,7 +46,7 @@ describe('coupons in the customer portal', () => {
     app.clock.advance(31 * 86_400_000);
     await runRenewal(app.ctx);
     const text = await portalText('user-2');
-    expect(text).toMatch(/2026-01-15 09:00:00 INITIAL 20\.00 USD Discount \(FIRST\): -10\.00 USD SUCCESS/);
+    expect(text).toMatch(/2026-01-15 09:00:00 INITIAL 20\.00 USD Discount \(FIRST\) -10\.00 USD SUCCESS/);
     expect(text).toMatch(/2026-02-15 09:00:00 RENEW 30\.00 USD SUCCESS/);
     // Its one payment is used: nothing more to show for it, and the next payment is at full price.
     expect(text).not.toContain('Coupon FIRST');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CouponInForce, CouponTerms } from '../../src/domain/discount.js';
-import { couponText, discountText } from '../../src/services/portal/coupon-text.js';
+import { couponText, discountLine } from '../../src/services/portal/coupon-text.js';
 
 /** How the portal words the coupon in force (SPEC §18, §19): what it takes off, and for how many more payments. */
 const held = (terms: Omit<CouponTerms, 'code'>, cyclesUsed = 0): CouponInForce => ({
@@ -46,6 +46,6 @@ describe('the coupon as the portal words it', () => {
   });
 
   it('words a charge’s discount as the invoice’s negative line does', () => {
-    expect(discountText('WELCOME', 1500, 'USD')).toBe('Discount (WELCOME): -15.00 USD');
+    expect(discountLine('WELCOME', 1500, 'USD')).toEqual({ label: 'Discount (WELCOME)', amount: '-15.00 USD' });
   });
 });

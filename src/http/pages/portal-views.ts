@@ -48,12 +48,13 @@ function documents(r: PortalSubscription['history'][number]): string {
   return parts.join('<br>');
 }
 
+// The history table does not wrap (it scrolls on a phone), but for a document's "(PDF)": a discount takes two short lines under the amount.
 function history(s: PortalSubscription): string {
   if (s.history.length === 0) return '<p class="merchant">No payments yet.</p>';
   const rows = s.history
     .map(
       (r) =>
-        `<tr><td>${esc(r.time)}</td><td>${esc(r.type)}</td><td class="n">${esc(r.amount)}${r.discount ? `<br><small>${esc(r.discount)}</small>` : ''}</td><td>${esc(r.status)}${r.failReason ? `<br><small>${esc(reasonText(r.failReason))}</small>` : ''}</td><td>${documents(r)}</td></tr>`,
+        `<tr><td>${esc(r.time)}</td><td>${esc(r.type)}</td><td class="n">${esc(r.amount)}${r.discount ? `<br><small>${esc(r.discount.label)}<br>${esc(r.discount.amount)}</small>` : ''}</td><td>${esc(r.status)}${r.failReason ? `<br><small>${esc(reasonText(r.failReason))}</small>` : ''}</td><td class="docs">${documents(r)}</td></tr>`,
     )
     .join('');
   return `<div class="scroll" role="region" aria-label="Billing history of ${esc(s.planName)}" tabindex="0"><table class="items history">
@@ -70,7 +71,7 @@ function subscriptionCard(f: FormBase, s: PortalSubscription): string {
   if (s.next)
     facts.push([
       s.next.retry ? 'Next attempt' : 'Next payment',
-      `${esc(s.next.amount)} on ${esc(s.next.time)}${s.next.discount ? `<br><small>${esc(s.next.discount)}</small>` : ''}`,
+      `${esc(s.next.amount)} on ${esc(s.next.time)}${s.next.discount ? `<br><small>${esc(s.next.discount.label)}: ${esc(s.next.discount.amount)}</small>` : ''}`,
     ]);
   if (s.coupon) facts.push(['Coupon', esc(s.coupon)]);
   if (s.pendingPlanName) facts.push(['From the next payment', esc(s.pendingPlanName)]);

@@ -18,6 +18,13 @@ export function couponText(coupon: CouponInForce): string {
   return `${terms.code}: ${off}, ${left} more payment${left === 1 ? '' : 's'}`;
 }
 
-/** A charge's discount, as an invoice's negative line shows it: `Discount (WELCOME): -15.00 USD`. */
-export const discountText = (couponCode: string, discountAmount: number, currency: string): string =>
-  `Discount (${couponCode}): ${formatMoney(-discountAmount, currency)}`;
+/** A charge's discount, as an invoice's negative line shows it: `Discount (WELCOME)` and `-15.00 USD`. */
+export interface DiscountLine {
+  label: string;
+  amount: string;
+}
+
+export const discountLine = (couponCode: string, discountAmount: number, currency: string): DiscountLine => ({
+  label: `Discount (${couponCode})`,
+  amount: formatMoney(-discountAmount, currency),
+});

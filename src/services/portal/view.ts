@@ -10,7 +10,7 @@ import { creditNotePdfUrl, creditNoteUrl, invoicePdfUrl, invoiceUrl } from '../d
 import { cardReplaceable } from '../card-update/rules.js';
 import { couponInForce } from '../coupon-charge.js';
 import { stripeChallengeOrigins } from '../pages.js';
-import { couponText, discountText } from './coupon-text.js';
+import { couponText, type DiscountLine, discountLine } from './coupon-text.js';
 import type { OpenPortal } from './session.js';
 
 /** How many of a subscription's billing records the page lists, newest first. */
@@ -22,8 +22,8 @@ export interface PortalRecord {
   amount: string;
   status: string;
   failReason?: string;
-  /** What a coupon took off this charge: `Discount (WELCOME): -15.00 USD`. */
-  discount?: string;
+  /** What a coupon took off this charge. */
+  discount?: DiscountLine;
   /** The charge's invoice: its number, hosted page and PDF. */
   invoice?: DocumentLink;
   /** The credit notes of its refunds, oldest first. */
@@ -48,7 +48,7 @@ export interface PortalSubscription {
    * The next charge: when, and exactly how much (a retry, a pending plan, carried credit and a
    * coupon's discount included), and the discount in it.
    */
-  next?: { time: string; amount: string; retry: boolean; discount?: string };
+  next?: { time: string; amount: string; retry: boolean; discount?: DiscountLine };
   /** The coupon in force while it still discounts a charge: `WELCOME: 50% off, 2 more payments`. */
   coupon?: string;
   pendingPlanName?: string;
@@ -128,7 +128,7 @@ async function subscriptionOf(
             amount: money(pending.amount),
             retry: pending.billingType === 'RETRY',
             ...(pending.couponCode !== null && pending.discountAmount > 0
-              ? { discount: discountText(pending.couponCode, pending.discountAmount, s.currency) }
+              ? { discount: discountLine(pending.couponCode, pending.discountAmount, s.currency) }
               : {}),
           },
         }
@@ -159,7 +159,7 @@ async function recordOf(ctx: Ctx, r: BillingRecordRow, money: (minor: number) =>
     status: r.status,
     ...(r.failReason ? { failReason: r.failReason } : {}),
     ...(r.couponCode !== null && r.discountAmount > 0
-      ? { discount: discountText(r.couponCode, r.discountAmount, r.currency) }
+      ? { discount: discountLine(r.couponCode, r.discountAmount, r.currency) }
       : {}),
     ...(invoice
       ? {
