@@ -47,6 +47,8 @@ export const creditNoteSchema = z.object({
   amount: money.meta({ description: 'The refunded amount' }),
   currency,
   transactionOrderId: z.string(),
+  url: z.string().meta({ description: 'The hosted credit note page' }),
+  pdfUrl: z.string().meta({ description: 'The credit note as PDF' }),
 });
 
 export const invoiceSchema = z.object({

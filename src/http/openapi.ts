@@ -278,6 +278,8 @@ const TAGS: Record<string, string> = {
   '/3ds/return/:transactionOrderId': 'Hosted pages',
   '/invoice/:token': 'Hosted pages',
   '/invoice/:token/pdf': 'Hosted pages',
+  '/credit-note/:token': 'Hosted pages',
+  '/credit-note/:token/pdf': 'Hosted pages',
   '/channel/stripe/:merchantId/webhook': 'Channels',
 };
 

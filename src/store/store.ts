@@ -258,6 +258,8 @@ export interface Reads {
   creditNotesOfTransaction(transactionId: string): Promise<CreditNoteRow[]>;
   creditNotesByNumber(merchantId: string | undefined, number: string): Promise<CreditNoteRow[]>;
   getCreditNoteByRefund(refundId: string): Promise<CreditNoteRow | undefined>;
+  /** The credit note of a hosted page's link. */
+  getCreditNoteByToken(token: string): Promise<CreditNoteRow | undefined>;
 }
 
 /** Which invoices a list shows; every field given narrows it. */
@@ -305,6 +307,8 @@ export interface Tx extends Reads {
   issueInvoice(inv: NewInvoice): Promise<string | undefined>;
   /** The same for a refund's credit note, from the credit-note sequence. */
   issueCreditNote(cn: NewCreditNote): Promise<string | undefined>;
+  /** Give a credit note issued before credit notes had pages its token: false when it already has one. */
+  giveCreditNoteToken(id: string, token: string): Promise<boolean>;
 
   insertPlan(row: PlanRow): Promise<void>;
   setPlanStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;
@@ -591,7 +595,8 @@ export type CreditNoteRow = RowOf<typeof creditNotes>;
 type Issued = 'number' | 'sellerName' | 'legalName' | 'address' | 'taxId' | 'supportEmail';
 /** `customer` null: the customer of the subscription's first invoice. */
 export type NewInvoice = Omit<InvoiceRow, Issued | 'customer'> & { customer: string | null };
-export type NewCreditNote = Omit<CreditNoteRow, Issued>;
+/** A credit note issued now always has its page's token (only older ones lack it). */
+export type NewCreditNote = Omit<CreditNoteRow, Issued | 'token'> & { token: string };
 export type CustomerEmailRow = RowOf<typeof customerEmails>;
 export type CustomerEmailKind = CustomerEmailRow['kind'];
 export type EmailStatus = CustomerEmailRow['status'];

@@ -86,6 +86,47 @@ describe('invoices over HTTP (happy)', () => {
   });
 });
 
+describe('credit notes over HTTP (happy)', () => {
+  async function refunded(): Promise<{ invoiceNumber: string; note: Record<string, string> }> {
+    const c = client(shop.url, v2);
+    const txn = await pay(v2);
+    expect(
+      (await c.post(`/payment/${v2.apiKey}/refund`, { transactionOrderId: txn, refundAmount: '5.50' })).body.rtn_code,
+    ).toBe('0000');
+    const [inv] = (await c.get('/invoice/list', { transactionOrderId: txn })).body.data.records;
+    const detail = await c.get('/invoice/detail', { invoiceNumber: inv.invoiceNumber });
+    return { invoiceNumber: inv.invoiceNumber, note: detail.body.data.creditNotes[0] };
+  }
+
+  it('gives each credit note in the detail its own page and PDF link', async () => {
+    const { note } = await refunded();
+    expect(note.url).toMatch(new RegExp(`^${shop.url}/credit-note/[A-Za-z0-9_-]{32}$`));
+    expect(note.pdfUrl).toBe(`${note.url}/pdf`);
+  });
+
+  it('serves the credit note page with the hosted pages’ policy, and its PDF with exactly its words', async () => {
+    const { invoiceNumber, note } = await refunded();
+    const page = await raw(note.url ?? '');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.headers.get('cache-control')).toBe('private, no-store');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    const text = words(articleText(page.text)).join(' ');
+    expect(text).toContain(`Credit note ${note.creditNoteNumber}`);
+    expect(text).toContain(`Refund of invoice ${invoiceNumber}`);
+    expect(page.text).toContain(`href="${note.pdfUrl}"`);
+    const pdf = await fetch(note.pdfUrl ?? '');
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(pdf.headers.get('cache-control')).toBe('private, no-store');
+    expect(pdf.headers.get('content-disposition')).toContain(`${note.creditNoteNumber}.pdf`);
+    const bytes = Buffer.from(await pdf.arrayBuffer());
+    expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    if (havePoppler) expect(words(pdfText(bytes))).toEqual(words(articleText(page.text)));
+  });
+});
+
 describe('invoices over HTTP (errors)', () => {
   it("answers another merchant's invoice 1007", async () => {
     const txn = await pay(v1);
@@ -109,6 +150,31 @@ describe('invoices over HTTP (errors)', () => {
   it('refuses an unsigned request with 1002', async () => {
     const r = await client(shop.url, v2).get('/invoice/list', { userId: 'u' }, { sign: false });
     expect(r.body.rtn_code).toBe('1002');
+  });
+
+  it('answers an unknown credit note link with an HTML page, 404, for the page and the PDF', async () => {
+    for (const path of [
+      '/credit-note/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      '/credit-note/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/pdf',
+      '/credit-note/x',
+    ]) {
+      const r = await raw(`${shop.url}${path}`);
+      expect(r.status).toBe(404);
+      expect(r.headers.get('content-type')).toContain('text/html');
+      expect(r.text).toContain('This credit note is not available');
+    }
+  });
+
+  it("does not open a credit note with its invoice's link, nor an invoice with a credit note's", async () => {
+    const c = client(shop.url, v2);
+    const txn = await pay(v2);
+    await c.post(`/payment/${v2.apiKey}/refund`, { transactionOrderId: txn, refundAmount: '1.00' });
+    const [inv] = (await c.get('/invoice/list', { transactionOrderId: txn })).body.data.records;
+    const [note] = (await c.get('/invoice/detail', { invoiceNumber: inv.invoiceNumber })).body.data.creditNotes;
+    const invoiceToken = String(inv.url).split('/').pop();
+    const noteToken = String(note.url).split('/').pop();
+    expect((await raw(`${shop.url}/credit-note/${invoiceToken}`)).status).toBe(404);
+    expect((await raw(`${shop.url}/invoice/${noteToken}`)).status).toBe(404);
   });
 
   it('answers an unknown invoice link with an HTML page, 404, for the page and the PDF', async () => {

@@ -88,7 +88,29 @@ describe('the customer portal page (SPEC §18)', () => {
       requestId: 'refund-1',
     });
     expect(visibleText((await getPage(shop.server, shop.path)).body)).toMatch(
-      /Invoice INV-000001 \( PDF of INV-000001 \) Credit note INV-CN-000001/,
+      /Invoice INV-000001 \( PDF of INV-000001 \) Credit note INV-CN-000001 \( PDF of INV-CN-000001 \)/,
     );
+  });
+
+  it("links each refund's credit note, as a page and as a PDF, that open the credit note", async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    const merchant = await requireMerchant(app.ctx, shop.merchantId);
+    await refundTransaction(app.ctx, merchant, {
+      transactionOrderId: shop.transactionOrderId,
+      refundAmount: '5.00',
+      requestId: 'refund-1',
+    });
+    const body = (await getPage(shop.server, shop.path)).body;
+    const note = /<a href="([^"]+\/credit-note\/[^"/]+)">Credit note (INV-CN-\d+)<\/a>/.exec(body);
+    expect(note?.[2]).toBe('INV-CN-000001');
+    const url = new URL(note?.[1] ?? '');
+    expect(body).toContain(`<a href="${url.href}/pdf">PDF`);
+    const page = await getPage(shop.server, url.pathname);
+    expect(page.status).toBe(200);
+    expect(visibleText(page.body)).toContain('Credit note INV-CN-000001');
+    const pdf = await shop.server.inject({ method: 'GET', url: `${url.pathname}/pdf` });
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
   });
 });

@@ -65,6 +65,7 @@ table.history caption{text-align:left;font-weight:600;padding:0 0 6px}
 table.history th{text-align:left;font-weight:560;color:var(--muted);padding:6px 8px 6px 0}
 table.history td{padding:6px 8px 6px 0;vertical-align:top}
 table.history th,table.history td{white-space:nowrap}
+table.history td.docs{white-space:normal}table.history td.docs a{white-space:nowrap}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .option{border-top:1px solid var(--line);padding-top:14px;margin-top:14px}
 `;

@@ -163,7 +163,7 @@ const unavailable = (): string =>
 export function isPagePath(url: string): boolean {
   // /invoice/list, /invoice/detail and /portal/session are API endpoints (JSON); every other
   // /invoice/… is the hosted invoice, every other /portal/… the customer portal.
-  return /^\/+(checkout|3ds|card|invoice(?!\/+(list|detail)\/*$)|portal(?!\/+session\/*$))(\/|$)/.test(
+  return /^\/+(checkout|3ds|card|credit-note|invoice(?!\/+(list|detail)\/*$)|portal(?!\/+session\/*$))(\/|$)/.test(
     splitUrl(url).path,
   );
 }

@@ -1,4 +1,4 @@
-import type { ChangeOption, PortalSubscription, PortalView } from '../../services/portal/index.js';
+import type { ChangeOption, DocumentLink, PortalSubscription, PortalView } from '../../services/portal/index.js';
 import { esc } from './html.js';
 import { cardFields, reasonText } from './views.js';
 
@@ -36,23 +36,25 @@ function statusLine(s: PortalSubscription): string {
   return esc(text);
 }
 
-/** The record's invoice (page and PDF) and the numbers of its credit notes. */
+/** A document's page, and its PDF (whose link names the document for a screen reader). */
+const documentLinks = (title: string, d: DocumentLink): string =>
+  `<a href="${esc(d.url)}">${title} ${esc(d.number)}</a> (<a href="${esc(d.pdfUrl)}">PDF<span class="visually-hidden"> of ${esc(d.number)}</span></a>)`;
+
+/** The record's invoice and the credit notes of its refunds, each as a page and a PDF. */
 function documents(r: PortalSubscription['history'][number]): string {
   const parts: string[] = [];
-  if (r.invoice)
-    parts.push(
-      `<a href="${esc(r.invoice.url)}">Invoice ${esc(r.invoice.number)}</a> (<a href="${esc(r.invoice.pdfUrl)}">PDF<span class="visually-hidden"> of ${esc(r.invoice.number)}</span></a>)`,
-    );
-  for (const n of r.creditNotes) parts.push(`Credit note ${esc(n)}`);
+  if (r.invoice) parts.push(documentLinks('Invoice', r.invoice));
+  for (const n of r.creditNotes) parts.push(documentLinks('Credit note', n));
   return parts.join('<br>');
 }
 
+// The history table does not wrap (it scrolls on a phone), but for a document's "(PDF)": a discount takes two short lines under the amount.
 function history(s: PortalSubscription): string {
   if (s.history.length === 0) return '<p class="merchant">No payments yet.</p>';
   const rows = s.history
     .map(
       (r) =>
-        `<tr><td>${esc(r.time)}</td><td>${esc(r.type)}</td><td class="n">${esc(r.amount)}</td><td>${esc(r.status)}${r.failReason ? `<br><small>${esc(reasonText(r.failReason))}</small>` : ''}</td><td>${documents(r)}</td></tr>`,
+        `<tr><td>${esc(r.time)}</td><td>${esc(r.type)}</td><td class="n">${esc(r.amount)}${r.discount ? `<br><small>${esc(r.discount.label)}<br>${esc(r.discount.amount)}</small>` : ''}</td><td>${esc(r.status)}${r.failReason ? `<br><small>${esc(reasonText(r.failReason))}</small>` : ''}</td><td class="docs">${documents(r)}</td></tr>`,
     )
     .join('');
   return `<div class="scroll" role="region" aria-label="Billing history of ${esc(s.planName)}" tabindex="0"><table class="items history">
@@ -67,7 +69,11 @@ function subscriptionCard(f: FormBase, s: PortalSubscription): string {
     ['Status', statusLine(s)],
   ];
   if (s.next)
-    facts.push([s.next.retry ? 'Next attempt' : 'Next payment', `${esc(s.next.amount)} on ${esc(s.next.time)}`]);
+    facts.push([
+      s.next.retry ? 'Next attempt' : 'Next payment',
+      `${esc(s.next.amount)} on ${esc(s.next.time)}${s.next.discount ? `<br><small>${esc(s.next.discount.label)}: ${esc(s.next.discount.amount)}</small>` : ''}`,
+    ]);
+  if (s.coupon) facts.push(['Coupon', esc(s.coupon)]);
   if (s.pendingPlanName) facts.push(['From the next payment', esc(s.pendingPlanName)]);
   if (s.card) facts.push(['Card', `${esc(s.card.label)}, expires ${esc(s.card.expiry)}`]);
   const retryNote = s.next?.retry

@@ -183,6 +183,7 @@ export async function issueCreditNote(tx: Tx, refund: RefundRow, txn: Transactio
     transactionId: txn.id,
     invoiceId: invoice?.id ?? null,
     invoiceNumber: invoice?.number ?? null,
+    token: randomToken(24),
     currency: refund.currency,
     amount: refund.amount,
     issuedAt: now,

@@ -5,6 +5,8 @@ import { invalidParam, notFound } from '../../domain/errors.js';
 import { blankAbsent, integerField, optionalString, parseInput, requiredString } from '../../domain/fields.js';
 import type { DocumentFilter, InvoiceRow } from '../../store/store.js';
 import type { Page, PageRequest } from '../operator.js';
+import { withLinks } from './credit-note-links.js';
+import { creditNotePdfUrl } from './urls.js';
 import { creditNoteView, type CreditNoteView, invoiceView, type InvoiceView, toCreditNote, toInvoice } from './read.js';
 
 /** Reading invoices and credit notes: the API's list and detail, the CLI's, and the hosted page's. */
@@ -109,7 +111,7 @@ export async function merchantInvoice(ctx: Ctx, merchantId: string | undefined, 
 export async function invoiceDetail(ctx: Ctx, merchantId: string, input: unknown): Promise<InvoiceView> {
   const { invoiceNumber } = parseInput(INVOICE_DETAIL_REQUEST, input);
   const row = await merchantInvoice(ctx, merchantId, invoiceNumber);
-  return invoiceView(ctx, row, await ctx.store.creditNotesOfTransaction(row.transactionId));
+  return invoiceView(ctx, row, await withLinks(ctx, await ctx.store.creditNotesOfTransaction(row.transactionId)));
 }
 
 /** A document as the CLI shows it: an invoice (with its credit notes) or a credit note, by number. */
@@ -123,26 +125,46 @@ export async function findDocument(ctx: Ctx, merchantId: string | undefined, num
   const [note, other] = notes;
   if (note && other)
     throw invalidParam('merchant', `several merchants have a credit note ${number}: name one with --merchant`);
-  if (note)
+  if (note) {
+    const [linked] = await withLinks(ctx, [note]);
+    if (!linked) throw notFound('credit note');
     return {
       kind: 'credit-note',
-      view: creditNoteView(ctx, note),
+      view: creditNoteView(ctx, linked),
       layout: layoutCreditNote(toCreditNote(note), ctx.zone),
     };
+  }
   const row = await merchantInvoice(ctx, merchantId, number);
   return {
     kind: 'invoice',
-    view: invoiceView(ctx, row, await ctx.store.creditNotesOfTransaction(row.transactionId)),
+    view: invoiceView(ctx, row, await withLinks(ctx, await ctx.store.creditNotesOfTransaction(row.transactionId))),
     layout: layoutInvoice(toInvoice(row), ctx.zone),
   };
 }
 
+/** A hosted page's document: its number, its layout and its PDF's link. */
+export interface HostedDocument {
+  number: string;
+  layout: DocumentLayout;
+  pdfUrl: string;
+}
+
+const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
+
 /** The hosted page's document: any token that is not an invoice's reads as absent (1007). */
-export async function invoiceByToken(
-  ctx: Ctx,
-  token: string,
-): Promise<{ number: string; layout: DocumentLayout; pdfUrl: string }> {
-  const row = /^[A-Za-z0-9_-]{16,64}$/.test(token) ? await ctx.store.getInvoiceByToken(token) : undefined;
+export async function invoiceByToken(ctx: Ctx, token: string): Promise<HostedDocument> {
+  const row = TOKEN_RE.test(token) ? await ctx.store.getInvoiceByToken(token) : undefined;
   if (!row) throw notFound('invoice');
   return { number: row.number, layout: layoutInvoice(toInvoice(row), ctx.zone), pdfUrl: invoiceView(ctx, row).pdfUrl };
+}
+
+/** The same for a credit note's page (`/credit-note/{token}`). */
+export async function creditNoteByToken(ctx: Ctx, token: string): Promise<HostedDocument> {
+  const row = TOKEN_RE.test(token) ? await ctx.store.getCreditNoteByToken(token) : undefined;
+  if (!row?.token) throw notFound('credit note');
+  return {
+    number: row.number,
+    layout: layoutCreditNote(toCreditNote(row), ctx.zone),
+    pdfUrl: creditNotePdfUrl(ctx, row.token),
+  };
 }

@@ -3,8 +3,9 @@ import type { CreditNote, Customer, Invoice, InvoiceLine, MerchantIdentity } fro
 import { formatAmount } from '../../domain/money.js';
 import { formatTime } from '../../domain/time.js';
 import type { CreditNoteRow, InvoiceRow } from '../../store/store.js';
+import type { LinkedCreditNote } from './credit-note-links.js';
 import type { InvoiceBody } from './issue.js';
-import { invoicePdfUrl, invoiceUrl } from './urls.js';
+import { creditNotePdfUrl, creditNoteUrl, invoicePdfUrl, invoiceUrl } from './urls.js';
 
 /** Stored documents back as the domain's Invoice and CreditNote, and as the API's JSON (all strings, SPEC §3). */
 
@@ -78,6 +79,9 @@ export interface CreditNoteView {
   amount: string;
   currency: string;
   transactionOrderId: string;
+  /** Its hosted page and PDF, as an invoice's. */
+  url: string;
+  pdfUrl: string;
 }
 
 export interface InvoiceView {
@@ -110,7 +114,7 @@ function lineView(l: InvoiceLine, currency: string, zone: string): LineView {
   };
 }
 
-export function creditNoteView(ctx: Ctx, r: CreditNoteRow): CreditNoteView {
+export function creditNoteView(ctx: Ctx, r: LinkedCreditNote): CreditNoteView {
   return {
     creditNoteNumber: r.number,
     ...(r.invoiceNumber ? { invoiceNumber: r.invoiceNumber } : {}),
@@ -118,10 +122,12 @@ export function creditNoteView(ctx: Ctx, r: CreditNoteRow): CreditNoteView {
     amount: formatAmount(r.amount, r.currency),
     currency: r.currency,
     transactionOrderId: r.transactionId,
+    url: creditNoteUrl(ctx, r.token),
+    pdfUrl: creditNotePdfUrl(ctx, r.token),
   };
 }
 
-export function invoiceView(ctx: Ctx, r: InvoiceRow, creditNotes?: readonly CreditNoteRow[]): InvoiceView {
+export function invoiceView(ctx: Ctx, r: InvoiceRow, creditNotes?: readonly LinkedCreditNote[]): InvoiceView {
   const inv = toInvoice(r);
   return {
     invoiceNumber: r.number,

@@ -1,12 +1,16 @@
 import type { Ctx } from '../../ctx.js';
+import { couponLasts } from '../../domain/discount.js';
 import { formatMoney } from '../../domain/money.js';
 import { portalActionsOf, type PortalAction } from '../../domain/portal-actions.js';
 import { nextState } from '../../domain/subscription-state.js';
 import { formatTime } from '../../domain/time.js';
 import type { BillingRecordRow, SubscriptionRow } from '../../store/store.js';
-import { invoicePdfUrl, invoiceUrl } from '../documents/urls.js';
+import { withLinks } from '../documents/credit-note-links.js';
+import { creditNotePdfUrl, creditNoteUrl, invoicePdfUrl, invoiceUrl } from '../documents/urls.js';
 import { cardReplaceable } from '../card-update/rules.js';
+import { couponInForce } from '../coupon-charge.js';
 import { stripeChallengeOrigins } from '../pages.js';
+import { couponText, type DiscountLine, discountLine } from './coupon-text.js';
 import type { OpenPortal } from './session.js';
 
 /** How many of a subscription's billing records the page lists, newest first. */
@@ -18,10 +22,18 @@ export interface PortalRecord {
   amount: string;
   status: string;
   failReason?: string;
+  /** What a coupon took off this charge. */
+  discount?: DiscountLine;
   /** The charge's invoice: its number, hosted page and PDF. */
-  invoice?: { number: string; url: string; pdfUrl: string };
-  /** Numbers of the credit notes of its refunds (credit notes have no page of their own). */
-  creditNotes: string[];
+  invoice?: DocumentLink;
+  /** The credit notes of its refunds, oldest first. */
+  creditNotes: DocumentLink[];
+}
+
+export interface DocumentLink {
+  number: string;
+  url: string;
+  pdfUrl: string;
 }
 
 export interface PortalSubscription {
@@ -32,8 +44,13 @@ export interface PortalSubscription {
   price: string;
   status: string;
   endTime?: string;
-  /** The next charge: when, and exactly how much (a retry, a pending plan, carried credit included). */
-  next?: { time: string; amount: string; retry: boolean };
+  /**
+   * The next charge: when, and exactly how much (a retry, a pending plan, carried credit and a
+   * coupon's discount included), and the discount in it.
+   */
+  next?: { time: string; amount: string; retry: boolean; discount?: DiscountLine };
+  /** The coupon in force while it still discounts a charge: `WELCOME: 50% off, 2 more payments`. */
+  coupon?: string;
   pendingPlanName?: string;
   /** `VISA ••4242`, and `12/2030`. */
   card?: { label: string; expiry: string };
@@ -89,6 +106,8 @@ async function subscriptionOf(
   const card = s.cardId !== null ? await ctx.store.getCard(s.cardId) : undefined;
   const pendingPlan = s.pendingPlanId !== null ? await ctx.store.getPlanInfo(s.pendingPlanId) : undefined;
   const records = await ctx.store.pageRecords(s.id, undefined, HISTORY_SHOWN, 0);
+  // The plan the next charge is for, as the subscription's detail reads it: a coupon restricted to plans may not cover it.
+  const coupon = await couponInForce(ctx.store, s, s.pendingPlanId ?? s.planId);
   const can = new Set<PortalAction>();
   if (o.allowed.has('cancel') && nextState(s.status, 'CANCEL') === 'CANCELLED') can.add('cancel');
   if (o.allowed.has('pause') && nextState(s.status, 'PAUSE') !== null) can.add('pause');
@@ -108,9 +127,13 @@ async function subscriptionOf(
             time: formatTime(pending.scheduledTime, ctx.zone),
             amount: money(pending.amount),
             retry: pending.billingType === 'RETRY',
+            ...(pending.couponCode !== null && pending.discountAmount > 0
+              ? { discount: discountLine(pending.couponCode, pending.discountAmount, s.currency) }
+              : {}),
           },
         }
       : {}),
+    ...(coupon && couponLasts(coupon) ? { coupon: couponText(coupon) } : {}),
     ...(pendingPlan ? { pendingPlanName: pendingPlan.name } : {}),
     ...(card?.last4
       ? {
@@ -128,13 +151,16 @@ async function subscriptionOf(
 
 async function recordOf(ctx: Ctx, r: BillingRecordRow, money: (minor: number) => string): Promise<PortalRecord> {
   const invoice = r.transactionId ? await ctx.store.getInvoiceByTransaction(r.transactionId) : undefined;
-  const notes = r.transactionId ? await ctx.store.creditNotesOfTransaction(r.transactionId) : [];
+  const notes = r.transactionId ? await withLinks(ctx, await ctx.store.creditNotesOfTransaction(r.transactionId)) : [];
   return {
     time: formatTime(r.actualTime ?? r.scheduledTime, ctx.zone),
     type: r.billingType,
     amount: money(r.amount),
     status: r.status,
     ...(r.failReason ? { failReason: r.failReason } : {}),
+    ...(r.couponCode !== null && r.discountAmount > 0
+      ? { discount: discountLine(r.couponCode, r.discountAmount, r.currency) }
+      : {}),
     ...(invoice
       ? {
           invoice: {
@@ -144,6 +170,10 @@ async function recordOf(ctx: Ctx, r: BillingRecordRow, money: (minor: number) =>
           },
         }
       : {}),
-    creditNotes: notes.map((n) => n.number),
+    creditNotes: notes.map((n) => ({
+      number: n.number,
+      url: creditNoteUrl(ctx, n.token),
+      pdfUrl: creditNotePdfUrl(ctx, n.token),
+    })),
   };
 }

@@ -48,9 +48,9 @@ const INSERT_INVOICE = `INSERT INTO invoices (id, merchant_id, number, token, tr
     ${text('subscriptionId')}, ${text('userId')}, ${text('currency')}, ${big('total')}, ${big('issuedAt')}, ${SELLER},
     ${CUSTOMER}, ${text('document')}`;
 
-const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (id, merchant_id, number, refund_id, transaction_id, invoice_id,
+const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (id, merchant_id, number, token, refund_id, transaction_id, invoice_id,
   invoice_number, currency, amount, issued_at, ${SELLER_COLUMNS}, customer, document)
-  SELECT ${text('id')}, ${text('merchantId')}, ${number('-CN-')}, ${text('refundId')}, ${text('transactionId')},
+  SELECT ${text('id')}, ${text('merchantId')}, ${number('-CN-')}, ${text('token')}, ${text('refundId')}, ${text('transactionId')},
     ${text('invoiceId')}, ${text('invoiceNumber')}, ${text('currency')}, ${big('amount')}, ${big('issuedAt')}, ${SELLER},
     ${text('customer')}, ${text('document')}`;
 
@@ -133,4 +133,13 @@ export function creditNotesByNumber(db: Db, merchantId: string | undefined, num:
 
 export function getCreditNoteByRefund(db: Db, refundId: string): Promise<CreditNoteRow | undefined> {
   return db.get(`${CREDIT_NOTE} WHERE c.refund_id = @refundId`, { refundId });
+}
+
+export function getCreditNoteByToken(db: Db, token: string): Promise<CreditNoteRow | undefined> {
+  return db.get(`${CREDIT_NOTE} WHERE c.token = @token`, { token });
+}
+
+/** Conditional: a credit note that has a token keeps it (two readers racing give it one, not two). */
+export async function giveCreditNoteToken(db: Db, id: string, token: string): Promise<boolean> {
+  return (await db.run('UPDATE credit_notes SET token = @token WHERE id = @id AND token IS NULL', { id, token })) === 1;
 }

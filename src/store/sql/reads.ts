@@ -284,4 +284,7 @@ export class SqlReads implements Reads {
   getCreditNoteByRefund(refundId: string): Promise<CreditNoteRow | undefined> {
     return documents.getCreditNoteByRefund(this.sql, refundId);
   }
+  getCreditNoteByToken(token: string): Promise<CreditNoteRow | undefined> {
+    return documents.getCreditNoteByToken(this.sql, token);
+  }
 }

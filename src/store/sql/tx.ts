@@ -130,6 +130,9 @@ export class SqlTx extends SqlReads implements Tx {
   issueCreditNote(cn: NewCreditNote): Promise<string | undefined> {
     return documents.issueCreditNote(this.sql, cn);
   }
+  giveCreditNoteToken(id: string, token: string): Promise<boolean> {
+    return documents.giveCreditNoteToken(this.sql, id, token);
+  }
   insertPlan(row: PlanRow): Promise<void> {
     return plans.insertPlan(this.sql, row);
   }

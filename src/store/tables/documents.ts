@@ -54,6 +54,12 @@ export const creditNotes = table(
     id: text().primaryKey(),
     merchantId: text().notNull().references('merchants'),
     number: text().notNull(),
+    /**
+     * The hosted page's unguessable key (`/credit-note/{token}`). Null only on credit notes issued
+     * before credit notes had pages: the first read that needs their link gives them one
+     * (services/documents/credit-note-links.ts), since a migration cannot draw a random token.
+     */
+    token: text().unique(),
     /** One credit note per refund. */
     refundId: text().notNull().unique().references('refunds'),
     transactionId: text().notNull().references('transactions'),
