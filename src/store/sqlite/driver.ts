@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /**
@@ -12,15 +11,16 @@ import type BetterSqlite3 from 'better-sqlite3';
  * which turns an optional dependency's engine mismatch into "not installed" instead of a warning);
  * both versions have the same JavaScript API.
  */
-const require = createRequire(import.meta.url);
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+// Named through a variable: the alias has no type declarations of its own (it is the same API).
+const NAPI = 'better-sqlite3-napi';
 
-function load(): typeof BetterSqlite3 {
+async function load(): Promise<typeof BetterSqlite3> {
   if (NODE_MAJOR >= 22) {
     try {
-      return require('better-sqlite3-napi') as typeof BetterSqlite3;
+      return ((await import(NAPI)) as { default: typeof BetterSqlite3 }).default;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
       // Installed without optional dependencies: 12 works on Node 22, and on Node 24 until the
       // first statement is freed — say so rather than abort later without a word.
       if (NODE_MAJOR >= 24)
@@ -29,9 +29,9 @@ function load(): typeof BetterSqlite3 {
         );
     }
   }
-  return require('better-sqlite3') as typeof BetterSqlite3;
+  return (await import('better-sqlite3')).default;
 }
 
-export const Database = load();
+export const Database = await load();
 export type Database = BetterSqlite3.Database;
 export type Statement = BetterSqlite3.Statement;
