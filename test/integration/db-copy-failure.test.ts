@@ -8,6 +8,7 @@ import { sqliteCopySource } from '../../src/store/sqlite/copy.js';
 import { openSqlite } from '../../src/store/sqlite/client.js';
 import { tempDir } from '../helpers/ctx.js';
 import { pgAvailable, usePgDatabase } from '../helpers/postgres.js';
+import { wtf8 } from '../helpers/wtf8.js';
 
 /**
  * A copy that fails half-way leaves its target as it found it (empty), so it can be run again.
@@ -116,20 +117,6 @@ function oldTextDatabase(path: string, relationIds: string[], merchantName = 'Sh
   } finally {
     db.close();
   }
-}
-
-/** UTF-8, except that a lone surrogate is encoded like any other code point (ED A0 80 for U+D800). */
-function wtf8(text: string): Buffer {
-  const parts: Buffer[] = [];
-  for (const ch of text) {
-    const cp = ch.codePointAt(0) ?? 0;
-    parts.push(
-      cp >= 0xd800 && cp <= 0xdfff
-        ? Buffer.from([0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)])
-        : Buffer.from(ch, 'utf8'),
-    );
-  }
-  return Buffer.concat(parts);
 }
 
 describe('a db copy meeting text the target cannot store', () => {
