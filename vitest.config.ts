@@ -17,22 +17,23 @@ import { findPostgres } from './test/helpers/postgres-cluster.js';
 const BOTH_ENGINES_E2E = [
   'test/e2e/http-*.test.ts',
   'test/e2e/callbacks-renew-at.test.ts',
+  'test/e2e/email-cli-serve.test.ts',
   'test/e2e/cli-card-update.test.ts',
   'test/e2e/cli-coupons.test.ts',
+  'test/e2e/cli-invoices.test.ts',
   'test/e2e/cli-operator.test.ts',
   'test/e2e/cli-payments.test.ts',
   'test/e2e/cli-public-url.test.ts',
   'test/e2e/cli-rotate-key.test.ts',
   'test/e2e/cli-tables.test.ts',
-  'test/e2e/cli-terminal.test.ts',
   'test/e2e/cli-terminal-text.test.ts',
   'test/e2e/cli-tracking.test.ts',
   'test/e2e/stripe-scenarios.test.ts',
   'test/e2e/pages-hardening.test.ts',
   'test/e2e/security-fingerprints.test.ts',
   'test/e2e/report-cli.test.ts',
-  'test/e2e/browser-checkout.test.ts',
   'test/e2e/browser-card-update.test.ts',
+  'test/e2e/browser-portal.test.ts',
   'test/e2e/card-page-limits.test.ts',
   'test/e2e/cli-merchants-plans.test.ts',
   'test/e2e/serve-shutdown.test.ts',
@@ -40,8 +41,10 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/stripe-abandoned-3ds.test.ts',
   'test/e2e/stripe-abandoned-setup.test.ts',
   'test/e2e/stripe-renewals-refunds.test.ts',
+  'test/e2e/stripe-coupons.test.ts',
   'test/e2e/stripe-limits.test.ts',
   'test/e2e/stripe-cards.test.ts',
+  'test/e2e/stripe-portal.test.ts',
   'test/e2e/stripe-key-faults.test.ts',
   'test/e2e/stripe-webhook.test.ts',
 ];
@@ -54,6 +57,7 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/cli-startup.test.ts': 'start-up errors of a SQLite path (a directory, a file that is not SQLite)',
   'test/e2e/cli-vault.test.ts': 'vault key files beside the database file, backups and restores of a file',
   'test/e2e/db-copy.test.ts': 'db copy between SQLite files (db-copy-postgres covers PostgreSQL both ways)',
+  'test/e2e/sqlite-driver.test.ts': 'which better-sqlite3 the running Node loads (Node 24 needs 13)',
   'test/e2e/security-file-modes.test.ts':
     'permissions of the database file, its -wal/-shm and backups; --db paths that are not databases',
   'test/e2e/renew-concurrency.test.ts':
@@ -73,6 +77,11 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/security-v1-splice.test.ts': 'v1 signature parsing, decided before anything is read or stored',
   'test/e2e/browser-invoice-page.test.ts': 'the invoice page rendered from a document in Chromium: no database',
   'test/e2e/email-smtp.test.ts': 'the SMTP sender against a real SMTP server on loopback: no database',
+  // What a person sees, the same whatever the engine: the flows' records are checked on both.
+  'test/e2e/cli-terminal.test.ts':
+    'colour, prompts and confirmations on a terminal (the commands themselves: cli-payments, cli-operator)',
+  'test/e2e/browser-checkout.test.ts':
+    'the checkout page in Chromium (the same flows, expiry included: integration/payments-pages on both)',
   // The Stripe channel against its stand-in (owned by the Stripe work).
   'test/e2e/stripe-browser.test.ts': 'the Stripe channel against its stand-in',
   'test/e2e/stripe-merchant.test.ts': 'the Stripe channel against its stand-in',

@@ -43,7 +43,7 @@ const BASELINE_TABLE =
 // ---- child mode: the bare fastify + better-sqlite3 baseline server ----
 if (process.argv[2] === '--baseline-server') {
   const Fastify = (await import('fastify')).default;
-  const Database = (await import('better-sqlite3')).default;
+  const { Database } = await import('../dist/store/sqlite/driver.js');
   const db = new Database(process.argv[3]);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');

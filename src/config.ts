@@ -1,5 +1,6 @@
 import { invalidParam } from './domain/errors.js';
 import { isValidZone } from './domain/time.js';
+import { smtpUrlProblem } from './notify/email/smtp-url.js';
 
 /** Settings of SPEC §1 that the core needs, read from flags and the environment once. */
 export interface AppConfig {
@@ -19,6 +20,8 @@ export interface AppConfig {
   publicUrl: string;
   /** Whether publicUrl came from PAYGATE_PUBLIC_URL (it then beats the recorded one). */
   publicUrlFromEnv: boolean;
+  /** PAYGATE_SMTP_URL (SPEC §17): unset, no customer email is written at all. */
+  smtpUrl: string | undefined;
 }
 
 export interface ConfigInput {
@@ -42,6 +45,14 @@ export function parseCallbackPrivate(text: string | undefined): 'allow' | 'deny'
   throw invalidParam('PAYGATE_CALLBACK_PRIVATE', 'must be deny (or allow, the default)');
 }
 
+/** Checked at start-up: a typo must fail loudly, not leave customer emails piling up unsent. */
+export function parseSmtpUrl(text: string | undefined): string | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const problem = smtpUrlProblem(text.trim());
+  if (problem) throw invalidParam('PAYGATE_SMTP_URL', problem);
+  return text.trim();
+}
+
 export function loadConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.env): AppConfig {
   const zone = input.tz ?? env.PAYGATE_TZ;
   if (zone !== undefined && !isValidZone(zone)) throw invalidParam('tz', `unknown time zone ${zone}`);
@@ -56,6 +67,7 @@ export function loadConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.
       env.PAYGATE_PUBLIC_URL || `http://${env.PAYGATE_HOST ?? '127.0.0.1'}:${env.PAYGATE_PORT ?? '8080'}`
     ).replace(/\/+$/, ''),
     publicUrlFromEnv: Boolean(env.PAYGATE_PUBLIC_URL),
+    smtpUrl: parseSmtpUrl(env.PAYGATE_SMTP_URL),
   };
 }
 

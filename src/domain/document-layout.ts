@@ -89,8 +89,9 @@ export function layoutInvoice(inv: Invoice, zone: string): DocumentLayout {
     { label: 'Invoice number', value: inv.number },
     { label: 'Issued', value: formatTime(inv.issuedAt, zone) },
     { label: 'Order', value: inv.transactionOrderId },
-    { label: 'Reference', value: inv.relationId },
   ];
+  // A renewal has no reference of the merchant's: the line is left out rather than printed empty.
+  if (inv.relationId) meta.push({ label: 'Reference', value: inv.relationId });
   if (inv.subscriptionCode) meta.push({ label: 'Subscription', value: inv.subscriptionCode });
   if (inv.payment) meta.push({ label: 'Paid with', value: paymentLabel(inv.payment) });
   return {
@@ -108,23 +109,23 @@ export function layoutInvoice(inv: Invoice, zone: string): DocumentLayout {
 
 export function layoutCreditNote(cn: CreditNote, zone: string): DocumentLayout {
   const buyer = buyerBlock(cn.customer);
+  const meta: LabelledValue[] = [
+    { label: 'Credit note number', value: cn.number },
+    { label: 'Issued', value: formatTime(cn.issuedAt, zone) },
+  ];
+  // A charge made before paygate issued invoices has none to name: the credit note names the order.
+  if (cn.invoiceNumber) meta.push({ label: 'For invoice', value: cn.invoiceNumber });
+  meta.push({ label: 'Order', value: cn.transactionOrderId });
+  if (cn.relationId) meta.push({ label: 'Reference', value: cn.relationId });
+  const what = cn.invoiceNumber ? `invoice ${cn.invoiceNumber}` : `order ${cn.transactionOrderId}`;
   return {
     heading: 'Credit note',
     number: cn.number,
     title: `Credit note ${cn.number} — ${cn.merchant.name}`,
     seller: sellerBlock(cn.merchant),
     ...(buyer ? { buyer } : {}),
-    meta: [
-      { label: 'Credit note number', value: cn.number },
-      { label: 'Issued', value: formatTime(cn.issuedAt, zone) },
-      { label: 'For invoice', value: cn.invoiceNumber },
-      { label: 'Order', value: cn.transactionOrderId },
-      { label: 'Reference', value: cn.relationId },
-    ],
-    table: {
-      columns: LINE_COLUMNS,
-      rows: [[`Refund of invoice ${cn.invoiceNumber}`, '', '', formatMoney(-cn.amount, cn.currency)]],
-    },
+    meta,
+    table: { columns: LINE_COLUMNS, rows: [[`Refund of ${what}`, '', '', formatMoney(-cn.amount, cn.currency)]] },
     totals: [{ label: 'Total credited', value: formatMoney(cn.amount, cn.currency) }],
     notes: ['Refunded to the original payment method.'],
   };

@@ -57,6 +57,7 @@ export interface Invoice {
 
 export interface CreditNote {
   number: string;
+  /** Empty for a charge made before paygate issued invoices. */
   invoiceNumber: string;
   issuedAt: number;
   currency: string;

@@ -7,7 +7,21 @@ import { randomBytes } from 'node:crypto';
  */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-export type IdPrefix = 'mer' | 'pln' | 'cpn' | 'sub' | 'txn' | 'rec' | 'evt' | 'rfd' | 'crd' | 'trk' | 'ch';
+export type IdPrefix =
+  | 'mer'
+  | 'pln'
+  | 'cpn'
+  | 'sub'
+  | 'txn'
+  | 'rec'
+  | 'evt'
+  | 'rfd'
+  | 'crd'
+  | 'trk'
+  | 'ch'
+  | 'inv'
+  | 'cn'
+  | 'eml';
 
 let lastMs = -1;
 let lastRandom: number[] = [];

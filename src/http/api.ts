@@ -19,7 +19,7 @@ export type RouteRequest =
 /** What the OpenAPI document says about a route (http/openapi.ts renders it). */
 export interface RouteDoc {
   operationId: string;
-  tag: 'Payments' | 'Plans' | 'Subscriptions';
+  tag: 'Payments' | 'Plans' | 'Subscriptions' | 'Invoices' | 'Coupons' | 'Portal';
   summary: string;
   description?: string;
   request: RouteRequest;

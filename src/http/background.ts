@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Ctx } from '../ctx.js';
 import { startDeliveryLoop } from '../notify/deliver.js';
+import { startEmailLoop } from '../notify/email/deliver.js';
 import { runRenewal } from '../services/renew/index.js';
 
 export interface BackgroundOptions {
@@ -48,11 +49,18 @@ export function startBackground(ctx: Ctx, opts: BackgroundOptions): Background {
   const delivery = startDeliveryLoop(ctx, {
     onError: (err) => opts.log.error({ err }, 'callback delivery pass failed'),
   });
+  // Customer emails (SPEC §17) likewise; without PAYGATE_SMTP_URL there are none to send.
+  const emails =
+    ctx.config.smtpUrl !== undefined
+      ? startEmailLoop(ctx, {
+          onError: (err) => opts.log.error({ err }, 'customer email delivery pass failed'),
+        })
+      : undefined;
   return {
     async stop() {
       stopping = true;
       job?.stop();
-      await Promise.all([running, delivery.stop()]);
+      await Promise.all([running, delivery.stop(), emails?.stop()]);
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decodeWithLoneSurrogates } from '../domain/text.js';
 import { MalformedRequest } from './envelope.js';
@@ -203,13 +204,36 @@ export async function readGetBody(req: FastifyRequest): Promise<string> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > BODY_LIMIT) throw new MalformedRequest('request body is larger than 1 MiB', 413);
   if (declared === 0 && req.headers['transfer-encoding'] === undefined) return '';
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req.raw) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > BODY_LIMIT) throw new MalformedRequest('request body is larger than 1 MiB', 413);
-    chunks.push(buf);
-  }
-  return decodeBody(Buffer.concat(chunks));
+  const body = await readUpTo(req.raw, BODY_LIMIT);
+  if (body === undefined) throw new MalformedRequest('request body is larger than 1 MiB', 413);
+  return decodeBody(body);
+}
+
+/**
+ * The body, or undefined once it passes `limit` — leaving the stream open and paused (a for-await
+ * loop left by a throw would destroy the socket before the 413 could be sent).
+ */
+function readUpTo(stream: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (result: Buffer | undefined, err?: Error) => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      if (err) reject(err);
+      else resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      stream.pause();
+      settle(undefined);
+    };
+    const onEnd = () => settle(Buffer.concat(chunks));
+    const onError = (err: Error) => settle(undefined, err);
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', onError);
+  });
 }

@@ -9,6 +9,8 @@ import { STATUS } from '../services/transactions/view.js';
 import { addressShape, itemShape } from '../services/transactions/input.js';
 import { cardShape } from '../vault/card.js';
 import { MAX_TRACKING_ENTRIES } from '../services/tracking.js';
+import { invoiceSchema } from './openapi-invoices.js';
+import { couponSchema } from './openapi-coupon-schema.js';
 
 /**
  * What the API answers, as zod schemas rendered into the OpenAPI document. Requests are
@@ -208,6 +210,11 @@ const subscriptionDetail = subscriptionListItem.extend({
     .string()
     .optional()
     .meta({ description: 'The plan the next renewal moves to, while a plan change at period end waits' }),
+  couponCode: z.string().optional().meta({ description: 'The coupon held, while it still has a charge to discount' }),
+  email: z.string().optional().meta({
+    description:
+      'Where customer emails go: the first charge’s billingAddress.email, or the one set with POST /subscription/update; absent when none',
+  }),
 });
 
 const billingRecord = z.object({
@@ -225,6 +232,8 @@ const billingRecord = z.object({
   transactionOrderId: z.string().optional(),
   failReason: failReason.optional(),
   retryCount: z.number().int().min(0).max(3),
+  couponCode: z.string().optional().meta({ description: 'The coupon that discounted this charge' }),
+  discountAmount: amountNumber.optional().meta({ description: 'What the coupon took off the plan’s price' }),
   createTime: time,
 });
 
@@ -292,6 +301,8 @@ export const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'outp
   BillingRecord: { schema: billingRecord, io: 'output', description: 'One charge attempt of a subscription' },
   PlanChange: { schema: planChange, io: 'output', description: 'What a plan change did' },
   CardUpdate: { schema: cardUpdate, io: 'output', description: 'What a card update did' },
+  Invoice: { schema: invoiceSchema, io: 'output', description: 'An invoice of a successful charge (immutable)' },
+  Coupon: { schema: couponSchema, io: 'output', description: 'A discount coupon of the merchant' },
 };
 
 /** TrackingEntry is described by hand: its fields are judged per entry, not by a request schema. */
@@ -325,9 +336,30 @@ export const data = {
     },
     required: ['total', 'pageNum', 'pageSize', 'records'],
   },
+  invoice: ref('Invoice'),
+  invoicePage: {
+    type: 'object',
+    properties: {
+      total: { type: 'integer', minimum: 0 },
+      pageNum: { type: 'integer', minimum: 1 },
+      pageSize: { type: 'integer', minimum: 1, maximum: 100 },
+      records: { type: 'array', items: ref('Invoice') },
+    },
+    required: ['total', 'pageNum', 'pageSize', 'records'],
+  },
   planChange: ref('PlanChange'),
   cardUpdate: ref('CardUpdate'),
+  coupon: ref('Coupon'),
+  coupons: { type: 'array', items: ref('Coupon') },
   done: { type: 'boolean', const: true, description: 'The subscription changed state' },
+  portalLink: {
+    type: 'object',
+    properties: {
+      url: { type: 'string', format: 'uri', description: 'The portal page for the user; give it to them only' },
+      expireTime: { type: 'string', description: 'When the link stops working (60 minutes)' },
+    },
+    required: ['url', 'expireTime'],
+  },
 } satisfies Record<string, Json>;
 
 /** Every result code by name, for enums and descriptions. */

@@ -276,6 +276,10 @@ const TAGS: Record<string, string> = {
   '/checkout/:token': 'Hosted pages',
   '/3ds/:token': 'Hosted pages',
   '/3ds/return/:transactionOrderId': 'Hosted pages',
+  '/invoice/:token': 'Hosted pages',
+  '/invoice/:token/pdf': 'Hosted pages',
+  '/credit-note/:token': 'Hosted pages',
+  '/credit-note/:token/pdf': 'Hosted pages',
   '/channel/stripe/:merchantId/webhook': 'Channels',
 };
 
@@ -287,6 +291,7 @@ function plainOperationId(doc: PlainRouteDoc): string {
 
 function bodySchema(doc: PlainRouteDoc): Json {
   if (doc.contentType.startsWith('text/')) return { type: 'string' };
+  if (doc.contentType === 'application/pdf') return { type: 'string', format: 'binary' };
   if (doc.url === '/openapi.json') return { type: 'object', description: 'An OpenAPI 3.1 document' };
   return { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] };
 }
@@ -390,7 +395,11 @@ function plainOperation(doc: PlainRouteDoc): Json {
             : {
                 description: e.description,
                 headers: { 'x-request-id': REQUEST_ID_HEADER },
-                content: { [doc.contentType]: { schema: bodySchema(doc) } },
+                // A PDF that cannot be sent is explained by an HTML page.
+                content:
+                  doc.contentType === 'application/pdf'
+                    ? { 'text/html': { schema: { type: 'string' } } }
+                    : { [doc.contentType]: { schema: bodySchema(doc) } },
               },
         ]),
       ),
@@ -545,7 +554,10 @@ export function buildOpenApi(api: readonly ApiRoute[], plain: readonly PlainRout
 const TAG_TEXT: Record<string, string> = {
   Payments: 'Transactions (PAY, CHECKOUT, SUBSCRIPTION), refunds and shipment tracking',
   Plans: 'Subscription plans',
+  Coupons: 'Discount coupons a subscription takes: percent or amount off, once, for some cycles or forever',
   Subscriptions: 'Subscribing, and a subscription’s life: detail, billing records, pause, resume, cancel',
+  Portal: 'The customer portal: a link where a subscriber manages their own subscriptions',
+  Invoices: 'Invoices of successful charges and the credit notes of their refunds',
   Operations: 'Health, readiness, metrics and this document',
   'Hosted pages':
     'The HTML pages paygate serves to the customer: checkout, the sandbox 3-D Secure challenge and the hand-over to Stripe’s',

@@ -10,6 +10,7 @@ import Fastify, {
 import type { Ctx } from '../ctx.js';
 import { isPaygateError, RESULT_CODES } from '../domain/errors.js';
 import { registerApiRoute, type ApiRoute } from './api.js';
+import { drainRequest, worthDraining } from './drain.js';
 import { BODY_LIMIT, registerJsonParser } from './body.js';
 import { failure, MalformedRequest, RateLimited, statusOfError } from './envelope.js';
 import { clientErrorHandler } from './client-error.js';
@@ -18,6 +19,7 @@ import { loggerOptions, logUrl } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi, type PlainRouteDoc } from './openapi.js';
 import { isPagePath, pageDocs, pageMalformed, pageNotFound, registerPages } from './pages/plugin.js';
+import { portalDocs, registerPortal } from './pages/portal.js';
 import { registerStripeWebhook, stripeWebhookDocs } from './stripe-webhook.js';
 import { createRateLimiter, createSharedRateLimiter, type RateLimiter } from './rate-limit.js';
 import { apiRoutes } from './routes/index.js';
@@ -143,10 +145,13 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
   });
   // An answer sent before the request's body was read (a GET declaring a huge Content-Length,
   // any refusal of an unread body) ends the connection: otherwise it stays open, waiting for
-  // bytes nobody will read, until the request timeout.
-  app.addHook('onSend', (req, reply, payload, done) => {
-    if (!req.raw.complete) void reply.header('connection', 'close');
-    done(null, payload);
+  // bytes nobody will read, until the request timeout. A body of a size worth reading is read
+  // (and dropped) first, so a client still sending it gets the answer rather than a reset.
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.raw.complete) return payload;
+    void reply.header('connection', 'close');
+    if (worthDraining(req.raw)) await drainRequest(req.raw);
+    return payload;
   });
   const metrics = createMetrics(ctx);
   // One log line per request (fastify's default is two), with credentials cut out of the URL.
@@ -184,10 +189,16 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     let doc: object | undefined;
     api.get(
       '/openapi.json',
-      async () => (doc ??= buildOpenApi(routes, [...opsDocs, ...pageDocs, ...stripeWebhookDocs], ctx.config.publicUrl)),
+      async () =>
+        (doc ??= buildOpenApi(
+          routes,
+          [...opsDocs, ...pageDocs, ...portalDocs, ...stripeWebhookDocs],
+          ctx.config.publicUrl,
+        )),
     );
   });
   await app.register(async (pages) => registerPages(pages, ctx));
+  await app.register(async (portal) => registerPortal(portal, ctx, limiter));
   await app.register(async (hooks) => registerStripeWebhook(hooks, ctx));
 
   // The path is never echoed: it may hold an apiKey or a page token, spelled so no route matched.

@@ -14,11 +14,19 @@ function compact(body: Record<string, string | number | null | undefined>): Reco
   return out;
 }
 
+/** SPEC §17: a successful charge's callback names its invoice; a refund's, its credit note. */
+export interface DocumentFields {
+  invoiceNumber?: string;
+  invoiceUrl?: string;
+  creditNoteNumber?: string;
+}
+
 /** `paymentType` on the wire: renewals never send payment callbacks, so RENEWAL never appears. */
 export function paymentCallbackBody(
   txn: TransactionRow,
   zone: string,
   subscription?: { id: string; code: string },
+  documents: DocumentFields = {},
 ): Record<string, string> {
   return compact({
     notifyType: 'PAYMENT',
@@ -36,6 +44,9 @@ export function paymentCallbackBody(
     refundedAmount: txn.refundedAmount > 0 ? formatAmount(txn.refundedAmount, txn.currency) : undefined,
     subscriptionId: subscription?.id,
     subscriptionCode: subscription?.code,
+    invoiceNumber: documents.invoiceNumber,
+    invoiceUrl: documents.invoiceUrl,
+    creditNoteNumber: documents.creditNoteNumber,
   });
 }
 
@@ -65,6 +76,8 @@ export function subscriptionCallbackBody(args: {
   change?: PlanChangeFields;
   /** RENEW_FAILED while retries are left: the hosted page where the subscriber enters a new card. */
   updateCardUrl?: string;
+  /** A successful charge's invoice. */
+  invoice?: DocumentFields;
 }): Record<string, string> {
   const { subscription: s, record: r, zone } = args;
   return compact({
@@ -84,9 +97,13 @@ export function subscriptionCallbackBody(args: {
     retryCount: String(r.retryCount),
     failReason: r.failReason,
     transactionOrderId: r.transactionId,
+    couponCode: r.discountAmount > 0 ? r.couponCode : undefined,
+    discountAmount: r.discountAmount > 0 ? formatAmount(r.discountAmount, r.currency) : undefined,
     nextBillingTime: args.nextBillingTime !== null ? formatTime(args.nextBillingTime, zone) : undefined,
     eventTime: formatTime(args.eventTime, zone),
     updateCardUrl: args.updateCardUrl,
+    invoiceNumber: args.invoice?.invoiceNumber,
+    invoiceUrl: args.invoice?.invoiceUrl,
     ...(args.change
       ? {
           previousPlanId: args.change.previousPlanId,

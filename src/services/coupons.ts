@@ -24,6 +24,12 @@ export const COUPON_CREATE_REQUEST = z.object({
   planIds: z.array(requiredString(64), { error: 'must be a list of plan ids' }).max(100).optional(),
 });
 
+/** GET /coupon/list takes nothing but the signed merchantId. */
+export const COUPON_LIST_REQUEST = z.object({});
+
+/** POST /coupon/deactivate: the coupon by its code, as it was created. */
+export const COUPON_CODE_REQUEST = z.object({ code: requiredString(50) });
+
 export interface CouponView {
   couponCode: string;
   merchantId: string;
@@ -117,4 +123,8 @@ export async function deactivateCoupon(ctx: Ctx, merchantId: string, code: strin
     await tx.setCouponStatus(row.id, 'INACTIVE');
   });
   return showCoupon(ctx, merchantId, code);
+}
+
+export function deactivateCouponRequest(ctx: Ctx, merchantId: string, input: unknown): Promise<CouponView> {
+  return deactivateCoupon(ctx, merchantId, parseInput(COUPON_CODE_REQUEST, input).code);
 }

@@ -5,6 +5,7 @@ import { keyShapeError } from '../channel/stripe/key-shape.js';
 import { invalidParam, notFound, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { optionalUrl, parseInput, requiredString } from '../domain/fields.js';
 import { newId, randomToken } from '../domain/ids.js';
+import { DEFAULT_PORTAL_ACTIONS, parsePortalActions } from '../domain/portal-actions.js';
 import { formatTime } from '../domain/time.js';
 import { assertNotifyUrlAllowed } from '../notify/guard.js';
 import { cachedMerchant, cachedMerchantByApiKey, forgetMerchants } from './merchant-cache.js';
@@ -53,6 +54,8 @@ export interface MerchantView extends MerchantIdentityView {
   status: string;
   /** sandbox or stripe (SPEC §13). */
   channel: string;
+  /** What subscribers may do on the customer portal (SPEC §18), comma-separated; "none" for a read-only portal. */
+  portalActions: string;
   /** Masked as Stripe masks keys: type prefix and last four characters. */
   stripeSecretKey?: string;
   stripeWebhookSecret?: string;
@@ -77,6 +80,7 @@ function view(ctx: Ctx, row: MerchantRow): MerchantView {
     ...(row.notifyUrl ? { notifyUrl: row.notifyUrl } : {}),
     status: row.status,
     channel: row.channel,
+    portalActions: row.portalActions || 'none',
     ...(row.stripeSecretKeyEnc ? { stripeSecretKey: maskStripeKey(ctx.vault.decrypt(row.stripeSecretKeyEnc)) } : {}),
     ...(row.stripeWebhookSecretEnc
       ? { stripeWebhookSecret: maskStripeKey(ctx.vault.decrypt(row.stripeWebhookSecretEnc)) }
@@ -107,6 +111,7 @@ export async function createMerchant(ctx: Ctx, input: unknown): Promise<Merchant
     stripeSecretKeyEnc: null,
     stripeWebhookSecretEnc: null,
     ...NEW_MERCHANT_DOCUMENTS,
+    portalActions: DEFAULT_PORTAL_ACTIONS,
     createdAt: now,
     updatedAt: now,
   };
@@ -145,6 +150,7 @@ const updateSchema = z.object({
   stripeWebhookSecret: requiredString(300)
     .refine((v) => /^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(v), 'must be a webhook signing secret (whsec_…)')
     .optional(),
+  portalActions: z.unknown().optional(),
   ...identityFields,
 });
 
@@ -161,6 +167,7 @@ export async function updateMerchant(ctx: Ctx, id: string, input: unknown): Prom
   if (data.name !== undefined) patch.name = data.name;
   if (data.signatureVersion !== undefined) patch.signatureVersion = data.signatureVersion;
   if (data.status !== undefined) patch.status = data.status;
+  if (data.portalActions !== undefined) patch.portalActions = parsePortalActions(data.portalActions);
   // An explicitly empty notify URL clears the merchant's default.
   if ('notifyUrl' in (input as object)) patch.notifyUrl = data.notifyUrl || null;
   // A refused sequence move rolls the whole update back: nothing half-changed.

@@ -238,7 +238,7 @@ export async function recordRefundResult(
     })
   ) {
     await tx.settleReservation(txnId, refund.amount, ok, at);
-    if (ok) await refundEvent(ctx, tx, txnId, at);
+    if (ok) await refundEvent(ctx, tx, txnId, refund, at);
   }
 }
 

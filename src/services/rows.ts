@@ -3,4 +3,4 @@
  * layer: the shells import no store module (test/unit/store-boundary.test.ts). Types only, so
  * importing this loads nothing.
  */
-export type { CopyProgress, CopySummary, MerchantRow, OperationalCounts } from '../store/store.js';
+export type { CopyProgress, CopySummary, MerchantRow, OperationalCounts, SubscriptionRow } from '../store/store.js';

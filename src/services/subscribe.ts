@@ -5,6 +5,10 @@ import { newId, newSubscriptionCode } from '../domain/ids.js';
 import { subscriptionCallbackBody } from '../notify/payloads.js';
 import type { PlanRow, TransactionRow, Tx } from '../store/store.js';
 import { sealCard, type ValidCard } from '../vault/card.js';
+import { quoteCharge } from '../domain/discount.js';
+import { couponTerms, spendCouponCycle } from './coupon-charge.js';
+import { renewalPrice } from './plan-change/price.js';
+import { redeemCoupon } from './take-coupon.js';
 
 /**
  * The first charge of a subscription (SPEC §6, first rows of the table). Conventions the renewal
@@ -50,12 +54,24 @@ export async function createFirstCharge(
     notifyUrl: string | null;
     txnId: string;
     now: number;
+    /** The first charge's billingAddress.email, where customer emails go (SPEC §17). */
+    email?: string | undefined;
     /** stripe: the card is kept by Stripe (its ids are recorded after the first charge), no number here. */
     cardChannel?: 'sandbox' | 'stripe';
+    /** A coupon taken with the subscription (SPEC §19): 1012 when it cannot be, and nothing is written. */
+    couponCode?: string | undefined;
   },
 ): Promise<FirstCharge> {
   await reservePlanSlot(tx, a.plan);
   const { plan, now } = a;
+  const coupon = a.couponCode !== undefined ? await redeemCoupon(tx, a.merchantId, a.couponCode, plan.id, now) : null;
+  const trial = plan.trialDays > 0;
+  // A first charge the coupon brings to zero is still the card check a trial makes (amount 0
+  // through the channel): the charges after the coupon need a card known to work (docs/coupons.md).
+  const quote = quoteCharge(
+    { kind: 'INITIAL', price: plan.price, trial },
+    coupon ? { terms: couponTerms(coupon), takenAt: now, cyclesUsed: 0 } : null,
+  );
   const card = sealCard(ctx.vault, a.merchantId, a.card, now, a.cardChannel ?? 'sandbox');
   await tx.insertCard(card);
   const subscriptionId = newId('sub', now);
@@ -88,15 +104,16 @@ export async function createFirstCharge(
     cardUpdateToken: null,
     cardUpdateExpiresAt: null,
     cardUpdateChecks: 0,
-    couponId: null,
-    couponCode: null,
-    couponTakenAt: null,
+    couponId: coupon?.id ?? null,
+    couponCode: coupon?.code ?? null,
+    couponTakenAt: coupon ? now : null,
     couponCyclesUsed: 0,
+    email: a.email ?? null,
     createdAt: now,
     updatedAt: now,
   });
   const recordId = newId('rec', now);
-  const amount = plan.trialDays > 0 ? 0 : plan.price;
+  const amount = trial ? 0 : quote.amount;
   await tx.insertBillingRecord({
     id: recordId,
     subscriptionId,
@@ -116,36 +133,59 @@ export async function createFirstCharge(
     creditApplied: 0,
     creditGranted: 0,
     planId: plan.id,
-    couponCode: null,
-    discountAmount: 0,
+    couponCode: quote.couponCode,
+    discountAmount: quote.discountAmount,
     createdAt: now,
   });
   return { subscriptionId, code, recordId, amount };
 }
 
-/** The first charge succeeded: INITIAL SUCCESS; an INCOMPLETE subscription becomes ACTIVE with its first RENEW PENDING. */
-export async function firstChargeSucceeded(ctx: Ctx, tx: Tx, txn: TransactionRow, now: number): Promise<void> {
-  if (!txn.subscriptionId || !txn.billingRecordId) return;
+/**
+ * The first charge succeeded: INITIAL SUCCESS; an INCOMPLETE subscription becomes ACTIVE with its
+ * first RENEW PENDING. Answers the service period the charge paid for (its invoice's line).
+ */
+export async function firstChargeSucceeded(
+  ctx: Ctx,
+  tx: Tx,
+  txn: TransactionRow,
+  now: number,
+): Promise<{ from: number; to: number } | undefined> {
+  if (!txn.subscriptionId || !txn.billingRecordId) return undefined;
   const sub = await tx.getSubscriptionById(txn.subscriptionId);
-  if (!sub) return;
+  if (!sub) return undefined;
   await tx.settleFirstRecord(txn.billingRecordId, 'SUCCESS', null, now);
   const trial = sub.anchorTime !== sub.startTime;
   const cycle = { cycleType: sub.cycleType, cycleLength: sub.cycleLength };
   const cycleIndex = trial ? 0 : 1;
   const firstRenew = billingTime(sub.anchorTime, cycle, cycleIndex, ctx.zone);
+  const record = await tx.getRecord(txn.billingRecordId);
+  const couponCyclesUsed = record
+    ? await spendCouponCycle(
+        tx,
+        sub,
+        {
+          ...record,
+          planId: sub.planId,
+          price: record.amount + record.creditApplied + record.discountAmount,
+        },
+        now,
+      )
+    : sub.couponCyclesUsed;
   // A charge under way when the subscription was cancelled still counts, but schedules nothing (SPEC §6).
-  if (!(await tx.activateSubscription(sub.id, { paidThrough: firstRenew, amount: txn.amount, now }))) return;
+  const period = { from: sub.anchorTime, to: firstRenew };
+  if (!(await tx.activateSubscription(sub.id, { paidThrough: firstRenew, amount: txn.amount, now }))) return period;
   await tx.insertPendingRecord({
     subscriptionId: sub.id,
     merchantId: sub.merchantId,
     billingType: 'RENEW',
-    amount: sub.amount,
+    ...(await renewalPrice(tx, { ...sub, couponCyclesUsed })),
     currency: sub.currency,
     scheduledTime: firstRenew,
     retryCount: 0,
     cycleIndex,
     now,
   });
+  return period;
 }
 
 /**
@@ -171,6 +211,8 @@ export async function firstChargeFailed(
     if (counted) await tx.addChargeToSubscription(sub.id, { approved: false, amount: 0, paidThrough: null, now });
   } else {
     await tx.releasePlanSlot(sub.planId);
+    // Like its plan place, a subscription that never started gives its coupon redemption back.
+    if (sub.couponId !== null) await tx.releaseCouponRedemption(sub.couponId);
   }
   if (sub.cardId) await tx.deleteCard(sub.cardId);
   if (notify && expired) {

@@ -4,6 +4,10 @@ import type {
   billingRecords,
   cards,
   coupons,
+  portalSessions,
+  creditNotes,
+  customerEmails,
+  invoices,
   merchants,
   outboxEvents,
   plans,
@@ -141,6 +145,21 @@ export interface ChargeOutcome {
   patch: Partial<Omit<TransactionRow, 'id'>>;
   /** The callback the outcome sends, if it sends one. */
   event?: NewEvent;
+  /** An approved charge's invoice (and its receipt), numbered in the same write, only if the transaction moved. */
+  invoice?: OutcomeInvoice;
+}
+
+/**
+ * An invoice issued with the outcome. Its number is taken from the merchant's sequence by the
+ * write itself, so what must show it is given with `marker`, a random string standing for the
+ * number: the event's body value equal to it, the receipt's dedupeKey and its details' value
+ * equal to it are written with the number instead (never user input: random per charge).
+ */
+export interface OutcomeInvoice {
+  row: NewInvoice;
+  marker: string;
+  /** The receipt email, when there is someone to send it to (the merchant's switches are checked by the write). */
+  receipt?: NewCustomerEmail;
 }
 
 /** `entered`: the ledger entry was written; `row`: the transaction after the update, when it moved. */
@@ -162,6 +181,9 @@ export interface Reads {
   /** Newest first. */
   listPlans(merchantId: string, status?: 'ACTIVE' | 'INACTIVE'): Promise<PlanRow[]>;
   getPlanInfo(planId: string): Promise<{ name: string; description: string | null } | undefined>;
+
+  /** A customer-portal link by the SHA-256 of its token (SPEC §18). */
+  getPortalSession(tokenHash: string): Promise<PortalSessionRow | undefined>;
 
   /** A coupon of this merchant by its code; another merchant's reads as absent. */
   getCoupon(merchantId: string, code: string): Promise<CouponRow | undefined>;
@@ -211,6 +233,8 @@ export interface Reads {
   pendingRecords(subscriptionId: string): Promise<BillingRecordRow[]>;
   /** The latest record of a subscription (by creation), whatever its status. */
   latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined>;
+  /** When the subscription's last RENEW charged at or before `at` was charged (a RETRY's RENEW), or null. */
+  renewChargedBefore(subscriptionId: string, at: number): Promise<number | null>;
   getRecord(id: string): Promise<BillingRecordRow | undefined>;
   /** PENDING CHANGE records created before `before` (a plan change whose request died mid-way), oldest first. */
   stalePendingChanges(before: number, limit: number): Promise<string[]>;
@@ -244,6 +268,12 @@ export interface Reads {
   listEvents(f: EventFilter): Promise<EventRow[]>;
   getEvent(id: string): Promise<EventRow | undefined>;
 
+  /** Customer emails, newest first. */
+  listEmails(f: EmailFilter): Promise<CustomerEmailRow[]>;
+  getEmail(id: string): Promise<CustomerEmailRow | undefined>;
+  /** Card-expiring candidates (SPEC §17), soonest first: see sql/customer-emails.ts. */
+  expiringCardCandidates(q: ExpiringCardQuery): Promise<ExpiringCard[]>;
+
   /** A `meta` value: the engine's bookkeeping beside the data (vault key check, rotation state). */
   getMeta(key: string): Promise<string | undefined>;
 
@@ -271,6 +301,30 @@ export interface Reads {
   listTracking(
     f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow,
   ): Promise<TrackingRow[]>;
+
+  /** The invoice behind a hosted page's token. */
+  getInvoiceByToken(token: string): Promise<InvoiceRow | undefined>;
+  /** A charge's invoice (at most one). */
+  getInvoiceByTransaction(transactionId: string): Promise<InvoiceRow | undefined>;
+  /** Invoices so numbered: of one merchant (at most one), or of every merchant (at most 10). */
+  invoicesByNumber(merchantId: string | undefined, number: string): Promise<InvoiceRow[]>;
+  countInvoices(f: DocumentFilter): Promise<number>;
+  /** Newest first. */
+  pageInvoices(f: DocumentFilter, limit: number, offset: number): Promise<InvoiceRow[]>;
+  /** The credit notes of a charge's refunds, oldest first. */
+  creditNotesOfTransaction(transactionId: string): Promise<CreditNoteRow[]>;
+  creditNotesByNumber(merchantId: string | undefined, number: string): Promise<CreditNoteRow[]>;
+  getCreditNoteByRefund(refundId: string): Promise<CreditNoteRow | undefined>;
+  /** The credit note of a hosted page's link. */
+  getCreditNoteByToken(token: string): Promise<CreditNoteRow | undefined>;
+}
+
+/** Which invoices a list shows; every field given narrows it. */
+export interface DocumentFilter {
+  merchantId?: string | undefined;
+  transactionId?: string | undefined;
+  subscriptionId?: string | undefined;
+  userId?: string | undefined;
 }
 
 export interface PageWindow {
@@ -302,6 +356,16 @@ export interface Tx extends Reads {
    * taken in the unit of work that writes the document: undefined for an unknown merchant.
    */
   takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined>;
+  /**
+   * Issue an invoice: take the merchant's next invoice number and write the document with the
+   * merchant's identity as it is now, in one step. Gap-free only inside the unit of work that
+   * records the charge. The number, or undefined for an unknown merchant (nothing written).
+   */
+  issueInvoice(inv: NewInvoice): Promise<string | undefined>;
+  /** The same for a refund's credit note, from the credit-note sequence. */
+  issueCreditNote(cn: NewCreditNote): Promise<string | undefined>;
+  /** Give a credit note issued before credit notes had pages its token: false when it already has one. */
+  giveCreditNoteToken(id: string, token: string): Promise<boolean>;
 
   insertPlan(row: PlanRow): Promise<void>;
   setPlanStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;
@@ -310,10 +374,18 @@ export interface Tx extends Reads {
   /** Give a place back (never below zero). */
   releasePlanSlot(planId: string): Promise<void>;
 
+  insertPortalSession(row: PortalSessionRow): Promise<void>;
+  /** Forget portal links that expired before `cutoff`. */
+  deletePortalSessionsBefore(cutoff: number): Promise<void>;
+  /** Count one card check on a portal link below `max`; false when it has had them all. */
+  countPortalCardCheck(tokenHash: string, max: number): Promise<boolean>;
+
   insertCoupon(row: CouponRow): Promise<void>;
   setCouponStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void>;
   /** Count one redemption of an ACTIVE coupon not past its redeemBy at `now`, below its maxRedemptions; false when refused. */
   reserveCouponRedemption(id: string, now: number): Promise<boolean>;
+  /** Give back a redemption: the subscription that took it never started (its first charge failed). */
+  releaseCouponRedemption(id: string): Promise<void>;
 
   insertTransaction(row: TransactionRow): Promise<void>;
   insertIdempotency(row: NewIdempotency): Promise<void>;
@@ -385,6 +457,10 @@ export interface Tx extends Reads {
   setPendingPlan(id: string, planId: string | null, now: number): Promise<void>;
   /** Spend `amount` of the subscription's carried credit (never below zero). */
   spendCredit(id: string, amount: number, now: number): Promise<void>;
+  /** The coupon the subscription holds from now on (replacing any other, its cycles at 0), or none. */
+  setSubscriptionCoupon(id: string, c: SubscriptionCoupon, now: number): Promise<void>;
+  /** Cycles the coupon in force has covered (SPEC §19: a paid charge it discounted). */
+  setCouponCyclesUsed(id: string, cyclesUsed: number, now: number): Promise<void>;
   /** Re-price a PENDING record no run has claimed; false when it is claimed or no longer PENDING. */
   repriceRecord(id: string, p: RecordPrice): Promise<boolean>;
 
@@ -443,6 +519,20 @@ export interface Tx extends Reads {
   sweepUnaddressed(now: number, limit: number, error: string): Promise<number>;
   /** A DEAD or DELIVERED event back to PENDING, due at `now`, attempts cleared; false otherwise. */
   requeueEvent(id: string, now: number): Promise<boolean>;
+
+  /**
+   * Write a customer email with what it reports; its id, or undefined when not written: the
+   * merchant has no emailFrom or its customer emails are off, or one with its dedupeKey exists.
+   */
+  enqueueEmail(e: NewCustomerEmail): Promise<string | undefined>;
+  /** Claim up to `max` due customer emails for `owner` (see notify/email/deliver.ts). */
+  claimDueEmails(c: EmailClaim): Promise<ClaimedEmail[]>;
+  /** Record an email's attempt and release the lease; false when the lease was lost. */
+  finishEmailAttempt(id: string, owner: string, o: EmailOutcome): Promise<boolean>;
+  /** A DEAD or SENT email back to PENDING, due at `now`, attempts cleared; false otherwise. */
+  requeueEmail(id: string, now: number): Promise<boolean>;
+  /** The subscription's customer email address (null: none). */
+  setSubscriptionEmail(id: string, email: string | null, now: number): Promise<void>;
 
   setMeta(key: string, value: string): Promise<void>;
   /** Insert unless present; the value there afterwards (the first writer wins). */
@@ -547,6 +637,7 @@ export { StoreOpenError } from '../domain/errors.js';
 export type MerchantRow = RowOf<typeof merchants>;
 export type PlanRow = RowOf<typeof plans>;
 export type CouponRow = RowOf<typeof coupons>;
+export type PortalSessionRow = RowOf<typeof portalSessions>;
 export type TransactionRow = RowOf<typeof transactions>;
 export type RefundRow = RowOf<typeof refunds>;
 export type CardRow = RowOf<typeof cards>;
@@ -555,6 +646,83 @@ export type BillingRecordRow = RowOf<typeof billingRecords>;
 export type BillingType = BillingRecordRow['billingType'];
 export type RecordStatus = BillingRecordRow['status'];
 export type OutboxEventRow = RowOf<typeof outboxEvents>;
+export type InvoiceRow = RowOf<typeof invoices>;
+export type CreditNoteRow = RowOf<typeof creditNotes>;
+/** What the issuer gives; the number and the seller's identity come from the merchant's row. */
+type Issued = 'number' | 'sellerName' | 'legalName' | 'address' | 'taxId' | 'supportEmail';
+/** `customer` null: the customer of the subscription's first invoice. */
+export type NewInvoice = Omit<InvoiceRow, Issued | 'customer'> & { customer: string | null };
+/** A credit note issued now always has its page's token (only older ones lack it). */
+export type NewCreditNote = Omit<CreditNoteRow, Issued | 'token'> & { token: string };
+export type CustomerEmailRow = RowOf<typeof customerEmails>;
+export type CustomerEmailKind = CustomerEmailRow['kind'];
+export type EmailStatus = CustomerEmailRow['status'];
+
+export interface NewCustomerEmail {
+  merchantId: string;
+  kind: CustomerEmailKind;
+  recipient: string;
+  subscriptionId?: string | null;
+  transactionId?: string | null;
+  recordId?: string | null;
+  /** One email per key, ever: a second write with it writes nothing. */
+  dedupeKey?: string | null;
+  /** The event's facts, stored as JSON: never more of a card than its brand and last four digits. */
+  details: Record<string, unknown>;
+  now: number;
+}
+
+export interface EmailFilter {
+  status?: EmailStatus | undefined;
+  merchantId?: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+export interface EmailClaim {
+  now: number;
+  owner: string;
+  leaseUntil: number;
+  max: number;
+}
+
+export type ClaimedEmail = CustomerEmailRow;
+
+export interface EmailOutcome {
+  status: EmailStatus;
+  attempts: number;
+  nextAttemptAt: number | null;
+  error: string | null;
+  now: number;
+}
+
+export interface ExpiringCardQuery {
+  now: number;
+  until: number;
+  /** Only cards whose expiry (year × 12 + month) is below this. */
+  expiryBefore: number;
+  /** Continue after this renewal (afterTime -1, afterId '' from the start). */
+  afterTime: number;
+  afterId: string;
+  limit: number;
+}
+
+/** A renewal coming up and the card on file, for the card-expiring notice. */
+export interface ExpiringCard {
+  recordId: string;
+  renewalAt: number;
+  amount: number;
+  currency: string;
+  subscriptionId: string;
+  subscriptionCode: string;
+  merchantId: string;
+  email: string;
+  planName: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
 
 export interface TransactionFilter {
   merchantId?: string | undefined;
@@ -624,6 +792,15 @@ export interface RecordPrice {
   planId: string;
   amount: number;
   creditApplied: number;
+  /** The coupon that discounts this charge and by how much: amount + creditApplied + discountAmount = the plan's price. */
+  couponCode: string | null;
+  discountAmount: number;
+}
+
+export interface SubscriptionCoupon {
+  couponId: string | null;
+  couponCode: string | null;
+  couponTakenAt: number | null;
 }
 
 export interface NewRecord {
@@ -639,6 +816,9 @@ export interface NewRecord {
   creditApplied?: number;
   /** The plan this charge pays for (default: the subscription's plan). */
   planId?: string | null;
+  /** The coupon discounting this charge (default none) and its discount (default 0). */
+  couponCode?: string | null;
+  discountAmount?: number;
   now: number;
 }
 
@@ -666,6 +846,9 @@ export interface ClaimedRecord {
   creditApplied: number;
   /** The plan the record charges for (null: the subscription's). */
   recordPlanId: string | null;
+  /** The coupon that discounted this charge (a RETRY carries its RENEW's), and by how much. */
+  couponCode: string | null;
+  discountAmount: number;
   transactionId: string | null;
   subscriptionStatus: string;
   planId: string;

@@ -258,10 +258,31 @@ async function exerciseMerchant(m: TestMerchant): Promise<void> {
   expect((await c.post('/subscription/card/update', { subscriptionId: 'sub_unknown', cardInfo: card() })).status).toBe(
     404,
   );
+  expect((await c.post('/subscription/update', { subscriptionId, email: 'ada@example.com' })).body.data.email).toBe(
+    'ada@example.com',
+  );
+  expect((await c.post('/subscription/update', { subscriptionId, email: 'ada at example' })).body.rtn_code).toBe(
+    '1001',
+  );
+  expect((await c.post('/subscription/update', { subscriptionId: 'sub_unknown', email: 'a@b.co' })).status).toBe(404);
   expect((await c.post('/subscription/pause', { subscriptionId })).body.data).toBe(true);
   expect((await c.post('/subscription/pause', { subscriptionId })).status).toBe(409);
   expect((await c.post('/subscription/resume', { subscriptionId })).body.data).toBe(true);
+  // Coupons: created, listed, taken, refused (1005, 1012), deactivated.
+  const coupon = { code: 'CONTRACT', percentOff: '12.5', duration: 'REPEATING', cycles: 2, maxRedemptions: 5 };
+  expect((await c.post('/coupon/create', coupon)).status).toBe(200);
+  expect((await c.post('/coupon/create', coupon)).body.rtn_code).toBe('1005');
+  expect((await c.post('/coupon/create', { code: 'bad code', amountOff: '1', duration: 'ONCE' })).status).toBe(400);
+  expect((await c.get('/coupon/list', {})).body.data[0].couponCode).toBe('CONTRACT');
+  expect((await c.post('/subscription/coupon', { subscriptionId, couponCode: 'CONTRACT' })).body.data.couponCode).toBe(
+    'CONTRACT',
+  );
+  expect((await c.post('/subscription/coupon', { subscriptionId, couponCode: 'NOPE' })).status).toBe(422);
+  expect((await c.post('/coupon/deactivate', { code: 'CONTRACT' })).body.data.status).toBe('INACTIVE');
+  expect((await c.post('/coupon/deactivate', { code: 'CONTRACT' })).status).toBe(409);
+  expect((await c.post('/coupon/deactivate', { code: 'NOPE' })).status).toBe(404);
   expect((await c.post('/subscription/cancel', { subscriptionId })).body.data).toBe(true);
+  expect((await c.post('/subscription/coupon', { subscriptionId, couponCode: 'CONTRACT' })).status).toBe(409);
   expect((await c.post('/subscription/resume', { subscriptionId })).status).toBe(409);
   expect((await c.post('/subscription/card/update', { subscriptionId, cardInfo: card() })).status).toBe(409);
   expect((await c.post('/subscription/cancel', { subscriptionId: 'sub_unknown' })).status).toBe(404);

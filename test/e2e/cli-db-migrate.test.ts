@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/env.js';

@@ -17,17 +17,19 @@ async function fresh(copy?: ShopDatabase): Promise<ShopDatabase> {
 /** A fresh database per test, on the engine under test. */
 const freshDb = async () => (await fresh()).db;
 /**
- * A copy of a database made once by `args` (each made by the real CLI, then copied per test so
- * that a test starts from it without spawning the command again).
+ * A copy of a database made once by `commands` (each made by the real CLI, then copied per test so
+ * that a test starts from it without spawning the commands again).
  */
 const templates = new Map<string, Promise<ShopDatabase>>();
-async function copyOf(args: string[]): Promise<string> {
-  const key = args.join('\0');
+async function copyOf(...commands: string[][]): Promise<string> {
+  const key = commands.map((args) => args.join('\0')).join('\n');
   let template = templates.get(key);
   if (!template) {
     template = fresh().then((t) => {
-      const r = paygate(['--db', t.db, ...args]);
-      if (r.status !== 0) throw new Error(r.stderr);
+      for (const args of commands) {
+        const r = paygate(['--db', t.db, ...args]);
+        if (r.status !== 0) throw new Error(r.stderr);
+      }
       return t;
     });
     templates.set(key, template);
@@ -42,6 +44,12 @@ afterAll(async () => {
   await Promise.all(made.map((d) => d.drop()));
   cleanup();
 });
+
+/**
+ * Input refused before anything is read or written (checked values, usage errors, a SQLite path's
+ * directory): the same code on either engine, so these run once, on SQLite.
+ */
+const refusedBeforeWriting = it.runIf(TEST_ENGINE === 'sqlite');
 
 async function counts(db: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -171,7 +179,7 @@ describe('paygate merchant', () => {
     expect(r.stderr.trim()).toBe('error 1007: merchant not found');
   });
 
-  it.each([
+  refusedBeforeWriting.each([
     ['a 201-character name', ['--name', 'x'.repeat(201)], /name/],
     ['an ftp notify URL', ['--name', 'Shop', '--notify-url', 'ftp://x'], /notifyUrl/],
     ['signature version 3', ['--name', 'Shop', '--signature-version', '3'], /signatureVersion/],
@@ -184,13 +192,13 @@ describe('paygate merchant', () => {
     expect((await counts(db)).merchants).toBe(0);
   });
 
-  it('a database path in a missing directory is a one-line start-up error (exit 2)', async () => {
+  refusedBeforeWriting('a database path in a missing directory is a one-line start-up error (exit 2)', async () => {
     const r = paygate(['--db', join(dir, 'missing', 'x.db'), 'merchant', 'list']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error startup: database directory does not exist/);
   });
 
-  it('an unknown option is a usage error, exit 2', async () => {
+  refusedBeforeWriting('an unknown option is a usage error, exit 2', async () => {
     const r = paygate(['--db', await freshDb(), 'merchant', 'list', '--bogus']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^error usage:/);
@@ -236,44 +244,48 @@ describe('paygate plan', () => {
     expect(p.createTime).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
 
-  it('list shows plans newest first and filters by status; deactivate and activate flip status', async () => {
-    const db = await withMerchant();
-    const a = paygate(['--db', db, 'plan', 'create', '--name', 'A', '--price', '1.00', '--cycle-type', 'DAILY']).json();
-    const b = paygate([
-      '--db',
-      db,
-      'plan',
-      'create',
-      '--name',
-      'B',
-      '--price',
-      '2.00',
-      '--cycle-type',
-      'WEEKLY',
-    ]).json();
-    expect(
-      paygate(['--db', db, 'plan', 'list'])
-        .json()
-        .map((p: { planId: string }) => p.planId),
-    ).toEqual([b.planId, a.planId]);
-    expect(paygate(['--db', db, 'plan', 'deactivate', a.planId]).json().status).toBe('INACTIVE');
-    expect(paygate(['--db', db, 'plan', 'list', '--status', 'ACTIVE']).json()).toHaveLength(1);
-    const again = paygate(['--db', db, 'plan', 'deactivate', a.planId]);
+  /** One merchant with plan A, then plan B, made by `plan create`. */
+  const withTwoPlans = (): Promise<string> =>
+    copyOf(
+      ['merchant', 'create', '--name', 'Shop'],
+      ['plan', 'create', '--name', 'A', '--price', '1.00', '--cycle-type', 'DAILY'],
+      ['plan', 'create', '--name', 'B', '--price', '2.00', '--cycle-type', 'WEEKLY'],
+    );
+  const planIdOf = async (db: string, name: string): Promise<string> =>
+    (await rowsOf(db).get<{ id: string }>('SELECT id FROM plans WHERE name = ?', name))?.id ?? '';
+
+  it('list shows plans newest first and filters by status', async () => {
+    const db = await withTwoPlans();
+    const all = paygate(['--db', db, 'plan', 'list']).json() as { planId: string; planName: string }[];
+    expect(all.map((p) => p.planName)).toEqual(['B', 'A']);
+    await rowsOf(db).run("UPDATE plans SET status = 'INACTIVE' WHERE name = 'A'");
+    const active = paygate(['--db', db, 'plan', 'list', '--status', 'ACTIVE']).json() as { planName: string }[];
+    expect(active.map((p) => p.planName)).toEqual(['B']);
+  });
+
+  it('deactivate and activate flip status; deactivating an inactive plan is 1008', async () => {
+    const db = await withTwoPlans();
+    const a = await planIdOf(db, 'A');
+    expect(paygate(['--db', db, 'plan', 'deactivate', a]).json().status).toBe('INACTIVE');
+    const again = paygate(['--db', db, 'plan', 'deactivate', a]);
     expect(again.status).toBe(1);
     expect(again.stderr).toMatch(/^error 1008/);
-    expect(paygate(['--db', db, 'plan', 'activate', a.planId]).json().status).toBe('ACTIVE');
+    expect(paygate(['--db', db, 'plan', 'activate', a]).json().status).toBe('ACTIVE');
   });
 
-  it('without a terminal, missing required values are a usage error naming them (no prompt)', async () => {
-    const db = await withMerchant();
-    const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold']);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/--price/);
-    expect(r.stderr).toMatch(/--cycle-type/);
-    expect((await counts(db)).plans).toBe(0);
-  });
+  refusedBeforeWriting(
+    'without a terminal, missing required values are a usage error naming them (no prompt)',
+    async () => {
+      const db = await withMerchant();
+      const r = paygate(['--db', db, 'plan', 'create', '--name', 'Gold']);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/--price/);
+      expect(r.stderr).toMatch(/--cycle-type/);
+      expect((await counts(db)).plans).toBe(0);
+    },
+  );
 
-  it.each([
+  refusedBeforeWriting.each([
     [['--price', '9.999', '--cycle-type', 'MONTHLY'], /price/],
     [['--price', '-1', '--cycle-type', 'MONTHLY'], /price/],
     [['--price', '1e3', '--cycle-type', 'MONTHLY'], /price/],
@@ -294,7 +306,7 @@ describe('paygate plan', () => {
     expect((await counts(db)).plans).toBe(0);
   });
 
-  it('refuses a description over 500 characters', async () => {
+  refusedBeforeWriting('refuses a description over 500 characters', async () => {
     const db = await withMerchant();
     const r = paygate([
       '--db',
@@ -315,7 +327,7 @@ describe('paygate plan', () => {
     expect((await counts(db)).plans).toBe(0);
   });
 
-  it('refuses a too-long name', async () => {
+  refusedBeforeWriting('refuses a too-long name', async () => {
     const db = await withMerchant();
     const r = paygate([
       '--db',

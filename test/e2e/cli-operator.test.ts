@@ -17,25 +17,31 @@ const card = ['--card', '4242424242424242', '--exp', `12/${cardYear()}`, '--cvv'
 let shopA = '';
 let shopB = '';
 let planB = '';
+/** A subscription of Shop B's plan, for the commands that take its id or its code. */
+let subscribed = { subscriptionId: '', subscriptionCode: '' };
 
+// Two shops, each with a plan, and one subscription, arranged in-process (one process, not a CLI
+// run each): every command under test below is the real binary.
 beforeAll(async () => {
   shopDb = await shopDatabase();
   db = shopDb.db;
-  shopA = cli(['merchant', 'create', '--name', 'Shop A']).json().merchantId;
-  shopB = cli(['merchant', 'create', '--name', 'Shop B']).json().merchantId;
-  cli(['plan', 'create', '--merchant', shopA, '--name', 'A-Gold', '--price', '5.00', '--cycle-type', 'MONTHLY']);
-  planB = cli([
-    'plan',
-    'create',
-    '--merchant',
-    shopB,
-    '--name',
-    'B-Gold',
-    '--price',
-    '4.50',
-    '--cycle-type',
-    'MONTHLY',
-  ]).json().planId;
+  const ctx = await openApp(loadConfig({ db, tz: 'UTC' }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }));
+  try {
+    shopA = (await testMerchant(ctx, { name: 'Shop A' })).merchantId;
+    shopB = (await testMerchant(ctx, { name: 'Shop B' })).merchantId;
+    const plan = {
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+      trialDays: 0,
+      maxSubscriptions: 0,
+    };
+    await createPlan(ctx, shopA, { ...plan, planName: 'A-Gold', price: '5.00' });
+    planB = (await createPlan(ctx, shopB, { ...plan, planName: 'B-Gold', price: '4.50' })).planId;
+    subscribed = await subscribe(ctx, shopB, planB, { userId: 'u-0' });
+  } finally {
+    await ctx.close();
+  }
 });
 afterAll(() => shopDb.drop());
 
@@ -48,19 +54,26 @@ describe('commands that name an object by its id never need --merchant (two merc
     expect(cli(['plan', 'show', planB, '--merchant', shopA]).stderr.trim()).toBe('error 1007: plan not found');
   });
 
-  it('subscribe takes the merchant from the plan; sub commands take the id or the code; billing list the code', () => {
+  it('subscribe takes the merchant from the plan', () => {
     const s = cli(['subscribe', '--plan', planB, '--user', 'u-1', ...card]);
     expect(s.status).toBe(0);
-    const { subscriptionId, subscriptionCode } = s.json();
+    const { subscriptionId } = s.json();
     expect(cli(['sub', 'show', subscriptionId]).json()).toMatchObject({ subscriptionId, planId: planB });
+  });
+
+  it('sub commands take the id or the code', () => {
+    const { subscriptionId, subscriptionCode } = subscribed;
     expect(cli(['sub', 'show', subscriptionCode]).json().subscriptionId).toBe(subscriptionId);
     expect(cli(['sub', 'pause', subscriptionCode]).json().status).toBe('PAUSED');
     expect(cli(['sub', 'resume', subscriptionId]).json().status).toBe('ACTIVE');
-    const billing = cli(['billing', 'list', '--subscription', subscriptionCode]);
+    expect(cli(['sub', 'cancel', subscriptionCode, '--yes']).json().status).toBe('CANCELLED');
+  });
+
+  it('billing list takes the code or the id', () => {
+    const billing = cli(['billing', 'list', '--subscription', subscribed.subscriptionCode]);
     expect(billing.status).toBe(0);
     expect(billing.json().total).toBeGreaterThan(0);
-    expect(cli(['billing', 'list', '--subscription', subscriptionId]).json()).toEqual(billing.json());
-    expect(cli(['sub', 'cancel', subscriptionCode, '--yes']).json().status).toBe('CANCELLED');
+    expect(cli(['billing', 'list', '--subscription', subscribed.subscriptionId]).json()).toEqual(billing.json());
   });
 
   it('tx show and refund --tx', () => {

@@ -138,38 +138,42 @@ describe('subscribe, tracking, tx', () => {
     expect(r.json().subscriptionCode).toBeTruthy();
   });
 
-  it('tracking upload from flags, CSV and JSON', () => {
-    const tx = cli(['pay', '--amount', '1.00', ...card('4242424242424242'), '--relation', 'ship-1', '--json']).json();
-    const one = cli([
-      'tracking',
-      'upload',
-      '--order',
-      tx.transactionOrderId,
-      '--tracking-no',
-      'T1',
-      '--carrier',
-      'UPS',
-      '--json',
-    ]).json();
-    expect(one).toMatchObject({ successCount: 1, failedCount: 0, failedOrders: [] });
-    const csv = join(dir, 't.csv');
-    writeFileSync(
-      csv,
-      `orderId,relationId,trackingNo,carrier,url\n${tx.transactionOrderId},,T2,DHL,https://dhl.example/T2\n,ship-1,"T3",UPS,\n,nope,T4,UPS,\n`,
-    );
-    expect(cli(['tracking', 'upload', '--file', csv, '--json']).json()).toMatchObject({
-      successCount: 2,
-      failedCount: 1,
-      failedOrders: ['nope'],
+  describe('tracking upload', () => {
+    // One paid order for the three forms: each test is one upload, so none waits on four processes.
+    let order: string;
+    beforeAll(() => {
+      order = cli(['pay', '--amount', '1.00', ...card('4242424242424242'), '--relation', 'ship-1', '--json']).json()
+        .transactionOrderId;
     });
-    const json = join(dir, 't.json');
-    writeFileSync(
-      json,
-      JSON.stringify({ trackingList: [{ relationId: 'ship-1', trackingNo: 'T5', trackingChannel: 'UPS' }, {}] }),
-    );
-    expect(cli(['tracking', 'upload', '--file', json, '--json']).json()).toMatchObject({
-      successCount: 1,
-      failedOrders: ['#1'],
+
+    it('from flags', () => {
+      const one = cli(['tracking', 'upload', '--order', order, '--tracking-no', 'T1', '--carrier', 'UPS', '--json']);
+      expect(one.json()).toMatchObject({ successCount: 1, failedCount: 0, failedOrders: [] });
+    });
+
+    it('from CSV: by order or relation id, an unknown one listed as failed', () => {
+      const csv = join(dir, 't.csv');
+      writeFileSync(
+        csv,
+        `orderId,relationId,trackingNo,carrier,url\n${order},,T2,DHL,https://dhl.example/T2\n,ship-1,"T3",UPS,\n,nope,T4,UPS,\n`,
+      );
+      expect(cli(['tracking', 'upload', '--file', csv, '--json']).json()).toMatchObject({
+        successCount: 2,
+        failedCount: 1,
+        failedOrders: ['nope'],
+      });
+    });
+
+    it('from JSON: an empty entry listed as failed by its index', () => {
+      const json = join(dir, 't.json');
+      writeFileSync(
+        json,
+        JSON.stringify({ trackingList: [{ relationId: 'ship-1', trackingNo: 'T5', trackingChannel: 'UPS' }, {}] }),
+      );
+      expect(cli(['tracking', 'upload', '--file', json, '--json']).json()).toMatchObject({
+        successCount: 1,
+        failedOrders: ['#1'],
+      });
     });
   });
 

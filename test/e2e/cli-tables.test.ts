@@ -6,6 +6,7 @@ import { requireMerchant } from '../../src/services/merchants.js';
 import { uploadTracking } from '../../src/services/tracking.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { cardYear } from '../helpers/cards.js';
+import { TEST_ENGINE } from '../helpers/env.js';
 import { testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 import { paygatePtyRun } from '../helpers/pty.js';
 import { subscribe } from '../helpers/subscriptions.js';
@@ -112,9 +113,16 @@ function wholeWords(name: string, args: string[]): Promise<Set<string>> {
   return words;
 }
 
-describe('every list and show command fits 60, 80, 100 and 120 columns without cutting anything (SPEC §12)', () => {
+/**
+ * Layout is the same code whatever the engine: SQLite runs every width; PostgreSQL one (100, where
+ * words were once cut) to show that what its rows come back as (numbers, times) is laid out alike.
+ */
+const WIDTHS = TEST_ENGINE === 'sqlite' ? [60, 80, 100, 120] : [100];
+const layoutOnly = describe.runIf(TEST_ENGINE === 'sqlite');
+
+describe(`every list and show command fits ${WIDTHS.join(', ')} columns without cutting anything (SPEC §12)`, () => {
   for (const [name, argsOf] of Object.entries(COMMANDS)) {
-    for (const cols of [60, 80, 100, 120]) {
+    for (const cols of WIDTHS) {
       it(`${name} at ${cols} columns`, async () => {
         const args = argsOf();
         const r = await paygatePtyRun(['--db', db, ...args], { cols });
@@ -132,7 +140,7 @@ describe('every list and show command fits 60, 80, 100 and 120 columns without c
   }
 });
 
-describe('columns left out, and --wide', () => {
+layoutOnly('columns left out, and --wide', () => {
   it('a narrow table says under it which columns it left out', async () => {
     const r = await paygatePtyRun(['--db', db, '--no-color', 'tx', 'list'], { cols: 60 });
     const text = linesOf(r.output).join('\n');
@@ -162,7 +170,7 @@ describe('columns left out, and --wide', () => {
   });
 });
 
-describe('tables and detail views', () => {
+layoutOnly('tables and detail views', () => {
   it('a wide terminal shows one line per row, without rules between rows', async () => {
     const r = await paygatePtyRun(['--db', db, 'tx', 'list'], { cols: 250 });
     const lines = linesOf(r.output);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, paygate } from '../helpers/cli.js';
 import { paygatePty } from '../helpers/pty.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COPY_TABLES, copyInto } from '../../src/store/copy.js';
@@ -9,6 +9,7 @@ import { sqliteCopySource } from '../../src/store/sqlite/copy.js';
 import type { CopyProgress } from '../../src/store/store.js';
 import { paygate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/env.js';
+import { wtf8 } from '../helpers/wtf8.js';
 import { populate, sqliteTables, type Populated } from '../helpers/populated-db.js';
 import { createPgDatabase, pgAvailable, usePgDatabase } from '../helpers/postgres.js';
 
@@ -158,10 +159,10 @@ describe.skipIf(!pgAvailable())('paygate db copy of text an older version stored
       const db = new Database(source);
       const insert = db.prepare(
         `INSERT INTO transactions (id, merchant_id, relation_id, payment_type, status, amount, currency, created_at, updated_at)
-         VALUES (?, ?, ?, 'PAY', 200000, 100, 'USD', 1, 1)`,
+         VALUES (?, ?, CAST(? AS TEXT), 'PAY', 200000, 100, 'USD', 1, 1)`,
       );
-      insert.run('txn_old_1', merchantId, 'order-\ud800-1');
-      insert.run('txn_old_2', merchantId, 'order-\udfff-1');
+      insert.run('txn_old_1', merchantId, wtf8('order-\ud800-1'));
+      insert.run('txn_old_2', merchantId, wtf8('order-\udfff-1'));
       db.close();
 
       const r = paygate(['--db', source, 'db', 'copy', '--to', target.url]);

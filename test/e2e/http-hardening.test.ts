@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, sendRaw } from '../helpers/socket.js';
 import { client, raw, signV2, type Served, type TestMerchant } from '../helpers/serve.js';
@@ -181,6 +182,41 @@ describe('what the HTTP parser refuses answers the envelope (1000)', () => {
     expect(a.status).toBe(413);
     expect(jsonOf(a)).toMatchObject({ rtn_code: '1000', success: false });
     expect(a.closed).toBe(true);
+  });
+
+  // RFC 9112 §9.6: closing on unread bytes resets the connection, and a client still sending its
+  // body sees EPIPE instead of the answer. paygate reads (and drops) a body up to 8 MiB first.
+  it('a client still uploading a 2 MiB body gets its 413 envelope, not a reset', async () => {
+    const { hostname, port } = new URL(srv.url);
+    const body = Buffer.alloc(2 * 1024 * 1024, 32);
+    const outcome = await new Promise<{ writeError?: string; answer: string }>((resolve) => {
+      const chunks: Buffer[] = [];
+      let writeError: string | undefined;
+      // Half-open, as a client that writes its whole body before reading: the server's FIN does not stop it.
+      const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true }, async () => {
+        socket.write(
+          `POST ${TXN()} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+        );
+        // Slowly enough that the server has answered long before the last piece is sent.
+        for (let at = 0; at < body.length && writeError === undefined; at += 128 * 1024) {
+          await new Promise<void>((ok) =>
+            socket.write(body.subarray(at, at + 128 * 1024), (e?: NodeJS.ErrnoException | null) => {
+              writeError ??= e?.code;
+              ok();
+            }),
+          );
+          await new Promise((ok) => setTimeout(ok, 20));
+        }
+        socket.end();
+      });
+      socket.on('data', (d: Buffer) => chunks.push(d));
+      socket.on('error', (e: NodeJS.ErrnoException) => (writeError ??= e.code));
+      socket.on('close', () => resolve({ writeError, answer: Buffer.concat(chunks).toString('utf8') }));
+      setTimeout(() => socket.destroy(), 20_000);
+    });
+    expect(outcome.writeError).toBeUndefined();
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(outcome.answer).toContain('"rtn_code":"1000"');
   });
 
   it('an ordinary request keeps its connection open for the next one', async () => {

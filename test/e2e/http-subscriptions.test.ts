@@ -116,6 +116,27 @@ describe('subscriptions over HTTP (errors)', () => {
     expect([b.status, b.body.rtn_code]).toEqual([404, '1007']);
   });
 
+  it('subscription/update sets the email with v1 and v2 signatures; a foreign subscription is 404 1007; a bad address 1001', async () => {
+    for (const m of [v1, v2]) {
+      const { c, sub } = await subscribe(m, `user-mail-${m.signatureVersion}`);
+      const r = await c.post('/subscription/update', { subscriptionId: sub.subscriptionId, email: 'ada@example.com' });
+      expect([r.status, r.body.rtn_code, r.body.data.email]).toEqual([200, '0000', 'ada@example.com']);
+      const d = await c.get('/subscription/detail', { subscriptionId: sub.subscriptionId });
+      expect(d.body.data.email).toBe('ada@example.com');
+      const bad = await c.post('/subscription/update', {
+        subscriptionId: sub.subscriptionId,
+        email: 'ada@example.com, eve@evil.test',
+      });
+      expect(bad.body.rtn_code).toBe('1001');
+      const other = client(srv.url, m === v1 ? v2 : v1);
+      const foreign = await other.post('/subscription/update', {
+        subscriptionId: sub.subscriptionId,
+        email: 'eve@evil.test',
+      });
+      expect([foreign.status, foreign.body.rtn_code]).toEqual([404, '1007']);
+    }
+  });
+
   it.each([
     ['/subscription/billing/list', { pageSize: '101' }],
     ['/subscription/billing/list', { pageSize: '0' }],

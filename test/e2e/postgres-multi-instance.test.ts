@@ -77,6 +77,35 @@ describe.skipIf(!pgAvailable())('two serve instances on one PostgreSQL database'
     expect(await count(db.url, "SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge'")).toBe(1);
   });
 
+  it('50 concurrent PAYs split between them are invoiced INV-000001 to INV-000050, each number once', async () => {
+    const m: TestMerchant = createMerchant(db.url, 2, 'Invoice Shop');
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        client(both(i).url, m).post(`/payment/${m.apiKey}/transaction`, {
+          requestId: `inv-${i}`,
+          relationId: `order-inv-${i}`,
+          paymentType: 'PAY',
+          payAmount: '2.00',
+          currency: 'USD',
+          cardInfo: card(),
+        }),
+      ),
+    );
+    for (const r of answers) expect(r.body.data?.status, r.text).toBe('200000');
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const rows = await c.query<{ number: string }>('SELECT number FROM invoices WHERE merchant_id = $1', [
+        m.merchantId,
+      ]);
+      expect(rows.rows.map((r) => r.number).sort()).toEqual(
+        Array.from({ length: 50 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`),
+      );
+    } finally {
+      await c.end();
+    }
+  });
+
   it('10 concurrent 3.00 refunds of a 10.00 transaction split between them: exactly 3 succeed', async () => {
     const m: TestMerchant = createMerchant(db.url, 2, 'Refund Shop');
     const paid = await client(a.url, m).post(`/payment/${m.apiKey}/transaction`, {
@@ -236,6 +265,11 @@ describe.skipIf(!pgAvailable())('paygate renew on PostgreSQL under concurrency',
       renewalTxns: 5000,
       events: 5000,
     });
+    // One merchant's 5,000 renewals, issued by four processes at once: numbered 1–5,000 without a gap.
+    expect(await count(db.url, 'SELECT count(DISTINCT number) AS n FROM invoices')).toBe(5000);
+    expect(
+      await count(db.url, "SELECT count(*) AS n FROM invoices WHERE number BETWEEN 'INV-000001' AND 'INV-005000'"),
+    ).toBe(5000);
   }, 240_000);
 
   it('a renew killed with SIGKILL mid-way, rerun after the lease: every record charged once, none lost', async () => {

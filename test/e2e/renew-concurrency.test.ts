@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir, TEST_VAULT_KEY } from '../helpers/env.js';
 import { BIN } from '../helpers/cli.js';

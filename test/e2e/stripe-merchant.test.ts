@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
 import { paygateAsync } from '../helpers/cli-async.js';

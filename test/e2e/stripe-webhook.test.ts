@@ -55,6 +55,47 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     ).toBe(200000);
   });
 
+  it('a charge settled by payment_intent.succeeded gets its invoice then; a refund settled by refund.updated, one credit note', async () => {
+    stripe.faults.inject({ kind: 'processing' }, { match: { path: /\/confirm$/ } });
+    const t = await pay();
+    const invoices = () =>
+      one<{ n: number | string }>('SELECT count(*) AS n FROM invoices WHERE transaction_id = ?', t.transactionOrderId);
+    expect(Number((await invoices()).n)).toBe(0);
+    const { channel_ref: intent } = await one<{ channel_ref: string }>(
+      'SELECT channel_ref FROM transactions WHERE id = ?',
+      t.transactionOrderId,
+    );
+    await stripe.webhooksIdle();
+    stripe.settleIntent(intent, 'succeeded');
+    await stripe.webhooksIdle();
+    expect(Number((await invoices()).n)).toBe(1);
+    acct.setRefundMode('pending');
+    try {
+      await client(srv.url, m).post(`/payment/${m.apiKey}/refund`, {
+        transactionOrderId: t.transactionOrderId,
+        refundAmount: '3.00',
+      });
+      const notes = () =>
+        one<{ n: number | string }>(
+          'SELECT count(*) AS n FROM credit_notes WHERE transaction_id = ?',
+          t.transactionOrderId,
+        );
+      expect(Number((await notes()).n)).toBe(0);
+      const { channel_ref: re } = await one<{ channel_ref: string }>(
+        'SELECT channel_ref FROM refunds WHERE transaction_id = ?',
+        t.transactionOrderId,
+      );
+      await stripe.webhooksIdle();
+      stripe.settleRefund(re, 'succeeded');
+      await stripe.webhooksIdle();
+      const ev = stripe.deliveries.filter((x) => x.type === 'refund.updated').at(-1);
+      expect((await stripe.redeliver(ev?.eventId ?? '')).status).toBe(200);
+      expect(Number((await notes()).n)).toBe(1);
+    } finally {
+      acct.setRefundMode('succeeded');
+    }
+  });
+
   it('a pending refund settled by refund.updated, delivered twice, is counted once', async () => {
     const t = await pay();
     acct.setRefundMode('pending');

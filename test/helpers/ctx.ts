@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
+import type { Database } from '../../src/store/sqlite/driver.js';
 import { openApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Ctx } from '../../src/ctx.js';

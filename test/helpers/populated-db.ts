@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { DateTime } from 'luxon';
 import { expect } from 'vitest';
 import { COPY_TABLES } from '../../src/store/copy.js';
@@ -20,7 +20,8 @@ const card = (n: string): string[] => ['--card', n, '--exp', `12/${cardYear()}`,
 /**
  * A database with something in every table, made by the real CLI: a merchant with a notify URL
  * (so outbox events are written), a plan, a subscription with a vaulted card and a renewal,
- * PAYs (approved, declined, idempotent), a checkout page, a refund, tracking, the sandbox ledger.
+ * PAYs (approved, declined, idempotent), a checkout page, a refund, tracking, the sandbox ledger,
+ * a customer-portal link.
  */
 export function populate(db: string): Populated {
   // A declined charge exits 3 (SPEC §12); everything else here succeeds.
@@ -74,6 +75,9 @@ export function populate(db: string): Populated {
     'UPS',
   ]);
   holdCoupon(db, merchantId, sub.subscriptionId);
+  cli(['sub', 'update', sub.subscriptionId, '--email', 'ada@example.com']);
+  holdEmail(db, merchantId, sub.subscriptionId);
+  cli(['portal', 'link', '--merchant', merchantId, '--user', 'u-1']);
   const later = DateTime.utc().plus({ days: 2 }).toFormat('yyyy-MM-dd HH:mm:ss');
   cli(['renew', '--at', later]);
   return {
@@ -104,6 +108,22 @@ function holdCoupon(db: string, merchantId: string, subscriptionId: string): voi
         "UPDATE subscriptions SET coupon_id = 'cpn_copy', coupon_code = 'LAUNCH', coupon_taken_at = ?, coupon_cycles_used = 1 WHERE id = ?",
       )
       .run(now, subscriptionId);
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** A customer email waiting, written as a row: the copy must carry the outbox whatever writes it. */
+function holdEmail(db: string, merchantId: string, subscriptionId: string): void {
+  const sqlite = new Database(db);
+  try {
+    const now = Date.now();
+    sqlite
+      .prepare(
+        `INSERT INTO customer_emails (id, merchant_id, kind, recipient, subscription_id, dedupe_key, details, next_attempt_at, created_at)
+         VALUES ('eml_copy', ?, 'subscription-ended', 'ada@example.com', ?, 'subscription-ended:copy', '{"status":"CANCELLED"}', ?, ?)`,
+      )
+      .run(merchantId, subscriptionId, now, now);
   } finally {
     sqlite.close();
   }

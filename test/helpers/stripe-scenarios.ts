@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import Stripe from 'stripe';
 import { expect } from 'vitest';
 import { paygateAsync } from './cli-async.js';

@@ -40,7 +40,15 @@ export async function subscribe(
   ctx: Ctx,
   merchantId: string,
   planId: string,
-  opts: { userId?: string; card?: string; year?: string; month?: string; notifyUrl?: string } = {},
+  opts: {
+    userId?: string;
+    card?: string;
+    year?: string;
+    month?: string;
+    notifyUrl?: string;
+    couponCode?: string;
+    billingAddress?: Record<string, string>;
+  } = {},
 ): Promise<{ subscriptionId: string; subscriptionCode: string; status: number; transactionOrderId: string }> {
   seq++;
   const view = await createTransaction(ctx, await requireMerchant(ctx, merchantId), {
@@ -50,6 +58,8 @@ export async function subscribe(
     planId,
     userId: opts.userId ?? 'user-1',
     ...(opts.notifyUrl ? { notifyUrl: opts.notifyUrl } : {}),
+    ...(opts.couponCode ? { couponCode: opts.couponCode } : {}),
+    ...(opts.billingAddress ? { billingAddress: JSON.stringify(opts.billingAddress) } : {}),
     cardInfo: JSON.stringify({
       holderName: 'Ada Lovelace',
       cardNumber: opts.card ?? '4242424242424242',
@@ -78,6 +88,9 @@ export interface RecordRow {
   fail_reason: string | null;
   transaction_id: string | null;
   amount: number;
+  credit_applied: number;
+  coupon_code: string | null;
+  discount_amount: number;
 }
 
 /** Every record of a subscription in creation order (raw rows, for exact checks). */

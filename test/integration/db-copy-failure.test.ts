@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -8,6 +8,7 @@ import { sqliteCopySource } from '../../src/store/sqlite/copy.js';
 import { openSqlite } from '../../src/store/sqlite/client.js';
 import { tempDir } from '../helpers/ctx.js';
 import { pgAvailable, usePgDatabase } from '../helpers/postgres.js';
+import { wtf8 } from '../helpers/wtf8.js';
 
 /**
  * A copy that fails half-way leaves its target as it found it (empty), so it can be run again.
@@ -97,20 +98,22 @@ describe.skipIf(!pgAvailable())('a db copy into PostgreSQL that fails half-way',
 /**
  * SPEC §3: a database an older version wrote may hold text the other engine cannot store — a lone
  * surrogate better-sqlite3 stored as the bytes ED A0 80 (read back as U+FFFD, so two different
- * ids read alike), or U+0000. The copy names the table, row and column and copies nothing.
+ * ids read alike), or U+0000. The bytes are written as such (a blob cast to text), the way the
+ * driver of that version wrote them: today's driver on Node 24 would turn a lone surrogate into
+ * U+FFFD before SQLite sees it.
  */
 function oldTextDatabase(path: string, relationIds: string[], merchantName = 'Shop'): void {
   const db = openSqlite(path);
   try {
     db.prepare("INSERT INTO meta (key, value) VALUES ('tz', 'UTC')").run();
     db.prepare(
-      "INSERT INTO merchants (id, name, api_key, secret_enc, created_at, updated_at) VALUES ('mer_1', ?, 'ak_1', 'sealed', 1, 1)",
-    ).run(merchantName);
+      "INSERT INTO merchants (id, name, api_key, secret_enc, created_at, updated_at) VALUES ('mer_1', CAST(? AS TEXT), 'ak_1', 'sealed', 1, 1)",
+    ).run(wtf8(merchantName));
     const insert = db.prepare(
       `INSERT INTO transactions (id, merchant_id, relation_id, payment_type, status, amount, currency, created_at, updated_at)
-       VALUES (?, 'mer_1', ?, 'PAY', 200000, 100, 'USD', 1, 1)`,
+       VALUES (?, 'mer_1', CAST(? AS TEXT), 'PAY', 200000, 100, 'USD', 1, 1)`,
     );
-    for (const [i, relationId] of relationIds.entries()) insert.run(`txn_${i + 1}`, relationId);
+    for (const [i, relationId] of relationIds.entries()) insert.run(`txn_${i + 1}`, wtf8(relationId));
   } finally {
     db.close();
   }

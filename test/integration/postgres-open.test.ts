@@ -116,6 +116,7 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
     );
     expect(partial.map((i) => i.indexname)).toEqual([
       'billing_records_due',
+      'customer_emails_due',
       'outbox_due',
       'outbox_subscription',
       'refunds_pending',

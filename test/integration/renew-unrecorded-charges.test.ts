@@ -89,6 +89,16 @@ const renewAfter = async (ms: number) => {
 };
 
 describe('renewal housekeeping settles sandbox charges a killed process never recorded', () => {
+  it('a charge settled by housekeeping gets its invoice then, named in its callback', async () => {
+    const { id } = await cutOff('4242424242424242', true);
+    expect(await rowsOf(app.ctx).all('SELECT number FROM invoices')).toEqual([]);
+    await renewAfter(CHARGE_LEASE_MS + 1);
+    expect(await rowsOf(app.ctx).all('SELECT number, transaction_id FROM invoices')).toEqual([
+      { number: 'INV-000001', transaction_id: id },
+    ]);
+    expect(await callbacks(id)).toEqual([expect.objectContaining({ invoiceNumber: 'INV-000001' })]);
+  });
+
   it('an approved charge in the ledger past the lease becomes SUCCEEDED with its PAYMENT callback', async () => {
     const { id } = await cutOff('4242424242424242', true);
     expect(await status(id)).toMatchObject({ status: 100000 });

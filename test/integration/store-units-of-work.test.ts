@@ -28,6 +28,7 @@ function merchantRow(now: number): MerchantRow {
     channel: 'sandbox',
     stripeSecretKeyEnc: null,
     stripeWebhookSecretEnc: null,
+    portalActions: 'cancel,update-card',
     ...NEW_MERCHANT_DOCUMENTS,
     createdAt: now,
     updatedAt: now,

@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a user to a plan (a SUBSCRIPTION transaction without apiKey)
-         * @description The fields of a SUBSCRIPTION transaction; paymentType may be left out and any other value than SUBSCRIPTION is 1001. The amount and currency are the plan’s. requestId and relationId share their namespace with /payment/{apiKey}/transaction. A declined first charge still answers subscriptionId and subscriptionCode: that subscription is EXPIRED.
+         * @description The fields of a SUBSCRIPTION transaction; paymentType may be left out and any other value than SUBSCRIPTION is 1001. The amount and currency are the plan’s. requestId and relationId share their namespace with /payment/{apiKey}/transaction. A declined first charge still answers subscriptionId and subscriptionCode: that subscription is EXPIRED. couponCode starts the subscription with a coupon of the merchant; one that cannot be taken is 1012 and nothing is created.
          *
          *     Rate limit: 60 requests per 60 s per merchantId.
          *
@@ -340,6 +340,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscription/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a subscription's email address
+         * @description Sets the address customer emails about this subscription go to (renewal failed, card expiring, subscription ended, receipts), in any state. It starts as the first charge’s billingAddress.email. Emails already written keep their address; nothing is sent for the change. An address that is not one is 1001.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
+         */
+        post: operations["updateSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscription/change": {
         parameters: {
             query?: never;
@@ -382,6 +406,170 @@ export interface paths {
          *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
          */
         post: operations["updateSubscriptionCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A link to the customer portal for one user
+         * @description A hosted page where the user sees their subscriptions of this merchant (plan, amount, status, next charge, card on file, billing history) and does what the merchant allows (`merchant update --portal-actions`, default cancel and update-card). The link is bound to this merchant and this user, works for 60 minutes (expireTime), and is meant to be opened at once: make a new one each time the user asks. returnUrl is where the page links back to the shop. Any userId is accepted; one with no subscriptions sees that it has none.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
+         */
+        post: operations["createPortalSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoice/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invoices of a transaction, a subscription or a user, newest first, a page at a time
+         * @description Name exactly one of transactionOrderId, subscriptionCode and userId (none, or two, is 1001). A transaction or subscription of another merchant is 1007.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Parameters go in the query string (v2 signs the raw query string). A client that cannot send a query may send an empty query string and the same parameters as a JSON body instead (v2 then signs the raw body); when both are present the query string wins.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoice/detail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One invoice by its number, with its credit notes, its page (url) and its PDF (pdfUrl)
+         * @description Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Parameters go in the query string (v2 signs the raw query string). A client that cannot send a query may send an empty query string and the same parameters as a JSON body instead (v2 then signs the raw body); when both are present the query string wins.
+         */
+        get: operations["getInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coupon/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a discount coupon
+         * @description Exactly one of percentOff ("0.01"–"100", at most two decimals) and amountOff (USD). REPEATING needs cycles (1–120); ONCE and FOREVER take none. redeemBy (yyyy-MM-dd HH:mm:ss in the service zone) and maxRedemptions limit who may take it; planIds restricts it to plans of this merchant (1007 for another one). A code the merchant already has is 1005. Coupon fields never change.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
+         */
+        post: operations["createCoupon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coupon/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant's coupons, newest first
+         * @description Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Parameters go in the query string (v2 signs the raw query string). A client that cannot send a query may send an empty query string and the same parameters as a JSON body instead (v2 then signs the raw body); when both are present the query string wins.
+         */
+        get: operations["listCoupons"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coupon/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a coupon for good
+         * @description No subscription takes an INACTIVE coupon again; subscriptions that hold it keep their discount for the charges it still covers. An unknown code is 1007, one already INACTIVE 1008.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
+         */
+        post: operations["deactivateCoupon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscription/coupon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a subscription a coupon
+         * @description An ACTIVE or PAUSED subscription (else 1008) takes the coupon from its next charge on, replacing any it held. A renewal already waiting is re-priced; a retry keeps the discount of the renewal it retries. An unknown, INACTIVE, expired, used-up or not-for-this-plan code is 1012 and changes nothing.
+         *
+         *     Rate limit: 300 requests per 60 s per merchantId.
+         *
+         *     Signed with the X-Paygate-Signature header (v2), or with the sign field of the JSON body (v1).
+         */
+        post: operations["applySubscriptionCoupon"];
         delete?: never;
         options?: never;
         head?: never;
@@ -554,6 +742,110 @@ export interface paths {
          * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
          */
         post: operations["postCardPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoice/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted invoice page (HTML; an invoice's url): printable, with a link to its PDF
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
+        get: operations["getInvoicePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoice/{token}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice as PDF (an invoice's pdfUrl): A4, the same content as the page
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
+        get: operations["getInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credit-note/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted credit note page (HTML; a credit note's url): printable, with a link to its PDF
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
+        get: operations["getCreditNotePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credit-note/{token}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The credit note as PDF (a credit note's pdfUrl): A4, the same content as the page
+         * @description An HTML page for the customer’s browser, reached through a link paygate issued (data.url of a transaction, updateCardUrl of a callback); API clients do not call it. Its forms carry an anti-forgery token.
+         */
+        get: operations["getCreditNotePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Customer portal (HTML): the user's subscriptions, billing history and what they may do
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
+        get: operations["getPortalPage"];
+        put?: never;
+        /**
+         * Customer portal forms: cancel (after a confirmation), pause, resume, update the card, change plan
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
+        post: operations["postPortalPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -898,6 +1190,10 @@ export interface components {
             creditBalance?: number;
             /** @description The plan the next renewal moves to, while a plan change at period end waits */
             pendingPlanId?: string;
+            /** @description The coupon held, while it still has a charge to discount */
+            couponCode?: string;
+            /** @description Where customer emails go: the first charge’s billingAddress.email, or the one set with POST /subscription/update; absent when none */
+            email?: string;
         };
         /** @description One charge attempt of a subscription */
         BillingRecord: {
@@ -937,6 +1233,13 @@ export interface components {
              */
             failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired" | "authentication_required";
             retryCount: number;
+            /** @description The coupon that discounted this charge */
+            couponCode?: string;
+            /**
+             * @description What the coupon took off the plan’s price
+             * @example 9.99
+             */
+            discountAmount?: number;
             /**
              * @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with
              * @example 2026-01-31 09:00:00
@@ -1016,6 +1319,13 @@ export interface components {
                  */
                 failReason?: "card_declined" | "insufficient_funds" | "expired_card" | "incorrect_cvc" | "processing_error" | "authentication_failed" | "authentication_expired" | "authentication_required";
                 retryCount: number;
+                /** @description The coupon that discounted this charge */
+                couponCode?: string;
+                /**
+                 * @description What the coupon took off the plan’s price
+                 * @example 9.99
+                 */
+                discountAmount?: number;
                 /**
                  * @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with
                  * @example 2026-01-31 09:00:00
@@ -1053,6 +1363,127 @@ export interface components {
              * @example 2026-01-31 09:00:00
              */
             nextBillingTime?: string;
+        };
+        /** @description An invoice of a successful charge (immutable) */
+        Invoice: {
+            /** @example INV-000042 */
+            invoiceNumber: string;
+            merchantId: string;
+            /** @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with */
+            issuedAt: string;
+            /**
+             * @description What was charged: the sum of the lines
+             * @example 19.99
+             */
+            total: string;
+            /**
+             * @description ISO 4217 code
+             * @example USD
+             */
+            currency: string;
+            transactionOrderId: string;
+            /** @description Absent for a renewal */
+            relationId?: string;
+            subscriptionCode?: string;
+            userId?: string;
+            /** @description The merchant as it was when the invoice was issued */
+            seller: {
+                /** @description The merchant's name */
+                name: string;
+                legalName?: string;
+                /** @description Lines separated by newlines */
+                address?: string;
+                taxId?: string;
+                supportEmail?: string;
+            };
+            customer: {
+                name?: string;
+                addressLines: string[];
+                email?: string;
+            };
+            lines: {
+                description: string;
+                /** @description A subscription charge's service period: from */
+                periodFrom?: string;
+                /** @description …to (the next renewal) */
+                periodTo?: string;
+                quantity?: string;
+                /**
+                 * @description A decimal string with the currency's decimals, as payAmount
+                 * @example 19.99
+                 */
+                unitPrice?: string;
+                /**
+                 * @description Negative for a credit or a discount; absent for an item listed without a price
+                 * @example 19.99
+                 */
+                amount?: string;
+            }[];
+            /** @description The card: its brand and last four digits, never more */
+            paidWith?: {
+                brand: string;
+                last4: string;
+            };
+            /** @description The hosted invoice page */
+            url: string;
+            /** @description The invoice as PDF */
+            pdfUrl: string;
+            /** @description The refunds' credit notes (detail only) */
+            creditNotes?: {
+                /** @example INV-CN-000001 */
+                creditNoteNumber: string;
+                /** @description Absent for a charge made before invoices were issued */
+                invoiceNumber?: string;
+                /** @description yyyy-MM-dd HH:mm:ss in the time zone paygate is configured with */
+                issuedAt: string;
+                /**
+                 * @description The refunded amount
+                 * @example 19.99
+                 */
+                amount: string;
+                /**
+                 * @description ISO 4217 code
+                 * @example USD
+                 */
+                currency: string;
+                transactionOrderId: string;
+                /** @description The hosted credit note page */
+                url: string;
+                /** @description The credit note as PDF */
+                pdfUrl: string;
+            }[];
+        };
+        /** @description A discount coupon of the merchant */
+        Coupon: {
+            /** @description 1–50 of A-Za-z0-9_-, unique per merchant */
+            couponCode: string;
+            merchantId: string;
+            /** @description Percent off, at most two decimals */
+            percentOff?: number;
+            /** @description Amount off each discounted charge, in USD */
+            amountOff?: number;
+            /**
+             * @description With amountOff
+             * @constant
+             */
+            currency?: "USD";
+            /**
+             * @description ONCE: the first charge after it is taken; REPEATING: the next `cycles` charges; FOREVER: every charge
+             * @enum {string}
+             */
+            duration: "ONCE" | "REPEATING" | "FOREVER";
+            /** @description REPEATING only */
+            cycles?: number;
+            /** @description No subscription takes it after this time (yyyy-MM-dd HH:mm:ss) */
+            redeemBy?: string;
+            maxRedemptions?: number;
+            /** @description Subscriptions that took it */
+            redemptions: number;
+            /** @description The plans it is for; empty for every plan of the merchant */
+            planIds: string[];
+            /** @enum {string} */
+            status: "ACTIVE" | "INACTIVE";
+            createTime: string;
         };
         /** @description One shipment. An entry without orderId and relationId, without trackingNo or trackingChannel (1–100 characters each), with a trackUrl that is not an http(s) URL of at most 500 characters, or naming another merchant's transaction is not refused: it is counted in failedCount and listed in failedOrders. At most 500 entries. */
         TrackingEntry: {
@@ -1114,6 +1545,12 @@ export interface components {
             subscriptionId?: string;
             /** @description The subscription’s code, with subscriptionId */
             subscriptionCode?: string;
+            /** @description A successful charge’s invoice (GET /invoice/detail) */
+            invoiceNumber?: string;
+            /** @description A successful charge’s hosted invoice page */
+            invoiceUrl?: string;
+            /** @description A refund’s credit note */
+            creditNoteNumber?: string;
             /** @description signatureVersion 1 merchants only: the v1 signature of the other fields, with METHOD POST and PATH the notifyUrl’s path (docs/callbacks.md). v2 merchants get the X-Paygate-Signature header instead */
             sign?: string;
         };
@@ -1156,12 +1593,23 @@ export interface components {
             failReason?: string;
             /** @description The charge’s transaction */
             transactionOrderId?: string;
+            /** @description The coupon that discounted this charge (only when one did) */
+            couponCode?: string;
+            /**
+             * @description What the coupon took off the plan’s price (only when a coupon discounted the charge)
+             * @example 10.00
+             */
+            discountAmount?: string;
             /** @description When the next charge is scheduled */
             nextBillingTime?: string;
             /** @description When it happened (the renewal run’s clock) */
             eventTime: string;
             /** @description RENEW_FAILED with retries left: the page where the subscriber enters a new card */
             updateCardUrl?: string;
+            /** @description A successful charge’s invoice: RENEW_SUCCEEDED, a PLAN_CHANGED charged at once */
+            invoiceNumber?: string;
+            /** @description A successful charge’s hosted invoice page */
+            invoiceUrl?: string;
             /** @description PLAN_CHANGED: the plan left */
             previousPlanId?: string;
             /**
@@ -1314,6 +1762,7 @@ export interface components {
              * @enum {string}
              */
             paymentType: "SUBSCRIPTION";
+            couponCode?: string | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -1362,6 +1811,7 @@ export interface components {
             items?: string | components["schemas"]["Item"][] | null;
             /** @description PAY charges cardInfo now; CHECKOUT sends the customer to a hosted page; SUBSCRIPTION subscribes userId to planId */
             paymentType?: "SUBSCRIPTION" | "" | null;
+            couponCode?: string | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -1461,6 +1911,16 @@ export interface components {
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
+        SubscriptionUpdateRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description paygate’s id of the subscription */
+            subscriptionId: string;
+            /** @description Where the subscription’s customer emails go from now on */
+            email: string;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
         ChangePlanRequest: {
             /** @description Your merchant id */
             merchantId: string;
@@ -1483,6 +1943,81 @@ export interface components {
             subscriptionId: string;
             /** @description The card (required for PAY and SUBSCRIPTION, ignored for CHECKOUT): a CardInfo, as a JSON string or as the object itself */
             cardInfo: string | components["schemas"]["CardInfo"];
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        PortalSessionRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
+            userId: string;
+            /** @description Where the hosted page sends the customer after paying */
+            returnUrl?: string | "" | null;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        ListInvoicesRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description paygate’s id of the transaction */
+            transactionOrderId?: string | null;
+            /** @description The subscription’s code (subscriptionCode of its detail) */
+            subscriptionCode?: string | null;
+            /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
+            userId?: string | null;
+            /**
+             * @description Page number, from 1
+             * @default 1
+             */
+            pageNum: number | string | "" | null;
+            /**
+             * @description Records per page, 1 to 100
+             * @default 10
+             */
+            pageSize: number | string | "" | null;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        GetInvoiceRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            invoiceNumber: string;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        CouponCreateRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            code: string;
+            percentOff?: string | null;
+            amountOff?: string | null;
+            duration: string;
+            cycles?: number | string;
+            redeemBy?: string | null;
+            maxRedemptions?: number | string;
+            planIds?: string[];
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        CouponListRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        CouponCodeRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            code: string;
+            /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+            sign?: string;
+        };
+        SubscriptionCouponRequest: {
+            /** @description Your merchant id */
+            merchantId: string;
+            /** @description paygate’s id of the subscription */
+            subscriptionId: string;
+            couponCode: string;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
         };
@@ -1663,10 +2198,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED
+                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED, 1012 COUPON_NOT_APPLICABLE
                          * @enum {string}
                          */
-                        rtn_code: "1009" | "1011";
+                        rtn_code: "1009" | "1011" | "1012";
                         /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
                         rtn_msg: string;
                         /** @constant */
@@ -1894,10 +2429,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED
+                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED, 1012 COUPON_NOT_APPLICABLE
                          * @enum {string}
                          */
-                        rtn_code: "1009" | "1011";
+                        rtn_code: "1009" | "1011" | "1012";
                         /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
                         rtn_msg: string;
                         /** @constant */
@@ -2323,10 +2858,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED
+                         * @description 1009 PLAN_UNAVAILABLE, 1011 CARD_REJECTED, 1012 COUPON_NOT_APPLICABLE
                          * @enum {string}
                          */
-                        rtn_code: "1009" | "1011";
+                        rtn_code: "1009" | "1011" | "1012";
                         /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
                         rtn_msg: string;
                         /** @constant */
@@ -4474,6 +5009,194 @@ export interface operations {
             };
         };
     };
+    updateSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Subscription"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
     changeSubscriptionPlan: {
         parameters: {
             query?: never;
@@ -4866,6 +5589,1404 @@ export interface operations {
                          * @enum {string}
                          */
                         rtn_code: "1011";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /**
+                             * Format: uri
+                             * @description The portal page for the user; give it to them only
+                             */
+                            url: string;
+                            /** @description When the link stops working (60 minutes) */
+                            expireTime: string;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query: {
+                /** @description Your merchant id */
+                merchantId: string;
+                /** @description paygate’s id of the transaction */
+                transactionOrderId?: string;
+                /** @description The subscription’s code (subscriptionCode of its detail) */
+                subscriptionCode?: string;
+                /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
+                userId?: string;
+                /** @description Page number, from 1 */
+                pageNum?: number | "";
+                /** @description Records per page, 1 to 100 */
+                pageSize?: number | "";
+                /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+                sign?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Only with an empty query string: the parameters as a JSON object. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ListInvoicesRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: {
+                            total: number;
+                            pageNum: number;
+                            pageSize: number;
+                            records: components["schemas"]["Invoice"][];
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query: {
+                /** @description Your merchant id */
+                merchantId: string;
+                invoiceNumber: string;
+                /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+                sign?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Only with an empty query string: the parameters as a JSON object. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GetInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Invoice"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    createCoupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Coupon"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Conflicts with an earlier request or the current state */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1005 DUPLICATE_RELATION
+                         * @enum {string}
+                         */
+                        rtn_code: "1005";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    listCoupons: {
+        parameters: {
+            query: {
+                /** @description Your merchant id */
+                merchantId: string;
+                /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
+                sign?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Only with an empty query string: the parameters as a JSON object. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CouponListRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Coupon"][];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    deactivateCoupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Coupon"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Conflicts with an earlier request or the current state */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1008 NOT_ALLOWED
+                         * @enum {string}
+                         */
+                        rtn_code: "1008";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (1004); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1004 RATE_LIMITED
+                         * @enum {string}
+                         */
+                        rtn_code: "1004";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Internal error (9999); rtn_msg carries the request id, also in x-request-id */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 9999 INTERNAL
+                         * @enum {string}
+                         */
+                        rtn_code: "9999";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    applySubscriptionCoupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionCouponRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: success is true and data holds the result */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        rtn_code: "0000";
+                        /** @constant */
+                        rtn_msg: "success";
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Subscription"];
+                    };
+                };
+            };
+            /** @description Malformed request (1000) or invalid parameter (1001) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED, 1001 INVALID_PARAM
+                         * @enum {string}
+                         */
+                        rtn_code: "1000" | "1001";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Signature (1002) or merchant (1003) refused */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1002 BAD_SIGNATURE, 1003 UNKNOWN_MERCHANT
+                         * @enum {string}
+                         */
+                        rtn_code: "1002" | "1003";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Not found for this merchant (1007) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1007 NOT_FOUND
+                         * @enum {string}
+                         */
+                        rtn_code: "1007";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Conflicts with an earlier request or the current state */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1008 NOT_ALLOWED
+                         * @enum {string}
+                         */
+                        rtn_code: "1008";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Body larger than 1 MiB (1000) */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Content-Type is not application/json (1000) */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1000 MALFORMED
+                         * @enum {string}
+                         */
+                        rtn_code: "1000";
+                        /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
+                        rtn_msg: string;
+                        /** @constant */
+                        success: false;
+                    };
+                };
+            };
+            /** @description Understood but refused by the operation’s rules */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description 1012 COUPON_NOT_APPLICABLE
+                         * @enum {string}
+                         */
+                        rtn_code: "1012";
                         /** @description What is wrong, in words: the field and the rule for 1001, the failed check for 1002 */
                         rtn_msg: string;
                         /** @constant */
@@ -5639,6 +7760,440 @@ export interface operations {
         };
         responses: {
             /** @description Card-update form: check and save a new card */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: on to the merchant’s return, failed or cancel URL (or back to the page) */
+            303: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A form without its anti-forgery token, or with an expired one */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The link was already used: another card is being checked or was saved through it */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Form larger than the page accepts */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Not a form submission */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getInvoicePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Hosted invoice page (HTML; an invoice's url): printable, with a link to its PDF */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice as PDF (an invoice's pdfUrl): A4, the same content as the page */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Malformed URL (1000) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description No invoice has this link (an HTML page says so) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many PDFs are being rendered at once: try again after Retry-After seconds (an HTML page) */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getCreditNotePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Hosted credit note page (HTML; a credit note's url): printable, with a link to its PDF */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getCreditNotePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credit note as PDF (a credit note's pdfUrl): A4, the same content as the page */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Malformed URL (1000) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description No credit note has this link (an HTML page says so) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many PDFs are being rendered at once: try again after Retry-After seconds (an HTML page) */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getPortalPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Customer portal (HTML): the user's subscriptions, billing history and what they may do */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    postPortalPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session token from data.url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Customer portal forms: cancel (after a confirmation), pause, resume, update the card, change plan */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

@@ -31,6 +31,7 @@ const DOCUMENT_OPTIONS = [
   'invoiceNext',
   'creditNoteNext',
   'customerEmails',
+  'portalActions',
 ] as const;
 
 export function registerMerchantCommands(program: Command): void {
@@ -125,6 +126,10 @@ export function registerMerchantCommands(program: Command): void {
     .option('--invoice-next <n>', 'number of the next invoice, to continue a numbering; only moves forward')
     .option('--credit-note-next <n>', 'number of the next credit note; only moves forward')
     .option('--customer-emails <on|off>', 'send receipts and other customer emails (default on)')
+    .option(
+      '--portal-actions <list>',
+      'what subscribers may do on the customer portal: any of cancel,pause,resume,update-card,change-plan, or none (default cancel,update-card)',
+    )
     .action(
       action(
         async (
@@ -139,6 +144,7 @@ export function registerMerchantCommands(program: Command): void {
             invoiceNext?: string;
             creditNoteNext?: string;
             customerEmails?: string;
+            portalActions?: string;
             notifyUrl?: string;
             signatureVersion?: string;
             name?: string;
@@ -163,7 +169,7 @@ export function registerMerchantCommands(program: Command): void {
           const secrets = opts.stripeSecretKey !== undefined || opts.stripeWebhookSecret !== undefined;
           if (Object.keys(patch).length === 0 && !secrets) {
             throw new UsageError(
-              'nothing to update: give --notify-url, --signature-version, --name, --disable, --enable, --channel, a Stripe key or a document setting (--legal-name, --invoice-prefix, …)',
+              'nothing to update: give --notify-url, --signature-version, --name, --disable, --enable, --channel, a Stripe key or a document setting (--legal-name, --invoice-prefix, …) or --portal-actions',
             );
           }
           await withCtx(cmd, async (ctx, out) => {

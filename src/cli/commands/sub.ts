@@ -26,7 +26,7 @@ const listOptions = {
   leaveOut: ['failedCount', 'billingCount', 'subscriptionCode', 'planName', 'amount', 'userId', 'nextBillingTime'],
 } as const;
 
-/** `paygate sub list|show|pause|resume|cancel` (SPEC §12): a subscription by its id or its code, no --merchant needed. */
+/** `paygate sub list|show|update|pause|resume|cancel` (SPEC §12): a subscription by its id or its code, no --merchant needed. */
 export function registerSubCommands(program: Command): void {
   const sub = program.command('sub').description('subscriptions');
 
@@ -71,6 +71,24 @@ export function registerSubCommands(program: Command): void {
       }),
     );
 
+  sub
+    .command('update')
+    .argument('<id>', 'subscription id or code')
+    .requiredOption('--email <address>', 'where its customer emails go from now on')
+    .option('--merchant <id>', 'only if it belongs to this merchant')
+    .description("change a subscription's email address (customer emails, SPEC §17)")
+    .action(
+      action(async (id: string, opts: { email: string; merchant?: string }, cmd: Command) => {
+        await withCtx(cmd, async (ctx, out) => {
+          const { subscriptionRef } = await import('../../services/operator.js');
+          const { updateSubscription } = await import('../../services/subscriptions/index.js');
+          const ref = await subscriptionRef(ctx, id, opts.merchant);
+          const d = await updateSubscription(ctx, ref.merchantId, { subscriptionId: ref.id, email: opts.email });
+          out.result(d, () => record(d));
+        });
+      }),
+    );
+
   addCardOptions(
     sub
       .command('update-card')
@@ -92,6 +110,24 @@ export function registerSubCommands(program: Command): void {
       });
     }),
   );
+
+  sub
+    .command('coupon')
+    .argument('<id>', 'subscription id or code')
+    .argument('<code>', 'coupon code of the subscription’s merchant')
+    .option('--merchant <id>', 'only if it belongs to this merchant')
+    .description('give an ACTIVE or PAUSED subscription a coupon from its next charge on (it replaces any other)')
+    .action(
+      action(async (id: string, code: string, opts: { merchant?: string }, cmd: Command) => {
+        await withCtx(cmd, async (ctx, out) => {
+          const { subscriptionRef } = await import('../../services/operator.js');
+          const { takeCoupon } = await import('../../services/take-coupon.js');
+          const ref = await subscriptionRef(ctx, id, opts.merchant);
+          const d = await takeCoupon(ctx, ref.merchantId, { subscriptionId: ref.id, couponCode: code });
+          out.result(d, () => record(d));
+        });
+      }),
+    );
 
   sub
     .command('change')

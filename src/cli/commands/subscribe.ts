@@ -13,6 +13,7 @@ interface SubscribeOptions extends CardOptions {
   relation?: string;
   request?: string;
   notifyUrl?: string;
+  coupon?: string;
 }
 
 export function registerSubscribeCommands(program: Command): void {
@@ -27,7 +28,8 @@ export function registerSubscribeCommands(program: Command): void {
       '--request <id>',
       'idempotency key (requestId): run again with the same one to retry safely; generated when left out',
     )
-    .option('--notify-url <url>', 'callback URL for this subscription, kept for every renewal');
+    .option('--notify-url <url>', 'callback URL for this subscription, kept for every renewal')
+    .option('--coupon <code>', 'a coupon of the merchant to start with (refused with 1012 if it cannot be taken)');
   addCardOptions(sub).action(
     action(async (opts: SubscribeOptions, cmd: Command) => {
       const out = outputOf(cmd);
@@ -53,6 +55,7 @@ export function registerSubscribeCommands(program: Command): void {
           userId: opts.user ?? a['--user'],
           cardInfo,
           notifyUrl: opts.notifyUrl,
+          couponCode: opts.coupon,
         });
         const card = (await showTransaction(ctx, view.transactionOrderId, merchant.id)).card;
         out.result(view, () => renderTransaction(view, card));

@@ -53,6 +53,21 @@ button.secondary{background:transparent;color:var(--text);border-color:var(--lin
 .error{background:var(--bad-bg);color:var(--bad);border-radius:10px;padding:10px 12px;margin:0 0 8px}
 .ok{color:var(--good)}.bad{color:var(--bad)}
 .foot{color:var(--muted);font-size:.8rem;text-align:center;margin-top:14px}
+main:has(.wide){max-width:760px}
+h2{font-size:1.05rem;margin:0 0 8px;overflow-wrap:anywhere}
+a{color:var(--accent)}a:focus,button:focus{outline:2px solid var(--accent);outline-offset:2px}
+.sub{margin:0 0 16px}
+dl{display:grid;grid-template-columns:minmax(7em,auto) 1fr;gap:6px 12px;margin:0 0 8px}
+dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
+.notice{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--good);border-radius:10px;padding:10px 12px;margin:0 0 12px}
+.scroll{overflow-x:auto;margin-top:16px;position:relative}
+table.history caption{text-align:left;font-weight:600;padding:0 0 6px}
+table.history th{text-align:left;font-weight:560;color:var(--muted);padding:6px 8px 6px 0}
+table.history td{padding:6px 8px 6px 0;vertical-align:top}
+table.history th,table.history td{white-space:nowrap}
+table.history td.docs{white-space:normal}table.history td.docs a{white-space:nowrap}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.option{border-top:1px solid var(--line);padding-top:14px;margin-top:14px}
 `;
 
 const SANDBOX_NOTE =

@@ -19,7 +19,8 @@ import { getCardPage, submitCardPage } from '../../services/card-update/page.js'
 import { splitUrl } from '../body.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import { createCsrf, type Csrf } from './csrf.js';
-import { contentSecurityPolicy, layout, newNonce } from './html.js';
+import { invoicePageDocs, registerInvoicePages } from './invoice-pages.js';
+import { sendPage } from './send.js';
 import {
   cardCheckingPage,
   cardLinkUsedPage,
@@ -70,6 +71,7 @@ export const pageDocs: PlainRouteDoc[] = [
     summary: 'Card-update form: check and save a new card',
     contentType: 'text/html',
   },
+  ...invoicePageDocs,
 ];
 
 /** Form posts are small; a card form never needs more. */
@@ -81,40 +83,6 @@ const field = (form: Form, name: string): string => {
   const v = form[name];
   return typeof v === 'string' ? v : '';
 };
-
-type FormTargets = Pick<PageView, 'handOverOrigins' | 'returnUrl' | 'failedUrl' | 'cancelUrl'>;
-
-/** Origins the page's forms may end up at (the transaction's redirect URLs), for CSP form-action. */
-function formTargets(view: FormTargets | undefined): string[] {
-  const origins: string[] = [...(view?.handOverOrigins ?? [])];
-  for (const u of [view?.returnUrl, view?.failedUrl, view?.cancelUrl]) {
-    if (!u) continue;
-    try {
-      origins.push(new URL(u).origin);
-    } catch {
-      // not a URL: nothing to allow
-    }
-  }
-  return origins;
-}
-
-function sendPage(
-  reply: FastifyReply,
-  status: number,
-  title: string,
-  body: (nonce: string) => string,
-  view?: FormTargets,
-  sandbox = false,
-): FastifyReply {
-  const nonce = newNonce();
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', contentSecurityPolicy(nonce, formTargets(view)))
-    .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
-    .send(layout(nonce, title, body(nonce), sandbox));
-}
 
 /**
  * A merchant's redirect URL as a Location header. Stored URLs are already serialised (new ones
@@ -193,7 +161,11 @@ const unavailable = (): string =>
 
 /** Whether a request-target is under the hosted pages' paths (any spelling the router may see). */
 export function isPagePath(url: string): boolean {
-  return /^\/+(checkout|3ds|card)(\/|$)/.test(splitUrl(url).path);
+  // /invoice/list, /invoice/detail and /portal/session are API endpoints (JSON); every other
+  // /invoice/… is the hosted invoice, every other /portal/… the customer portal.
+  return /^\/+(checkout|3ds|card|credit-note|invoice(?!\/+(list|detail)\/*$)|portal(?!\/+session\/*$))(\/|$)/.test(
+    splitUrl(url).path,
+  );
 }
 
 /** A page path no route serves (no token, extra segments, another method): the unavailable page. */
@@ -238,6 +210,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
   app.setErrorHandler(pageErrorHandler);
   const csrf = createCsrf(ctx.vault.derive('hosted-page-csrf'));
   const page: PageContext = { csrf, sandbox: ctx.channel.name === 'sandbox' };
+  registerInvoicePages(app, ctx, page.sandbox);
 
   const forbidden = (reply: FastifyReply) =>
     sendPage(reply, 403, 'Payment page', () =>

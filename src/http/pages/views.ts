@@ -38,7 +38,7 @@ ${items ? `<table class="items" aria-label="Items">${items}</table>` : ''}`;
 }
 
 /** The card inputs, with visible labels and the standard autofill tokens (browsers and password managers fill them). */
-function cardFields(holderName: string | undefined): string {
+export function cardFields(holderName: string | undefined): string {
   const year = new Date().getUTCFullYear();
   return `<label for="cc-name">Name on card</label>
 <input id="cc-name" name="holderName" autocomplete="cc-name" maxlength="100"${holderName ? ` value="${esc(holderName)}"` : ''} required>
@@ -54,9 +54,9 @@ function cardFields(holderName: string | undefined): string {
 /** The hosted card-update page (the updateCardUrl of a failed renewal). */
 export function cardUpdatePage(view: CardPageView, csrf: string, error?: string, holderName?: string): string {
   return `<div class="card"><h1>Update your card for ${esc(view.merchantName)}</h1>
-<p class="merchant">${esc(view.planName)}${view.last4 ? ` · the card ending in ${esc(view.last4)} was declined` : ''}</p>
+<p class="merchant">${esc(view.planName)}${view.last4 ? ` · the card ending in ${esc(view.last4)} ${view.reason === 'expiring' ? 'expires before the next payment' : 'was declined'}` : ''}</p>
 <p class="amount">${esc(view.amount)} <small>${esc(view.currency)}</small></p>
-<p>Enter a new card. It is checked now without a charge; the payment due is then taken at the next attempt.</p>
+<p>Enter a new card. It is checked now without a charge; ${view.reason === 'expiring' ? 'the next payment is then taken from it on its date' : 'the payment due is then taken at the next attempt'}.</p>
 ${error ? `<p class="error" role="alert">${esc(error)} You can try again.</p>` : ''}
 <form method="post" action="/card/${esc(view.token)}" autocomplete="on">
 <input type="hidden" name="csrf" value="${esc(csrf)}">

@@ -1,6 +1,9 @@
 import type { ApiRoute } from '../api.js';
+import { invoiceRoutes } from './invoices.js';
+import { couponRoutes } from './coupons.js';
 import { paymentRoutes } from './payments.js';
 import { planRoutes } from './plans.js';
+import { portalRoutes } from './portal.js';
 import { subscriptionRoutes } from './subscriptions.js';
 import { transactionRoutes } from './transactions.js';
 
@@ -10,4 +13,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...paymentRoutes,
   ...planRoutes,
   ...subscriptionRoutes,
+  ...portalRoutes,
+  ...invoiceRoutes,
+  ...couponRoutes,
 ];

@@ -8,6 +8,8 @@ import {
   resumeSubscription,
   SUBSCRIPTION_ID_REQUEST,
   subscriptionDetail,
+  SUBSCRIPTION_UPDATE_REQUEST,
+  updateSubscription,
   USER_LIST_REQUEST,
 } from '../../services/subscriptions/index.js';
 import { CARD_UPDATE_REQUEST, updateCard } from '../../services/card-update/index.js';
@@ -108,6 +110,23 @@ export const subscriptionRoutes: ApiRoute[] = [
     handle: (ctx, merchant, params) => listBillingRecords(ctx, merchant.id, params),
   },
   ...transitions,
+  {
+    method: 'POST',
+    url: '/subscription/update',
+    bucket: 'subscription-update',
+    ...byMerchant,
+    doc: {
+      operationId: 'updateSubscription',
+      tag: 'Subscriptions',
+      summary: "Change a subscription's email address",
+      description:
+        'Sets the address customer emails about this subscription go to (renewal failed, card expiring, subscription ended, receipts), in any state. It starts as the first charge’s billingAddress.email. Emails already written keep their address; nothing is sent for the change. An address that is not one is 1001.',
+      request: { schema: SUBSCRIPTION_UPDATE_REQUEST, name: 'SubscriptionUpdateRequest' },
+      data: data.subscription,
+      errors: [NOT_FOUND],
+    },
+    handle: (ctx, merchant, params) => updateSubscription(ctx, merchant.id, params),
+  },
   {
     method: 'POST',
     url: '/subscription/change',

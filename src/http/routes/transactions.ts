@@ -5,7 +5,8 @@ import { TRANSACTION_QUERY_REQUEST } from '../../services/transactions/query.js'
 import type { ApiRoute, RouteDoc } from '../api.js';
 import { data } from '../openapi-schemas.js';
 
-const { DUPLICATE_RELATION, REQUEST_CONFLICT, NOT_FOUND, PLAN_UNAVAILABLE, CARD_REJECTED } = RESULT_CODES;
+const { DUPLICATE_RELATION, REQUEST_CONFLICT, NOT_FOUND, PLAN_UNAVAILABLE, CARD_REJECTED, COUPON_NOT_APPLICABLE } =
+  RESULT_CODES;
 
 const CREATE_DESCRIPTION = `PAY charges the card in cardInfo; CHECKOUT answers 100050 and a data.url to send the customer to, where they enter their card; SUBSCRIPTION subscribes userId to planId and charges its first cycle (or starts its trial).
 
@@ -27,7 +28,7 @@ const createDoc = (operationId: string, summary: string): RouteDoc => ({
     },
   },
   data: data.transaction,
-  errors: [DUPLICATE_RELATION, REQUEST_CONFLICT, NOT_FOUND, PLAN_UNAVAILABLE, CARD_REJECTED],
+  errors: [DUPLICATE_RELATION, REQUEST_CONFLICT, NOT_FOUND, PLAN_UNAVAILABLE, CARD_REJECTED, COUPON_NOT_APPLICABLE],
 });
 
 /** The transaction path and its /v1 alias share one budget (SPEC §5): same bucket name. */
@@ -80,10 +81,10 @@ export const transactionRoutes: ApiRoute[] = [
       tag: 'Subscriptions',
       summary: 'Subscribe a user to a plan (a SUBSCRIPTION transaction without apiKey)',
       description:
-        'The fields of a SUBSCRIPTION transaction; paymentType may be left out and any other value than SUBSCRIPTION is 1001. The amount and currency are the plan’s. requestId and relationId share their namespace with /payment/{apiKey}/transaction. A declined first charge still answers subscriptionId and subscriptionCode: that subscription is EXPIRED.',
+        'The fields of a SUBSCRIPTION transaction; paymentType may be left out and any other value than SUBSCRIPTION is 1001. The amount and currency are the plan’s. requestId and relationId share their namespace with /payment/{apiKey}/transaction. A declined first charge still answers subscriptionId and subscriptionCode: that subscription is EXPIRED. couponCode starts the subscription with a coupon of the merchant; one that cannot be taken is 1012 and nothing is created.',
       request: { schema: SUBSCRIBE_REQUEST, name: 'SubscribeRequest' },
       data: data.transaction,
-      errors: [DUPLICATE_RELATION, REQUEST_CONFLICT, NOT_FOUND, PLAN_UNAVAILABLE, CARD_REJECTED],
+      errors: [DUPLICATE_RELATION, REQUEST_CONFLICT, NOT_FOUND, PLAN_UNAVAILABLE, CARD_REJECTED, COUPON_NOT_APPLICABLE],
     },
     handle: (ctx, merchant, params, req) =>
       createTransaction(ctx, merchant, params, { clientIp: req.ip, defaultPaymentType: 'SUBSCRIPTION' }),

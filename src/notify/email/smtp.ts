@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import nodemailer, { type SMTPConnectionOptions } from 'nodemailer';
 import type { ComposedEmail } from './compose.js';
+import { smtpUrlProblem } from './smtp-url.js';
 
 /**
  * Customer email over SMTP (PAYGATE_SMTP_URL, SPEC §17) with nodemailer. The outbox needs one
@@ -53,17 +54,9 @@ function isLoopback(host: string): boolean {
  * message never leaves the machine there, so TLS is used when offered and not required.
  */
 export function smtpOptions(url: string, timeouts: SmtpTimeouts = DEFAULT_SMTP_TIMEOUTS): SmtpOptions {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new SmtpUrlError('must be a URL such as smtp://user:password@smtp.example.com:587');
-  }
-  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:')
-    throw new SmtpUrlError(`must start with smtp:// (STARTTLS) or smtps:// (TLS), not ${u.protocol}//`);
-  if (!u.hostname) throw new SmtpUrlError('names no host');
-  if ((u.pathname !== '' && u.pathname !== '/') || u.search || u.hash)
-    throw new SmtpUrlError('takes no path or query: only smtp[s]://user:password@host:port');
+  const problem = smtpUrlProblem(url);
+  if (problem) throw new SmtpUrlError(problem);
+  const u = new URL(url);
   const secure = u.protocol === 'smtps:';
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const local = isLoopback(u.hostname);

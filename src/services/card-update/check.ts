@@ -44,7 +44,7 @@ export async function replaceCard(
   merchantId: string,
   subscriptionId: string,
   card: ValidCard,
-  opts: { viaLink?: string } = {},
+  opts: { viaLink?: string; returnUrl?: string } = {},
 ): Promise<CardUpdateResult> {
   const merchant = await ctx.store.getMerchant(merchantId);
   const onStripe = merchant?.channel === 'stripe';
@@ -87,8 +87,9 @@ export async function replaceCard(
       cardLast4: card.last4,
       cardBrand: card.brand,
       clientIp: null,
-      returnUrl: null,
-      failedUrl: null,
+      // The customer portal's card form: after a 3-D Secure challenge, back to the portal.
+      returnUrl: opts.returnUrl ?? null,
+      failedUrl: opts.returnUrl ?? null,
       cancelUrl: null,
       // No callback for a card check: the merchant has the answer, and a 3DS result shows on the page.
       notifyUrl: null,

@@ -13,11 +13,13 @@ export interface CardPageView {
   token: string;
   merchantName: string;
   planName: string;
-  /** What the waiting retry will charge. */
+  /** What the waiting retry (or the coming renewal) will charge. */
   amount: string;
   currency: string;
-  /** The card that failed, masked to its last four digits. */
+  /** The card that failed (or expires), masked to its last four digits. */
   last4?: string;
+  /** declined: a renewal failed and a retry waits; expiring: the card expires before the next renewal. */
+  reason: 'declined' | 'expiring';
   /** A Stripe merchant: the form may lead (through paygate's 3DS page) to Stripe's challenge pages. */
   handOverOrigins?: string[];
 }
@@ -41,14 +43,17 @@ export async function getCardPage(ctx: Ctx, token: string): Promise<CardPageView
 async function viewOf(ctx: Ctx, s: SubscriptionRow, token: string): Promise<CardPageView> {
   const merchant = await ctx.store.getMerchant(s.merchantId);
   const plan = await ctx.store.getPlanInfo(s.planId);
-  const retry = (await ctx.store.pendingRecords(s.id)).find((r) => r.billingType === 'RETRY');
+  const pending = await ctx.store.pendingRecords(s.id);
+  const retry = pending.find((r) => r.billingType === 'RETRY');
+  const due = retry ?? pending.find((r) => r.billingType === 'RENEW');
   const card = s.cardId ? await ctx.store.getCard(s.cardId) : undefined;
   return {
     token,
     merchantName: merchant?.name ?? '',
     planName: plan?.name ?? '',
-    amount: formatAmount(retry?.amount ?? s.amount, s.currency),
+    amount: formatAmount(due?.amount ?? s.amount, s.currency),
     currency: s.currency,
+    reason: retry ? 'declined' : 'expiring',
     ...(card ? { last4: card.last4 } : {}),
     ...(merchant?.channel === 'stripe' ? { handOverOrigins: stripeChallengeOrigins() } : {}),
   };

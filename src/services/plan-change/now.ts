@@ -2,13 +2,15 @@ import type { Ctx } from '../../ctx.js';
 import { billingTime } from '../../domain/calendar.js';
 import { notAllowed, notFound, PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { applyCredit, unusedCredit } from '../../domain/proration.js';
 import { isCounted, isEnded } from '../../domain/subscription-state.js';
-import { subscriptionCallbackBody } from '../../notify/payloads.js';
-import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js';
+import type { SubscriptionRow, Tx } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
+import { changeInvoice } from './invoice.js';
 import { chargeKeptCard, type ChangeOutcome } from './kept-card.js';
+import { spendCouponCycle } from '../coupon-charge.js';
+import { notifyChanged } from './notify.js';
 import { renewalPrice } from './price.js';
+import { assertShown, quoteChange, renewalInTheWay, type ShownQuote } from './quote.js';
 import type { ChangePlanInput } from './request.js';
 import { lockForChange, reserveTarget } from './rules.js';
 import { changeResult, type ChangeResult } from './view.js';
@@ -29,8 +31,13 @@ export const CHANGE_LEASE_MS = 10 * 60_000;
  * idempotency key; (3) the outcome — approved: the plan switches; declined: the old plan stays,
  * the place is given back.
  */
-export async function changeNow(ctx: Ctx, merchantId: string, req: ChangePlanInput): Promise<ChangeResult> {
-  const recordId = await ctx.store.transaction((tx) => writeIntent(ctx, tx, merchantId, req));
+export async function changeNow(
+  ctx: Ctx,
+  merchantId: string,
+  req: ChangePlanInput,
+  shown?: ShownQuote,
+): Promise<ChangeResult> {
+  const recordId = await ctx.store.transaction((tx) => writeIntent(ctx, tx, merchantId, req, shown));
   const out = await chargeChange(ctx, recordId);
   if ('waiting' in out) return pendingChange(ctx, recordId);
   if ('refused' in out) {
@@ -84,21 +91,28 @@ export async function resumeStaleChanges(ctx: Ctx): Promise<number> {
   return done;
 }
 
-async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlanInput): Promise<string> {
+/**
+ * `shown`: the figure a subscriber was shown (the portal): credited as of the instant it was drawn
+ * (as Stripe's proration_date), and checked under the lock — anything moved, nothing is written.
+ */
+async function writeIntent(
+  ctx: Ctx,
+  tx: Tx,
+  merchantId: string,
+  req: ChangePlanInput,
+  shown: ShownQuote | undefined,
+): Promise<string> {
   const { s, plan } = await lockForChange(tx, merchantId, req.subscriptionId, req.planId);
   const now = ctx.clock.now();
   if (plan.id === s.planId) throw notAllowed('the subscription is already on this plan');
-  // A renewal due or being charged pays the old plan's period: the change comes after it.
-  if ((await tx.pendingRecords(s.id)).some((r) => r.transactionId !== null || r.scheduledTime <= now)) {
-    throw notAllowed('a renewal of this subscription is due or being charged; change the plan after it');
-  }
+  renewalInTheWay(await tx.pendingRecords(s.id), now);
   const card = s.cardId !== null ? await tx.getCard(s.cardId) : undefined;
   if (!card) throw notAllowed('the subscription has no card on file');
+  const quote = await quoteChange(tx, s, plan, shown?.at ?? now);
+  if (shown) assertShown(quote, shown);
   // A change at period end already holds the place on this plan.
   if (plan.id !== s.pendingPlanId) await reserveTarget(tx, plan);
-
-  const credit = await unusedPeriodCredit(tx, s, now);
-  const { charge } = applyCredit(plan.price, credit + s.credit);
+  const { charge, credit } = quote;
   const recordId = newId('rec', now);
   const txnId = newId('txn', now);
   await tx.insertTransaction({
@@ -157,25 +171,14 @@ async function writeIntent(ctx: Ctx, tx: Tx, merchantId: string, req: ChangePlan
     cycleIndex: 0,
     leaseOwner: null,
     leaseUntil: null,
-    creditApplied: plan.price - charge,
+    creditApplied: quote.amount - charge,
     creditGranted: credit,
     planId: plan.id,
-    couponCode: null,
-    discountAmount: 0,
+    couponCode: quote.couponCode,
+    discountAmount: quote.discountAmount,
     createdAt: now,
   });
   return recordId;
-}
-
-/**
- * The credit for the unused part of the period paid last: that charge's value (its amount and the
- * carried credit it spent) over [its time, paidThrough). A period not paid (a renewal being
- * retried) or a trial (paid 0) credits nothing.
- */
-async function unusedPeriodCredit(tx: Tx, s: SubscriptionRow, now: number): Promise<number> {
-  const [last] = await tx.pageRecords(s.id, 'SUCCESS', 1, 0);
-  if (!last || s.paidThrough === null) return 0;
-  return unusedCredit(last.amount + last.creditApplied, last.actualTime ?? last.scheduledTime, s.paidThrough, now);
 }
 
 /** A CHANGE charge's final answer: recorded by recordChange. */
@@ -189,6 +192,8 @@ async function chargeChange(ctx: Ctx, recordId: string, resumed = false): Promis
   const card = s?.cardId ? await ctx.store.getCard(s.cardId) : undefined;
   // Ended meanwhile (its card deleted): nothing to charge.
   if (!record || !card) return { approved: false, reason: 'processing_error', ref: null };
+  // SPEC §19: a charge the coupon brought to zero is paid without calling the channel.
+  if (record.amount === 0 && record.discountAmount > 0) return { approved: true, ref: null };
   if (card.channel === 'stripe') return chargeKeptCard(ctx, record, card, now, resumed);
   if (card.panEnc === null) return { approved: false, reason: 'processing_error', ref: null };
   if (cardExpired(card.expMonth, card.expYear, now, ctx.zone))
@@ -234,6 +239,10 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
       now,
     });
   await tx.addChargeToSubscription(s.id, { approved: out.approved, amount: i.charge, paidThrough: null, now });
+  const cycle = { cycleType: i.plan.cycleType, cycleLength: i.plan.cycleLength };
+  const paidThrough = billingTime(now, cycle, 1, ctx.zone);
+  // Money moved, even for a subscription cancelled meanwhile: the charge has its invoice.
+  const invoice = out.approved ? await changeInvoice(ctx, tx, record, s, paidThrough, now) : undefined;
   // The place taken on the new plan, unless a change at period end already held it.
   const releaseTarget = async () => {
     if (i.plan.id !== s.pendingPlanId) await tx.releasePlanSlot(i.plan.id);
@@ -254,11 +263,12 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
     });
   }
 
-  const cycle = { cycleType: i.plan.cycleType, cycleLength: i.plan.cycleLength };
-  const paidThrough = billingTime(now, cycle, 1, ctx.zone);
   await tx.cancelUnclaimedRecords(s.id);
+  const price = record.amount + record.creditApplied + record.discountAmount;
+  const couponCyclesUsed = await spendCouponCycle(tx, s, { ...record, planId: i.plan.id, price }, now);
   const after: SubscriptionRow = {
     ...s,
+    couponCyclesUsed,
     planId: i.plan.id,
     amount: i.plan.price,
     ...cycle,
@@ -287,35 +297,6 @@ async function recordChange(ctx: Ctx, tx: Tx, recordId: string, out: Settled): P
     });
   }
   const view = { ...after, billingCount: s.billingCount + 1, totalPaid: s.totalPaid + i.charge };
-  await notifyChanged(ctx, tx, view, record, next, { previousPlanId: s.planId, credit: i.credit }, now);
+  await notifyChanged(ctx, tx, view, record, next, { previousPlanId: s.planId, credit: i.credit }, now, invoice);
   return changeResult(ctx, after, { when: 'NOW', result: 'CHANGED', credit: i.credit, next, record });
-}
-
-async function notifyChanged(
-  ctx: Ctx,
-  tx: Tx,
-  s: SubscriptionRow,
-  record: BillingRecordRow,
-  next: number | null,
-  c: { previousPlanId: string; credit: number },
-  now: number,
-): Promise<void> {
-  await tx.enqueueEvent({
-    merchantId: s.merchantId,
-    kind: 'SUBSCRIPTION',
-    eventType: 'PLAN_CHANGED',
-    transactionId: record.transactionId,
-    subscriptionId: s.id,
-    notifyUrl: s.notifyUrl,
-    body: subscriptionCallbackBody({
-      eventType: 'PLAN_CHANGED',
-      subscription: s,
-      record,
-      nextBillingTime: next,
-      eventTime: now,
-      zone: ctx.zone,
-      change: { ...c, when: 'NOW' },
-    }),
-    now,
-  });
 }

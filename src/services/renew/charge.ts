@@ -5,7 +5,8 @@ import type { ClaimedRecord } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
 
 export type ChargeOutcome =
-  | { approved: true; ref: string }
+  /** ref null: nothing went to the channel (a charge the coupon brought to zero). */
+  | { approved: true; ref: string | null }
   | { approved: false; reason: FailReason; ref: string | null }
   /**
    * The channel has not said (a timeout, a 5xx, still processing) or would not run the call (a
@@ -26,6 +27,8 @@ export async function chargeRecord(
   now: number,
   claimedAt: number = now,
 ): Promise<ChargeOutcome> {
+  // SPEC §19: a charge the coupon brought to zero is paid without calling the channel.
+  if (rec.amount === 0 && rec.discountAmount > 0) return { approved: true, ref: null };
   if (rec.cardChannel === 'stripe') return chargeKeptCard(ctx, rec, now, claimedAt);
   if (rec.panEnc === null || rec.expMonth === null || rec.expYear === null) {
     // No card on file (cannot happen for a charge-able subscription; see docs/renewals.md).

@@ -1,5 +1,6 @@
 import type { Ctx } from '../../ctx.js';
 import { deliverDue } from '../../notify/deliver.js';
+import { warnExpiringCards } from '../card-expiring.js';
 import { expireStalePages } from '../pages.js';
 import { resumeStaleChanges } from '../plan-change/now.js';
 import { resumeStaleRefunds } from '../refund.js';
@@ -13,6 +14,17 @@ export function expirePages(ctx: Ctx): Promise<number> {
 /** Deliver pending callbacks after the run (SPEC §8), on the run's clock (`--at`). */
 export async function deliverCallbacks(ctx: Ctx): Promise<number> {
   return (await deliverDue(ctx, { now: ctx.clock.now() })).delivered;
+}
+
+/** Customer emails (SPEC §17) after the run, on the run's clock (`--at`), as callbacks are. */
+export async function deliverEmails(ctx: Ctx): Promise<number> {
+  const { deliverDueEmails } = await import('../../notify/email/deliver.js');
+  return (await deliverDueEmails(ctx, { now: ctx.clock.now() })).sent;
+}
+
+/** Card-expiring notices for renewals within 7 days (SPEC §17), found by each run. */
+export function warnCards(ctx: Ctx): Promise<number> {
+  return warnExpiringCards(ctx, ctx.clock.now());
 }
 
 /** Refunds a thrown channel call left PENDING are driven again (docs/payments.md). */

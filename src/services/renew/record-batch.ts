@@ -19,8 +19,25 @@ export interface Answered {
  * kept by the channel under the record's key; the record stays claimed and the run after its
  * lease records it without charging again).
  */
-export function recordOutcomes(ctx: Ctx, answered: readonly Answered[]): Promise<PromiseSettledResult<RecordedAs>[]> {
-  return writeTogether(ctx.store, answered, (tx, { rec, outcome }) =>
-    recordOutcome(ctx, tx, rec, outcome, ctx.clock.now()),
+export async function recordOutcomes(
+  ctx: Ctx,
+  answered: readonly Answered[],
+): Promise<PromiseSettledResult<RecordedAs>[]> {
+  // Each success takes its merchant's invoice number, locking the merchant's row until COMMIT
+  // (PostgreSQL): in merchant order, two runs' batches take those locks in the same order and
+  // cannot deadlock each other.
+  const order = answered
+    .map((a, i) => ({ a, i }))
+    .sort((x, y) => (x.a.rec.merchantId < y.a.rec.merchantId ? -1 : x.a.rec.merchantId > y.a.rec.merchantId ? 1 : 0));
+  const results = await writeTogether(
+    ctx.store,
+    order.map((o) => o.a),
+    (tx, { rec, outcome }) => recordOutcome(ctx, tx, rec, outcome, ctx.clock.now()),
   );
+  const inOrder: PromiseSettledResult<RecordedAs>[] = [];
+  order.forEach((o, k) => {
+    const r = results[k];
+    if (r) inOrder[o.i] = r;
+  });
+  return inOrder;
 }

@@ -4,9 +4,12 @@ import { isCounted, isEnded } from '../../domain/subscription-state.js';
 import { subscriptionCallbackBody, type SubscriptionEventType } from '../../notify/payloads.js';
 import type { BillingRecordRow, ClaimedRecord, SubscriptionRow, Tx } from '../../store/store.js';
 import { cardUpdateUrl } from '../card-update/link.js';
+import { discountOf, issueInvoice, type IssuedInvoice } from '../documents/issue.js';
 import { renewalPrice } from '../plan-change/price.js';
+import { spendCouponCycle } from '../coupon-charge.js';
 import { endSubscription } from '../subscriptions/end.js';
 import type { ChargeOutcome } from './charge.js';
+import { emailRenewalFailure } from './emails.js';
 
 /** An outcome the channel gave: approved or declined (a waiting one is not recorded). */
 type Charged = Exclude<ChargeOutcome, { waiting: true }>;
@@ -46,6 +49,7 @@ export async function recordOutcome(
   let after: SubscriptionRow = s;
   let switchedFrom: string | undefined;
   let updateCardUrl: string | undefined;
+  let invoice: IssuedInvoice | undefined;
 
   if (out.approved) {
     // A record priced for another plan is the renewal a change at period end waited for.
@@ -76,6 +80,20 @@ export async function recordOutcome(
       ctx.zone,
     );
     await tx.addChargeToSubscription(s.id, { approved: true, amount: rec.amount, paidThrough: following.time, now });
+    const couponCyclesUsed = await spendCouponCycle(
+      tx,
+      s,
+      {
+        billingType: rec.billingType,
+        subscriptionId: s.id,
+        planId: rec.recordPlanId ?? s.planId,
+        couponCode: rec.couponCode,
+        discountAmount: rec.discountAmount,
+        price: rec.amount + rec.creditApplied + rec.discountAmount,
+        scheduledTime: rec.scheduledTime,
+      },
+      now,
+    );
     if (target) {
       await tx.applyPlanChange(s.id, { ...cur, paidThrough: following.time, now });
       await tx.releasePlanSlot(s.planId);
@@ -83,7 +101,7 @@ export async function recordOutcome(
     } else if (rec.creditApplied > 0) {
       await tx.spendCredit(s.id, rec.creditApplied, now);
     }
-    cur = { ...cur, paidThrough: following.time };
+    cur = { ...cur, paidThrough: following.time, couponCyclesUsed };
     after = cur;
     if (active) {
       next = following.time;
@@ -99,6 +117,34 @@ export async function recordOutcome(
         now,
       });
     }
+    if (rec.transactionId)
+      invoice = await issueInvoice(
+        ctx,
+        tx,
+        {
+          transactionId: rec.transactionId,
+          merchantId: s.merchantId,
+          relationId: null,
+          amount: rec.amount,
+          currency: rec.currency,
+          cardBrand: rec.brand,
+          cardLast4: rec.last4,
+          billingAddress: null,
+          items: null,
+          subscriptionId: s.id,
+          subscriptionCode: s.code,
+          userId: s.userId,
+        },
+        {
+          planId: rec.recordPlanId ?? s.planId,
+          // A retry pays for the period its renewal was for: from where the paid time ran out.
+          from: s.paidThrough ?? rec.scheduledTime,
+          to: following.time,
+          // The coupon's discount comes off the price before the plan change's credit (SPEC §19).
+          reductions: [...discountOf(rec), { description: 'Credit from a plan change', amount: rec.creditApplied }],
+        },
+        now,
+      );
     eventType = 'RENEW_SUCCEEDED';
     result = 'succeeded';
   } else {
@@ -111,9 +157,11 @@ export async function recordOutcome(
         subscriptionId: s.id,
         merchantId: s.merchantId,
         billingType: 'RETRY',
-        // A retry charges what its renewal did: the same plan, the same earmarked credit.
+        // A retry charges what its renewal did: the same plan, the same earmarked credit, the same discount.
         amount: rec.amount,
         creditApplied: rec.creditApplied,
+        couponCode: rec.couponCode,
+        discountAmount: rec.discountAmount,
         planId: rec.recordPlanId,
         currency: s.currency,
         scheduledTime: next,
@@ -124,8 +172,10 @@ export async function recordOutcome(
       eventType = 'RENEW_FAILED';
       result = 'retry_scheduled';
       updateCardUrl = await cardUpdateUrl(ctx, tx, s, now);
+      await emailRenewalFailure(ctx, tx, s, rec, { failReason, nextAttemptAt: next, updateCardUrl, now });
     } else if (active) {
       await endSubscription(tx, s, 'FAILED', { now, endTime: now });
+      await emailRenewalFailure(ctx, tx, s, rec, { failReason, nextAttemptAt: null, updateCardUrl: undefined, now });
       eventType = 'SUBSCRIPTION_FAILED';
       result = 'subscription_failed';
     } else {
@@ -158,8 +208,8 @@ export async function recordOutcome(
     creditApplied: rec.creditApplied,
     creditGranted: 0,
     planId: rec.recordPlanId,
-    couponCode: null,
-    discountAmount: 0,
+    couponCode: rec.couponCode,
+    discountAmount: rec.discountAmount,
     createdAt: now,
   };
   await tx.enqueueEvent({
@@ -177,6 +227,7 @@ export async function recordOutcome(
       eventTime: now,
       zone: ctx.zone,
       ...(updateCardUrl !== undefined ? { updateCardUrl } : {}),
+      ...(invoice ? { invoice } : {}),
     }),
     now,
   });

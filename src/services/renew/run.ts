@@ -15,7 +15,7 @@ import { chargeRecord, type ChargeOutcome } from './charge.js';
 import type { RecordedAs } from './record.js';
 import { recordOutcomes, type Answered } from './record-batch.js';
 import { countDue, dueItems, type DueItem } from './due.js';
-import { deliverCallbacks, expirePages, resumeChanges, resumeRefunds } from './hooks.js';
+import { deliverCallbacks, deliverEmails, expirePages, resumeChanges, resumeRefunds, warnCards } from './hooks.js';
 
 /** SPEC §7 `--json` summary. */
 export interface RenewSummary {
@@ -26,6 +26,8 @@ export interface RenewSummary {
   subscriptionsFailed: number;
   expired: number;
   callbacksDelivered: number;
+  /** Customer emails sent after the run (SPEC §17); 0 where serve's own loop sends them. */
+  emailsSent: number;
   /** HTTP calls this run sent to Stripe (re-sent ones included), and how many were answered 429. */
   stripeCalls: number;
   stripeRateLimited: number;
@@ -52,8 +54,8 @@ export interface RenewOptions {
   /** Checked between batches: the charges under way finish, then the run stops cleanly. */
   shouldStop?: () => boolean;
   /**
-   * Deliver pending callbacks after the run (default true). `serve` turns it off: its own
-   * delivery loop already sends them continuously.
+   * Deliver pending callbacks and customer emails after the run (default true). `serve` turns
+   * it off: its own delivery loops already send them continuously.
    */
   deliverCallbacks?: boolean;
 }
@@ -93,6 +95,7 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     subscriptionsFailed: 0,
     expired: 0,
     callbacksDelivered: 0,
+    emailsSent: 0,
     stripeCalls: 0,
     stripeRateLimited: 0,
   };
@@ -241,7 +244,11 @@ async function renewal(
     await ctx.store.transaction((tx) => tx.releaseClaims(owner)).catch(() => 0);
     throw fault.error;
   }
-  if (opts.deliverCallbacks !== false) summary.callbacksDelivered = await deliverCallbacks(ctx);
+  await warnCards(ctx);
+  if (opts.deliverCallbacks !== false) {
+    summary.callbacksDelivered = await deliverCallbacks(ctx);
+    summary.emailsSent = await deliverEmails(ctx);
+  }
   return summary;
 }
 

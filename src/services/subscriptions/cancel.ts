@@ -3,6 +3,7 @@ import { notAllowed } from '../../domain/errors.js';
 import { nextState } from '../../domain/subscription-state.js';
 import { paymentCallbackBody } from '../../notify/payloads.js';
 import type { SubscriptionRow, Tx } from '../../store/store.js';
+import { queueSubscriptionEnded } from '../customer-email.js';
 import { endSubscription } from './end.js';
 import { requireSubscription, subscriptionIdOf } from './queries.js';
 import { withArticle } from '../../domain/words.js';
@@ -30,7 +31,10 @@ export async function cancelSubscription(ctx: Ctx, merchantId: string, input: un
     for (const r of cancelled) {
       if (r.billingType === 'INITIAL' && r.transactionId) await closeOpenPage(ctx, tx, r.transactionId, s, now);
     }
-    await endSubscription(tx, s, 'CANCELLED', { now, endTime: periodEnd(s, now), cancelTime: now });
+    const endTime = periodEnd(s, now);
+    await endSubscription(tx, s, 'CANCELLED', { now, endTime, cancelTime: now });
+    // An INCOMPLETE subscription never started: its subscriber is told nothing ended.
+    if (s.status !== 'INCOMPLETE') await queueSubscriptionEnded(ctx, tx, s, { status: 'CANCELLED', endTime }, now);
   });
   return true;
 }

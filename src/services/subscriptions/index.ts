@@ -2,6 +2,7 @@ export { pauseSubscription } from './pause.js';
 export { resumeSubscription } from './resume.js';
 export { cancelSubscription, periodEnd } from './cancel.js';
 export { endSubscription } from './end.js';
+export { SUBSCRIPTION_UPDATE_REQUEST, updateSubscription } from './update.js';
 export {
   subscriptionDetail,
   listUserSubscriptions,

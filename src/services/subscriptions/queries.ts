@@ -4,6 +4,8 @@ import { notFound } from '../../domain/errors.js';
 import { blankAbsent, integerField, parseInput, requiredString } from '../../domain/fields.js';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscription-state.js';
 import type { SubscriptionRow } from '../../store/store.js';
+import { couponLasts } from '../../domain/discount.js';
+import { couponInForce } from '../coupon-charge.js';
 import {
   billingRecordView,
   subscriptionDetailView,
@@ -43,7 +45,9 @@ export async function requireSubscription(
 export async function subscriptionDetail(ctx: Ctx, merchantId: string, input: unknown): Promise<SubscriptionDetail> {
   const s = await requireSubscription(ctx, merchantId, subscriptionIdOf(input));
   const plan = (await ctx.store.getPlanInfo(s.planId)) ?? { name: '', description: null };
-  return subscriptionDetailView(ctx, s, plan, await ctx.store.nextBillingTime(s.id));
+  const coupon = await couponInForce(ctx.store, s, s.pendingPlanId ?? s.planId);
+  const couponCode = couponLasts(coupon) ? s.couponCode : null;
+  return subscriptionDetailView(ctx, s, plan, await ctx.store.nextBillingTime(s.id), couponCode);
 }
 
 export const USER_LIST_REQUEST = z.object({ userId: requiredString(200), status: statusField });

@@ -35,6 +35,10 @@ export interface SubscriptionDetail extends SubscriptionListItem {
   creditBalance?: number;
   /** The plan the next renewal moves to (a plan change at period end). */
   pendingPlanId?: string;
+  /** The coupon held (SPEC §19) while it still has a charge to discount. */
+  couponCode?: string;
+  /** Where customer emails go (SPEC §17). */
+  email?: string;
 }
 
 export interface BillingRecordView {
@@ -49,6 +53,9 @@ export interface BillingRecordView {
   transactionOrderId?: string;
   failReason?: string;
   retryCount: number;
+  /** The coupon that discounted this charge, and by how much (SPEC §19). */
+  couponCode?: string;
+  discountAmount?: number;
   createTime: string;
 }
 
@@ -87,6 +94,8 @@ export function subscriptionDetailView(
   s: SubscriptionRow,
   plan: { name: string; description: string | null },
   next: number | null,
+  /** The code of the coupon held, when it still lasts. */
+  couponCode: string | null = null,
 ): SubscriptionDetail {
   const item = subscriptionListItem(ctx, s, plan.name, next);
   const { subscriptionId, subscriptionCode, userId, planId, planName, amount, currency, ...rest } = item;
@@ -106,6 +115,8 @@ export function subscriptionDetailView(
     totalPaid: amountNumber(s.totalPaid, s.currency),
     ...(s.credit > 0 ? { creditBalance: amountNumber(s.credit, s.currency) } : {}),
     ...(s.pendingPlanId !== null ? { pendingPlanId: s.pendingPlanId } : {}),
+    ...(couponCode !== null ? { couponCode } : {}),
+    ...(s.email !== null ? { email: s.email } : {}),
   };
 }
 
@@ -123,6 +134,9 @@ export function billingRecordView(ctx: Ctx, r: BillingRecordRow, subscriptionCod
     ...(r.transactionId ? { transactionOrderId: r.transactionId } : {}),
     ...(r.failReason ? { failReason: r.failReason } : {}),
     retryCount: r.retryCount,
+    ...(r.couponCode !== null && r.discountAmount > 0
+      ? { couponCode: r.couponCode, discountAmount: amountNumber(r.discountAmount, r.currency) }
+      : {}),
     createTime: formatTime(r.createdAt, ctx.zone),
   };
 }

@@ -7,6 +7,7 @@ import type { MerchantRow, TransactionRow } from '../../store/store.js';
 import { requestFingerprint } from '../../vault/fingerprint.js';
 import { channelCard, type ValidCard } from '../../vault/card.js';
 import { requirePlan } from '../plans.js';
+import { emailOfAddress } from '../../domain/email-address.js';
 import { createFirstCharge } from '../subscribe.js';
 import { parseTransactionInput, type PaymentType, type TransactionInput } from './input.js';
 import { applyChargeResult, finishUnpaid, PAGE_TTL_MS } from './outcome.js';
@@ -128,6 +129,8 @@ export async function createTransaction(
             txnId: id,
             now,
             cardChannel: merchant.channel,
+            couponCode: data.couponCode,
+            email: emailOfAddress(data.billingAddress),
           });
           amount = first.amount;
           currency = plan.currency;

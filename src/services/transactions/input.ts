@@ -66,6 +66,8 @@ export const TRANSACTION_REQUESTS = {
     planId: requiredString(200),
     userId: requiredString(200),
     cardInfo: requiredCard(),
+    /** A coupon of the merchant taken with the subscription (SPEC §19). */
+    couponCode: optionalString(50),
   }),
 } as const;
 
@@ -170,6 +172,8 @@ export interface TransactionInput {
   items?: string;
   /** Absent for CHECKOUT (the card is entered on the page). */
   card?: ValidCard;
+  /** SUBSCRIPTION: the coupon it starts with. */
+  couponCode?: string;
 }
 
 function parseJson(field: string, text: string): unknown {
@@ -262,5 +266,6 @@ export function parseTransactionInput(
   ] as const;
   for (const k of optional) if (d[k] !== undefined) out[k] = d[k];
   if (card) out.card = card;
+  if ('couponCode' in d && d.couponCode !== undefined) out.couponCode = d.couponCode;
   return out;
 }

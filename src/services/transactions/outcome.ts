@@ -1,9 +1,11 @@
 import type { Ctx } from '../../ctx.js';
 import type { ChargeResult } from '../../channel/channel.js';
 import { randomToken } from '../../domain/ids.js';
-import { paymentCallbackBody } from '../../notify/payloads.js';
-import type { NewEvent, TransactionRow, Tx } from '../../store/store.js';
+import { type DocumentFields, paymentCallbackBody } from '../../notify/payloads.js';
+import type { NewEvent, RefundRow, TransactionRow, Tx } from '../../store/store.js';
 import { cardCheckFailed, cardCheckSucceeded } from '../card-update/outcome.js';
+import { queueCreditNoteEmail } from '../customer-email.js';
+import { discountOf, factsOf, issueCreditNote, issueInvoice } from '../documents/issue.js';
 import { firstChargeFailed, firstChargeSucceeded } from '../subscribe.js';
 import { STATUS } from './view.js';
 
@@ -15,10 +17,17 @@ import { STATUS } from './view.js';
  */
 export const PAGE_TTL_MS = 30 * 60 * 1000;
 
-async function paymentEvent(ctx: Ctx, tx: Tx, txn: TransactionRow, now: number): Promise<void> {
-  const code = txn.subscriptionId ? await tx.subscriptionCodeOf(txn.subscriptionId) : undefined;
+async function paymentEvent(
+  ctx: Ctx,
+  tx: Tx,
+  txn: TransactionRow,
+  now: number,
+  documents: DocumentFields = {},
+  knownCode?: string,
+): Promise<void> {
+  const code = knownCode ?? (txn.subscriptionId ? await tx.subscriptionCodeOf(txn.subscriptionId) : undefined);
   const sub = txn.subscriptionId && code ? { id: txn.subscriptionId, code } : undefined;
-  await tx.enqueueEvent(paymentEventOf(ctx, txn, now, sub));
+  await tx.enqueueEvent(paymentEventOf(ctx, txn, now, sub, documents));
 }
 
 /** The PAYMENT callback reporting `txn` as it now stands. */
@@ -27,6 +36,7 @@ export function paymentEventOf(
   txn: TransactionRow,
   now: number,
   sub?: { id: string; code: string },
+  documents: DocumentFields = {},
 ): NewEvent {
   return {
     merchantId: txn.merchantId,
@@ -35,7 +45,7 @@ export function paymentEventOf(
     transactionId: txn.id,
     subscriptionId: txn.subscriptionId,
     notifyUrl: txn.notifyUrl,
-    body: paymentCallbackBody(txn, ctx.zone, sub),
+    body: paymentCallbackBody(txn, ctx.zone, sub, documents),
     now,
   };
 }
@@ -74,10 +84,13 @@ export function threeDsPatch(txn: TransactionRow, ref: string, now: number, keep
 
 type TransactionPatch = Partial<Omit<TransactionRow, 'id'>>;
 
-/** The PAYMENT callback of a refund: the transaction's state after it. */
-export async function refundEvent(ctx: Ctx, tx: Tx, txnId: string, now: number): Promise<void> {
+/** A settled refund's credit note and its PAYMENT callback (the transaction's state after it), in its unit of work. */
+export async function refundEvent(ctx: Ctx, tx: Tx, txnId: string, refund: RefundRow, now: number): Promise<void> {
   const txn = await tx.getTransaction(txnId);
-  if (txn) await paymentEvent(ctx, tx, txn, now);
+  if (!txn) return;
+  const creditNoteNumber = await issueCreditNote(tx, refund, txn, now);
+  await queueCreditNoteEmail(ctx, tx, txn, creditNoteNumber, now);
+  await paymentEvent(ctx, tx, txn, now, { creditNoteNumber });
 }
 
 export async function finishSucceeded(
@@ -93,8 +106,13 @@ export async function finishSucceeded(
   const row = (await tx.getTransaction(txn.id)) ?? txn;
   // A card check (a subscription's replacement card) moved no money: no PAYMENT callback.
   if (row.paymentType === 'CARD_CHECK') return cardCheckSucceeded(ctx, tx, row, now).then(() => true);
-  if (row.paymentType === 'SUBSCRIPTION') await firstChargeSucceeded(ctx, tx, row, now);
-  await paymentEvent(ctx, tx, row, now);
+  const period = row.paymentType === 'SUBSCRIPTION' ? await firstChargeSucceeded(ctx, tx, row, now) : undefined;
+  const code = row.subscriptionId ? await tx.subscriptionCodeOf(row.subscriptionId) : undefined;
+  // Last in the unit of work: issuing holds the merchant's number until COMMIT, so it is held briefly.
+  const record = period && row.billingRecordId ? await tx.getRecord(row.billingRecordId) : undefined;
+  const plan = period && row.planId ? { planId: row.planId, ...period, reductions: discountOf(record) } : undefined;
+  const invoice = await issueInvoice(ctx, tx, factsOf(row, code), plan, now);
+  await paymentEvent(ctx, tx, row, now, invoice ?? {}, code);
   return true;
 }
 

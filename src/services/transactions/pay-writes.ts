@@ -2,6 +2,7 @@ import type { Ctx } from '../../ctx.js';
 import type { ChargeRequest } from '../../channel/channel.js';
 import { PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import type { NewEvent, NewIdempotency, TransactionRow } from '../../store/store.js';
+import { factsOf, prepareInvoice } from '../documents/issue.js';
 import { paymentEventOf, succeededPatch, threeDsPatch, unpaidPatch } from './outcome.js';
 import { STATUS } from './view.js';
 
@@ -25,8 +26,9 @@ export async function acceptPay(ctx: Ctx, row: TransactionRow, key: NewIdempoten
 }
 
 /**
- * A PAY on the sandbox: its ledger entry, the outcome and the PAYMENT callback in one write. The
- * sandbox decides from the card alone, so the whole outcome is known before anything is written.
+ * A PAY on the sandbox: its ledger entry, the outcome, a paid charge's invoice and receipt, and the
+ * PAYMENT callback in one write. The sandbox decides from the card alone, so the whole outcome is
+ * known before anything is written (the invoice's number is taken by the write itself).
  * Undefined when this does not apply (another channel, a subscription's first charge with its
  * subscription to settle) or when the ledger already holds the key (a re-drive): the ledger's
  * first entry then decides, through the channel and the general path.
@@ -53,15 +55,19 @@ export async function chargeOnSandbox(
     default:
       return undefined;
   }
+  const after = { ...row, ...patch };
+  // As finishSucceeded: a paid charge's invoice and receipt, their number in the callback.
+  const issued = result.outcome === 'approved' ? prepareInvoice(ctx, factsOf(after), now) : undefined;
   // 3DS: no callback until the challenge ends (outcome.ts awaitThreeDs).
   const event: NewEvent | undefined =
-    result.outcome === 'requires_action' ? undefined : paymentEventOf(ctx, { ...row, ...patch }, now);
+    result.outcome === 'requires_action' ? undefined : paymentEventOf(ctx, after, now, undefined, issued?.fields);
   const written = await ctx.store.recordSandboxOutcome({
     entry,
     transactionId: row.id,
     from: STATUS.ACCEPTED,
     patch,
     ...(event ? { event } : {}),
+    ...(issued ? { invoice: issued.invoice } : {}),
   });
   if (!written.entered) return undefined;
   // Not moved: another caller recorded this transaction meanwhile; answer how it stands.

@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import { emailArgs, emailInsertSql } from '../sql/customer-emails.js';
+import { insertInvoiceSql, takeInvoiceNumberCte } from '../sql/documents.js';
 import { EVENT_COLUMNS, eventArgs, eventSelect } from '../sql/outbox.js';
 import type { Acceptance, Accepted, ChargeOutcome, OutcomeRecorded, TransactionRow } from '../store.js';
 import { sandboxCharges, transactions } from '../tables/index.js';
@@ -12,11 +14,9 @@ import { get } from './query.js';
  * runs only if the part before it wrote its row, so the chain is what the units of work in
  * sql/pay.ts are, and commits (synchronous_commit on) as one.
  *
- * Adding a write to the outcome (an invoice with its number, say) is one more CTE that reads
- * `t`, e.g. `n AS (UPDATE merchants SET next_invoice_number = next_invoice_number + 1 WHERE id =
- * @merchantId AND EXISTS (SELECT 1 FROM t) RETURNING next_invoice_number - 1 AS number),
- * inv AS (INSERT INTO invoices (…) SELECT …, n.number FROM n)`: still one statement, the number
- * taken in the same commit as the outcome (src/store/README.md, "A PAY's statements").
+ * An approved charge's invoice and receipt join the outcome's chain (invoiceSql): still one
+ * statement, the number taken in the same commit as the outcome (src/store/README.md, "A PAY's
+ * statements").
  */
 
 const K = 'k_';
@@ -53,8 +53,37 @@ export async function acceptTransaction(pool: pg.Pool, a: Acceptance): Promise<A
   }
 }
 
-function outcomeSql(keys: readonly string[], event: boolean): string {
-  const ev = event ? `, ev AS (INSERT INTO outbox_events (${EVENT_COLUMNS}) ${eventSelect(E, 't')})` : '';
+const I = 'i_';
+const M = 'm_';
+
+/** `@<p>name` with the chain's invoice number in place of the marker (OutcomeInvoice). */
+const withNumber = (param: string, json: boolean): string =>
+  json
+    ? `replace(CAST(@${param} AS TEXT), CAST(@markJson AS TEXT), CAST(to_json(inv.number) AS TEXT))`
+    : `replace(CAST(@${param} AS TEXT), CAST(@mark AS TEXT), inv.number)`;
+
+/**
+ * `n` takes the merchant's number only if `t` moved the transaction, `inv` writes the invoice
+ * with it, `em` the receipt (the merchant's switches checked as enqueueEmail does); the event
+ * then reads `inv` for the number. The merchant's row stays locked until this statement commits,
+ * so concurrent PAYs on any instance queue for their numbers and none is skipped.
+ */
+function invoiceSql(receipt: boolean): string {
+  const em = receipt
+    ? `, em AS (${emailInsertSql(M, {
+        from: 'inv',
+        dedupeKey: withNumber(`${M}dedupeKey`, false),
+        details: withNumber(`${M}details`, true),
+      })})`
+    : '';
+  return `, n AS (${takeInvoiceNumberCte(`${I}merchantId`, 'EXISTS (SELECT 1 FROM t)')}),
+inv AS (${insertInvoiceSql(I)} FROM n RETURNING number)${em}`;
+}
+
+function outcomeSql(keys: readonly string[], o: ChargeOutcome): string {
+  const inv = o.invoice ? invoiceSql(o.invoice.receipt !== undefined) : '';
+  const select = o.invoice ? eventSelect(E, 'inv', withNumber(`${E}payload`, true)) : eventSelect(E, 't');
+  const ev = o.event ? `, ev AS (INSERT INTO outbox_events (${EVENT_COLUMNS}) ${select})` : '';
   return `WITH ch AS (
   INSERT INTO sandbox_charges (${CHARGE.columns}) VALUES (${CHARGE.params})
   ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1
@@ -62,20 +91,25 @@ function outcomeSql(keys: readonly string[], event: boolean): string {
   UPDATE transactions SET ${setList(keys, P)}
   WHERE id = @id AND status = @fromStatus AND EXISTS (SELECT 1 FROM ch)
   RETURNING ${selectList(transactions)}
-)${ev}
+)${inv}${ev}
 SELECT EXISTS (SELECT 1 FROM ch) AS "entered__", t.* FROM (SELECT 1) AS one LEFT JOIN t ON true`;
 }
 
 export async function recordSandboxOutcome(pool: pg.Pool, o: ChargeOutcome): Promise<OutcomeRecorded> {
   const keys = patchKeys(transactions, o.patch);
+  const receipt = o.invoice?.receipt;
   const args = {
     ...prefixed(C, o.entry),
     ...prefixed(P, o.patch),
     ...(o.event ? eventArgs(o.event, E).args : {}),
+    ...(o.invoice
+      ? { ...prefixed(I, o.invoice.row), mark: o.invoice.marker, markJson: JSON.stringify(o.invoice.marker) }
+      : {}),
+    ...(receipt ? emailArgs(receipt, M).args : {}),
     id: o.transactionId,
     fromStatus: o.from,
   };
-  const r = await write<TransactionRow & { entered__: boolean }>(pool, outcomeSql(keys, o.event !== undefined), args);
+  const r = await write<TransactionRow & { entered__: boolean }>(pool, outcomeSql(keys, o), args);
   if (!r?.entered__) return { entered: false };
   const { entered__: _, ...row } = r;
   return row.id === null ? { entered: true } : { entered: true, row };

@@ -1,6 +1,15 @@
 import type { RevenueMonthFigures, RevenueQuery } from '../store.js';
 import { all, type Conn } from './query.js';
-import { emptyFigures, foldSubscriptionGroups, monthOf, STOP_AT, type SubscriptionGroup } from '../report-sql.js';
+import {
+  COUPON_CHARGES_FROM,
+  type CouponChargeRow,
+  emptyFigures,
+  foldSubscriptionGroups,
+  monthOf,
+  STOP_AT,
+  type SubscriptionGroup,
+  subtractCouponDiscounts,
+} from '../report-sql.js';
 
 /**
  * The revenue report on PostgreSQL: the SQLite engine's statements (see sqlite/report.ts for the
@@ -33,6 +42,18 @@ export async function revenueFigures(db: Conn, q: RevenueQuery): Promise<Revenue
     args,
   );
   foldSubscriptionGroups(out, groups);
+  const couponCharges = await all<CouponChargeRow>(
+    db,
+    `SELECT s.id, s.start_time AS "startTime", ${STOP_AT} AS "stopAt",
+            CASE WHEN s.status IN ('INCOMPLETE', 'EXPIRED') THEN 0 ELSE 1 END AS counts,
+            s.cycle_type AS "cycleType", s.cycle_length AS "cycleLength", s.amount, b.actual_time AS at,
+            b.discount_amount AS discount
+     ${COUPON_CHARGES_FROM} AND s.start_time < @to AND b.actual_time < @to
+       AND (@merchantId::text IS NULL OR s.merchant_id = @merchantId)
+     ORDER BY s.id COLLATE "C", b.actual_time, b.id COLLATE "C"`,
+    args,
+  );
+  subtractCouponDiscounts(out, ends, couponCharges);
 
   const attempts = await all<{ i: number; charged: number; failed: number; recovered: number }>(
     db,

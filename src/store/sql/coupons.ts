@@ -37,3 +37,10 @@ export async function reserveCouponRedemption(db: Db, id: string, now: number): 
     )) === 1
   );
 }
+
+/** Give back a redemption whose subscription never started (its first charge failed or never ran). */
+export async function releaseCouponRedemption(db: Db, id: string): Promise<void> {
+  await db.run(`UPDATE coupons SET redemptions = ${db.dialect.greatest('redemptions - 1', '0')} WHERE id = @id`, {
+    id,
+  });
+}

@@ -20,11 +20,12 @@ export const EVENT_COLUMNS =
 
 /**
  * The SELECT that gives an event's row (EVENT_COLUMNS) from `@<prefix>…` parameters (eventArgs),
- * or none when it has nowhere to go; `from` names a relation whose rows gate it (a CTE's).
+ * or none when it has nowhere to go; `from` names a relation whose rows gate it (a CTE's), and
+ * `payload` may be an expression over it (a number the chain took).
  */
-export function eventSelect(p: string, from?: string): string {
+export function eventSelect(p: string, from?: string, payload = `@${p}payload`): string {
   return `SELECT @${p}id, CAST(@${p}merchantId AS TEXT), @${p}kind, @${p}eventType, @${p}transactionId, @${p}subscriptionId,
-       CAST(@${p}notifyUrl AS TEXT), @${p}payload, 'PENDING', 0, @${p}now, @${p}now${from ? ` FROM ${from}` : ''}
+       CAST(@${p}notifyUrl AS TEXT), ${payload}, 'PENDING', 0, @${p}now, @${p}now${from ? ` FROM ${from}` : ''}
      WHERE CAST(@${p}notifyUrl AS TEXT) IS NOT NULL
        OR EXISTS (SELECT 1 FROM merchants WHERE id = CAST(@${p}merchantId AS TEXT) AND notify_url IS NOT NULL)`;
 }

@@ -1,4 +1,13 @@
-import type { Acceptance, Accepted, ChargeOutcome, OutcomeRecorded, Store } from '../store.js';
+import type {
+  Acceptance,
+  Accepted,
+  ChargeOutcome,
+  NewEvent,
+  OutcomeInvoice,
+  OutcomeRecorded,
+  Store,
+  Tx,
+} from '../store.js';
 
 /**
  * A PAY's two writes as units of work of the engine (SQLite: its group-commit writer runs each
@@ -21,7 +30,27 @@ export function recordOutcomeInUnit(store: Store, o: ChargeOutcome): Promise<Out
   return store.transaction(async (tx): Promise<OutcomeRecorded> => {
     if (!(await tx.insertSandboxCharge(o.entry))) return { entered: false };
     if (!(await tx.updateTransactionIf(o.transactionId, o.from, o.patch))) return { entered: true };
-    if (o.event) await tx.enqueueEvent(o.event);
+    const event = o.invoice ? await issueWith(tx, o.invoice, o.event) : o.event;
+    if (event) await tx.enqueueEvent(event);
     return { entered: true, row: await tx.getTransaction(o.transactionId) };
   });
+}
+
+/** The invoice and its receipt, as postgres/pay.ts's chain writes them; the event with the number in place. */
+async function issueWith(tx: Tx, inv: OutcomeInvoice, event: NewEvent | undefined): Promise<NewEvent | undefined> {
+  const number = await tx.issueInvoice(inv.row);
+  if (number === undefined)
+    throw new Error(`merchant ${inv.row.merchantId} of transaction ${inv.row.transactionId} is missing`);
+  const put = (v: unknown): unknown => (v === inv.marker ? number : v);
+  if (inv.receipt) {
+    const { dedupeKey, details } = inv.receipt;
+    await tx.enqueueEmail({
+      ...inv.receipt,
+      dedupeKey: dedupeKey?.split(inv.marker).join(number) ?? null,
+      details: Object.fromEntries(Object.entries(details).map(([k, v]) => [k, put(v)])),
+    });
+  }
+  if (!event) return undefined;
+  const body = Object.fromEntries(Object.entries(event.body).map(([k, v]) => [k, v === inv.marker ? number : v]));
+  return { ...event, body };
 }

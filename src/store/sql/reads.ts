@@ -2,12 +2,20 @@ import type {
   BillingRecordRow,
   CardRow,
   CouponRow,
+  PortalSessionRow,
+  CreditNoteRow,
+  CustomerEmailRow,
+  DocumentFilter,
   DueCursor,
   DuePage,
   EventFilter,
+  EmailFilter,
   EventRow,
+  ExpiringCard,
+  ExpiringCardQuery,
   IdempotencyRow,
   IdempotencyScope,
+  InvoiceRow,
   MerchantRow,
   OperationalCounts,
   OwnedId,
@@ -28,7 +36,10 @@ import type {
 } from '../store.js';
 import * as cards from './cards.js';
 import * as coupons from './coupons.js';
+import * as emails from './customer-emails.js';
+import * as portal from './portal.js';
 import type { Db } from './db.js';
+import * as documents from './documents.js';
 import * as lookup from './lookup.js';
 import * as merchants from './merchants.js';
 import * as operations from './operations.js';
@@ -93,6 +104,9 @@ export class SqlReads implements Reads {
   stalePageIds(now: number, limit: number): Promise<string[]> {
     return txns.stalePageIds(this.sql, now, limit);
   }
+  getPortalSession(tokenHash: string): Promise<PortalSessionRow | undefined> {
+    return portal.getPortalSession(this.sql, tokenHash);
+  }
   getCoupon(merchantId: string, code: string): Promise<CouponRow | undefined> {
     return coupons.getCoupon(this.sql, merchantId, code);
   }
@@ -147,6 +161,9 @@ export class SqlReads implements Reads {
   latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined> {
     return records.latestRecord(this.sql, subscriptionId);
   }
+  renewChargedBefore(subscriptionId: string, at: number): Promise<number | null> {
+    return records.renewChargedBefore(this.sql, subscriptionId, at);
+  }
   getRecord(id: string): Promise<BillingRecordRow | undefined> {
     return records.getRecord(this.sql, id);
   }
@@ -184,6 +201,15 @@ export class SqlReads implements Reads {
   }
   getEvent(id: string): Promise<EventRow | undefined> {
     return outbox.getEvent(this.sql, id);
+  }
+  listEmails(f: EmailFilter): Promise<CustomerEmailRow[]> {
+    return emails.listEmails(this.sql, f);
+  }
+  getEmail(id: string): Promise<CustomerEmailRow | undefined> {
+    return emails.getEmail(this.sql, id);
+  }
+  expiringCardCandidates(q: ExpiringCardQuery): Promise<ExpiringCard[]> {
+    return emails.expiringCardCandidates(this.sql, q);
   }
   getMeta(key: string): Promise<string | undefined> {
     return vault.getMeta(this.sql, key);
@@ -232,5 +258,33 @@ export class SqlReads implements Reads {
   }
   sealedBatch(col: SealedColumn, afterId: string, limit: number): Promise<SealedRow[]> {
     return vault.sealedBatch(this.sql, col, afterId, limit);
+  }
+
+  getInvoiceByToken(token: string): Promise<InvoiceRow | undefined> {
+    return documents.getInvoiceByToken(this.sql, token);
+  }
+  getInvoiceByTransaction(transactionId: string): Promise<InvoiceRow | undefined> {
+    return documents.getInvoiceByTransaction(this.sql, transactionId);
+  }
+  invoicesByNumber(merchantId: string | undefined, number: string): Promise<InvoiceRow[]> {
+    return documents.invoicesByNumber(this.sql, merchantId, number);
+  }
+  countInvoices(f: DocumentFilter): Promise<number> {
+    return documents.countInvoices(this.sql, f);
+  }
+  pageInvoices(f: DocumentFilter, limit: number, offset: number): Promise<InvoiceRow[]> {
+    return documents.pageInvoices(this.sql, f, limit, offset);
+  }
+  creditNotesOfTransaction(transactionId: string): Promise<CreditNoteRow[]> {
+    return documents.creditNotesOfTransaction(this.sql, transactionId);
+  }
+  creditNotesByNumber(merchantId: string | undefined, number: string): Promise<CreditNoteRow[]> {
+    return documents.creditNotesByNumber(this.sql, merchantId, number);
+  }
+  getCreditNoteByRefund(refundId: string): Promise<CreditNoteRow | undefined> {
+    return documents.getCreditNoteByRefund(this.sql, refundId);
+  }
+  getCreditNoteByToken(token: string): Promise<CreditNoteRow | undefined> {
+    return documents.getCreditNoteByToken(this.sql, token);
   }
 }

@@ -33,6 +33,15 @@ export function latestRecord(db: Db, subscriptionId: string): Promise<BillingRec
   );
 }
 
+export async function renewChargedBefore(db: Db, subscriptionId: string, at: number): Promise<number | null> {
+  const row = await db.get<{ t: number | null }>(
+    `SELECT max(actual_time) AS t FROM billing_records
+     WHERE subscription_id = @subscriptionId AND billing_type = 'RENEW' AND actual_time <= @at`,
+    { subscriptionId, at },
+  );
+  return row?.t ?? null;
+}
+
 export function getRecord(db: Db, id: string): Promise<BillingRecordRow | undefined> {
   return db.get(`SELECT ${COLUMNS} FROM billing_records r WHERE r.id = @id`, { id });
 }
@@ -91,7 +100,8 @@ export async function settleFirstRecord(
 export async function repriceRecord(db: Db, id: string, p: RecordPrice): Promise<boolean> {
   return (
     (await db.run(
-      `UPDATE billing_records SET plan_id = @planId, amount = @amount, credit_applied = @creditApplied
+      `UPDATE billing_records SET plan_id = @planId, amount = @amount, credit_applied = @creditApplied,
+         coupon_code = @couponCode, discount_amount = @discountAmount
        WHERE id = @id AND status = 'PENDING' AND transaction_id IS NULL`,
       { id, ...p },
     )) === 1

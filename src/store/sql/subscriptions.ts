@@ -1,5 +1,6 @@
 import { newId } from '../../domain/ids.js';
 import type {
+  SubscriptionCoupon,
   NewRecord,
   PlanSwitch,
   SubscriptionFilter,
@@ -162,6 +163,22 @@ export async function spendCredit(db: Db, id: string, amount: number, now: numbe
   );
 }
 
+export async function setSubscriptionCoupon(db: Db, id: string, c: SubscriptionCoupon, now: number): Promise<void> {
+  await db.run(
+    `UPDATE subscriptions SET coupon_id = @couponId, coupon_code = @couponCode, coupon_taken_at = @couponTakenAt,
+       coupon_cycles_used = 0, updated_at = @now WHERE id = @id`,
+    { id, ...c, now },
+  );
+}
+
+export async function setCouponCyclesUsed(db: Db, id: string, cyclesUsed: number, now: number): Promise<void> {
+  await db.run('UPDATE subscriptions SET coupon_cycles_used = @cyclesUsed, updated_at = @now WHERE id = @id', {
+    id,
+    cyclesUsed,
+    now,
+  });
+}
+
 /** See Reads.openCardCheckId (the partial index transactions_card_checks). */
 export async function openCardCheckId(db: Db, subscriptionId: string): Promise<string | undefined> {
   const row = await db.get<{ id: string }>(
@@ -208,10 +225,17 @@ export function sendPendingRecord(db: Db, r: NewRecord): { id: string; write: Pr
   const id = newId('rec', r.now);
   const write = db.run(
     `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status,
-       retry_count, cycle_index, credit_applied, plan_id, created_at)
+       retry_count, cycle_index, credit_applied, plan_id, coupon_code, discount_amount, created_at)
      VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, 'PENDING', @retryCount, @cycleIndex,
-       @creditApplied, @planId, @now)`,
-    { id, ...r, creditApplied: r.creditApplied ?? 0, planId: r.planId ?? null },
+       @creditApplied, @planId, @couponCode, @discountAmount, @now)`,
+    {
+      id,
+      ...r,
+      creditApplied: r.creditApplied ?? 0,
+      planId: r.planId ?? null,
+      couponCode: r.couponCode ?? null,
+      discountAmount: r.discountAmount ?? 0,
+    },
   );
   return { id, write };
 }

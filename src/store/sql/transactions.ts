@@ -8,6 +8,7 @@ import type {
 } from '../store.js';
 import { transactions } from '../tables/index.js';
 import { insertRow, patchKeys, selectFrom, selectList, setList } from '../tables/rows.js';
+import { releaseCouponRedemption } from './coupons.js';
 import type { Db } from './db.js';
 
 const SELECT = selectFrom(transactions, 't');
@@ -191,11 +192,11 @@ export async function discardUncharged(db: Db, id: string): Promise<boolean> {
     { id },
   );
   if (!row) return false;
-  let sub: { planId: string; cardId: string | null } | undefined;
+  let sub: { planId: string; cardId: string | null; couponId: string | null } | undefined;
   if (row.paymentType === 'SUBSCRIPTION') {
     // Only the subscription this request made and nothing else touched (still INCOMPLETE).
-    sub = await db.get<{ planId: string; cardId: string | null }>(
-      `SELECT plan_id AS "planId", card_id AS "cardId" FROM subscriptions
+    sub = await db.get<{ planId: string; cardId: string | null; couponId: string | null }>(
+      `SELECT plan_id AS "planId", card_id AS "cardId", coupon_id AS "couponId" FROM subscriptions
        WHERE id = @sid AND status = 'INCOMPLETE' AND initial_transaction_id = @id${lock}`,
       { sid: row.subscriptionId, id },
     );
@@ -211,6 +212,7 @@ export async function discardUncharged(db: Db, id: string): Promise<boolean> {
       `UPDATE plans SET current_subscriptions = ${db.dialect.greatest('current_subscriptions - 1', '0')} WHERE id = @planId`,
       { planId: sub.planId },
     );
+    if (sub.couponId) await releaseCouponRedemption(db, sub.couponId);
   }
   return true;
 }

@@ -1,14 +1,22 @@
 import type {
   BillingRecordRow,
   CardRow,
+  ClaimedEmail,
   CouponRow,
+  EmailClaim,
+  EmailOutcome,
+  PortalSessionRow,
   MerchantRow,
+  NewCreditNote,
+  NewCustomerEmail,
   NewEvent,
   NewIdempotency,
+  NewInvoice,
   NewRecord,
   PlanRow,
   PlanSwitch,
   RecordPrice,
+  SubscriptionCoupon,
   RefundOutcome,
   RefundRow,
   SandboxChargeRow,
@@ -23,7 +31,10 @@ import type {
 import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import * as cards from './cards.js';
 import * as coupons from './coupons.js';
+import * as emails from './customer-emails.js';
+import * as portal from './portal.js';
 import type { Db } from './db.js';
+import * as documents from './documents.js';
 import * as merchants from './merchants.js';
 import * as outbox from './outbox.js';
 import * as plans from './plans.js';
@@ -85,6 +96,15 @@ export class SqlTx extends SqlReads implements Tx {
   updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void> {
     return merchants.updateMerchantRow(this.sql, id, patch);
   }
+  insertPortalSession(row: PortalSessionRow): Promise<void> {
+    return portal.insertPortalSession(this.sql, row);
+  }
+  deletePortalSessionsBefore(cutoff: number): Promise<void> {
+    return portal.deletePortalSessionsBefore(this.sql, cutoff);
+  }
+  countPortalCardCheck(tokenHash: string, max: number): Promise<boolean> {
+    return portal.countPortalCardCheck(this.sql, tokenHash, max);
+  }
   insertCoupon(row: CouponRow): Promise<void> {
     return coupons.insertCoupon(this.sql, row);
   }
@@ -94,11 +114,23 @@ export class SqlTx extends SqlReads implements Tx {
   reserveCouponRedemption(id: string, now: number): Promise<boolean> {
     return coupons.reserveCouponRedemption(this.sql, id, now);
   }
+  releaseCouponRedemption(id: string): Promise<void> {
+    return coupons.releaseCouponRedemption(this.sql, id);
+  }
   moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined> {
     return merchants.moveDocumentSequence(this.sql, merchantId, which, requested);
   }
   takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined> {
     return merchants.takeDocumentNumber(this.sql, merchantId, which);
+  }
+  issueInvoice(inv: NewInvoice): Promise<string | undefined> {
+    return documents.issueInvoice(this.sql, inv);
+  }
+  issueCreditNote(cn: NewCreditNote): Promise<string | undefined> {
+    return documents.issueCreditNote(this.sql, cn);
+  }
+  giveCreditNoteToken(id: string, token: string): Promise<boolean> {
+    return documents.giveCreditNoteToken(this.sql, id, token);
   }
   insertPlan(row: PlanRow): Promise<void> {
     return plans.insertPlan(this.sql, row);
@@ -207,6 +239,12 @@ export class SqlTx extends SqlReads implements Tx {
   spendCredit(id: string, amount: number, now: number): Promise<void> {
     return subs.spendCredit(this.sql, id, amount, now);
   }
+  setSubscriptionCoupon(id: string, c: SubscriptionCoupon, now: number): Promise<void> {
+    return subs.setSubscriptionCoupon(this.sql, id, c, now);
+  }
+  setCouponCyclesUsed(id: string, cyclesUsed: number, now: number): Promise<void> {
+    return subs.setCouponCyclesUsed(this.sql, id, cyclesUsed, now);
+  }
   repriceRecord(id: string, p: RecordPrice): Promise<boolean> {
     return records.repriceRecord(this.sql, id, p);
   }
@@ -232,6 +270,21 @@ export class SqlTx extends SqlReads implements Tx {
   }
   requeueEvent(id: string, now: number): Promise<boolean> {
     return outbox.requeueEvent(this.sql, id, now);
+  }
+  enqueueEmail(e: NewCustomerEmail): Promise<string | undefined> {
+    return emails.enqueueEmail(this.sql, e);
+  }
+  claimDueEmails(c: EmailClaim): Promise<ClaimedEmail[]> {
+    return emails.claimDueEmails(this.sql, c);
+  }
+  finishEmailAttempt(id: string, owner: string, o: EmailOutcome): Promise<boolean> {
+    return emails.finishEmailAttempt(this.sql, id, owner, o);
+  }
+  requeueEmail(id: string, now: number): Promise<boolean> {
+    return emails.requeueEmail(this.sql, id, now);
+  }
+  setSubscriptionEmail(id: string, email: string | null, now: number): Promise<void> {
+    return emails.setSubscriptionEmail(this.sql, id, email, now);
   }
   setMeta(key: string, value: string): Promise<void> {
     return vault.setMeta(this.sql, key, value);

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from './driver.js';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { StoreOpenError } from '../store.js';
 import { createPrivateFile, refuseNonDatabase } from './files.js';
 
-export type Sqlite = Database.Database;
+export type Sqlite = Database;
 
 const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle');
 

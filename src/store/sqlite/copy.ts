@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database, type Statement } from './driver.js';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import {
   notEmpty,
@@ -42,8 +42,8 @@ export function sqliteCopySource(db: Sqlite): CopySource {
   db.prepare('BEGIN').run();
   // The snapshot begins at the first read, not at BEGIN.
   db.prepare('SELECT count(*) FROM sqlite_master').get();
-  const reads = new Map<string, Database.Statement>();
-  const readFor = (t: CopyTable, first: boolean): Database.Statement => {
+  const reads = new Map<string, Statement>();
+  const readFor = (t: CopyTable, first: boolean): Statement => {
     const id = `${t.name}:${first}`;
     let stmt = reads.get(id);
     if (!stmt) {
@@ -116,8 +116,8 @@ export async function openSqliteCopyTarget(path: string, tables: readonly CopyTa
   }
   const createdFile = !existsSync(path);
   const db = openSqlite(path);
-  const inserts = new Map<string, Database.Statement>();
-  const insertFor = (t: CopyTable): Database.Statement => {
+  const inserts = new Map<string, Statement>();
+  const insertFor = (t: CopyTable): Statement => {
     let stmt = inserts.get(t.name);
     if (!stmt) {
       stmt = db.prepare(

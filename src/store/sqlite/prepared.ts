@@ -1,4 +1,4 @@
-import type { Statement } from 'better-sqlite3';
+import type { Statement } from './driver.js';
 import type { Sqlite } from './client.js';
 
 /**

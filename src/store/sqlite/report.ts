@@ -1,6 +1,15 @@
 import type { RevenueMonthFigures, RevenueQuery } from '../store.js';
 import type { Sqlite } from './client.js';
-import { emptyFigures, foldSubscriptionGroups, monthOf, STOP_AT, type SubscriptionGroup } from '../report-sql.js';
+import {
+  COUPON_CHARGES_FROM,
+  type CouponChargeRow,
+  emptyFigures,
+  foldSubscriptionGroups,
+  monthOf,
+  STOP_AT,
+  type SubscriptionGroup,
+  subtractCouponDiscounts,
+} from '../report-sql.js';
 
 /**
  * The revenue report in SQL (definitions in docs/renewals.md, "Revenue report"): ONE pass over
@@ -33,6 +42,16 @@ export function revenueFigures(sqlite: Sqlite, q: RevenueQuery): RevenueMonthFig
     )
     .all(from, from, to, ...byMerchant) as SubscriptionGroup[];
   foldSubscriptionGroups(out, groups);
+  const couponCharges = sqlite
+    .prepare(
+      `SELECT s.id, s.start_time AS startTime, ${STOP_AT} AS stopAt,
+              CASE WHEN s.status IN ('INCOMPLETE', 'EXPIRED') THEN 0 ELSE 1 END AS counts,
+              s.cycle_type AS cycleType, s.cycle_length AS cycleLength, s.amount, b.actual_time AS at, b.discount_amount AS discount
+       ${COUPON_CHARGES_FROM} AND s.start_time < ? AND b.actual_time < ?${q.merchantId === undefined ? '' : ' AND s.merchant_id = ?'}
+       ORDER BY s.id, b.actual_time, b.id`,
+    )
+    .all(to, to, ...byMerchant) as CouponChargeRow[];
+  subtractCouponDiscounts(out, ends, couponCharges);
 
   const attempts = sqlite
     .prepare(

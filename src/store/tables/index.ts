@@ -1,10 +1,13 @@
 import { billingRecords } from './billing-records.js';
 import { cards } from './cards.js';
 import { coupons } from './coupons.js';
+import { customerEmails } from './customer-emails.js';
 import type { TableSpec } from './define.js';
+import { creditNotes, invoices } from './documents.js';
 import { merchants, meta } from './merchants.js';
 import { outboxEvents } from './outbox.js';
 import { plans } from './plans.js';
+import { portalSessions } from './portal.js';
 import { rateLimitWindows } from './rate-limits.js';
 import { sandboxCharges } from './sandbox.js';
 import { subscriptions } from './subscriptions.js';
@@ -14,11 +17,15 @@ export {
   billingRecords,
   cards,
   coupons,
+  creditNotes,
+  customerEmails,
   idempotencyKeys,
+  invoices,
   merchants,
   meta,
   outboxEvents,
   plans,
+  portalSessions,
   rateLimitWindows,
   refunds,
   sandboxCharges,
@@ -41,9 +48,13 @@ export const TABLES: readonly TableSpec[] = [
   billingRecords,
   transactions,
   refunds,
+  invoices,
+  creditNotes,
   trackingEntries,
   idempotencyKeys,
   outboxEvents,
+  customerEmails,
   sandboxCharges,
+  portalSessions,
   rateLimitWindows,
 ];

@@ -41,6 +41,8 @@ export const merchants = table('merchants', {
   creditNoteNext: integer().notNull().default(1),
   /** `merchant update --customer-emails on|off`, stored as written. */
   customerEmails: text(['on', 'off']).notNull().default('on'),
+  /** What subscribers may do on the customer portal (SPEC §18): a comma-separated list, as written. */
+  portalActions: text().notNull().default('cancel,update-card'),
   createdAt: instant().notNull(),
   updatedAt: instant().notNull(),
 });

@@ -47,6 +47,8 @@ export const subscriptions = table(
     couponTakenAt: instant(),
     /** Paid charges it has discounted. */
     couponCyclesUsed: integer().notNull().default(0),
+    /** Where customer emails go (SPEC §17): the first charge's billingAddress.email, then `subscription/update`. */
+    email: text(),
     createdAt: instant().notNull(),
     updatedAt: instant().notNull(),
   },

@@ -1,0 +1,48 @@
+import type { Ctx } from '../../ctx.js';
+import { layoutInvoice } from '../../domain/document-layout.js';
+import type { CustomerEmail, EmailSender } from '../../notify/email/message.js';
+import type { CustomerEmailRow } from '../../store/store.js';
+import { toCreditNote, toInvoice } from './read.js';
+import { invoiceUrl } from './urls.js';
+
+/**
+ * A receipt or credit-note email at delivery (SPEC §17): the issued document read back by its
+ * number (documents never change, so reading it late shows what was issued), and for a receipt
+ * the invoice's PDF, rendered off the event loop as the invoice page's is. Undefined when the
+ * document cannot be found (a damaged row).
+ */
+export async function documentEmail(
+  ctx: Ctx,
+  row: CustomerEmailRow,
+  sender: EmailSender,
+): Promise<{ message: CustomerEmail; pdf?: Buffer } | undefined> {
+  const facts = JSON.parse(row.details) as { invoiceNumber?: string; creditNoteNumber?: string };
+  if (row.kind === 'receipt' && facts.invoiceNumber) {
+    const [found] = await ctx.store.invoicesByNumber(row.merchantId, facts.invoiceNumber);
+    if (!found) return undefined;
+    const invoice = toInvoice(found);
+    const { renderPdfOffThread } = await import('../../documents/pdf-renderer.js');
+    const pdf = await renderPdfOffThread(layoutInvoice(invoice, ctx.zone));
+    return {
+      message: { kind: 'receipt', to: row.recipient, sender, invoice, invoiceUrl: invoiceUrl(ctx, found.token) },
+      pdf,
+    };
+  }
+  if (row.kind === 'credit-note' && facts.creditNoteNumber) {
+    const [found] = await ctx.store.creditNotesByNumber(row.merchantId, facts.creditNoteNumber);
+    if (!found) return undefined;
+    const txn = await ctx.store.getTransaction(found.transactionId);
+    const invoice = await ctx.store.getInvoiceByTransaction(found.transactionId);
+    return {
+      message: {
+        kind: 'credit-note',
+        to: row.recipient,
+        sender,
+        creditNote: toCreditNote(found),
+        ...(txn?.cardBrand && txn.cardLast4 ? { payment: { brand: txn.cardBrand, last4: txn.cardLast4 } } : {}),
+        ...(invoice ? { invoiceUrl: invoiceUrl(ctx, invoice.token) } : {}),
+      },
+    };
+  }
+  return undefined;
+}

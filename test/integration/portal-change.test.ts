@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { testApp, type TestApp } from '../helpers/ctx.js';
+import { formFields, getPage, portalShop, postForm, visibleText, type PortalShop } from '../helpers/portal.js';
+import { rowsOf } from '../helpers/rows.js';
+import { runRenewal } from '../../src/services/renew/index.js';
+import { parseTime } from '../../src/domain/time.js';
+import { unusedCredit } from '../../src/domain/proration.js';
+import { QUOTE_TTL_MS } from '../../src/services/portal/index.js';
+
+let app: TestApp;
+let shop: PortalShop;
+afterEach(async () => {
+  await shop?.close();
+  await app?.close();
+});
+
+const ALL = 'cancel,pause,resume,update-card,change-plan';
+const t = (s: string): number => parseTime(s, 'UTC');
+
+/** The shop at `at` (the subscription started 2026-01-15 09:00, 30.00 USD a month), its portal open on the change page. */
+async function changePageAt(at: string): Promise<string> {
+  app = await testApp();
+  shop = await portalShop(app, { actions: ALL });
+  app.clock.advance(t(at) - app.clock.now());
+  await shop.relink();
+  const page = await getPage(shop.server, shop.path);
+  return (await postForm(shop.server, shop.path, formFields(page.body, 'Change plan'))).body;
+}
+
+const changeCharges = async (): Promise<number[]> =>
+  (
+    await rowsOf(app.ctx).all<{ amount: number }>(
+      "SELECT amount FROM billing_records WHERE subscription_id = ? AND billing_type = 'CHANGE' ORDER BY created_at",
+      shop.subscriptionId,
+    )
+  ).map((r) => Number(r.amount));
+
+describe('portal plan change: the amount shown is the amount charged (SPEC §18)', () => {
+  it('charges the figure priced when the page was drawn, though the credit has moved a cent since', async () => {
+    const page = await changePageAt('2026-01-30 09:00:00');
+    expect(visibleText(page)).toContain('Change now: 44.52 USD is charged at once');
+    app.clock.advance(14 * 60_000);
+    const paidThrough = t('2026-02-15 09:00:00');
+    // Priced at submission instead, the credit would be a cent less.
+    expect(unusedCredit(3000, t('2026-01-15 09:00:00'), paidThrough, app.clock.now())).toBe(1547);
+    const done = await postForm(shop.server, shop.path, formFields(page, 'Change now and pay 44.52 USD'));
+    expect(visibleText(done.body)).toContain('44.52 USD was charged.');
+    expect(await changeCharges()).toEqual([4452]);
+  });
+
+  it('refuses the change when a renewal ran since the page was drawn, and shows the new amount', async () => {
+    const page = await changePageAt('2026-02-15 08:50:00');
+    expect(visibleText(page)).toContain('Change now: 60.00 USD is charged at once');
+    app.clock.advance(10 * 60_000);
+    expect(await runRenewal(app.ctx)).toMatchObject({ succeeded: 1 });
+    const refused = await postForm(shop.server, shop.path, formFields(page, 'Change now and pay 60.00 USD'));
+    expect(refused.status).toBe(409);
+    const text = visibleText(refused.body);
+    expect(text).toContain('The amount changed since the page was shown');
+    expect(text).toContain('Change now: 30.00 USD is charged at once');
+    expect(await changeCharges()).toEqual([]);
+  });
+
+  it('refuses a figure edited in the form: nothing is charged', async () => {
+    const page = await changePageAt('2026-01-30 09:00:00');
+    const fields = { ...formFields(page, 'Change now and pay 44.52 USD'), q_charge: '1' };
+    const refused = await postForm(shop.server, shop.path, fields);
+    expect(refused.status).toBe(409);
+    expect(visibleText(refused.body)).toContain('The amount shown was out of date');
+    expect(await changeCharges()).toEqual([]);
+  });
+
+  it(`draws a figure older than ${QUOTE_TTL_MS / 60_000} minutes again instead of charging it`, async () => {
+    const page = await changePageAt('2026-01-30 09:00:00');
+    app.clock.advance(QUOTE_TTL_MS + 1);
+    const refused = await postForm(shop.server, shop.path, formFields(page, 'Change now and pay 44.52 USD'));
+    expect(refused.status).toBe(409);
+    expect(visibleText(refused.body)).toContain('Change now: 44.53 USD is charged at once');
+    expect(await changeCharges()).toEqual([]);
+  });
+
+  it('charges a replayed change-now form once: the replay is refused with the new figure', async () => {
+    const page = await changePageAt('2026-01-30 09:00:00');
+    const fields = formFields(page, 'Change now and pay 44.52 USD');
+    expect(visibleText((await postForm(shop.server, shop.path, fields)).body)).toContain('You are now on Premium.');
+    const replay = await postForm(shop.server, shop.path, fields);
+    expect(replay.status).toBe(409);
+    expect(await changeCharges()).toEqual([4452]);
+  });
+});
