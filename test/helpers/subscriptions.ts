@@ -89,6 +89,7 @@ export interface RecordRow {
   transaction_id: string | null;
   amount: number;
   credit_applied: number;
+  plan_id: string | null;
   coupon_code: string | null;
   discount_amount: number;
 }

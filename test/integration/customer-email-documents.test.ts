@@ -63,7 +63,7 @@ describe('receipts and credit notes by email', () => {
     expect(await emailRows(shop.app, { receipts: true })).toEqual([]);
   });
 
-  it('a refund sends a credit note naming its invoice, with the invoice link', async () => {
+  it('a refund sends a credit note naming its invoice, with its own link and PDF and the invoice link', async () => {
     const shop = await emailShop();
     const paid = await pay(shop, { email: SUBSCRIBER });
     const m = await requireMerchant(shop.app.ctx, shop.merchantId);
@@ -78,6 +78,11 @@ describe('receipts and credit notes by email', () => {
     expect(note?.mail.text).toContain('5.00 USD');
     expect(note?.mail.text).toContain('INV-000001');
     expect(note?.mail.text).toMatch(/\/invoice\/[\w-]+/);
+    expect(note?.mail.text).toMatch(/http:\/\/127\.0\.0\.1:8080\/credit-note\/[\w-]+/);
+    expect(note?.mail.attachments.map((a) => [a.filename, a.contentType])).toEqual([
+      ['INV-CN-000001.pdf', 'application/pdf'],
+    ]);
+    expect(note?.mail.attachments[0]?.content.subarray(0, 5).toString()).toBe('%PDF-');
   });
 
   it('a renewal’s receipt goes to the subscription’s email', async () => {

@@ -24,6 +24,7 @@ const emails: Record<CustomerEmail['kind'], CustomerEmail> = {
     to: 'ada@example.com',
     sender,
     creditNote: sampleCreditNote(),
+    creditNoteUrl: 'https://pay.acme.test/credit-note/tok9',
     payment: card,
     invoiceUrl: 'https://pay.acme.test/invoice/tok1',
   },
@@ -124,6 +125,13 @@ describe('customer emails (SPEC §17)', () => {
     expect(m.subject).toBe('Refund from Acme Shop — credit note INV-CN-000007');
     expect(m.text).toContain('Acme Shop has refunded 39.98 USD to your card VISA ••4242.');
     expect(m.text).toMatch(/For invoice\s+INV-000042/);
+  });
+
+  it('links a refund’s credit note page, and the invoice it credits', () => {
+    const m = composeEmail(emails['credit-note'], 'UTC');
+    expect(m.text).toContain('https://pay.acme.test/credit-note/tok9');
+    expect(m.html).toContain('href="https://pay.acme.test/credit-note/tok9"');
+    expect(m.text).toContain('The invoice it credits: https://pay.acme.test/invoice/tok1');
   });
 
   it('gives a failed renewal’s reason, next attempt and card-update link', () => {

@@ -71,8 +71,11 @@ function bodyOf(email: CustomerEmail, zone: string): { subject: string; body: Bo
           greeting: greeting(cn.customer.name),
           paragraphs: [`${shop} has refunded ${formatMoney(cn.amount, cn.currency)} to ${to}.`],
           rows: layout.meta.filter((m) => m.label !== 'Issued').map((m): [string, string] => [m.label, m.value]),
-          ...(email.invoiceUrl ? { action: { label: 'View your invoice', url: email.invoiceUrl } } : {}),
-          after: ['Your bank may take a few days to show the refund.'],
+          action: { label: 'View your credit note', url: email.creditNoteUrl },
+          after: [
+            ...(email.invoiceUrl ? [`The invoice it credits: ${email.invoiceUrl}`] : []),
+            'Your bank may take a few days to show the refund.',
+          ],
         },
       };
     }

@@ -28,8 +28,10 @@ export interface ReceiptEmail extends Common {
 export interface CreditNoteEmail extends Common {
   kind: 'credit-note';
   creditNote: CreditNote;
+  /** The credit note's own page. */
+  creditNoteUrl: string;
   payment?: PaymentMethod;
-  /** The invoice's page, which lists its credit notes. */
+  /** The page of the invoice it credits. */
   invoiceUrl?: string;
 }
 

@@ -1,15 +1,16 @@
 import type { Ctx } from '../../ctx.js';
-import { layoutInvoice } from '../../domain/document-layout.js';
+import { layoutCreditNote, layoutInvoice } from '../../domain/document-layout.js';
 import type { CustomerEmail, EmailSender } from '../../notify/email/message.js';
 import type { CustomerEmailRow } from '../../store/store.js';
+import { withLinks } from './credit-note-links.js';
 import { toCreditNote, toInvoice } from './read.js';
-import { invoiceUrl } from './urls.js';
+import { creditNoteUrl, invoiceUrl } from './urls.js';
 
 /**
  * A receipt or credit-note email at delivery (SPEC §17): the issued document read back by its
- * number (documents never change, so reading it late shows what was issued), and for a receipt
- * the invoice's PDF, rendered off the event loop as the invoice page's is. Undefined when the
- * document cannot be found (a damaged row).
+ * number (documents never change, so reading it late shows what was issued), and its PDF,
+ * rendered off the event loop as the document pages' are. Undefined when the document cannot be
+ * found (a damaged row).
  */
 export async function documentEmail(
   ctx: Ctx,
@@ -29,19 +30,26 @@ export async function documentEmail(
     };
   }
   if (row.kind === 'credit-note' && facts.creditNoteNumber) {
-    const [found] = await ctx.store.creditNotesByNumber(row.merchantId, facts.creditNoteNumber);
+    const [stored] = await ctx.store.creditNotesByNumber(row.merchantId, facts.creditNoteNumber);
+    if (!stored) return undefined;
+    const [found] = await withLinks(ctx, [stored]);
     if (!found) return undefined;
     const txn = await ctx.store.getTransaction(found.transactionId);
     const invoice = await ctx.store.getInvoiceByTransaction(found.transactionId);
+    const creditNote = toCreditNote(found);
+    const { renderPdfOffThread } = await import('../../documents/pdf-renderer.js');
+    const pdf = await renderPdfOffThread(layoutCreditNote(creditNote, ctx.zone));
     return {
       message: {
         kind: 'credit-note',
         to: row.recipient,
         sender,
-        creditNote: toCreditNote(found),
+        creditNote,
+        creditNoteUrl: creditNoteUrl(ctx, found.token),
         ...(txn?.cardBrand && txn.cardLast4 ? { payment: { brand: txn.cardBrand, last4: txn.cardLast4 } } : {}),
         ...(invoice ? { invoiceUrl: invoiceUrl(ctx, invoice.token) } : {}),
       },
+      pdf,
     };
   }
   return undefined;
