@@ -65,6 +65,7 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   // They choose their engines themselves.
   'test/e2e/postgres-engine.test.ts': 'PostgreSQL only, picks its own databases',
   'test/e2e/postgres-multi-instance.test.ts': 'PostgreSQL only, picks its own databases',
+  'test/e2e/postgres-statements.test.ts': "PostgreSQL only, counts statements in its own database's server log",
   'test/e2e/db-copy-postgres.test.ts': 'copies SQLite <-> PostgreSQL, both engines in one test',
   // No database behaviour: documents, files and the command line surface.
   'test/e2e/api-contract.test.ts': 'answers checked against the OpenAPI document: shapes, not storage',

@@ -7,7 +7,7 @@
  * (network, bug) after which the caller retries with the same key.
  */
 import type { Clock } from '../domain/clock.js';
-import type { Store } from '../store/store.js';
+import type { SandboxChargeRow, Store } from '../store/store.js';
 
 /** What a channel implementation is built from: the sandbox keeps its ledger in the store. */
 export interface ChannelDeps {
@@ -132,6 +132,13 @@ export interface Channel {
    * that decline instead of charging, and answers it: nothing moved. Absent where charges cannot be found by key.
    */
   chargeByKey?(req: UnrecordedCharge): Promise<ChargeResult>;
+  /**
+   * The sandbox only: its answer to a customer-present charge and the ledger entry that makes it,
+   * with nothing written, so the caller writes the entry in the same write as the outcome
+   * (Store.recordSandboxOutcome). The entry's key already taken means this answer does not hold:
+   * the caller then asks `charge`, which answers from the ledger. Absent on real processors.
+   */
+  prepareCharge?(req: ChargeRequest): { result: ChargeResult; entry: SandboxChargeRow };
   /** Where a refund the processor answered `pending` stands now; absent on the sandbox (it never answers pending). */
   retrieveRefund?(ref: string): Promise<RefundResult>;
   /**

@@ -67,29 +67,33 @@ function toChargeResult(row: SandboxChargeRow): ChargeResult {
 
 export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
   const ledger = new SandboxLedger(store);
+  const prepareCharge = (req: ChargeRequest): { result: ChargeResult; entry: SandboxChargeRow } => {
+    const card = req.card;
+    if (!card) throw new Error('sandbox: a charge needs the card number');
+    const decision = sandboxDecision({ ...req, card });
+    const now = clock.now();
+    const entry: SandboxChargeRow = {
+      id: newId('ch', now),
+      idempotencyKey: req.idempotencyKey,
+      kind: 'charge',
+      parentId: null,
+      amount: req.amount,
+      currency: req.currency,
+      cardBin: card.number.slice(0, 6),
+      cardLast4: card.number.slice(-4),
+      customerPresent: req.customerPresent,
+      outcome: decision.outcome,
+      declineCode: decision.outcome === 'declined' ? decision.reason : null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    return { result: toChargeResult(entry), entry };
+  };
   return {
     name: 'sandbox',
+    prepareCharge,
     async charge(req) {
-      const card = req.card;
-      if (!card) throw new Error('sandbox: a charge needs the card number');
-      const decision = sandboxDecision({ ...req, card });
-      const now = clock.now();
-      const charge: SandboxChargeRow = {
-        id: newId('ch', now),
-        idempotencyKey: req.idempotencyKey,
-        kind: 'charge',
-        parentId: null,
-        amount: req.amount,
-        currency: req.currency,
-        cardBin: card.number.slice(0, 6),
-        cardLast4: card.number.slice(-4),
-        customerPresent: req.customerPresent,
-        outcome: decision.outcome,
-        declineCode: decision.outcome === 'declined' ? decision.reason : null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      const row = await ledger.record(charge);
+      const row = await ledger.record(prepareCharge(req).entry);
       if (!row) throw new Error(`sandbox: charge ${req.idempotencyKey} not recorded`);
       return toChargeResult(row);
     },

@@ -98,6 +98,8 @@ async function chargeRecipient(
   return (await tx.getSubscriptionById(subscriptionId))?.email ?? undefined;
 }
 
+type ReceiptFacts = { merchantId: string; transactionId: string; subscriptionId: string | null };
+
 /**
  * The receipt of a successful charge, in the unit of work that issues its invoice (so never for
  * a charge that did not succeed). The invoice is read and its PDF rendered at delivery.
@@ -105,21 +107,34 @@ async function chargeRecipient(
 export async function queueReceipt(
   ctx: Ctx,
   tx: Tx,
-  c: { merchantId: string; transactionId: string; subscriptionId: string | null; billingAddress: string | null },
+  c: ReceiptFacts & { billingAddress: string | null },
   invoiceNumber: string,
   now: number,
 ): Promise<string | undefined> {
   if (ctx.config.smtpUrl === undefined) return undefined;
-  return queue(ctx, tx, {
+  const e = receiptEmail(ctx, c, await chargeRecipient(tx, c.billingAddress, c.subscriptionId), invoiceNumber, now);
+  return e ? tx.enqueueEmail(e) : undefined;
+}
+
+/** The receipt's row, or undefined when there is nothing to send it with or to (see queue). */
+export function receiptEmail(
+  ctx: Ctx,
+  c: ReceiptFacts,
+  recipient: string | undefined,
+  invoiceNumber: string,
+  now: number,
+): NewCustomerEmail | undefined {
+  if (ctx.config.smtpUrl === undefined || !recipient) return undefined;
+  return {
     merchantId: c.merchantId,
     kind: 'receipt',
-    recipient: (await chargeRecipient(tx, c.billingAddress, c.subscriptionId)) ?? null,
+    recipient,
     subscriptionId: c.subscriptionId,
     transactionId: c.transactionId,
     dedupeKey: `receipt:${c.merchantId}:${invoiceNumber}`,
     details: { invoiceNumber },
     now,
-  });
+  };
 }
 
 /** The credit note of a settled refund, in the unit of work that issues it. */

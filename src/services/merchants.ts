@@ -8,6 +8,7 @@ import { newId, randomToken } from '../domain/ids.js';
 import { DEFAULT_PORTAL_ACTIONS, parsePortalActions } from '../domain/portal-actions.js';
 import { formatTime } from '../domain/time.js';
 import { assertNotifyUrlAllowed } from '../notify/guard.js';
+import { cachedMerchant, cachedMerchantByApiKey, forgetMerchants } from './merchant-cache.js';
 import type { MerchantRow } from '../store/store.js';
 import {
   applySequenceMoves,
@@ -174,6 +175,7 @@ export async function updateMerchant(ctx: Ctx, id: string, input: unknown): Prom
     await applySequenceMoves(tx, row.id, identity.moves);
     await tx.updateMerchant(row.id, patch);
   });
+  forgetMerchants(ctx);
   return showMerchant(ctx, row.id);
 }
 
@@ -236,6 +238,7 @@ export async function rotateSecret(
     });
     return current;
   });
+  forgetMerchants(ctx);
   return { merchantId: row.id, secret, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
 }
 
@@ -259,6 +262,7 @@ export async function rotateApiKey(
     });
     return current;
   });
+  forgetMerchants(ctx);
   return { merchantId: row.id, apiKey, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
 }
 
@@ -278,8 +282,7 @@ export function merchantSecrets(ctx: Ctx, row: MerchantRow): string[] {
 export async function authenticateMerchant(ctx: Ctx, merchantId: unknown, apiKey?: string): Promise<MerchantRow> {
   const refuse = () => new PaygateError(RESULT_CODES.UNKNOWN_MERCHANT, 'unknown or disabled merchant');
   if (typeof merchantId !== 'string' || merchantId === '') throw refuse();
-  const row =
-    apiKey !== undefined ? await ctx.store.getMerchantByApiKey(apiKey) : await ctx.store.getMerchant(merchantId);
+  const row = apiKey !== undefined ? await cachedMerchantByApiKey(ctx, apiKey) : await cachedMerchant(ctx, merchantId);
   if (!row || row.id !== merchantId || row.status !== 'ACTIVE') throw refuse();
   // Found by its previous apiKey: valid only during the 24 hours after the rotation.
   if (

@@ -98,6 +98,20 @@ export interface Store extends Reads {
    * them in memory (SQLite).
    */
   countRateHit?(key: string, limit: number, now: number): Promise<RateHitResult>;
+  /**
+   * A PAY's acceptance as one write: its idempotency key and its ACCEPTED row together, durable
+   * when this resolves. 'seen': the key was taken (a repeat, or a concurrent duplicate that waited
+   * for the first to commit) and nothing was written — the caller answers it in a unit of work of
+   * its own; 'relation': the merchant's relationId is taken and nothing was written. PostgreSQL:
+   * one statement (postgres/pay.ts); SQLite: one unit of work (sql/pay.ts).
+   */
+  acceptTransaction(a: Acceptance): Promise<Accepted>;
+  /**
+   * A sandbox charge, its outcome and its PAYMENT callback as one write: the ledger entry unless
+   * its key is taken, then (only if it was written) the transaction moved from `from`, then
+   * (only if it moved) the event. See `ChargeOutcome`.
+   */
+  recordSandboxOutcome(o: ChargeOutcome): Promise<OutcomeRecorded>;
   /** Forget budgets with no hit left in the window. */
   sweepRateHits?(now: number): Promise<void>;
   /**
@@ -110,6 +124,49 @@ export interface Store extends Reads {
 }
 
 export type RateHitResult = { ok: true } | { ok: false; retryAfter: number };
+
+export interface Acceptance {
+  row: TransactionRow;
+  key: NewIdempotency;
+}
+
+export type Accepted = 'accepted' | 'seen' | 'relation';
+
+/**
+ * What a customer-present sandbox charge writes, decided before anything is written (the sandbox
+ * decides from the card alone): each part is written only if the one before it was.
+ */
+export interface ChargeOutcome {
+  /** The sandbox ledger's entry; a taken key (a re-drive) writes nothing at all. */
+  entry: SandboxChargeRow;
+  transactionId: string;
+  /** The status the transaction must still be in (a conditional update, as updateTransactionIf). */
+  from: number;
+  patch: Partial<Omit<TransactionRow, 'id'>>;
+  /** The callback the outcome sends, if it sends one. */
+  event?: NewEvent;
+  /** An approved charge's invoice (and its receipt), numbered in the same write, only if the transaction moved. */
+  invoice?: OutcomeInvoice;
+}
+
+/**
+ * An invoice issued with the outcome. Its number is taken from the merchant's sequence by the
+ * write itself, so what must show it is given with `marker`, a random string standing for the
+ * number: the event's body value equal to it, the receipt's dedupeKey and its details' value
+ * equal to it are written with the number instead (never user input: random per charge).
+ */
+export interface OutcomeInvoice {
+  row: NewInvoice;
+  marker: string;
+  /** The receipt email, when there is someone to send it to (the merchant's switches are checked by the write). */
+  receipt?: NewCustomerEmail;
+}
+
+/** `entered`: the ledger entry was written; `row`: the transaction after the update, when it moved. */
+export interface OutcomeRecorded {
+  entered: boolean;
+  row?: TransactionRow;
+}
 
 /** Reads, on both sides of the boundary: on `Store` the committed state, on `Tx` the unit of work's view. */
 export interface Reads {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { BIN, paygate } from '../helpers/cli.js';
 import { tempDir, TEST_VAULT_KEY } from '../helpers/env.js';
 import { createPgDatabase, pgAvailable, type PgTestDatabase } from '../helpers/postgres.js';
 import { seedDueSubscriptions } from '../helpers/seed-renewals.js';
@@ -135,6 +135,36 @@ describe.skipIf(!pgAvailable())('two serve instances on one PostgreSQL database'
     );
     expect(await count(db.url, `SELECT refunded_amount AS n FROM transactions WHERE id = '${id}'`)).toBe(900);
     expect(await count(db.url, `SELECT refund_reserved AS n FROM transactions WHERE id = '${id}'`)).toBe(0);
+  });
+
+  // Each instance keeps the merchant's row in memory for at most half a second (MERCHANT_FRESH_MS).
+  const afterFreshness = () => new Promise((r) => setTimeout(r, 1000));
+  const payOn = (s: Served, m: TestMerchant, id: string) =>
+    client(s.url, m).post(`/payment/${m.apiKey}/transaction`, {
+      requestId: id,
+      relationId: `order-${id}`,
+      paymentType: 'PAY',
+      payAmount: '1.00',
+      currency: 'USD',
+      cardInfo: card(),
+    });
+
+  it('a merchant disabled on another process is refused (1003) by every instance within one second', async () => {
+    const m: TestMerchant = createMerchant(db.url, 2, 'Stopping Shop');
+    // Both instances hold the merchant in memory now.
+    for (const [i, s] of [a, b].entries()) expect((await payOn(s, m, `before-${i}`)).body.rtn_code).toBe('0000');
+    expect(paygate(['--db', db.url, 'merchant', 'update', m.merchantId, '--disable']).status).toBe(0);
+    await afterFreshness();
+    for (const [i, s] of [a, b].entries()) expect((await payOn(s, m, `after-${i}`)).body.rtn_code).toBe('1003');
+  });
+
+  it('a secret rotated on another process signs requests on every instance within one second', async () => {
+    const m: TestMerchant = createMerchant(db.url, 2, 'Rotating Shop');
+    for (const [i, s] of [a, b].entries()) expect((await payOn(s, m, `old-${i}`)).body.rtn_code).toBe('0000');
+    const rotated = paygate(['--db', db.url, 'merchant', 'rotate-secret', m.merchantId]).json();
+    await afterFreshness();
+    const renewed = { ...m, secret: rotated.secret as string };
+    for (const [i, s] of [a, b].entries()) expect((await payOn(s, renewed, `new-${i}`)).body.rtn_code).toBe('0000');
   });
 
   it("a merchant's 61st transaction request within a minute is refused (429, 1004) whichever instance gets it", async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { issueInvoice, factsOf } from '../../src/services/documents/issue.js';
 import { invoiceDetail, listInvoices, pageInvoiceViews } from '../../src/services/documents/queries.js';
 import { requireMerchant, updateMerchant } from '../../src/services/merchants.js';
+import { completeThreeDs } from '../../src/services/pages.js';
 import { refundTransaction } from '../../src/services/refund.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { cardYear } from '../helpers/cards.js';
@@ -86,6 +87,18 @@ describe('issuing invoices', () => {
     expect(await callbackBody(declined.transactionOrderId)).not.toHaveProperty('invoiceNumber');
     await pay();
     expect(await numbers(m.id)).toEqual(['INV-000001']);
+  });
+
+  it('issues a PAY that waits on 3-D Secure no invoice until the challenge passes, then its own', async () => {
+    const { ctx, m, pay } = await shop();
+    const waiting = await pay({ cardInfo: card('4000000000003220') });
+    expect(waiting.status).toBe('100040');
+    expect(await numbers(m.id)).toEqual([]);
+    await pay();
+    const token = waiting.url?.split('/').pop() ?? '';
+    expect((await completeThreeDs(ctx, token, true)).result).toBe('succeeded');
+    expect(await numbers(m.id)).toEqual(['INV-000001', 'INV-000002']);
+    expect(await callbackBody(waiting.transactionOrderId)).toMatchObject({ invoiceNumber: 'INV-000002' });
   });
 
   it('gives the number of a unit of work that rolled back to the next invoice', async () => {

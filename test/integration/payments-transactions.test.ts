@@ -193,8 +193,8 @@ describe('requestId idempotency and relationId', () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
     let calls = 0;
+    // A processor that takes its time (no prepareCharge: the charge and its outcome are two writes).
     ctx.channel = {
-      ...real,
       name: real.name,
       charge: async (r) => {
         calls++;

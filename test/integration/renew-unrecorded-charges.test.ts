@@ -25,8 +25,11 @@ function dyingChannel(real: Channel, charged: boolean): { channel: Channel; reac
   const promise = new Promise<void>((resolve) => {
     reached = resolve;
   });
+  // Without prepareCharge: a processor's charge and its outcome are two writes, with the window
+  // between them this file is about (the sandbox's own PAY writes both at once).
+  const { prepareCharge: _, ...twoWrites } = real;
   const channel: Channel = {
-    ...real,
+    ...twoWrites,
     charge: async (req) => {
       if (charged) await real.charge(req);
       reached();

@@ -9,9 +9,18 @@ import {
   type Reduction,
 } from '../../domain/documents.js';
 import { newId, randomToken } from '../../domain/ids.js';
-import type { BillingRecordRow, InvoiceRow, RefundRow, TransactionRow, Tx } from '../../store/store.js';
+import { emailOfAddress } from '../../domain/email-address.js';
+import type {
+  BillingRecordRow,
+  InvoiceRow,
+  NewInvoice,
+  OutcomeInvoice,
+  RefundRow,
+  TransactionRow,
+  Tx,
+} from '../../store/store.js';
 import { itemsOf } from '../transactions/input.js';
-import { queueReceipt } from '../customer-email.js';
+import { queueReceipt, receiptEmail } from '../customer-email.js';
 import { invoiceUrl } from './urls.js';
 
 /**
@@ -83,18 +92,30 @@ export function discountOf(record: Pick<BillingRecordRow, 'couponCode' | 'discou
 
 /**
  * Plans never change their name once created, so a process keeps the names it has read: a renewal
- * run's invoices cost no read per record. Bounded, because a process may see many plans.
+ * run's invoices cost no read per record. The read itself is shared while it runs, so a batch's
+ * records issued together wait for one read instead of each making its own; a shared read that
+ * failed (its own unit of work's trouble) leaves each waiter to read in its own. Bounded, because
+ * a process may see many plans.
  */
-const planNames = new Map<string, string>();
+const planNames = new Map<string, Promise<string | undefined>>();
 const PLAN_NAMES_KEPT = 2000;
 
 async function planName(tx: Tx, planId: string): Promise<string> {
-  const known = planNames.get(planId);
-  if (known !== undefined) return known;
-  const name = (await tx.getPlanInfo(planId))?.name ?? 'Subscription';
-  if (planNames.size >= PLAN_NAMES_KEPT) planNames.clear();
-  planNames.set(planId, name);
-  return name;
+  const shared = planNames.get(planId);
+  const name = shared ? await shared : undefined;
+  if (name !== undefined) return name;
+  const read = tx.getPlanInfo(planId).then((info) => info?.name ?? 'Subscription');
+  if (!shared) {
+    if (planNames.size >= PLAN_NAMES_KEPT) planNames.clear();
+    planNames.set(
+      planId,
+      read.catch(() => {
+        planNames.delete(planId);
+        return undefined;
+      }),
+    );
+  }
+  return read;
 }
 
 function parseObject(json: string | null): Record<string, unknown> | undefined {
@@ -115,22 +136,53 @@ function customerJson(f: ChargeFacts): string | null {
   return JSON.stringify(c);
 }
 
-async function linesOf(tx: Tx, f: ChargeFacts, plan: PlanCharge | undefined): Promise<InvoiceLine[]> {
-  let source: LineSource;
+/** The lines of a charge with no plan to name: its items, else its amount. */
+function plainLines(f: ChargeFacts): InvoiceLine[] {
   const items = itemsOf(f.items);
-  if (items && items.length > 0) source = { kind: 'items', items };
-  else if (plan) {
-    const price = f.amount + plan.reductions.reduce((sum, r) => sum + Math.max(0, r.amount), 0);
-    source = {
-      kind: 'plan',
-      planName: await planName(tx, plan.planId),
-      from: plan.from,
-      to: plan.to,
-      price,
-      reductions: plan.reductions,
-    };
-  } else source = { kind: 'amount', description: f.relationId ? `Order ${f.relationId}` : 'Payment' };
+  const source: LineSource =
+    items && items.length > 0
+      ? { kind: 'items', items }
+      : { kind: 'amount', description: f.relationId ? `Order ${f.relationId}` : 'Payment' };
   return invoiceLines(source, f.amount, f.currency);
+}
+
+async function linesOf(tx: Tx, f: ChargeFacts, plan: PlanCharge | undefined): Promise<InvoiceLine[]> {
+  const items = itemsOf(f.items);
+  if (!plan || (items && items.length > 0)) return plainLines(f);
+  const price = f.amount + plan.reductions.reduce((sum, r) => sum + Math.max(0, r.amount), 0);
+  const source: LineSource = {
+    kind: 'plan',
+    planName: await planName(tx, plan.planId),
+    from: plan.from,
+    to: plan.to,
+    price,
+    reductions: plan.reductions,
+  };
+  return invoiceLines(source, f.amount, f.currency);
+}
+
+/** The invoice of a charge with these lines, all but its number (and the seller, copied when it is taken). */
+function invoiceRow(f: ChargeFacts, lines: InvoiceLine[], now: number): NewInvoice {
+  const payment = f.cardBrand && f.cardLast4 ? { brand: f.cardBrand, last4: f.cardLast4 } : undefined;
+  const body: InvoiceBody = {
+    lines,
+    ...(payment ? { payment } : {}),
+    relationId: f.relationId ?? '',
+    ...(f.subscriptionCode ? { subscriptionCode: f.subscriptionCode } : {}),
+  };
+  return {
+    id: newId('inv', now),
+    merchantId: f.merchantId,
+    token: randomToken(24),
+    transactionId: f.transactionId,
+    subscriptionId: f.subscriptionId,
+    userId: f.userId,
+    currency: f.currency,
+    total: f.amount,
+    issuedAt: now,
+    customer: customerJson(f),
+    document: JSON.stringify(body),
+  };
 }
 
 /**
@@ -146,30 +198,31 @@ export async function issueInvoice(
   now: number,
 ): Promise<IssuedInvoice | undefined> {
   if (f.amount <= 0) return undefined;
-  const payment = f.cardBrand && f.cardLast4 ? { brand: f.cardBrand, last4: f.cardLast4 } : undefined;
-  const body: InvoiceBody = {
-    lines: await linesOf(tx, f, plan),
-    ...(payment ? { payment } : {}),
-    relationId: f.relationId ?? '',
-    ...(f.subscriptionCode ? { subscriptionCode: f.subscriptionCode } : {}),
-  };
-  const token = randomToken(24);
-  const number = await tx.issueInvoice({
-    id: newId('inv', now),
-    merchantId: f.merchantId,
-    token,
-    transactionId: f.transactionId,
-    subscriptionId: f.subscriptionId,
-    userId: f.userId,
-    currency: f.currency,
-    total: f.amount,
-    issuedAt: now,
-    customer: customerJson(f),
-    document: JSON.stringify(body),
-  });
+  const row = invoiceRow(f, await linesOf(tx, f, plan), now);
+  const number = await tx.issueInvoice(row);
   if (number === undefined) throw new Error(`merchant ${f.merchantId} of transaction ${f.transactionId} is missing`);
   await queueReceipt(ctx, tx, f, number, now);
-  return { invoiceNumber: number, invoiceUrl: invoiceUrl(ctx, token) };
+  return { invoiceNumber: number, invoiceUrl: invoiceUrl(ctx, row.token) };
+}
+
+/**
+ * The same invoice and receipt for a charge with no plan (a sandbox PAY), prepared before its
+ * write: the write that records the charge takes the number, standing in for it until then is
+ * `marker` (OutcomeInvoice); `fields` are the callback's, with the marker as the number.
+ */
+export function prepareInvoice(
+  ctx: Ctx,
+  f: ChargeFacts,
+  now: number,
+): { invoice: OutcomeInvoice; fields: IssuedInvoice } | undefined {
+  if (f.amount <= 0) return undefined;
+  const row = invoiceRow(f, plainLines(f), now);
+  const marker = `number-${randomToken(18)}`;
+  const receipt = receiptEmail(ctx, f, emailOfAddress(f.billingAddress), marker, now);
+  return {
+    invoice: { row, marker, ...(receipt ? { receipt } : {}) },
+    fields: { invoiceNumber: marker, invoiceUrl: invoiceUrl(ctx, row.token) },
+  };
 }
 
 /** The credit note of a settled refund: its number, in the refund's unit of work. */

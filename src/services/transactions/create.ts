@@ -1,5 +1,5 @@
 import type { Ctx } from '../../ctx.js';
-import type { ChargeResult } from '../../channel/channel.js';
+import type { ChargeRequest, ChargeResult } from '../../channel/channel.js';
 import { PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId, randomToken } from '../../domain/ids.js';
 import { assertNotifyUrlAllowed } from '../../notify/guard.js';
@@ -11,6 +11,7 @@ import { emailOfAddress } from '../../domain/email-address.js';
 import { createFirstCharge } from '../subscribe.js';
 import { parseTransactionInput, type PaymentType, type TransactionInput } from './input.js';
 import { applyChargeResult, finishUnpaid, PAGE_TTL_MS } from './outcome.js';
+import { acceptPay, chargeOnSandbox } from './pay-writes.js';
 import { STATUS, transactionView, type TransactionView } from './view.js';
 
 /**
@@ -41,6 +42,8 @@ interface Step {
  *  4. a second write transaction records the outcome and the PAYMENT callback.
  * A channel that throws leaves the row ACCEPTED; repeating the request re-drives the charge with
  * the same key, so the customer is never charged twice.
+ * A PAY takes the same steps in fewer writes (pay-writes.ts): step 2 as one write when its
+ * requestId is new, and on the sandbox steps 3 and 4 as one; anything else goes the long way.
  */
 export async function createTransaction(
   ctx: Ctx,
@@ -63,62 +66,88 @@ export async function createTransaction(
   const fingerprint = requestFingerprint(ctx.vault, input as Record<string, unknown>);
   const plan =
     data.paymentType === 'SUBSCRIPTION' && data.planId ? await requirePlan(ctx, merchant.id, data.planId) : undefined;
-  const step = await ctx.store.transaction(async (tx): Promise<Step> => {
-    // The key is also unique in the store: a concurrent duplicate that slips past this read fails
-    // its insert, and the unit of work is redone (PostgreSQL) or was serialised (SQLite), then finds it.
-    const seen = await tx.getIdempotency(merchant.id, 'transaction', data.requestId);
-    if (seen) {
-      if (!fingerprint.matches(seen.requestHash)) {
-        throw new PaygateError(
-          RESULT_CODES.REQUEST_CONFLICT,
-          'requestId already used with a different request',
-          'requestId',
-        );
-      }
-      const row = await tx.lockTransaction(seen.resourceId);
-      if (!row) throw new Error(`idempotency key points at a missing transaction ${seen.resourceId}`);
-      const charge =
-        row.status === STATUS.ACCEPTED &&
-        data.card !== undefined &&
-        (await tx.claimCharge(row.id, now, CHARGE_LEASE_MS));
-      return { row, charge };
-    }
-    if (await tx.getTransactionByRelation(merchant.id, data.relationId)) {
-      throw new PaygateError(RESULT_CODES.DUPLICATE_RELATION, 'relationId already used by this merchant', 'relationId');
-    }
-    const id = newId('txn', now);
-    let amount = data.amount;
-    let currency = data.currency;
-    let sub: { subscriptionId: string; recordId: string } | undefined;
-    if (plan && data.card && data.userId) {
-      const first = await createFirstCharge(ctx, tx, {
-        merchantId: merchant.id,
-        plan,
-        userId: data.userId,
-        card: data.card,
-        notifyUrl: data.notifyUrl ?? null,
-        txnId: id,
-        now,
-        cardChannel: merchant.channel,
-        couponCode: data.couponCode,
-        email: emailOfAddress(data.billingAddress),
-      });
-      amount = first.amount;
-      currency = plan.currency;
-      sub = first;
-    }
-    const row = newRow(merchant, data, { id, amount, currency, now, clientIp: data.clientIp ?? opts.clientIp, sub });
-    await tx.insertTransaction(row);
-    await tx.insertIdempotency({
-      merchantId: merchant.id,
-      scope: 'transaction',
-      requestId: data.requestId,
-      requestHash: fingerprint.stored,
-      resourceId: id,
-      now,
-    });
-    return { row, charge: data.paymentType !== 'CHECKOUT' };
+  const pay =
+    data.paymentType === 'PAY'
+      ? newRow(merchant, data, {
+          id: newId('txn', now),
+          amount: data.amount,
+          currency: data.currency,
+          now,
+          clientIp: data.clientIp ?? opts.clientIp,
+          sub: undefined,
+        })
+      : undefined;
+  const key = (resourceId: string) => ({
+    merchantId: merchant.id,
+    scope: 'transaction' as const,
+    requestId: data.requestId,
+    requestHash: fingerprint.stored,
+    resourceId,
+    now,
   });
+  const accepted = pay !== undefined && (await acceptPay(ctx, pay, key(pay.id)));
+  const step = accepted
+    ? { row: pay, charge: true }
+    : await ctx.store.transaction(async (tx): Promise<Step> => {
+        // The key is also unique in the store: a concurrent duplicate that slips past this read fails
+        // its insert, and the unit of work is redone (PostgreSQL) or was serialised (SQLite), then finds it.
+        const seen = await tx.getIdempotency(merchant.id, 'transaction', data.requestId);
+        if (seen) {
+          if (!fingerprint.matches(seen.requestHash)) {
+            throw new PaygateError(
+              RESULT_CODES.REQUEST_CONFLICT,
+              'requestId already used with a different request',
+              'requestId',
+            );
+          }
+          const row = await tx.lockTransaction(seen.resourceId);
+          if (!row) throw new Error(`idempotency key points at a missing transaction ${seen.resourceId}`);
+          const charge =
+            row.status === STATUS.ACCEPTED &&
+            data.card !== undefined &&
+            (await tx.claimCharge(row.id, now, CHARGE_LEASE_MS));
+          return { row, charge };
+        }
+        if (await tx.getTransactionByRelation(merchant.id, data.relationId)) {
+          throw new PaygateError(
+            RESULT_CODES.DUPLICATE_RELATION,
+            'relationId already used by this merchant',
+            'relationId',
+          );
+        }
+        const id = newId('txn', now);
+        let amount = data.amount;
+        let currency = data.currency;
+        let sub: { subscriptionId: string; recordId: string } | undefined;
+        if (plan && data.card && data.userId) {
+          const first = await createFirstCharge(ctx, tx, {
+            merchantId: merchant.id,
+            plan,
+            userId: data.userId,
+            card: data.card,
+            notifyUrl: data.notifyUrl ?? null,
+            txnId: id,
+            now,
+            cardChannel: merchant.channel,
+            couponCode: data.couponCode,
+            email: emailOfAddress(data.billingAddress),
+          });
+          amount = first.amount;
+          currency = plan.currency;
+          sub = first;
+        }
+        const row = newRow(merchant, data, {
+          id,
+          amount,
+          currency,
+          now,
+          clientIp: data.clientIp ?? opts.clientIp,
+          sub,
+        });
+        await tx.insertTransaction(row);
+        await tx.insertIdempotency(key(id));
+        return { row, charge: data.paymentType !== 'CHECKOUT' };
+      });
 
   if (!step.charge || !data.card) return transactionView(ctx, step.row);
   return transactionView(ctx, await chargeAccepted(ctx, merchant, step.row, data.card));
@@ -186,18 +215,21 @@ async function chargeAccepted(
   row: TransactionRow,
   card: ValidCard,
 ): Promise<TransactionRow> {
+  const req: ChargeRequest = {
+    idempotencyKey: row.id,
+    amount: row.amount,
+    currency: row.currency,
+    card: channelCard(card, true),
+    customerPresent: true,
+    transactionId: row.id,
+    keepCard: row.paymentType === 'SUBSCRIPTION',
+  };
+  const recorded = await chargeOnSandbox(ctx, row, req);
+  if (recorded) return recorded;
   let result: ChargeResult;
   try {
     const channel = merchant.channel === 'stripe' ? ctx.channels.forMerchant(merchant) : ctx.channel;
-    result = await channel.charge({
-      idempotencyKey: row.id,
-      amount: row.amount,
-      currency: row.currency,
-      card: channelCard(card, true),
-      customerPresent: true,
-      transactionId: row.id,
-      keepCard: row.paymentType === 'SUBSCRIPTION',
-    });
+    result = await channel.charge(req);
   } catch (e) {
     await ctx.store.transaction((tx) => tx.releaseCharge(row.id, ctx.clock.now(), CHARGE_LEASE_MS));
     throw e;

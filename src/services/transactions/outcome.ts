@@ -2,7 +2,7 @@ import type { Ctx } from '../../ctx.js';
 import type { ChargeResult } from '../../channel/channel.js';
 import { randomToken } from '../../domain/ids.js';
 import { type DocumentFields, paymentCallbackBody } from '../../notify/payloads.js';
-import type { RefundRow, TransactionRow, Tx } from '../../store/store.js';
+import type { NewEvent, RefundRow, TransactionRow, Tx } from '../../store/store.js';
 import { cardCheckFailed, cardCheckSucceeded } from '../card-update/outcome.js';
 import { queueCreditNoteEmail } from '../customer-email.js';
 import { discountOf, factsOf, issueCreditNote, issueInvoice } from '../documents/issue.js';
@@ -27,7 +27,18 @@ async function paymentEvent(
 ): Promise<void> {
   const code = knownCode ?? (txn.subscriptionId ? await tx.subscriptionCodeOf(txn.subscriptionId) : undefined);
   const sub = txn.subscriptionId && code ? { id: txn.subscriptionId, code } : undefined;
-  await tx.enqueueEvent({
+  await tx.enqueueEvent(paymentEventOf(ctx, txn, now, sub, documents));
+}
+
+/** The PAYMENT callback reporting `txn` as it now stands. */
+export function paymentEventOf(
+  ctx: Ctx,
+  txn: TransactionRow,
+  now: number,
+  sub?: { id: string; code: string },
+  documents: DocumentFields = {},
+): NewEvent {
+  return {
     merchantId: txn.merchantId,
     kind: 'PAYMENT',
     eventType: 'PAYMENT',
@@ -36,8 +47,42 @@ async function paymentEvent(
     notifyUrl: txn.notifyUrl,
     body: paymentCallbackBody(txn, ctx.zone, sub, documents),
     now,
-  });
+  };
 }
+
+/** What an approved charge changes on its transaction. */
+export function succeededPatch(ref: string, now: number): TransactionPatch {
+  return { status: STATUS.SUCCEEDED, channelRef: ref, failReason: null, txnTime: now, updatedAt: now };
+}
+
+/** What a charge that ended unpaid (declined, expired, cancelled) changes on its transaction. */
+export function unpaidPatch(
+  status: number,
+  reason: string | null,
+  now: number,
+  extra: { channelRef?: string | null; checkoutDeclines?: number } = {},
+): TransactionPatch {
+  return {
+    status,
+    failReason: reason,
+    txnTime: now,
+    updatedAt: now,
+    ...(extra.channelRef ? { channelRef: extra.channelRef } : {}),
+    ...(extra.checkoutDeclines !== undefined ? { checkoutDeclines: extra.checkoutDeclines } : {}),
+  };
+}
+
+/** What a charge that asks for 3DS changes: the transaction waits on the page, with a fresh 30-minute token. */
+export function threeDsPatch(txn: TransactionRow, ref: string, now: number, keepToken = false): TransactionPatch {
+  return {
+    status: STATUS.REQUIRES_3DS,
+    channelRef: ref,
+    ...(keepToken && txn.pageToken ? {} : { pageToken: randomToken(24), pageExpiresAt: now + PAGE_TTL_MS }),
+    updatedAt: now,
+  };
+}
+
+type TransactionPatch = Partial<Omit<TransactionRow, 'id'>>;
 
 /** A settled refund's credit note and its PAYMENT callback (the transaction's state after it), in its unit of work. */
 export async function refundEvent(ctx: Ctx, tx: Tx, txnId: string, refund: RefundRow, now: number): Promise<void> {
@@ -56,13 +101,7 @@ export async function finishSucceeded(
   ref: string,
   now: number,
 ): Promise<boolean> {
-  const ok = await tx.updateTransactionIf(txn.id, from, {
-    status: STATUS.SUCCEEDED,
-    channelRef: ref,
-    failReason: null,
-    txnTime: now,
-    updatedAt: now,
-  });
+  const ok = await tx.updateTransactionIf(txn.id, from, succeededPatch(ref, now));
   if (!ok) return false;
   const row = (await tx.getTransaction(txn.id)) ?? txn;
   // A card check (a subscription's replacement card) moved no money: no PAYMENT callback.
@@ -92,14 +131,7 @@ export async function finishUnpaid(
   now: number,
   extra: { channelRef?: string | null; notifySubscription?: boolean; checkoutDeclines?: number } = {},
 ): Promise<boolean> {
-  const ok = await tx.updateTransactionIf(txn.id, from, {
-    status,
-    failReason: reason,
-    txnTime: now,
-    updatedAt: now,
-    ...(extra.channelRef ? { channelRef: extra.channelRef } : {}),
-    ...(extra.checkoutDeclines !== undefined ? { checkoutDeclines: extra.checkoutDeclines } : {}),
-  });
+  const ok = await tx.updateTransactionIf(txn.id, from, unpaidPatch(status, reason, now, extra));
   if (!ok) return false;
   const row = (await tx.getTransaction(txn.id)) ?? txn;
   if (row.paymentType === 'CARD_CHECK') return cardCheckFailed(ctx, tx, row).then(() => true);
@@ -118,12 +150,7 @@ export function awaitThreeDs(
   now: number,
   keepToken = false,
 ): Promise<boolean> {
-  return tx.updateTransactionIf(txn.id, from, {
-    status: STATUS.REQUIRES_3DS,
-    channelRef: ref,
-    ...(keepToken && txn.pageToken ? {} : { pageToken: randomToken(24), pageExpiresAt: now + PAGE_TTL_MS }),
-    updatedAt: now,
-  });
+  return tx.updateTransactionIf(txn.id, from, threeDsPatch(txn, ref, now, keepToken));
 }
 
 /** Apply a customer-present charge result to a transaction that was in `from` while charging. */

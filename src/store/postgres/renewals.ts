@@ -132,23 +132,6 @@ export async function finishRenewalTransaction(
   );
 }
 
-export async function settleRecord(
-  db: Conn,
-  id: string,
-  status: 'SUCCESS' | 'FAILED',
-  failReason: string | null,
-  now: number,
-): Promise<boolean> {
-  return (
-    (await run(
-      db,
-      `UPDATE billing_records SET status = @status, fail_reason = @failReason, actual_time = @now, lease_owner = NULL, lease_until = NULL
-       WHERE id = @id AND status = 'PENDING'`,
-      { id, status, failReason, now },
-    )) === 1
-  );
-}
-
 export async function addChargeToSubscription(
   db: Conn,
   id: string,

@@ -3,10 +3,14 @@ import { insertSandboxCharge } from '../sql/sandbox.js';
 import { type EngineReads, SqlReads } from '../sql/reads.js';
 import { type EngineTx, SqlTx } from '../sql/tx.js';
 import type {
+  Acceptance,
+  Accepted,
+  ChargeOutcome,
   CopyProgress,
   CopySummary,
   IdempotencyRow,
   IdempotencyScope,
+  OutcomeRecorded,
   RateHitResult,
   RekeyOptions,
   RevenueMonthFigures,
@@ -22,6 +26,7 @@ import { isConnectionLost } from './errors.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import { type Conn, pgDb, run } from './query.js';
 import { takeWindowSlot } from './call-window.js';
+import { acceptTransaction, recordSandboxOutcome } from './pay.js';
 import { hitRateLimit, sweepRateLimits } from './rate-limit.js';
 import * as renewals from './renewals.js';
 import { revenueFigures } from './report.js';
@@ -60,7 +65,6 @@ function engineTx(conn: TxConn): EngineTx {
     lockDueRecords: (now, limit, cursor) => renewals.dueRecords(conn, now, limit, cursor, { lock: true }),
     claimDueRecords: (ids, c) => renewals.claimDueRecords(conn, ids, c),
     releaseClaims: (owner) => renewals.releaseClaims(conn, owner),
-    settleRecord: (id, status, failReason, now) => renewals.settleRecord(conn, id, status, failReason, now),
     finishRenewalTransaction: (id, r) => later(renewals.finishRenewalTransaction(conn, id, r)),
     addChargeToSubscription: (id, c) => later(renewals.addChargeToSubscription(conn, id, c)),
     cancelUnclaimedRecords: (id) => renewals.cancelUnclaimedRecords(conn, id),
@@ -121,12 +125,17 @@ class PgTx extends SqlTx {
    * same way. Sent in the same round trip as the INSERT (pipelined connection).
    */
   override async insertSandboxCharge(row: SandboxChargeRow): Promise<boolean> {
+    // Once per unit of work: a batch of charges (a renewal batch's) needs it said once.
+    if (this.asyncCommit) return insertSandboxCharge(this.sql, row);
+    this.asyncCommit = true;
     const [, inserted] = await Promise.all([
       run(this.conn, 'SET LOCAL synchronous_commit = off'),
       insertSandboxCharge(this.sql, row),
     ]);
     return inserted;
   }
+
+  private asyncCommit = false;
 }
 
 /** The pool as a Conn for reads outside a unit of work: a lost connection is retried once. */
@@ -154,6 +163,15 @@ export class PgStore extends SqlReads implements Store {
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return withTransaction(this.handle.pool, (t) => fn(new PgTx(t.conn)), { retryOnUniqueViolation: true });
+  }
+
+  /** One statement each (pay.ts): a PAY's acceptance, and its sandbox charge with the outcome. */
+  acceptTransaction(a: Acceptance): Promise<Accepted> {
+    return acceptTransaction(this.handle.pool, a);
+  }
+
+  recordSandboxOutcome(o: ChargeOutcome): Promise<OutcomeRecorded> {
+    return recordSandboxOutcome(this.handle.pool, o);
   }
 
   settleZone(wanted: string | undefined): Promise<string> {

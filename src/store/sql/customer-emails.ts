@@ -10,7 +10,7 @@ import type {
   NewCustomerEmail,
 } from '../store.js';
 import { customerEmails } from '../tables/index.js';
-import { selectFrom } from '../tables/rows.js';
+import { prefixed, selectFrom } from '../tables/rows.js';
 import type { Db } from './db.js';
 
 /**
@@ -25,29 +25,41 @@ import type { Db } from './db.js';
  * the merchant — nor when an email with the same dedupe key exists already.
  */
 export async function enqueueEmail(db: Db, e: NewCustomerEmail): Promise<string | undefined> {
-  const id = newId('eml', e.now);
-  const written = await db.run(
-    `INSERT INTO customer_emails (id, merchant_id, kind, recipient, subscription_id, transaction_id, record_id, dedupe_key,
-       details, status, attempts, next_attempt_at, created_at)
-     SELECT @id, m.id, @kind, @recipient, @subscriptionId, @transactionId, @recordId, @dedupeKey,
-       @details, 'PENDING', 0, @now, @now
-     FROM merchants m
-     WHERE m.id = CAST(@merchantId AS TEXT) AND m.email_from IS NOT NULL AND m.email_from <> '' AND m.customer_emails = 'on'
-     ON CONFLICT DO NOTHING`,
-    {
-      id,
-      merchantId: e.merchantId,
-      kind: e.kind,
-      recipient: e.recipient,
-      subscriptionId: e.subscriptionId ?? null,
-      transactionId: e.transactionId ?? null,
-      recordId: e.recordId ?? null,
-      dedupeKey: e.dedupeKey ?? null,
-      details: JSON.stringify(e.details),
-      now: e.now,
-    },
-  );
+  const { id, args } = emailArgs(e, '');
+  const written = await db.run(emailInsertSql(''), args);
   return written === 1 ? id : undefined;
+}
+
+/**
+ * The INSERT of an email from `@<p>…` parameters (emailArgs). In a CTE chain, `from` names the part
+ * that gates it and `dedupeKey` / `details` may be expressions over it (a number the chain took).
+ */
+export function emailInsertSql(p: string, over: { from?: string; dedupeKey?: string; details?: string } = {}): string {
+  return `INSERT INTO customer_emails (id, merchant_id, kind, recipient, subscription_id, transaction_id, record_id, dedupe_key,
+       details, status, attempts, next_attempt_at, created_at)
+     SELECT @${p}id, m.id, @${p}kind, @${p}recipient, @${p}subscriptionId, @${p}transactionId, @${p}recordId,
+       ${over.dedupeKey ?? `@${p}dedupeKey`}, ${over.details ?? `@${p}details`}, 'PENDING', 0, @${p}now, @${p}now
+     FROM merchants m${over.from ? `, ${over.from}` : ''}
+     WHERE m.id = CAST(@${p}merchantId AS TEXT) AND m.email_from IS NOT NULL AND m.email_from <> '' AND m.customer_emails = 'on'
+     ON CONFLICT DO NOTHING`;
+}
+
+/** An email's id and its parameters for emailInsertSql (under `p`). */
+export function emailArgs(e: NewCustomerEmail, p: string): { id: string; args: Record<string, unknown> } {
+  const id = newId('eml', e.now);
+  const args = {
+    id,
+    merchantId: e.merchantId,
+    kind: e.kind,
+    recipient: e.recipient,
+    subscriptionId: e.subscriptionId ?? null,
+    transactionId: e.transactionId ?? null,
+    recordId: e.recordId ?? null,
+    dedupeKey: e.dedupeKey ?? null,
+    details: JSON.stringify(e.details),
+    now: e.now,
+  };
+  return { id, args: prefixed(p, args) };
 }
 
 const SELECT = selectFrom(customerEmails);

@@ -26,27 +26,51 @@ const SELLER_COLUMNS = 'seller_name, legal_name, address, tax_id, support_email'
 const text = (p: string): string => `CAST(@${p} AS TEXT)`;
 const big = (p: string): string => `CAST(@${p} AS BIGINT)`;
 
-function issueSql(db: Db, seqColumn: 'invoice_next' | 'credit_note_next', insert: string): string[] {
-  const taken = `${seqColumn} - 1 AS seq, invoice_prefix AS prefix, name, legal_name, address, tax_id, support_email`;
+/** What the taking of a number returns: the number and the seller, as `n` for the INSERTs below. */
+const taken = (seqColumn: SeqColumn): string =>
+  `${seqColumn} - 1 AS seq, invoice_prefix AS prefix, name, legal_name, address, tax_id, support_email`;
+
+type SeqColumn = 'invoice_next' | 'credit_note_next';
+
+function takeNumberSql(seqColumn: SeqColumn, merchantParam = 'merchantId', when?: string): string {
+  const gate = when ? ` AND ${when}` : '';
+  return `UPDATE merchants SET ${seqColumn} = ${seqColumn} + 1 WHERE id = @${merchantParam}${gate} RETURNING ${taken(seqColumn)}`;
+}
+
+/**
+ * The merchant's next invoice number taken, as a data-modifying CTE `n` of a longer chain
+ * (PostgreSQL): `when` gates it on an earlier part (`EXISTS (SELECT 1 FROM t)`), so a chain whose
+ * charge did not move takes no number.
+ */
+export const takeInvoiceNumberCte = (merchantParam: string, when: string): string =>
+  takeNumberSql('invoice_next', merchantParam, when);
+
+function issueSql(db: Db, seqColumn: SeqColumn, insert: string): string[] {
   if (db.dialect.name === 'postgres')
-    return [
-      `WITH n AS (UPDATE merchants SET ${seqColumn} = ${seqColumn} + 1 WHERE id = @merchantId RETURNING ${taken}) ${insert} FROM n RETURNING number AS "number"`,
-    ];
+    return [`WITH n AS (${takeNumberSql(seqColumn)}) ${insert} FROM n RETURNING number AS "number"`];
   return [
     `UPDATE merchants SET ${seqColumn} = ${seqColumn} + 1 WHERE id = @merchantId`,
-    `${insert} FROM (SELECT ${taken} FROM merchants WHERE id = @merchantId) n RETURNING number AS "number"`,
+    `${insert} FROM (SELECT ${taken(seqColumn)} FROM merchants WHERE id = @merchantId) n RETURNING number AS "number"`,
   ];
 }
 
 /** A charge with no customer of its own (a renewal) bills the one of the subscription's first invoice. */
-const CUSTOMER = `COALESCE(${text('customer')}, (SELECT p.customer FROM invoices p
-    WHERE p.subscription_id = ${text('subscriptionId')} ORDER BY p.issued_at LIMIT 1), '{"addressLines":[]}')`;
+const customer = (p: string): string => `COALESCE(${text(`${p}customer`)}, (SELECT p.customer FROM invoices p
+    WHERE p.subscription_id = ${text(`${p}subscriptionId`)} ORDER BY p.issued_at LIMIT 1), '{"addressLines":[]}')`;
 
-const INSERT_INVOICE = `INSERT INTO invoices (id, merchant_id, number, token, transaction_id, subscription_id, user_id,
-  currency, total, issued_at, ${SELLER_COLUMNS}, customer, document)
-  SELECT ${text('id')}, ${text('merchantId')}, ${number('-')}, ${text('token')}, ${text('transactionId')},
-    ${text('subscriptionId')}, ${text('userId')}, ${text('currency')}, ${big('total')}, ${big('issuedAt')}, ${SELLER},
-    ${CUSTOMER}, ${text('document')}`;
+/**
+ * The INSERT of an invoice (NewInvoice's values as `@<p>key`), to be followed by `FROM n` where
+ * `n` is the taken number and seller; a CTE chain gives its values a prefix of their own.
+ */
+export const insertInvoiceSql = (
+  p: string,
+): string => `INSERT INTO invoices (id, merchant_id, number, token, transaction_id,
+  subscription_id, user_id, currency, total, issued_at, ${SELLER_COLUMNS}, customer, document)
+  SELECT ${text(`${p}id`)}, ${text(`${p}merchantId`)}, ${number('-')}, ${text(`${p}token`)}, ${text(`${p}transactionId`)},
+    ${text(`${p}subscriptionId`)}, ${text(`${p}userId`)}, ${text(`${p}currency`)}, ${big(`${p}total`)}, ${big(`${p}issuedAt`)},
+    ${SELLER}, ${customer(p)}, ${text(`${p}document`)}`;
+
+const INSERT_INVOICE = insertInvoiceSql('');
 
 const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (id, merchant_id, number, token, refund_id, transaction_id, invoice_id,
   invoice_number, currency, amount, issued_at, ${SELLER_COLUMNS}, customer, document)

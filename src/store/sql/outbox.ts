@@ -1,7 +1,7 @@
 import { newId } from '../../domain/ids.js';
 import type { EventFilter, EventRow, NewEvent } from '../store.js';
 import { outboxEvents } from '../tables/index.js';
-import { selectList } from '../tables/rows.js';
+import { prefixed, selectList } from '../tables/rows.js';
 import type { Db } from './db.js';
 
 /**
@@ -10,30 +10,44 @@ import type { Db } from './db.js';
  * notifyUrl of its own and none on the merchant — one statement, no separate read of the merchant.
  */
 export async function enqueueEvent(db: Db, e: NewEvent): Promise<string | undefined> {
+  const { id, args } = eventArgs(e);
+  const written = await db.run(`INSERT INTO outbox_events (${EVENT_COLUMNS}) ${eventSelect('')}`, args);
+  return written === 1 ? id : undefined;
+}
+
+export const EVENT_COLUMNS =
+  'id, merchant_id, kind, event_type, transaction_id, subscription_id, notify_url, payload, status, attempts, next_attempt_at, created_at';
+
+/**
+ * The SELECT that gives an event's row (EVENT_COLUMNS) from `@<prefix>…` parameters (eventArgs),
+ * or none when it has nowhere to go; `from` names a relation whose rows gate it (a CTE's), and
+ * `payload` may be an expression over it (a number the chain took).
+ */
+export function eventSelect(p: string, from?: string, payload = `@${p}payload`): string {
+  return `SELECT @${p}id, CAST(@${p}merchantId AS TEXT), @${p}kind, @${p}eventType, @${p}transactionId, @${p}subscriptionId,
+       CAST(@${p}notifyUrl AS TEXT), ${payload}, 'PENDING', 0, @${p}now, @${p}now${from ? ` FROM ${from}` : ''}
+     WHERE CAST(@${p}notifyUrl AS TEXT) IS NOT NULL
+       OR EXISTS (SELECT 1 FROM merchants WHERE id = CAST(@${p}merchantId AS TEXT) AND notify_url IS NOT NULL)`;
+}
+
+/** An event's id and its parameters for eventSelect (under `prefix`). */
+export function eventArgs(e: NewEvent, prefix = ''): { id: string; args: Record<string, unknown> } {
   const id = newId('evt', e.now);
   // eventId goes right after notifyType so bodies read in the documented order.
   const { notifyType, ...rest } = e.body;
   const payload = JSON.stringify({ notifyType, eventId: id, ...rest });
-  const written = await db.run(
-    `INSERT INTO outbox_events (id, merchant_id, kind, event_type, transaction_id, subscription_id, notify_url, payload,
-       status, attempts, next_attempt_at, created_at)
-     SELECT @id, CAST(@merchantId AS TEXT), @kind, @eventType, @transactionId, @subscriptionId, CAST(@notifyUrl AS TEXT), @payload,
-       'PENDING', 0, @now, @now
-     WHERE CAST(@notifyUrl AS TEXT) IS NOT NULL
-       OR EXISTS (SELECT 1 FROM merchants WHERE id = CAST(@merchantId AS TEXT) AND notify_url IS NOT NULL)`,
-    {
-      id,
-      merchantId: e.merchantId,
-      kind: e.kind,
-      eventType: e.eventType,
-      transactionId: e.transactionId ?? null,
-      subscriptionId: e.subscriptionId ?? null,
-      notifyUrl: e.notifyUrl ?? null,
-      payload,
-      now: e.now,
-    },
-  );
-  return written === 1 ? id : undefined;
+  const args = {
+    id,
+    merchantId: e.merchantId,
+    kind: e.kind,
+    eventType: e.eventType,
+    transactionId: e.transactionId ?? null,
+    subscriptionId: e.subscriptionId ?? null,
+    notifyUrl: e.notifyUrl ?? null,
+    payload,
+    now: e.now,
+  };
+  return { id, args: prefixed(prefix, args) };
 }
 
 /** The columns of an EventRow. */

@@ -83,10 +83,13 @@ export async function settleFirstRecord(
   status: 'SUCCESS' | 'FAILED',
   failReason: string | null,
   now: number,
+  claim: 'keep' | 'release' = 'keep',
 ): Promise<boolean> {
+  // A renewal run's record also ends the run's claim on it (lease_owner / lease_until).
+  const release = claim === 'release' ? ', lease_owner = NULL, lease_until = NULL' : '';
   return (
     (await db.run(
-      `UPDATE billing_records SET status = @status, fail_reason = @failReason, actual_time = @now
+      `UPDATE billing_records SET status = @status, fail_reason = @failReason, actual_time = @now${release}
        WHERE id = @id AND status = 'PENDING'`,
       { id, status, failReason, now },
     )) === 1

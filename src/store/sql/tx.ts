@@ -59,7 +59,6 @@ export type EngineTx = EngineReads &
     | 'lockDueRecords'
     | 'claimDueRecords'
     | 'releaseClaims'
-    | 'settleRecord'
     | 'finishRenewalTransaction'
     | 'addChargeToSubscription'
     | 'cancelUnclaimedRecords'
@@ -262,6 +261,10 @@ export class SqlTx extends SqlReads implements Tx {
   ): Promise<boolean> {
     return records.settleFirstRecord(this.sql, id, status, failReason, now);
   }
+  /** Record a claimed renewal record's outcome; false when another run recorded it first. */
+  settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
+    return records.settleFirstRecord(this.sql, id, status, failReason, now, 'release');
+  }
   enqueueEvent(e: NewEvent): Promise<string | undefined> {
     return outbox.enqueueEvent(this.sql, e);
   }
@@ -318,7 +321,6 @@ export class SqlTx extends SqlReads implements Tx {
   lockDueRecords: EngineTx['lockDueRecords'] = (now, limit, cursor) => this.engine.lockDueRecords(now, limit, cursor);
   claimDueRecords: EngineTx['claimDueRecords'] = (ids, c) => this.engine.claimDueRecords(ids, c);
   releaseClaims: EngineTx['releaseClaims'] = (owner) => this.engine.releaseClaims(owner);
-  settleRecord: EngineTx['settleRecord'] = (id, s, f, now) => this.engine.settleRecord(id, s, f, now);
   finishRenewalTransaction: EngineTx['finishRenewalTransaction'] = (id, r) =>
     this.engine.finishRenewalTransaction(id, r);
   addChargeToSubscription: EngineTx['addChargeToSubscription'] = (id, c) => this.engine.addChargeToSubscription(id, c);

@@ -1,13 +1,18 @@
 import { rmSync } from 'node:fs';
 import type {
+  Acceptance,
+  Accepted,
+  ChargeOutcome,
   CopyProgress,
   CopySummary,
+  OutcomeRecorded,
   RekeyOptions,
   RevenueMonthFigures,
   RevenueQuery,
   Store,
   Tx,
 } from '../store.js';
+import { acceptInUnit, recordOutcomeInUnit } from '../sql/pay.js';
 import { type EngineReads, SqlReads } from '../sql/reads.js';
 import { type EngineTx, SqlTx } from '../sql/tx.js';
 import { openSqlite, settleZone, type Sqlite } from './client.js';
@@ -42,7 +47,6 @@ function engineTx(sqlite: Sqlite): EngineTx {
     lockDueRecords: async (now, limit, cursor) => renewals.dueRecords(sqlite, now, limit, cursor),
     claimDueRecords: async (ids, c) => renewals.claimDueRecords(sqlite, ids, c),
     releaseClaims: async (owner) => renewals.releaseClaims(sqlite, owner),
-    settleRecord: async (id, status, failReason, now) => renewals.settleRecord(sqlite, id, status, failReason, now),
     finishRenewalTransaction: async (id, r) => renewals.finishRenewalTransaction(sqlite, id, r),
     addChargeToSubscription: async (id, c) => renewals.addChargeToSubscription(sqlite, id, c),
     cancelUnclaimedRecords: async (id) => renewals.cancelUnclaimedRecords(sqlite, id),
@@ -67,6 +71,14 @@ export class SqliteStore extends SqlReads implements Store {
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.writer.transaction(fn);
+  }
+
+  acceptTransaction(a: Acceptance): Promise<Accepted> {
+    return acceptInUnit(this, a);
+  }
+
+  recordSandboxOutcome(o: ChargeOutcome): Promise<OutcomeRecorded> {
+    return recordOutcomeInUnit(this, o);
   }
 
   async settleZone(wanted: string | undefined): Promise<string> {

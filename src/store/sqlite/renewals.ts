@@ -164,24 +164,6 @@ export function finishRenewalTransaction(
     now: result.now,
   });
 }
-
-/** Record a PENDING record's outcome; false when another run recorded it first. */
-export function settleRecord(
-  sqlite: Sqlite,
-  id: string,
-  status: 'SUCCESS' | 'FAILED',
-  failReason: string | null,
-  now: number,
-): boolean {
-  return (
-    prepared(
-      sqlite,
-      `UPDATE billing_records SET status = ?, fail_reason = ?, actual_time = ?, lease_owner = NULL, lease_until = NULL
-       WHERE id = ? AND status = 'PENDING'`,
-    ).run(status, failReason, now, id).changes === 1
-  );
-}
-
 /** Counters kept in step with the records (SPEC §6). */
 export function addChargeToSubscription(
   sqlite: Sqlite,

@@ -32,6 +32,20 @@ export function insertRow(spec: TableSpec, omit: readonly string[] = []): string
 }
 
 /**
+ * A whole row's column names and `@<prefix>key` parameters, for a statement that writes rows of
+ * several tables (a data-modifying CTE chain) and so keeps each one's parameters apart.
+ */
+export function rowValues(spec: TableSpec, prefix: string): { columns: string; params: string } {
+  const keys = keysOf(spec);
+  return { columns: keys.map(sqlName).join(', '), params: keys.map((k) => `@${prefix}${k}`).join(', ') };
+}
+
+/** `args` under `@<prefix>key` names (see rowValues). */
+export function prefixed(prefix: string, args: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).map(([k, v]) => [`${prefix}${k}`, v]));
+}
+
+/**
  * The keys of a patch that are set (undefined means "leave as is"), sorted, so one patch shape
  * is one statement text (one prepared statement).
  */
@@ -41,9 +55,9 @@ export function patchKeys<S extends TableSpec>(spec: S, patch: Partial<RowOf<S>>
     .sort();
 }
 
-/** `column = @key, …` for an UPDATE's SET. */
-export function setList(keys: readonly string[]): string {
-  return keys.map((k) => `${sqlName(k)} = @${k}`).join(', ');
+/** `column = @key, …` for an UPDATE's SET (`@<prefix>key` with a prefix). */
+export function setList(keys: readonly string[], prefix = ''): string {
+  return keys.map((k) => `${sqlName(k)} = @${prefix}${k}`).join(', ');
 }
 
 /** The columns of a table that hold booleans (SQLite stores them as 0/1). */

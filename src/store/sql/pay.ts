@@ -1,0 +1,56 @@
+import type {
+  Acceptance,
+  Accepted,
+  ChargeOutcome,
+  NewEvent,
+  OutcomeInvoice,
+  OutcomeRecorded,
+  Store,
+  Tx,
+} from '../store.js';
+
+/**
+ * A PAY's two writes as units of work of the engine (SQLite: its group-commit writer runs each
+ * alone, so the reads here decide for good). PostgreSQL writes each as one statement instead
+ * (postgres/pay.ts); both answer the same.
+ */
+export function acceptInUnit(store: Store, a: Acceptance): Promise<Accepted> {
+  return store.transaction(async (tx): Promise<Accepted> => {
+    const { key, row } = a;
+    if (await tx.getIdempotency(key.merchantId, key.scope, key.requestId)) return 'seen';
+    if (row.relationId !== null && (await tx.getTransactionByRelation(row.merchantId, row.relationId)))
+      return 'relation';
+    await tx.insertTransaction(row);
+    await tx.insertIdempotency(key);
+    return 'accepted';
+  });
+}
+
+export function recordOutcomeInUnit(store: Store, o: ChargeOutcome): Promise<OutcomeRecorded> {
+  return store.transaction(async (tx): Promise<OutcomeRecorded> => {
+    if (!(await tx.insertSandboxCharge(o.entry))) return { entered: false };
+    if (!(await tx.updateTransactionIf(o.transactionId, o.from, o.patch))) return { entered: true };
+    const event = o.invoice ? await issueWith(tx, o.invoice, o.event) : o.event;
+    if (event) await tx.enqueueEvent(event);
+    return { entered: true, row: await tx.getTransaction(o.transactionId) };
+  });
+}
+
+/** The invoice and its receipt, as postgres/pay.ts's chain writes them; the event with the number in place. */
+async function issueWith(tx: Tx, inv: OutcomeInvoice, event: NewEvent | undefined): Promise<NewEvent | undefined> {
+  const number = await tx.issueInvoice(inv.row);
+  if (number === undefined)
+    throw new Error(`merchant ${inv.row.merchantId} of transaction ${inv.row.transactionId} is missing`);
+  const put = (v: unknown): unknown => (v === inv.marker ? number : v);
+  if (inv.receipt) {
+    const { dedupeKey, details } = inv.receipt;
+    await tx.enqueueEmail({
+      ...inv.receipt,
+      dedupeKey: dedupeKey?.split(inv.marker).join(number) ?? null,
+      details: Object.fromEntries(Object.entries(details).map(([k, v]) => [k, put(v)])),
+    });
+  }
+  if (!event) return undefined;
+  const body = Object.fromEntries(Object.entries(event.body).map(([k, v]) => [k, v === inv.marker ? number : v]));
+  return { ...event, body };
+}
