@@ -4,7 +4,11 @@
 // Names: renewals, http, report (SQLite), renewals-pg, http-pg (PostgreSQL), stripe (a Stripe PAY
 // against the local stand-in beside a sandbox PAY), stripe-renewals and stripe-renewals-pg (10,000
 // due Stripe renewals at Stripe's live limit), documents (invoice PDFs: render cost and the event
-// loop's delay), and the groups `sqlite` and `pg`. The PostgreSQL runs start their own throwaway cluster (Debian's postgresql
+// loop's delay), documents-cost and documents-cost-pg (PAY and renewals with documents on beside the
+// code before invoices, given with --without DIR; not in the default run; documents-statements counts
+// their statements in PostgreSQL's log, also with --without), documents-fetch and
+// documents-fetch-pg (PAY's latency while a client fetches invoice PDFs, beside it without), invoices and invoices-pg
+// (20,000 renewals by four `renew` processes: invoice numbers 1..20,000 with no gap), and the groups `sqlite` and `pg`. The PostgreSQL runs start their own throwaway cluster (Debian's postgresql
 // package) unless PAYGATE_BENCH_PG_URL gives a superuser URL of a server to use instead.
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
@@ -20,9 +24,27 @@ const BENCHES = {
   'stripe-renewals': ['stripe-renewals.mjs'],
   'stripe-renewals-pg': ['stripe-renewals.mjs', '--pg'],
   documents: ['documents.mjs'],
+  'documents-cost': ['documents-cost.mjs'],
+  'documents-cost-pg': ['documents-cost.mjs', '--pg'],
+  'documents-statements': ['documents-statements.mjs'],
+  'documents-fetch': ['documents-fetch.mjs'],
+  'documents-fetch-pg': ['documents-fetch.mjs', '--pg'],
+  invoices: ['invoices-gapless.mjs'],
+  'invoices-pg': ['invoices-gapless.mjs', '--pg'],
 };
 const GROUPS = { sqlite: ['renewals', 'http', 'report'], pg: ['renewals-pg', 'http-pg'] };
-const all = [...GROUPS.sqlite, 'stripe', 'stripe-renewals', 'documents', ...GROUPS.pg, 'stripe-renewals-pg'];
+const all = [
+  ...GROUPS.sqlite,
+  'stripe',
+  'stripe-renewals',
+  'documents',
+  'documents-fetch',
+  'invoices',
+  ...GROUPS.pg,
+  'stripe-renewals-pg',
+  'documents-fetch-pg',
+  'invoices-pg',
+];
 
 // Names pick benchmarks; options (`--duration 3`, `--due 20000`) go to every benchmark chosen,
 // each with its value when one follows.
