@@ -10,8 +10,10 @@ import type { Db } from './db.js';
  *    sequence feeds the INSERT, so issuing adds one round trip to a PAY, not two. The UPDATE
  *    holds the merchant's row until the unit of work ends: concurrent issuers in any process
  *    queue for it, and a unit that rolls back gives its number back (gap-free).
- *  - SQLite (no UPDATE inside a WITH): the UPDATE, then the same INSERT reading the row it just
- *    moved; its one writer already runs alone.
+ *  - SQLite (no UPDATE inside a WITH): the UPDATE … RETURNING takes the number, and the INSERT is
+ *    given what it returned. Not re-read from the merchant's row: a renewal batch writes its
+ *    records side by side in one unit of work (writeTogether), so another issue's UPDATE may come
+ *    between the two statements, and a re-read would give both documents the later number.
  * The seller's identity is copied by the same statement, so the document shows the merchant as it
  * was when its number was taken.
  */
@@ -26,15 +28,19 @@ const SELLER_COLUMNS = 'seller_name, legal_name, address, tax_id, support_email'
 const text = (p: string): string => `CAST(@${p} AS TEXT)`;
 const big = (p: string): string => `CAST(@${p} AS BIGINT)`;
 
+/** What the SQLite UPDATE returns besides `seq`, passed to its INSERT as `@n_<column>`. */
+const TAKEN_NAMES = ['prefix', 'name', 'legal_name', 'address', 'tax_id', 'support_email'] as const;
+
 function issueSql(db: Db, seqColumn: 'invoice_next' | 'credit_note_next', insert: string): string[] {
   const taken = `${seqColumn} - 1 AS seq, invoice_prefix AS prefix, name, legal_name, address, tax_id, support_email`;
   if (db.dialect.name === 'postgres')
     return [
       `WITH n AS (UPDATE merchants SET ${seqColumn} = ${seqColumn} + 1 WHERE id = @merchantId RETURNING ${taken}) ${insert} FROM n RETURNING number AS "number"`,
     ];
+  const given = `SELECT CAST(@n_seq AS BIGINT) AS seq, ${TAKEN_NAMES.map((c) => `CAST(@n_${c} AS TEXT) AS ${c}`).join(', ')}`;
   return [
-    `UPDATE merchants SET ${seqColumn} = ${seqColumn} + 1 WHERE id = @merchantId`,
-    `${insert} FROM (SELECT ${taken} FROM merchants WHERE id = @merchantId) n RETURNING number AS "number"`,
+    `UPDATE merchants SET ${seqColumn} = ${seqColumn} + 1 WHERE id = @merchantId RETURNING ${taken}`,
+    `${insert} FROM (${given}) n RETURNING number AS "number"`,
   ];
 }
 
@@ -57,8 +63,14 @@ const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (id, merchant_id, number, t
 async function issue(db: Db, statements: string[], args: Record<string, unknown>): Promise<string | undefined> {
   const last = statements.at(-1);
   if (last === undefined) return undefined;
-  for (const s of statements.slice(0, -1)) if ((await db.run(s, args)) !== 1) return undefined;
-  return (await db.get<{ number: string }>(last, args))?.number;
+  let given: Record<string, unknown> = {};
+  const first = statements.length > 1 ? statements[0] : undefined;
+  if (first !== undefined) {
+    const taken = await db.get<Record<string, unknown>>(first, args);
+    if (!taken) return undefined;
+    given = Object.fromEntries(Object.entries(taken).map(([k, v]) => [`n_${k}`, v]));
+  }
+  return (await db.get<{ number: string }>(last, { ...args, ...given }))?.number;
 }
 
 /** The invoice's number, or undefined when the merchant does not exist. */
