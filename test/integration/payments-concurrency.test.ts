@@ -70,52 +70,62 @@ function run(script: string, args: string[]): Promise<{ ok?: Record<string, stri
 const TWENTY_PROCESSES_MS = 120_000;
 
 describe('across processes (needs the build: npm test runs it first)', () => {
-  it('20 processes sending one requestId at once charge exactly once', async () => {
-    app = await testApp();
-    const m = await requireMerchant(
-      app.ctx,
-      (await testMerchant(app.ctx, { notifyUrl: CLOSED_NOTIFY_URL })).merchantId,
-    );
-    const script = childScript(app.dir);
-    const req = JSON.stringify({
-      requestId: 'one',
-      relationId: 'one',
-      paymentType: 'PAY',
-      payAmount: '10.00',
-      currency: 'USD',
-      cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(), cvv: '123' }),
-    });
-    const results = await Promise.all(Array.from({ length: 20 }, () => run(script, ['pay', app.dbPath, m.id, req])));
-    expect(results.every((r) => r.ok)).toBe(true);
-    expect(new Set(results.map((r) => r.ok?.transactionOrderId)).size).toBe(1);
-    expect(results.every((r) => r.ok?.status === '200000' || r.ok?.status === '100000')).toBe(true);
-    const n = async (sql: string) => ((await rowsOf(app.ctx).get(sql)) as { n: number }).n;
-    expect(await n('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
-    expect(await n('SELECT count(*) AS n FROM transactions')).toBe(1);
-    expect(await n("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(1);
-  }, TWENTY_PROCESSES_MS);
+  it(
+    '20 processes sending one requestId at once charge exactly once',
+    async () => {
+      app = await testApp();
+      const m = await requireMerchant(
+        app.ctx,
+        (await testMerchant(app.ctx, { notifyUrl: CLOSED_NOTIFY_URL })).merchantId,
+      );
+      const script = childScript(app.dir);
+      const req = JSON.stringify({
+        requestId: 'one',
+        relationId: 'one',
+        paymentType: 'PAY',
+        payAmount: '10.00',
+        currency: 'USD',
+        cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(), cvv: '123' }),
+      });
+      const results = await Promise.all(Array.from({ length: 20 }, () => run(script, ['pay', app.dbPath, m.id, req])));
+      expect(results.every((r) => r.ok)).toBe(true);
+      expect(new Set(results.map((r) => r.ok?.transactionOrderId)).size).toBe(1);
+      expect(results.every((r) => r.ok?.status === '200000' || r.ok?.status === '100000')).toBe(true);
+      const n = async (sql: string) => ((await rowsOf(app.ctx).get(sql)) as { n: number }).n;
+      expect(await n('SELECT count(*) AS n FROM sandbox_charges')).toBe(1);
+      expect(await n('SELECT count(*) AS n FROM transactions')).toBe(1);
+      expect(await n("SELECT count(*) AS n FROM outbox_events WHERE kind = 'PAYMENT'")).toBe(1);
+    },
+    TWENTY_PROCESSES_MS,
+  );
 
-  it('20 processes refunding 0.75 each of 10.00 never refund more than was paid', async () => {
-    app = await testApp();
-    const m = await requireMerchant(app.ctx, (await testMerchant(app.ctx)).merchantId);
-    const t = await createTransaction(app.ctx, m, {
-      requestId: 'p',
-      relationId: 'p',
-      paymentType: 'PAY',
-      payAmount: '10.00',
-      currency: 'USD',
-      cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(), cvv: '123' }),
-    });
-    const script = childScript(app.dir);
-    const req = JSON.stringify({ transactionOrderId: t.transactionOrderId, refundAmount: '0.75' });
-    const results = await Promise.all(Array.from({ length: 20 }, () => run(script, ['refund', app.dbPath, m.id, req])));
-    expect(results.filter((r) => r.ok)).toHaveLength(13);
-    expect(results.filter((r) => !r.ok).every((r) => r.code === '1010')).toBe(true);
-    const row = await rowsOf(app.ctx).get(
-      'SELECT refunded_amount AS r, refund_reserved AS s, status FROM transactions',
-    );
-    expect(row).toEqual({ r: 975, s: 0, status: 400010 });
-  }, TWENTY_PROCESSES_MS);
+  it(
+    '20 processes refunding 0.75 each of 10.00 never refund more than was paid',
+    async () => {
+      app = await testApp();
+      const m = await requireMerchant(app.ctx, (await testMerchant(app.ctx)).merchantId);
+      const t = await createTransaction(app.ctx, m, {
+        requestId: 'p',
+        relationId: 'p',
+        paymentType: 'PAY',
+        payAmount: '10.00',
+        currency: 'USD',
+        cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(), cvv: '123' }),
+      });
+      const script = childScript(app.dir);
+      const req = JSON.stringify({ transactionOrderId: t.transactionOrderId, refundAmount: '0.75' });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => run(script, ['refund', app.dbPath, m.id, req])),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(13);
+      expect(results.filter((r) => !r.ok).every((r) => r.code === '1010')).toBe(true);
+      const row = await rowsOf(app.ctx).get(
+        'SELECT refunded_amount AS r, refund_reserved AS s, status FROM transactions',
+      );
+      expect(row).toEqual({ r: 975, s: 0, status: 400010 });
+    },
+    TWENTY_PROCESSES_MS,
+  );
 });
 
 describe('no card number in plain text anywhere in the database', () => {
