@@ -54,6 +54,8 @@ export async function pgServer(givenUrl) {
   return {
     url: adminUrl,
     label: `${label}, server ${version}`,
+    /** The server's log file, when this call started the cluster (with `log_statement` it counts statements). */
+    logFile: cluster ? `${cluster.dir}/server.log` : undefined,
     /** A new database: empty, or a copy of the database at `templateUrl` (nobody connected to it). */
     async createDatabase(templateUrl) {
       const name = `bench_${randomBytes(5).toString('hex')}`;

@@ -23,11 +23,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pgArg, pgServer } from './pg.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
-const DIST = new URL('../dist/', import.meta.url);
+// PAYGATE_BENCH_ROOT: another checkout's build to run instead of this one's (bench/documents-cost.mjs
+// runs the code before invoices beside today's); PAYGATE_SMTP_URL reaches the app as `renew` reads it.
+const DIST = process.env.PAYGATE_BENCH_ROOT
+  ? new URL('dist/', pathToFileURL(`${process.env.PAYGATE_BENCH_ROOT}/`))
+  : new URL('../dist/', import.meta.url);
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const START = Date.UTC(2026, 0, 15, 9, 0, 0);
 const DUE = Date.UTC(2026, 1, 15, 9, 0, 0);
@@ -42,7 +46,12 @@ async function app(dbPath, now) {
   const { openApp } = await import(new URL('app.js', DIST));
   const { loadConfig } = await import(new URL('config.js', DIST));
   const { FixedClock } = await import(new URL('domain/clock.js', DIST));
-  return openApp(loadConfig({ db: dbPath, tz: 'UTC' }, { PAYGATE_VAULT_KEY: KEY }), { clock: new FixedClock(now) });
+  return openApp(
+    loadConfig({ db: dbPath, tz: 'UTC' }, { PAYGATE_VAULT_KEY: KEY, PAYGATE_SMTP_URL: process.env.PAYGATE_SMTP_URL }),
+    {
+      clock: new FixedClock(now),
+    },
+  );
 }
 
 /** Child: seed `count` ACTIVE monthly subscriptions, their RENEW due at `dueAt`. */

@@ -4,7 +4,14 @@
 // Names: renewals, http, report (SQLite), renewals-pg, http-pg (PostgreSQL), stripe (a Stripe PAY
 // against the local stand-in beside a sandbox PAY), stripe-renewals and stripe-renewals-pg (10,000
 // due Stripe renewals at Stripe's live limit), documents (invoice PDFs: render cost and the event
-// loop's delay), and the groups `sqlite` and `pg`. The PostgreSQL runs start their own throwaway cluster (Debian's postgresql
+// loop's delay), documents-fetch and documents-fetch-pg (PAY's latency while a client fetches
+// invoice PDFs, beside it without), invoices and invoices-pg (20,000 renewals by four `renew`
+// processes: invoice numbers 1..20,000 with no gap), and the groups `sqlite` and `pg`.
+// Not in the default run, because they need the code before invoices as --without DIR (a checkout
+// with its dist built): documents-cost and documents-cost-pg (PAY and renewals with documents on
+// beside that code), documents-statements (statements per PAY and renewal in PostgreSQL's log)
+// and documents-waits (what a PAY waits on in PostgreSQL).
+// The PostgreSQL runs start their own throwaway cluster (Debian's postgresql
 // package) unless PAYGATE_BENCH_PG_URL gives a superuser URL of a server to use instead.
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
@@ -20,9 +27,28 @@ const BENCHES = {
   'stripe-renewals': ['stripe-renewals.mjs'],
   'stripe-renewals-pg': ['stripe-renewals.mjs', '--pg'],
   documents: ['documents.mjs'],
+  'documents-cost': ['documents-cost.mjs'],
+  'documents-cost-pg': ['documents-cost.mjs', '--pg'],
+  'documents-statements': ['documents-statements.mjs'],
+  'documents-waits': ['documents-waits.mjs', '--pg'],
+  'documents-fetch': ['documents-fetch.mjs'],
+  'documents-fetch-pg': ['documents-fetch.mjs', '--pg'],
+  invoices: ['invoices-gapless.mjs'],
+  'invoices-pg': ['invoices-gapless.mjs', '--pg'],
 };
 const GROUPS = { sqlite: ['renewals', 'http', 'report'], pg: ['renewals-pg', 'http-pg'] };
-const all = [...GROUPS.sqlite, 'stripe', 'stripe-renewals', 'documents', ...GROUPS.pg, 'stripe-renewals-pg'];
+const all = [
+  ...GROUPS.sqlite,
+  'stripe',
+  'stripe-renewals',
+  'documents',
+  'documents-fetch',
+  'invoices',
+  ...GROUPS.pg,
+  'stripe-renewals-pg',
+  'documents-fetch-pg',
+  'invoices-pg',
+];
 
 // Names pick benchmarks; options (`--duration 3`, `--due 20000`) go to every benchmark chosen,
 // each with its value when one follows.

@@ -10,8 +10,10 @@ import type { Db } from './db.js';
  *    sequence feeds the INSERT, so issuing adds one round trip to a PAY, not two. The UPDATE
  *    holds the merchant's row until the unit of work ends: concurrent issuers in any process
  *    queue for it, and a unit that rolls back gives its number back (gap-free).
- *  - SQLite (no UPDATE inside a WITH): the UPDATE, then the same INSERT reading the row it just
- *    moved; its one writer already runs alone.
+ *  - SQLite (no UPDATE inside a WITH): the UPDATE … RETURNING takes the number, and the INSERT is
+ *    given what it returned. Not re-read from the merchant's row: a renewal batch writes its
+ *    records side by side in one unit of work (writeTogether), so another issue's UPDATE may come
+ *    between the two statements, and a re-read would give both documents the later number.
  * The seller's identity is copied by the same statement, so the document shows the merchant as it
  * was when its number was taken.
  */
@@ -30,6 +32,9 @@ const big = (p: string): string => `CAST(@${p} AS BIGINT)`;
 const taken = (seqColumn: SeqColumn): string =>
   `${seqColumn} - 1 AS seq, invoice_prefix AS prefix, name, legal_name, address, tax_id, support_email`;
 
+/** What the SQLite UPDATE returns besides `seq`, passed to its INSERT as `@n_<column>`. */
+const TAKEN_NAMES = ['prefix', 'name', 'legal_name', 'address', 'tax_id', 'support_email'] as const;
+
 type SeqColumn = 'invoice_next' | 'credit_note_next';
 
 function takeNumberSql(seqColumn: SeqColumn, merchantParam = 'merchantId', when?: string): string {
@@ -45,13 +50,16 @@ function takeNumberSql(seqColumn: SeqColumn, merchantParam = 'merchantId', when?
 export const takeInvoiceNumberCte = (merchantParam: string, when: string): string =>
   takeNumberSql('invoice_next', merchantParam, when);
 
+/**
+ * On SQLite the INSERT gets the number its own UPDATE … RETURNING took, not a re-read of the
+ * merchant row: invoices issued side by side in one unit of work (a renewal batch) would otherwise
+ * read each other's increments and clash on a number.
+ */
 function issueSql(db: Db, seqColumn: SeqColumn, insert: string): string[] {
   if (db.dialect.name === 'postgres')
     return [`WITH n AS (${takeNumberSql(seqColumn)}) ${insert} FROM n RETURNING number AS "number"`];
-  return [
-    `UPDATE merchants SET ${seqColumn} = ${seqColumn} + 1 WHERE id = @merchantId`,
-    `${insert} FROM (SELECT ${taken(seqColumn)} FROM merchants WHERE id = @merchantId) n RETURNING number AS "number"`,
-  ];
+  const given = `SELECT CAST(@n_seq AS BIGINT) AS seq, ${TAKEN_NAMES.map((c) => `CAST(@n_${c} AS TEXT) AS ${c}`).join(', ')}`;
+  return [takeNumberSql(seqColumn), `${insert} FROM (${given}) n RETURNING number AS "number"`];
 }
 
 /** A charge with no customer of its own (a renewal) bills the one of the subscription's first invoice. */
@@ -81,8 +89,14 @@ const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (id, merchant_id, number, t
 async function issue(db: Db, statements: string[], args: Record<string, unknown>): Promise<string | undefined> {
   const last = statements.at(-1);
   if (last === undefined) return undefined;
-  for (const s of statements.slice(0, -1)) if ((await db.run(s, args)) !== 1) return undefined;
-  return (await db.get<{ number: string }>(last, args))?.number;
+  let given: Record<string, unknown> = {};
+  const first = statements.length > 1 ? statements[0] : undefined;
+  if (first !== undefined) {
+    const taken = await db.get<Record<string, unknown>>(first, args);
+    if (!taken) return undefined;
+    given = Object.fromEntries(Object.entries(taken).map(([k, v]) => [`n_${k}`, v]));
+  }
+  return (await db.get<{ number: string }>(last, { ...args, ...given }))?.number;
 }
 
 /** The invoice's number, or undefined when the merchant does not exist. */
