@@ -104,7 +104,7 @@ describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
     const m = createMerchant(db.url, 2, 'Cut Shop');
     const proxy = await startCutProxy(db.url);
     cleanups.push(() => proxy.close());
-    // The API in-process, without serve's background loops, so the next COMMIT is the payment's.
+    // The API in-process, without serve's background loops, so the next write is the payment's.
     const ctx = await openApp(loadConfig({ db: proxy.url }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }));
     cleanups.push(() => ctx.close());
     const app = await buildServer(ctx, { rateLimit: false });
@@ -118,7 +118,8 @@ describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
       currency: 'USD',
       cardInfo: card(),
     };
-    proxy.cutNextCommit('drop');
+    // A PAY's acceptance (its requestId and ACCEPTED row) is one statement that commits by itself.
+    proxy.cutNextStatement('drop', 'INSERT INTO idempotency_keys');
     const lost = await client(base, m).post(`/payment/${m.apiKey}/transaction`, body);
     expect(lost.status).toBe(500);
     expect(lost.body.rtn_code).toBe('9999');
@@ -129,6 +130,47 @@ describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
     expect(again.body.rtn_code, again.text).toBe('0000');
     expect(again.body.data.status).toBe('200000');
     expect(await count(db.url, "SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge'")).toBe(1);
+  });
+
+  it('a payment whose acceptance was saved but its answer lost answers 9999; the repeat charges it once', async () => {
+    const db = await freshDb();
+    const m = createMerchant(db.url, 2, 'Cut Shop');
+    const proxy = await startCutProxy(db.url);
+    cleanups.push(() => proxy.close());
+    const ctx = await openApp(loadConfig({ db: proxy.url }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }));
+    cleanups.push(() => ctx.close());
+    const app = await buildServer(ctx, { rateLimit: false });
+    cleanups.push(() => app.close());
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const body = {
+      requestId: 'cut-2',
+      relationId: 'order-cut-2',
+      paymentType: 'PAY',
+      payAmount: '10.00',
+      currency: 'USD',
+      cardInfo: card(),
+    };
+    proxy.cutNextStatement('deliver', 'INSERT INTO idempotency_keys');
+    const lost = await client(base, m).post(`/payment/${m.apiKey}/transaction`, body);
+    expect(lost.status).toBe(500);
+    expect(lost.body.rtn_code).toBe('9999');
+    expect(proxy.cuts).toBe(1);
+    expect(await count(db.url, 'SELECT count(*) AS n FROM transactions')).toBe(1);
+    // Within the charge's lease (60 s) the lost request may still be charging: a repeat shows it
+    // processing and charges nothing.
+    const early = await client(base, m).post(`/payment/${m.apiKey}/transaction`, body);
+    expect([early.body.rtn_code, early.body.data.status]).toEqual(['0000', '100000']);
+    expect(await count(db.url, 'SELECT count(*) AS n FROM sandbox_charges')).toBe(0);
+    // The lease over (its start moved back a minute, as waiting would), the repeat takes the charge over.
+    await count(db.url, 'UPDATE transactions SET updated_at = updated_at - 61000 RETURNING 1 AS n');
+    const again = await client(base, m).post(`/payment/${m.apiKey}/transaction`, body);
+    expect(again.body.rtn_code, again.text).toBe('0000');
+    expect(again.body.data.status).toBe('200000');
+    expect(again.body.data.transactionOrderId).toBe(early.body.data.transactionOrderId);
+    const third = await client(base, m).post(`/payment/${m.apiKey}/transaction`, body);
+    expect(third.body.data.status).toBe('200000');
+    expect(await count(db.url, "SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge'")).toBe(1);
+    expect(await count(db.url, 'SELECT count(*) AS n FROM invoices')).toBe(1);
   });
 });
 

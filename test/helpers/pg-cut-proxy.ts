@@ -2,9 +2,10 @@ import { createServer, connect, type Socket } from 'node:net';
 
 /**
  * A loopback TCP proxy in front of the real PostgreSQL server that can cut a connection at the
- * worst moment: when the client sends COMMIT. `deliver` passes the COMMIT on to the server and
- * then cuts the client off before the answer (the change is saved, the client cannot know);
- * `drop` cuts the connection without passing it on (the server rolls the transaction back).
+ * worst moment: when the client sends COMMIT, or a statement that commits by itself (an
+ * autocommit write, named by a piece of its SQL). `deliver` passes it on to the server and then
+ * cuts the client off before the answer (the change is saved, the client cannot know); `drop`
+ * cuts the connection without passing it on (nothing of it reaches the server).
  * Lost-connection handling is tested against a real server this way, not a mock.
  */
 export interface CutProxy {
@@ -12,6 +13,8 @@ export interface CutProxy {
   url: string;
   /** Cut the next connection that sends COMMIT, once. */
   cutNextCommit(mode: 'deliver' | 'drop'): void;
+  /** Cut the next connection that sends a statement holding `sql`, once. */
+  cutNextStatement(mode: 'deliver' | 'drop', sql: string): void;
   /** Connections cut so far. */
   readonly cuts: number;
   close(): Promise<void>;
@@ -22,6 +25,7 @@ const COMMIT = Buffer.from('COMMIT\0');
 export async function startCutProxy(targetUrl: string): Promise<CutProxy> {
   const target = new URL(targetUrl);
   let armed: 'deliver' | 'drop' | undefined;
+  let trigger = COMMIT;
   let cuts = 0;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
@@ -34,7 +38,7 @@ export async function startCutProxy(targetUrl: string): Promise<CutProxy> {
       upstream.end();
     };
     client.on('data', (chunk: Buffer) => {
-      if (armed && chunk.includes(COMMIT)) {
+      if (armed && chunk.includes(trigger)) {
         const mode = armed;
         armed = undefined;
         // From here the server's answer never reaches the client.
@@ -64,6 +68,11 @@ export async function startCutProxy(targetUrl: string): Promise<CutProxy> {
       return cuts;
     },
     cutNextCommit: (mode) => {
+      trigger = COMMIT;
+      armed = mode;
+    },
+    cutNextStatement: (mode, sql) => {
+      trigger = Buffer.from(sql);
       armed = mode;
     },
     close: () =>
