@@ -20,7 +20,13 @@ describe('callbacks of a real subscription', () => {
     // The renewal is due a month later; the run charges it, then delivers both callbacks on its clock.
     app.clock.set(Date.UTC(2026, 1, 15, 9, 0, 0));
     const summary = await runRenewal(app.ctx, {});
-    expect(summary).toMatchObject({ succeeded: 1, callbacksDelivered: 2 });
+    const outbox = await rowsOf(app.ctx).all(
+      'SELECT event_type, status, attempts, last_error FROM outbox_events ORDER BY seq',
+    );
+    expect(summary, JSON.stringify({ outbox, received: rx.received.length })).toMatchObject({
+      succeeded: 1,
+      callbacksDelivered: 2,
+    });
     expect(rx.received.map((g) => [g.body.notifyType, g.body.eventType])).toEqual([
       ['PAYMENT', undefined],
       ['SUBSCRIPTION', 'RENEW_SUCCEEDED'],
