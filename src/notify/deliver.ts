@@ -100,6 +100,7 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
 
   for (;;) {
     const free = Math.min(concurrency - running.size, limit - started);
+    const hadInFlight = running.size > 0;
     let claimed: ClaimedEvent[] = [];
     if (free > 0 && !stopping() && !failure) {
       const at = now();
@@ -112,7 +113,12 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
       for (const ev of claimed) start(ev);
       started += claimed.length;
     }
-    if (running.size === 0 && claimed.length === 0) break;
+    if (running.size === 0 && claimed.length === 0) {
+      // A delivery that finished while this claim ran may have unblocked the next event of its
+      // subscription, which the claim could not yet see: look once more before ending the pass.
+      if (!hadInFlight) break;
+      continue;
+    }
     // Fewer claimed than asked for means nothing else is claimable now (the rest is blocked,
     // leased, or of a merchant at its share): claiming again at once would only rescan the
     // queue. Wait for a slot (or a finished event that unblocks its successor), polling for new work.

@@ -1,5 +1,6 @@
 import { rowsOf } from '../helpers/rows.js';
 import { describe, expect, it } from 'vitest';
+import { deliverDue } from '../../src/notify/deliver.js';
 import { listEvents } from '../../src/services/events.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { updateMerchant } from '../../src/services/merchants.js';
@@ -68,5 +69,73 @@ describe('callbacks of a real subscription', () => {
     ]);
     await expect(listEvents(app.ctx, { subscriptionCode: 'NOPE' })).rejects.toThrow(/subscription not found/);
     await expect(listEvents(app.ctx, { status: 'LOST' as 'DEAD' })).rejects.toThrow(/status/);
+  });
+});
+
+/**
+ * The pass's race, forced (PostgreSQL: a transaction may wait there without holding up the
+ * others). An event of a subscription waits for the earlier one; when that earlier delivery
+ * finishes while the next claim is running, the claim cannot see it yet. The pass must look
+ * again rather than end with the later event due and undelivered.
+ */
+describe.skipIf(process.env.PAYGATE_TEST_ENGINE !== 'postgres')('the delivery pass and event order', () => {
+  it('a delivery that finishes during the next claim does not end the pass before its subscription’s next event', async () => {
+    app = await open();
+    const { merchantId, planId } = await merchantWithPlan(app.ctx);
+    await updateMerchant(app.ctx, merchantId, { notifyUrl: rx.url('/subs') });
+    await subscribe(app.ctx, merchantId, planId);
+    // The renewal's run delivers nothing: the receiver refuses, the PAYMENT waits for its retry
+    // and the RENEW_SUCCEEDED behind it.
+    rx.answer(() => 500);
+    app.clock.set(Date.UTC(2026, 1, 15, 9, 0, 0));
+    expect(await runRenewal(app.ctx, {})).toMatchObject({ succeeded: 1, callbacksDelivered: 0 });
+    rx.answer(() => 200);
+    rx.received.length = 0;
+    app.clock.set(Date.UTC(2026, 1, 15, 9, 5, 0));
+
+    const store = app.ctx.store;
+    const transaction = store.transaction.bind(store);
+    let claims = 0;
+    let secondClaimRan = (): void => {};
+    const secondClaim = new Promise<void>((r) => (secondClaimRan = r));
+    let firstFinished = (): void => {};
+    const finished = new Promise<void>((r) => (firstFinished = r));
+    store.transaction = (async (fn: Parameters<typeof transaction>[0]) => {
+      const call: { kind: 'claim' | 'finish' | 'other' } = { kind: 'other' };
+      const result = await transaction((tx) =>
+        fn(
+          new Proxy(tx, {
+            get(target, key) {
+              if (key === 'claimDueEvents') call.kind = 'claim';
+              if (key === 'finishAttempt') {
+                call.kind = 'finish';
+                // The PAYMENT's outcome is recorded only once the second claim has looked.
+                return async (...args: Parameters<typeof target.finishAttempt>) => {
+                  await secondClaim;
+                  return target.finishAttempt(...args);
+                };
+              }
+              const v = Reflect.get(target, key) as unknown;
+              return typeof v === 'function' ? v.bind(target) : v;
+            },
+          }),
+        ),
+      );
+      if (call.kind === 'finish') firstFinished();
+      if (call.kind === 'claim' && ++claims === 2) {
+        secondClaimRan();
+        // …and that claim answers only after the PAYMENT's delivery has wholly finished.
+        await finished;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return result;
+    }) as typeof store.transaction;
+    try {
+      expect(await deliverDue(app.ctx)).toMatchObject({ delivered: 2, failed: 0 });
+    } finally {
+      store.transaction = transaction;
+    }
+    expect(claims).toBeGreaterThanOrEqual(3);
+    expect(rx.received.map((g) => g.body.eventType ?? g.body.notifyType)).toEqual(['PAYMENT', 'RENEW_SUCCEEDED']);
   });
 });
