@@ -17,7 +17,6 @@
 //     autocannon runs at once, half the connections each, req/s summed and the latency
 //     histograms of both merged before the percentiles are read.
 import { spawn, spawnSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -25,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { pgArg, pgServer } from './pg.mjs';
+import { payRequests } from './serve-helpers.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -224,41 +224,6 @@ function createMerchant(db) {
   return JSON.parse(created.stdout);
 }
 
-/** Signed v2 PAY requests, each with its own requestId/relationId. */
-function payRequests(m) {
-  const year = String(new Date().getUTCFullYear() + 2);
-  const cardInfo = JSON.stringify({
-    holderName: 'Bench',
-    cardNumber: '4242424242424242',
-    month: '12',
-    year,
-    cvv: '123',
-  });
-  const run = Date.now().toString(36);
-  const path = `/payment/${m.apiKey}/transaction`;
-  let seq = 0;
-  return () => {
-    const i = seq++;
-    const body = JSON.stringify({
-      merchantId: m.merchantId,
-      requestId: `${run}-${i}`,
-      relationId: `${run}-${i}`,
-      paymentType: 'PAY',
-      payAmount: '10.00',
-      currency: 'USD',
-      cardInfo,
-    });
-    const t = Math.floor(Date.now() / 1000);
-    const sig = createHmac('sha256', m.secret).update(`${t}.POST.${path}.${body}`).digest('hex');
-    return {
-      method: 'POST',
-      path,
-      body,
-      headers: { 'content-type': 'application/json', 'x-paygate-signature': `t=${t},v2=${sig}` },
-    };
-  };
-}
-
 function median(list) {
   return [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
 }
@@ -300,7 +265,7 @@ async function mainSqlite({ duration, connections, rounds }, logLevel) {
   try {
     // 1. paygate (one database for every round, as a long-running server would have)
     const dbPath = join(dir, 'paygate.db');
-    const payRequest = payRequests(createMerchant(dbPath));
+    const payRequest = payRequests(createMerchant(dbPath), { payerEmail: false });
     const run = Date.now().toString(36);
     let seq = 0;
     const chargeRequest = () => {
@@ -406,7 +371,7 @@ async function mainPg(givenUrl, { duration, connections, rounds }, logLevel) {
   try {
     const dbUrl = await server.createDatabase();
     const baseUrl = await server.createDatabase();
-    const payRequest = payRequests(createMerchant(dbUrl));
+    const payRequest = payRequests(createMerchant(dbUrl), { payerEmail: false });
     const pg = require('pg');
     const c = new pg.Client({ connectionString: baseUrl });
     await c.connect();

@@ -80,8 +80,11 @@ export function createMerchant(b, db, { emails = false } = {}) {
   return m;
 }
 
-/** Signed v2 PAY requests, each with its own requestId/relationId and the payer's email address. */
-export function payRequests(m) {
+/**
+ * Signed v2 PAY requests, each with its own requestId/relationId and (unless `payerEmail` is
+ * false) the payer's email address, which a receipt email needs.
+ */
+export function payRequests(m, { payerEmail = true } = {}) {
   const year = String(new Date().getUTCFullYear() + 2);
   const cardInfo = JSON.stringify({
     holderName: 'Bench',
@@ -104,7 +107,7 @@ export function payRequests(m) {
       payAmount: '10.00',
       currency: 'USD',
       cardInfo,
-      billingAddress,
+      ...(payerEmail ? { billingAddress } : {}),
     });
     const t = Math.floor(Date.now() / 1000);
     const sig = createHmac('sha256', m.secret).update(`${t}.POST.${path}.${body}`).digest('hex');

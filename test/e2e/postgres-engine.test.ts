@@ -100,24 +100,7 @@ describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
   });
 
   it('a connection lost before a payment committed answers 9999 with nothing written; the repeat is charged once', async () => {
-    const db = await freshDb();
-    const m = createMerchant(db.url, 2, 'Cut Shop');
-    const proxy = await startCutProxy(db.url);
-    cleanups.push(() => proxy.close());
-    // The API in-process, without serve's background loops, so the next write is the payment's.
-    const ctx = await openApp(loadConfig({ db: proxy.url }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }));
-    cleanups.push(() => ctx.close());
-    const app = await buildServer(ctx, { rateLimit: false });
-    cleanups.push(() => app.close());
-    const base = await app.listen({ host: '127.0.0.1', port: 0 });
-    const body = {
-      requestId: 'cut-1',
-      relationId: 'order-cut-1',
-      paymentType: 'PAY',
-      payAmount: '10.00',
-      currency: 'USD',
-      cardInfo: card(),
-    };
+    const { db, m, proxy, base, body } = await cutShop();
     // A PAY's acceptance (its requestId and ACCEPTED row) is one statement that commits by itself.
     proxy.cutNextStatement('drop', 'INSERT INTO idempotency_keys');
     const lost = await client(base, m).post(`/payment/${m.apiKey}/transaction`, body);
@@ -133,23 +116,7 @@ describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
   });
 
   it('a payment whose acceptance was saved but its answer lost answers 9999; the repeat charges it once', async () => {
-    const db = await freshDb();
-    const m = createMerchant(db.url, 2, 'Cut Shop');
-    const proxy = await startCutProxy(db.url);
-    cleanups.push(() => proxy.close());
-    const ctx = await openApp(loadConfig({ db: proxy.url }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }));
-    cleanups.push(() => ctx.close());
-    const app = await buildServer(ctx, { rateLimit: false });
-    cleanups.push(() => app.close());
-    const base = await app.listen({ host: '127.0.0.1', port: 0 });
-    const body = {
-      requestId: 'cut-2',
-      relationId: 'order-cut-2',
-      paymentType: 'PAY',
-      payAmount: '10.00',
-      currency: 'USD',
-      cardInfo: card(),
-    };
+    const { db, m, proxy, base, body } = await cutShop();
     proxy.cutNextStatement('deliver', 'INSERT INTO idempotency_keys');
     const lost = await client(base, m).post(`/payment/${m.apiKey}/transaction`, body);
     expect(lost.status).toBe(500);
@@ -173,6 +140,31 @@ describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
     expect(await count(db.url, 'SELECT count(*) AS n FROM invoices')).toBe(1);
   });
 });
+
+/**
+ * A merchant on a fresh database reached through a cutting proxy, and the API in-process without
+ * serve's background loops, so the next write through the proxy is the payment's.
+ */
+async function cutShop() {
+  const db = await freshDb();
+  const m = createMerchant(db.url, 2, 'Cut Shop');
+  const proxy = await startCutProxy(db.url);
+  cleanups.push(() => proxy.close());
+  const ctx = await openApp(loadConfig({ db: proxy.url }, { PAYGATE_VAULT_KEY: TEST_VAULT_KEY }));
+  cleanups.push(() => ctx.close());
+  const app = await buildServer(ctx, { rateLimit: false });
+  cleanups.push(() => app.close());
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  const body = {
+    requestId: 'cut-1',
+    relationId: 'order-cut-1',
+    paymentType: 'PAY',
+    payAmount: '10.00',
+    currency: 'USD',
+    cardInfo: card(),
+  };
+  return { db, m, proxy, base, body };
+}
 
 /** The SQL of docs/postgres.md "Creating the role and the database", with its names made unique. */
 function docsSetupSql(role: string): string {
