@@ -59,6 +59,26 @@ export function sandboxDecision(
   }
 }
 
+/** A ledger entry for a charge keyed by its request; `facts` are what the card and the decision say. */
+function chargeEntry(
+  req: Pick<ChargeRequest, 'idempotencyKey' | 'amount' | 'currency' | 'customerPresent'>,
+  now: number,
+  facts: Pick<SandboxChargeRow, 'cardBin' | 'cardLast4' | 'outcome' | 'declineCode'>,
+): SandboxChargeRow {
+  return {
+    id: newId('ch', now),
+    idempotencyKey: req.idempotencyKey,
+    kind: 'charge',
+    parentId: null,
+    amount: req.amount,
+    currency: req.currency,
+    customerPresent: req.customerPresent,
+    ...facts,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 function toChargeResult(row: SandboxChargeRow): ChargeResult {
   if (row.outcome === 'approved') return { outcome: 'approved', ref: row.id };
   if (row.outcome === 'requires_action') return { outcome: 'requires_action', ref: row.id };
@@ -71,22 +91,12 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
     const card = req.card;
     if (!card) throw new Error('sandbox: a charge needs the card number');
     const decision = sandboxDecision({ ...req, card });
-    const now = clock.now();
-    const entry: SandboxChargeRow = {
-      id: newId('ch', now),
-      idempotencyKey: req.idempotencyKey,
-      kind: 'charge',
-      parentId: null,
-      amount: req.amount,
-      currency: req.currency,
+    const entry = chargeEntry(req, clock.now(), {
       cardBin: card.number.slice(0, 6),
       cardLast4: card.number.slice(-4),
-      customerPresent: req.customerPresent,
       outcome: decision.outcome,
       declineCode: decision.outcome === 'declined' ? decision.reason : null,
-      createdAt: now,
-      updatedAt: now,
-    };
+    });
     return { result: toChargeResult(entry), entry };
   };
   return {
@@ -98,24 +108,16 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
       return toChargeResult(row);
     },
     async chargeByKey(req) {
-      const now = clock.now();
       // Whoever writes the key first decides: the dead caller's charge if it reached the ledger,
       // else this closing entry, which a late call with the key then reads instead of charging.
-      const row = await ledger.record({
-        id: newId('ch', now),
-        idempotencyKey: req.idempotencyKey,
-        kind: 'charge',
-        parentId: null,
-        amount: req.amount,
-        currency: req.currency,
-        cardBin: null,
-        cardLast4: null,
-        customerPresent: req.customerPresent,
-        outcome: 'declined',
-        declineCode: 'processing_error',
-        createdAt: now,
-        updatedAt: now,
-      });
+      const row = await ledger.record(
+        chargeEntry(req, clock.now(), {
+          cardBin: null,
+          cardLast4: null,
+          outcome: 'declined',
+          declineCode: 'processing_error',
+        }),
+      );
       if (!row) throw new Error(`sandbox: charge ${req.idempotencyKey} not found or closed`);
       return toChargeResult(row);
     },
