@@ -1,16 +1,11 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, skipBrowser } from '../helpers/browser.js';
 import { paygate } from '../helpers/cli.js';
 import { paygateAsync } from '../helpers/cli-async.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
-if (skipBrowser)
-  console.warn(`browser tests skipped: ${CHROMIUM} not found (apt-get install chromium; CI installs it itself)`);
 
 let srv: Served;
 let rx: Receiver;
@@ -31,19 +26,7 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
     m = createMerchant(db, 2, 'Tea & Co <Shop>');
     expect(paygate(['--db', db, 'merchant', 'update', m.merchantId, '--notify-url', rx.url('/hooks')]).status).toBe(0);
     srv = await startServe({ dbPath: db });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

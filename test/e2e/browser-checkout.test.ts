@@ -1,17 +1,10 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, skipBrowser } from '../helpers/browser.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-// Locally a missing Chromium skips these with a warning; in CI (.ci/run installs it) they must run.
-const skipBrowser = !haveChromium && process.env.CI !== 'true';
-if (skipBrowser)
-  console.warn(`browser tests skipped: ${CHROMIUM} not found (apt-get install chromium; CI installs it itself)`);
 
 let srv: Served;
 let shop: Server;
@@ -32,19 +25,7 @@ describe.skipIf(skipBrowser)('hosted pages in Chromium', () => {
     shop = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`landed ${req.url}`));
     await new Promise<void>((r) => shop.listen(0, '127.0.0.1', r));
     shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,17 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, skipBrowser } from '../helpers/browser.js';
 import { layoutInvoice } from '../../src/domain/document-layout.js';
 import { documentPage } from '../../src/http/pages/document-view.js';
 import { contentSecurityPolicy, newNonce } from '../../src/http/pages/html.js';
 import { sampleInvoice } from '../helpers/documents.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
-if (skipBrowser) console.warn(`browser tests skipped: ${CHROMIUM} not found`);
 
 /** A long unbroken name and many lines: the worst a phone has to show. */
 const invoice = sampleInvoice({
@@ -39,11 +36,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  if (!skipBrowser)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+  if (!skipBrowser) browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

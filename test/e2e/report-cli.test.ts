@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, skipBrowser } from '../helpers/browser.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { refundTransaction } from '../../src/services/refund.js';
 import { runRenewal } from '../../src/services/renew/index.js';
@@ -12,9 +13,6 @@ import { paygate } from '../helpers/cli.js';
 import { testApp, type TestApp } from '../helpers/ctx.js';
 import { paygatePtyRun } from '../helpers/pty.js';
 import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
 
 let db: string;
 let dir: string;
@@ -138,10 +136,7 @@ describe('paygate report', () => {
     // One browser for the file: a launch is most of what a test here costs on a loaded machine.
     let browser: Browser;
     beforeAll(async () => {
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu'],
-      });
+      browser = await launchChromium();
     });
     afterAll(() => browser?.close());
 

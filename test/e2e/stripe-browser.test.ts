@@ -1,16 +1,13 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, skipBrowser } from '../helpers/browser.js';
 import { paygateAsync } from '../helpers/cli-async.js';
 import { tempDir } from '../helpers/env.js';
 import { startStripeStandin, type StripeStandin } from '../helpers/stripe-standin/index.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
 
 /**
  * A shopper's browser through a Stripe merchant's 3-D Secure: paygate's page hands over to
@@ -52,19 +49,7 @@ describe.skipIf(skipBrowser)('Stripe 3-D Secure hand-over in Chromium', () => {
     shop = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`landed ${req.url}`));
     await new Promise<void>((r) => shop.listen(0, '127.0.0.1', r));
     shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,17 +1,14 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { DateTime } from 'luxon';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, skipBrowser } from '../helpers/browser.js';
 import { paygateAsync } from '../helpers/cli-async.js';
 import { tempDir } from '../helpers/ctx.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startStripeStandin, type StripeStandin } from '../helpers/stripe-standin/index.js';
 import { client, createMerchant, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
 
 /**
  * Dunning for a Stripe merchant in a subscriber's browser: a trial whose card Stripe saved (a
@@ -55,19 +52,7 @@ describe.skipIf(skipBrowser)('the card-update page of a Stripe merchant in Chrom
     );
     if (up.status !== 0) throw new Error(up.stderr);
     srv = await startServe({ dbPath: db, env });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
