@@ -73,7 +73,7 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/openapi-generators.test.ts': 'client generators (Node >= 22.18) on the OpenAPI document',
   'test/e2e/deploy-files.test.ts': 'deployment files (systemd, nginx, caddy)',
   'test/e2e/cli-readme.test.ts': 'README against --help',
-  'test/e2e/cli-loaded-modules.test.ts': 'which modules a CLI process loads; its SQLite case checks PostgreSQL is not',
+  'test/e2e/cli-loaded-modules.test.ts': 'which modules a CLI process loads; it picks its engines itself',
   'test/e2e/security-v1-splice.test.ts': 'v1 signature parsing, decided before anything is read or stored',
   'test/e2e/browser-invoice-page.test.ts': 'the invoice page rendered from a document in Chromium: no database',
   'test/e2e/email-smtp.test.ts': 'the SMTP sender against a real SMTP server on loopback: no database',

@@ -64,19 +64,6 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
     expect(await value('a')).toBeUndefined();
   });
 
-  it('offers drizzle on the transaction connection', async () => {
-    const { merchants } = await import('../../src/store/schema/postgres.js');
-    await expect(
-      withTransaction(store.pool, async (tx) => {
-        await tx.db
-          .insert(merchants)
-          .values({ id: 'm', name: 'n', apiKey: 'k', secretEnc: 's', createdAt: 1, updatedAt: 1 });
-        throw new Error('undo');
-      }),
-    ).rejects.toThrowError('undo');
-    expect((await other.query('SELECT count(*)::int AS n FROM merchants')).rows).toEqual([{ n: 0 }]);
-  });
-
   /** Check-then-insert, with a competitor inserting the same key in between on the first run. */
   const insertOnce = (runs: { n: number }) => async (tx: PgTx) => {
     runs.n++;

@@ -1,16 +1,11 @@
-import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { invalidParam } from '../../domain/errors.js';
 import { StoreOpenError } from '../store.js';
 import { migrate } from './migrate.js';
 import { isPostgresUrl, redactUrl } from './url.js';
-import * as schema from '../schema/postgres.js';
-
-export type PgDb = NodePgDatabase<typeof schema>;
 
 export interface PgStore {
   pool: pg.Pool;
-  db: PgDb;
   /** The pool's size (PAYGATE_DB_POOL or the default). */
   poolSize: number;
   close(): Promise<void>;
@@ -108,7 +103,6 @@ export async function openPgStore(url: string, opts: OpenPgOptions = {}): Promis
   let closed = false;
   return {
     pool,
-    db: drizzle(pool, { schema }),
     poolSize,
     close: async () => {
       if (closed) return;

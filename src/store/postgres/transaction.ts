@@ -1,7 +1,5 @@
-import { drizzle } from 'drizzle-orm/node-postgres';
 import type { Socket } from 'node:net';
 import type pg from 'pg';
-import type { PgDb } from './client.js';
 import {
   DEADLOCK_DETECTED,
   isConnectionLost,
@@ -11,15 +9,12 @@ import {
   UNIQUE_VIOLATION,
 } from './errors.js';
 import type { Conn } from './query.js';
-import * as schema from '../schema/postgres.js';
 
 /** One unit of work: a connection of its own, inside BEGIN … COMMIT. */
 export interface PgTx {
   readonly client: pg.PoolClient;
   /** The connection for the repositories, with writes that need not be waited for (see TxConn). */
   readonly conn: TxConn;
-  /** drizzle on this transaction's connection (built on first use). */
-  readonly db: PgDb;
 }
 
 /**
@@ -166,15 +161,7 @@ export async function withTransaction<T>(
         }),
       );
       stage = 'work';
-      let db: PgDb | undefined;
-      const tx: PgTx = {
-        client,
-        conn,
-        get db() {
-          db ??= drizzle(client, { schema });
-          return db;
-        },
-      };
+      const tx: PgTx = { client, conn };
       try {
         result = await fn(tx);
       } catch (e) {
