@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Ctx } from '../ctx.js';
 import { startDeliveryLoop } from '../notify/deliver.js';
-import { startEmailLoop } from '../notify/email/deliver.js';
+import { startCustomerEmailLoop } from '../services/documents/email-delivery.js';
 import { runRenewal } from '../services/renew/index.js';
 
 export interface BackgroundOptions {
@@ -52,7 +52,7 @@ export function startBackground(ctx: Ctx, opts: BackgroundOptions): Background {
   // Customer emails (SPEC §17) likewise; without PAYGATE_SMTP_URL there are none to send.
   const emails =
     ctx.config.smtpUrl !== undefined
-      ? startEmailLoop(ctx, {
+      ? startCustomerEmailLoop(ctx, {
           onError: (err) => opts.log.error({ err }, 'customer email delivery pass failed'),
         })
       : undefined;

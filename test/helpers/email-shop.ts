@@ -1,5 +1,5 @@
 import { afterEach } from 'vitest';
-import { deliverDueEmails } from '../../src/notify/email/deliver.js';
+import { deliverCustomerEmails } from '../../src/services/documents/email-delivery.js';
 import { updateMerchant } from '../../src/services/merchants.js';
 import { rowsOf } from './rows.js';
 import { type SmtpHarness, type SmtpMode, startSmtp } from './smtp.js';
@@ -66,7 +66,7 @@ export async function subscriber(
   });
   const mode = shop.smtp.mode;
   shop.smtp.mode = 'accept';
-  await deliverDueEmails(shop.app.ctx);
+  await deliverCustomerEmails(shop.app.ctx);
   shop.smtp.mode = mode;
   shop.smtp.received.length = 0;
   shop.smtp.attempts = 0;

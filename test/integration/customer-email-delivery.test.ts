@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTime } from '../../src/domain/time.js';
-import { deliverDueEmails } from '../../src/notify/email/deliver.js';
+import { deliverCustomerEmails } from '../../src/services/documents/email-delivery.js';
 import type { SmtpTimeouts } from '../../src/notify/email/smtp.js';
 import { RETRY_DELAYS_MS } from '../../src/notify/schedule.js';
 import { updateMerchant } from '../../src/services/merchants.js';
@@ -29,7 +29,7 @@ async function oneEmailWaiting(mode: EmailShop['smtp']['mode']): Promise<EmailSh
   return shop;
 }
 
-const deliver = (shop: EmailShop) => deliverDueEmails(shop.app.ctx, { timeouts: TIMEOUTS });
+const deliver = (shop: EmailShop) => deliverCustomerEmails(shop.app.ctx, { timeouts: TIMEOUTS });
 
 describe('customer email delivery', () => {
   it('a refused message is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h, then DEAD; resend sends it', async () => {

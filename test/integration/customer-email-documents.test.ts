@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTime } from '../../src/domain/time.js';
-import { deliverDueEmails } from '../../src/notify/email/deliver.js';
+import { deliverCustomerEmails } from '../../src/services/documents/email-delivery.js';
 import { emailInvoice } from '../../src/services/documents/email-invoice.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { refundTransaction } from '../../src/services/refund.js';
@@ -41,7 +41,7 @@ describe('receipts and credit notes by email', () => {
   it('a successful PAY sends one receipt with the invoice PDF attached and its link, the card as brand and last four', async () => {
     const shop = await emailShop();
     await pay(shop, { firstName: 'Ada', email: SUBSCRIBER });
-    expect(await deliverDueEmails(shop.app.ctx)).toMatchObject({ sent: 1 });
+    expect(await deliverCustomerEmails(shop.app.ctx)).toMatchObject({ sent: 1 });
     const got = shop.smtp.received[0];
     expect(got?.envelope.to).toEqual([SUBSCRIBER]);
     expect(got?.mail.from?.value).toEqual([{ name: 'Acme Shop', address: 'billing@acme.test' }]);
@@ -54,7 +54,7 @@ describe('receipts and credit notes by email', () => {
     ]);
     expect(got?.mail.attachments[0]?.content.subarray(0, 5).toString()).toBe('%PDF-');
     expect(`${got?.mail.text}${got?.mail.html}`).not.toContain('4242424242424242');
-    expect(await deliverDueEmails(shop.app.ctx)).toMatchObject({ sent: 0 });
+    expect(await deliverCustomerEmails(shop.app.ctx)).toMatchObject({ sent: 0 });
   });
 
   it('a declined PAY writes no receipt', async () => {
@@ -72,7 +72,7 @@ describe('receipts and credit notes by email', () => {
       transactionOrderId: paid.transactionOrderId,
       refundAmount: '5.00',
     });
-    expect(await deliverDueEmails(shop.app.ctx)).toMatchObject({ sent: 2 });
+    expect(await deliverCustomerEmails(shop.app.ctx)).toMatchObject({ sent: 2 });
     const note = shop.smtp.received.find((r) => r.mail.subject?.startsWith('Refund'));
     expect(note?.mail.subject).toBe('Refund from Acme Shop — credit note INV-CN-000001');
     expect(note?.mail.text).toContain('5.00 USD');
@@ -102,10 +102,10 @@ describe('receipts and credit notes by email', () => {
     const shop = await emailShop();
     await pay(shop, { email: SUBSCRIBER });
     await pay(shop);
-    await deliverDueEmails(shop.app.ctx);
+    await deliverCustomerEmails(shop.app.ctx);
     const again = await emailInvoice(shop.app.ctx, undefined, 'INV-000001');
     expect(again).toMatchObject({ kind: 'receipt', to: SUBSCRIBER, status: 'PENDING' });
-    expect(await deliverDueEmails(shop.app.ctx)).toMatchObject({ sent: 1 });
+    expect(await deliverCustomerEmails(shop.app.ctx)).toMatchObject({ sent: 1 });
     expect(shop.smtp.received.map((r) => r.mail.attachments[0]?.filename)).toEqual([
       'INV-000001.pdf',
       'INV-000001.pdf',

@@ -99,4 +99,15 @@ describe('the store boundary', () => {
       );
     expect(offenders).toEqual([]);
   });
+
+  it('notify/ imports no service, shell or channel: delivery is handed what it builds (a document email)', () => {
+    const offenders = outside
+      .filter((f) => f.rel.startsWith('notify/'))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((t) => /^(services|http|cli|channel)\//.test(t))
+          .map((t) => `${f.rel} → ${t}`),
+      );
+    expect(offenders).toEqual([]);
+  });
 });

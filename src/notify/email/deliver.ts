@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
 import type { Ctx } from '../../ctx.js';
 import { randomToken } from '../../domain/ids.js';
-import type { ClaimedEmail, EmailOutcome } from '../../store/store.js';
+import type { ClaimedEmail, CustomerEmailRow, EmailOutcome } from '../../store/store.js';
 import { pause } from '../pause.js';
 import { MAX_ATTEMPTS, nextAttemptAt } from '../schedule.js';
 import { composeEmail } from './compose.js';
+import type { CustomerEmail, EmailSender } from './message.js';
 import { messageOf, senderOf, unsendable } from './outbox-message.js';
 import type { MailSender, SmtpTimeouts } from './smtp.js';
 
@@ -15,7 +16,20 @@ import type { MailSender, SmtpTimeouts } from './smtp.js';
  * and the record sends it again after the lease, never loses it.
  */
 
+/**
+ * A receipt's or credit note's message and PDF, built from the issued document at delivery. The
+ * documents service supplies it (services/documents/email-delivery.ts): delivery knows the
+ * outbox and SMTP, not how a document is read back or laid out. Undefined: the document is gone.
+ */
+export type DocumentMessage = (
+  ctx: Ctx,
+  row: CustomerEmailRow,
+  sender: EmailSender,
+) => Promise<{ message: CustomerEmail; pdf?: Buffer } | undefined>;
+
 export interface EmailDeliverOptions {
+  /** How a receipt or credit note is built (the other kinds carry their whole message in the row). */
+  documentMessage: DocumentMessage;
   /** The delivery clock (renew --at passes its test clock's time); default ctx.clock.now() at each step. */
   now?: number;
   /** Most emails attempted in this call. */
@@ -45,7 +59,7 @@ function defaultOwner(): string {
 /** One pass over the due emails; nothing at all without PAYGATE_SMTP_URL (emails written earlier wait). */
 export async function deliverDueEmails(
   ctx: Ctx,
-  opts: EmailDeliverOptions = {},
+  opts: EmailDeliverOptions,
   stopping: () => boolean = () => false,
 ): Promise<EmailDeliverSummary> {
   const summary: EmailDeliverSummary = { sent: 0, failed: 0, dead: 0 };
@@ -68,7 +82,9 @@ export async function deliverDueEmails(
       // nodemailer loads only once there is something to send.
       if (!sender) sender = (await import('./smtp.js')).smtpSender(url, opts.timeouts);
       const s = sender;
-      const outcomes = await Promise.all(claimed.map((row) => deliverOne(ctx, row, owner, now, s)));
+      const outcomes = await Promise.all(
+        claimed.map((row) => deliverOne(ctx, row, owner, now, s, opts.documentMessage)),
+      );
       for (const o of outcomes) {
         if (o === 'SENT') summary.sent++;
         else if (o === 'DEAD') summary.dead++;
@@ -87,6 +103,7 @@ async function deliverOne(
   owner: string,
   now: () => number,
   mail: MailSender,
+  documentMessage: DocumentMessage,
 ): Promise<EmailOutcome['status'] | 'LOST'> {
   const finish = async (o: Omit<EmailOutcome, 'now'>): Promise<EmailOutcome['status'] | 'LOST'> => {
     const at = now();
@@ -112,7 +129,7 @@ async function deliverOne(
   let composed: ReturnType<typeof composeEmail>;
   try {
     const built = isDocumentEmail(row.kind)
-      ? await (await import('../../services/documents/email-message.js')).documentEmail(ctx, row, sender)
+      ? await documentMessage(ctx, row, sender)
       : { message: messageOf(row, sender) };
     if (!built?.message) return dead('stored email could not be read');
     composed = composeEmail(built.message, ctx.zone, 'pdf' in built ? built.pdf : undefined);
@@ -135,13 +152,13 @@ export interface EmailLoop {
 /** Continuous delivery for `serve`: a pass, then a pause of `intervalMs`, until stopped. */
 export function startEmailLoop(
   ctx: Ctx,
-  opts: { intervalMs?: number; onError?: (e: unknown) => void } = {},
+  opts: { documentMessage: DocumentMessage; intervalMs?: number; onError?: (e: unknown) => void },
 ): EmailLoop {
   const halt = new AbortController();
   const done = (async () => {
     while (!halt.signal.aborted) {
       try {
-        await deliverDueEmails(ctx, {}, () => halt.signal.aborted);
+        await deliverDueEmails(ctx, { documentMessage: opts.documentMessage }, () => halt.signal.aborted);
       } catch (e) {
         opts.onError?.(e);
       }

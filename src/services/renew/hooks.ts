@@ -18,8 +18,8 @@ export async function deliverCallbacks(ctx: Ctx): Promise<number> {
 
 /** Customer emails (SPEC §17) after the run, on the run's clock (`--at`), as callbacks are. */
 export async function deliverEmails(ctx: Ctx): Promise<number> {
-  const { deliverDueEmails } = await import('../../notify/email/deliver.js');
-  return (await deliverDueEmails(ctx, { now: ctx.clock.now() })).sent;
+  const { deliverCustomerEmails } = await import('../documents/email-delivery.js');
+  return (await deliverCustomerEmails(ctx, { now: ctx.clock.now() })).sent;
 }
 
 /** Card-expiring notices for renewals within 7 days (SPEC §17), found by each run. */
