@@ -16,6 +16,9 @@
 //  B. two `serve` processes on one database beside two baseline processes on one database; two
 //     autocannon runs at once, half the connections each, req/s summed and the latency
 //     histograms of both merged before the percentiles are read.
+// --merchants N (default 1): the PAYs go round-robin to N merchants. Every paid PAY takes its
+// merchant's next invoice number in the unit of work (SPEC §17), so one merchant's PAYs commit one
+// after another; with several the PAY path is measured without that one sequence as its bound.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -224,6 +227,12 @@ function createMerchant(db) {
   return JSON.parse(created.stdout);
 }
 
+/** One request builder taking turns over several (one per merchant). */
+function spreadOver(builders) {
+  let n = 0;
+  return () => builders[n++ % builders.length]();
+}
+
 function median(list) {
   return [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
 }
@@ -252,6 +261,7 @@ async function main() {
     duration: arg('--duration', 10),
     connections: arg('--connections', 50),
     rounds: Math.max(1, arg('--rounds', 3)),
+    merchants: Math.max(1, arg('--merchants', 1)),
   };
   const logLevel = process.env.PAYGATE_LOG_LEVEL ?? 'info';
   const pg = pgArg();
@@ -259,13 +269,15 @@ async function main() {
   else await mainSqlite(opts, logLevel);
 }
 
-async function mainSqlite({ duration, connections, rounds }, logLevel) {
+async function mainSqlite({ duration, connections, rounds, merchants }, logLevel) {
   const dir = mkdtempSync(join(tmpdir(), 'paygate-bench-http-'));
   const results = { paygate: [], baseline: [], group: [], stripe: [] };
   try {
     // 1. paygate (one database for every round, as a long-running server would have)
     const dbPath = join(dir, 'paygate.db');
-    const payRequest = payRequests(createMerchant(dbPath), { payerEmail: false });
+    const payRequest = spreadOver(
+      Array.from({ length: merchants }, () => payRequests(createMerchant(dbPath), { payerEmail: false })),
+    );
     const run = Date.now().toString(36);
     let seq = 0;
     const chargeRequest = () => {
@@ -363,7 +375,7 @@ async function mainSqlite({ duration, connections, rounds }, logLevel) {
  * round; in each round paygate and the baseline take turns, first with one process each, then
  * with two processes each on their one database.
  */
-async function mainPg(givenUrl, { duration, connections, rounds }, logLevel) {
+async function mainPg(givenUrl, { duration, connections, rounds, merchants }, logLevel) {
   const server = await pgServer(givenUrl);
   const procs = [];
   // Both sides get the same pool size: PAYGATE_DB_POOL when set, else paygate's default.
@@ -371,7 +383,9 @@ async function mainPg(givenUrl, { duration, connections, rounds }, logLevel) {
   try {
     const dbUrl = await server.createDatabase();
     const baseUrl = await server.createDatabase();
-    const payRequest = payRequests(createMerchant(dbUrl), { payerEmail: false });
+    const payRequest = spreadOver(
+      Array.from({ length: merchants }, () => payRequests(createMerchant(dbUrl), { payerEmail: false })),
+    );
     const pg = require('pg');
     const c = new pg.Client({ connectionString: baseUrl });
     await c.connect();
@@ -404,7 +418,7 @@ async function mainPg(givenUrl, { duration, connections, rounds }, logLevel) {
     };
 
     console.log(
-      `## HTTP on PostgreSQL: signed PAY transactions (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`,
+      `## HTTP on PostgreSQL: signed PAY transactions to ${merchants} merchant(s) (${connections} connections, ${duration} s each, ${rounds} rounds, paygate log level ${logLevel})\n`,
     );
     console.log(`Server: ${server.label}.\n`);
     for (const n of [1, 2]) {
