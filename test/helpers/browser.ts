@@ -3,7 +3,7 @@ import { type Browser, chromium } from 'playwright-core';
 
 /** Debian's Chromium, which `.ci/run` installs; the browser tests are skipped without it, except in CI. */
 export const CHROMIUM = '/usr/bin/chromium';
-export const haveChromium = existsSync(CHROMIUM);
+const haveChromium = existsSync(CHROMIUM);
 export const skipBrowser = !haveChromium && process.env.CI !== 'true';
 if (skipBrowser) console.warn(`browser tests skipped: ${CHROMIUM} not found`);
 
