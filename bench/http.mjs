@@ -16,6 +16,8 @@
 //  B. two `serve` processes on one database beside two baseline processes on one database; two
 //     autocannon runs at once, half the connections each, req/s summed and the latency
 //     histograms of both merged before the percentiles are read.
+// --cpu-prof DIR: each `serve` writes a V8 CPU profile into DIR (read them with
+// `node bench/profile-summary.mjs DIR/*.cpuprofile`).
 // --merchants N (default 1): the PAYs go round-robin to N merchants. Every paid PAY takes its
 // merchant's next invoice number in the unit of work (SPEC §17), so one merchant's PAYs commit one
 // after another; with several the PAY path is measured without that one sequence as its bound.
@@ -34,6 +36,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/paygate.js');
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const require = createRequire(import.meta.url);
+
+// --cpu-prof DIR: every paygate process writes a V8 CPU profile into DIR when it stops.
+const PROF_AT = process.argv.indexOf('--cpu-prof');
+const SERVE_NODE_ARGS = PROF_AT > 0 ? ['--cpu-prof', '--cpu-prof-dir', process.argv[PROF_AT + 1]] : [];
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -302,7 +308,7 @@ async function mainSqlite({ duration, connections, rounds, merchants }, logLevel
     for (let round = 0; round < rounds; round++) {
       const pg = await start(
         process.execPath,
-        [BIN, '--db', dbPath, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'],
+        [...SERVE_NODE_ARGS, BIN, '--db', dbPath, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'],
         { PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel },
         /listening on (http:\/\/\S+)/,
       );
@@ -400,7 +406,7 @@ async function mainPg(givenUrl, { duration, connections, rounds, merchants }, lo
     const serve = () =>
       start(
         process.execPath,
-        [BIN, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'],
+        [...SERVE_NODE_ARGS, BIN, 'serve', '--port', '0', '--no-rate-limit', '--no-renew'],
         { PAYGATE_DB: dbUrl, PAYGATE_VAULT_KEY: KEY, PAYGATE_LOG_LEVEL: logLevel, ...poolEnv },
         /listening on (http:\/\/\S+)/,
       );

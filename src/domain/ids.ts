@@ -51,16 +51,30 @@ function nextRandom(ms: number): number[] {
     lastRandom = r;
     return r;
   }
-  const bytes = randomBytes(16);
   lastMs = ms;
-  lastRandom = Array.from(bytes, (b) => b % 32);
+  lastRandom = randomDigits();
   return lastRandom;
 }
 
+// 16 random base-32 digits per id, cut from a pool: one randomBytes call per 256 ids, not per id.
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+
+function randomDigits(): number[] {
+  if (poolAt + 16 > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolAt = 0;
+  }
+  const out = new Array<number>(16);
+  for (let i = 0; i < 16; i++) out[i] = (pool[poolAt + i] as number) % 32;
+  poolAt += 16;
+  return out;
+}
+
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
-  const rand = nextRandom(nowMs)
-    .map((i) => ALPHABET[i])
-    .join('');
+  let rand = '';
+  for (const i of nextRandom(nowMs)) rand += ALPHABET[i];
   return `${prefix}_${encodeTime(nowMs)}${rand}`;
 }
 

@@ -22,6 +22,7 @@ export interface Vault {
  */
 export function vaultFromKey(key: Buffer, pinned: ReadonlyMap<string, Buffer> = new Map()): Vault {
   if (key.length !== 32) throw new Error('the vault key must be 32 bytes (base64 of 32 random bytes)');
+  const derived = new Map<string, Buffer>();
   return {
     encrypt(plain) {
       const iv = randomBytes(12);
@@ -42,7 +43,13 @@ export function vaultFromKey(key: Buffer, pinned: ReadonlyMap<string, Buffer> = 
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
     },
     derive(purpose) {
-      return pinned.get(purpose) ?? createHmac('sha256', key).update(`paygate-derived-key:${purpose}`).digest();
+      // Asked on every signed request (fingerprints, signature keys): derived once per purpose.
+      let k = derived.get(purpose);
+      if (!k) {
+        k = pinned.get(purpose) ?? createHmac('sha256', key).update(`paygate-derived-key:${purpose}`).digest();
+        derived.set(purpose, k);
+      }
+      return k;
     },
   };
 }

@@ -45,7 +45,7 @@ SELECT EXISTS (SELECT 1 FROM t) AS accepted`;
 
 export async function acceptTransaction(pool: pg.Pool, a: Acceptance): Promise<Accepted> {
   try {
-    const r = await write<{ accepted: boolean }>(pool, ACCEPT, { ...prefixed(K, a.key), ...prefixed(T, a.row) });
+    const r = await write<{ accepted: boolean }>(pool, ACCEPT, prefixed(T, a.row, prefixed(K, a.key)));
     return r?.accepted ? 'accepted' : 'seen';
   } catch (e) {
     if (sqlState(e) === UNIQUE_VIOLATION && constraintOf(e) === 'transactions_merchant_relation') return 'relation';
@@ -80,7 +80,20 @@ function invoiceSql(receipt: boolean): string {
 inv AS (${insertInvoiceSql(I)} FROM n RETURNING number)${em}`;
 }
 
+const outcomeTexts = new Map<string, string>();
+
+/** One text per shape (the patch's keys, invoice, receipt, event): built once, then looked up. */
 function outcomeSql(keys: readonly string[], o: ChargeOutcome): string {
+  const shape = `${keys.join(',')}|${o.invoice ? (o.invoice.receipt !== undefined ? 2 : 1) : 0}|${o.event ? 1 : 0}`;
+  let text = outcomeTexts.get(shape);
+  if (text === undefined) {
+    text = buildOutcomeSql(keys, o);
+    outcomeTexts.set(shape, text);
+  }
+  return text;
+}
+
+function buildOutcomeSql(keys: readonly string[], o: ChargeOutcome): string {
   const inv = o.invoice ? invoiceSql(o.invoice.receipt !== undefined) : '';
   const select = o.invoice ? eventSelect(E, 'inv', withNumber(`${E}payload`, true)) : eventSelect(E, 't');
   const ev = o.event ? `, ev AS (INSERT INTO outbox_events (${EVENT_COLUMNS}) ${select})` : '';
@@ -98,17 +111,16 @@ SELECT EXISTS (SELECT 1 FROM ch) AS "entered__", t.* FROM (SELECT 1) AS one LEFT
 export async function recordSandboxOutcome(pool: pg.Pool, o: ChargeOutcome): Promise<OutcomeRecorded> {
   const keys = patchKeys(transactions, o.patch);
   const receipt = o.invoice?.receipt;
-  const args = {
-    ...prefixed(C, o.entry),
-    ...prefixed(P, o.patch),
-    ...(o.event ? eventArgs(o.event, E).args : {}),
-    ...(o.invoice
-      ? { ...prefixed(I, o.invoice.row), mark: o.invoice.marker, markJson: JSON.stringify(o.invoice.marker) }
-      : {}),
-    ...(receipt ? emailArgs(receipt, M).args : {}),
-    id: o.transactionId,
-    fromStatus: o.from,
-  };
+  const args = prefixed(P, o.patch, prefixed(C, o.entry));
+  if (o.event) Object.assign(args, eventArgs(o.event, E).args);
+  if (o.invoice) {
+    prefixed(I, o.invoice.row, args);
+    args.mark = o.invoice.marker;
+    args.markJson = JSON.stringify(o.invoice.marker);
+  }
+  if (receipt) Object.assign(args, emailArgs(receipt, M).args);
+  args.id = o.transactionId;
+  args.fromStatus = o.from;
   const r = await write<TransactionRow & { entered__: boolean }>(pool, outcomeSql(keys, o), args);
   if (!r?.entered__) return { entered: false };
   const { entered__: _, ...row } = r;

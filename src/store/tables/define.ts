@@ -136,4 +136,14 @@ export type RowOf<S extends TableSpec> = {
   [K in keyof S['columns']]: S['columns'][K] extends Column<infer T, infer N> ? (N extends true ? T | null : T) : never;
 };
 
-export const sqlName = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const sqlNames = new Map<string, string>();
+
+/** camelCase key → snake_case column; remembered, since statements are built from it per call. */
+export function sqlName(key: string): string {
+  let name = sqlNames.get(key);
+  if (name === undefined) {
+    name = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    sqlNames.set(key, name);
+  }
+  return name;
+}

@@ -41,8 +41,9 @@ export function rowValues(spec: TableSpec, prefix: string): { columns: string; p
 }
 
 /** `args` under `@<prefix>key` names (see rowValues). */
-export function prefixed(prefix: string, args: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(args).map(([k, v]) => [`${prefix}${k}`, v]));
+export function prefixed(prefix: string, args: object, into: Record<string, unknown> = {}): Record<string, unknown> {
+  for (const [k, v] of Object.entries(args)) into[prefix + k] = v;
+  return into;
 }
 
 /**
