@@ -33,6 +33,9 @@ const DIST = process.env.PAYGATE_BENCH_ROOT
   ? new URL('dist/', pathToFileURL(`${process.env.PAYGATE_BENCH_ROOT}/`))
   : new URL('../dist/', import.meta.url);
 const KEY = Buffer.alloc(32, 7).toString('base64');
+// --cpu-prof DIR: each engine child writes a V8 CPU profile into DIR (bench/profile-summary.mjs).
+const PROF_AT = process.argv.indexOf('--cpu-prof');
+const ENGINE_NODE_ARGS = PROF_AT > 0 ? ['--cpu-prof', '--cpu-prof-dir', process.argv[PROF_AT + 1]] : [];
 const START = Date.UTC(2026, 0, 15, 9, 0, 0);
 const DUE = Date.UTC(2026, 1, 15, 9, 0, 0);
 const RUN_AT = Date.UTC(2026, 1, 15, 10, 0, 0);
@@ -377,7 +380,9 @@ async function rawPg(url, mode) {
 /** N engine processes over one database, started together. */
 async function engineRun(url, processes) {
   const kids = Array.from({ length: processes }, () => {
-    const proc = spawn(process.execPath, [SELF, '--child', 'engine-pg', url], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [...ENGINE_NODE_ARGS, SELF, '--child', 'engine-pg', url], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     proc.stdout.on('data', (d) => (out += d));
@@ -472,7 +477,8 @@ async function mainPg(givenUrl, due) {
 }
 
 function child(kind, dbPath, extra = []) {
-  const r = spawnSync(process.execPath, [SELF, '--child', kind, dbPath, ...extra], {
+  const nodeArgs = kind === 'engine' ? ENGINE_NODE_ARGS : [];
+  const r = spawnSync(process.execPath, [...nodeArgs, SELF, '--child', kind, dbPath, ...extra], {
     encoding: 'utf8',
     maxBuffer: 1 << 24,
     timeout: 900_000,

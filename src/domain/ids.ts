@@ -56,20 +56,30 @@ function nextRandom(ms: number): number[] {
   return lastRandom;
 }
 
-// 16 random base-32 digits per id, cut from a pool: one randomBytes call per 256 ids, not per id.
+/**
+ * Random bytes cut from a pool, each byte handed out once: one randomBytes call per 4 KiB rather
+ * than per id or token. A randomBytes call costs about 10 µs on our machines whatever its size,
+ * and every invoice takes a token and every row an id (a renewal run: 5% of its time).
+ */
 const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let poolAt = 0;
 
-function randomDigits(): number[] {
-  if (poolAt + 16 > pool.length) {
+function pooledBytes(n: number): Buffer {
+  if (n > POOL_BYTES) return randomBytes(n);
+  if (poolAt + n > pool.length) {
     pool = randomBytes(POOL_BYTES);
     poolAt = 0;
   }
-  const out = new Array<number>(16);
-  for (let i = 0; i < 16; i++) out[i] = (pool[poolAt + i] as number) % 32;
-  poolAt += 16;
+  const out = Buffer.from(pool.subarray(poolAt, poolAt + n));
+  pool.fill(0, poolAt, poolAt + n);
+  poolAt += n;
   return out;
+}
+
+function randomDigits(): number[] {
+  const bytes = pooledBytes(16);
+  return Array.from(bytes, (b) => b % 32);
 }
 
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
@@ -80,11 +90,11 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
 
 /** A short human-friendly code for subscriptions (SPEC's subscriptionCode), unique by construction of its random part. */
 export function newSubscriptionCode(): string {
-  const bytes = randomBytes(10);
+  const bytes = pooledBytes(10);
   return 'SC' + Array.from(bytes, (b) => ALPHABET[b % 32]).join('');
 }
 
 /** Opaque random token for API keys, secrets and page tokens (base64url). */
 export function randomToken(bytes = 24): string {
-  return randomBytes(bytes).toString('base64url');
+  return pooledBytes(bytes).toString('base64url');
 }

@@ -7,12 +7,15 @@ import type {
   portalSessions,
   creditNotes,
   customerEmails,
+  idempotencyKeys,
   invoices,
   merchants,
   outboxEvents,
   plans,
   refunds,
+  sandboxCharges,
   subscriptions,
+  trackingEntries,
   transactions,
 } from './tables/index.js';
 import type { SubscriptionStatus } from '../domain/subscription-state.js';
@@ -731,13 +734,10 @@ export interface TransactionFilter {
 }
 
 /** requestId scopes, and the signature scopes of refunds and tracking uploads sent without one (SPEC §4). */
-export type IdempotencyScope = 'transaction' | 'refund' | 'refund-signature' | 'tracking-signature';
+export type IdempotencyScope = RowOf<typeof idempotencyKeys>['scope'];
 
 /** Only a hash of the request is stored, never the request. */
-export interface IdempotencyRow {
-  requestHash: string;
-  resourceId: string;
-}
+export type IdempotencyRow = Pick<RowOf<typeof idempotencyKeys>, 'requestHash' | 'resourceId'>;
 
 export interface NewIdempotency {
   merchantId: string;
@@ -881,7 +881,7 @@ export interface NewEvent {
   now: number;
 }
 
-export type EventStatus = 'PENDING' | 'DELIVERED' | 'DEAD';
+export type EventStatus = OutboxEventRow['status'];
 
 export interface EventFilter {
   status?: EventStatus | undefined;
@@ -890,22 +890,8 @@ export interface EventFilter {
   limit: number;
 }
 
-export interface EventRow {
-  id: string;
-  merchantId: string;
-  kind: string;
-  eventType: string;
-  status: EventStatus;
-  attempts: number;
-  lastHttpStatus: number | null;
-  lastError: string | null;
-  nextAttemptAt: number;
-  deliveredAt: number | null;
-  createdAt: number;
-  transactionId: string | null;
-  subscriptionId: string | null;
-  notifyUrl: string | null;
-}
+/** An event as listed: its row without the delivery's working columns and the callback body. */
+export type EventRow = Omit<OutboxEventRow, 'seq' | 'payload' | 'leaseOwner' | 'leaseUntil'>;
 
 export interface EventClaim {
   now: number;
@@ -934,17 +920,10 @@ export interface AttemptOutcome {
   now: number;
 }
 
-export interface TrackingRow {
-  transactionId: string;
+export type TrackingRow = Omit<RowOf<typeof trackingEntries>, 'id'> & {
   /** The transaction's relationId (the shop's order reference). */
   relationId: string | null;
-  merchantId: string;
-  trackingNo: string;
-  trackingChannel: string;
-  trackUrl: string | null;
-  createdAt: number;
-  updatedAt: number;
-}
+};
 
 export interface TrackingUpsert {
   id: string;
@@ -962,21 +941,7 @@ export interface UnrecordedCharge {
   updatedAt: number;
 }
 
-export interface SandboxChargeRow {
-  id: string;
-  idempotencyKey: string;
-  kind: 'charge' | 'refund';
-  parentId: string | null;
-  amount: number;
-  currency: string;
-  cardBin: string | null;
-  cardLast4: string | null;
-  customerPresent: boolean;
-  outcome: 'approved' | 'declined' | 'requires_action' | 'failed';
-  declineCode: string | null;
-  createdAt: number;
-  updatedAt: number;
-}
+export type SandboxChargeRow = RowOf<typeof sandboxCharges>;
 
 /** A month of the revenue report: [start, end) in epoch ms, already resolved in the zone. */
 export interface MonthWindow {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId, randomToken } from '../../src/domain/ids.js';
 
 const ID = /^txn_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -23,5 +23,15 @@ describe('ids', () => {
     for (const id of ids) expect(id).toMatch(ID);
     // Each of the 32 digits turns up in the random parts: no digit is stuck (a pool read past its end).
     expect(new Set(randomParts.join('')).size).toBe(32);
+  });
+});
+
+describe('random tokens', () => {
+  it('are base64url of the bytes asked for, and never repeat across refills of the pool', () => {
+    // 24 bytes each: 400 tokens take 9,600 bytes, past two 4 KiB pools.
+    const tokens = Array.from({ length: 400 }, () => randomToken());
+    for (const t of tokens) expect(Buffer.from(t, 'base64url')).toHaveLength(24);
+    expect(new Set(tokens).size).toBe(400);
+    expect(randomToken(5000)).toHaveLength(Math.ceil((5000 * 4) / 3));
   });
 });

@@ -1,7 +1,7 @@
 import { newId } from '../../domain/ids.js';
 import type { EventFilter, EventRow, NewEvent } from '../store.js';
 import { outboxEvents } from '../tables/index.js';
-import { prefixed, selectList } from '../tables/rows.js';
+import { prefixed, selectExcept } from '../tables/rows.js';
 import type { Db } from './db.js';
 
 /**
@@ -50,23 +50,8 @@ export function eventArgs(e: NewEvent, prefix = ''): { id: string; args: Record<
   return { id, args: prefixed(prefix, args) };
 }
 
-/** The columns of an EventRow. */
-const COLUMNS = selectList(outboxEvents, undefined, [
-  'id',
-  'merchantId',
-  'kind',
-  'eventType',
-  'status',
-  'attempts',
-  'lastHttpStatus',
-  'lastError',
-  'nextAttemptAt',
-  'deliveredAt',
-  'createdAt',
-  'transactionId',
-  'subscriptionId',
-  'notifyUrl',
-]);
+/** The columns of an EventRow: all but these (store.ts's EventRow omits the same). */
+const COLUMNS = selectExcept(outboxEvents, undefined, ['seq', 'payload', 'leaseOwner', 'leaseUntil']);
 
 export function listEvents(db: Db, f: EventFilter): Promise<EventRow[]> {
   return db.all(

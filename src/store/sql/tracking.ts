@@ -1,5 +1,9 @@
 import type { PageWindow, TrackingRow, TrackingUpsert } from '../store.js';
+import { trackingEntries } from '../tables/index.js';
+import { selectExcept } from '../tables/rows.js';
 import type { Db } from './db.js';
+
+const COLUMNS = selectExcept(trackingEntries, 'e', ['id']);
 
 /** Entries accumulate per order (split shipments); the same (order, trackingNo) again updates it. */
 export async function upsertTracking(db: Db, e: TrackingUpsert): Promise<void> {
@@ -17,8 +21,7 @@ export function listTracking(
   f: { merchantId?: string | undefined; transactionId?: string | undefined } & PageWindow,
 ): Promise<TrackingRow[]> {
   return db.all(
-    `SELECT e.transaction_id AS "transactionId", t.relation_id AS "relationId", e.merchant_id AS "merchantId", e.tracking_no AS "trackingNo",
-            e.tracking_channel AS "trackingChannel", e.track_url AS "trackUrl", e.created_at AS "createdAt", e.updated_at AS "updatedAt"
+    `SELECT ${COLUMNS}, t.relation_id AS "relationId"
      FROM tracking_entries e JOIN transactions t ON t.id = e.transaction_id
      WHERE (CAST(@merchantId AS TEXT) IS NULL OR e.merchant_id = CAST(@merchantId AS TEXT))
        AND (CAST(@transactionId AS TEXT) IS NULL OR e.transaction_id = CAST(@transactionId AS TEXT))

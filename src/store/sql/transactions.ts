@@ -62,11 +62,17 @@ export async function updateTransactionIf(
     });
     return { updated: found !== undefined };
   }
-  const row = await db.get<TransactionRow>(
-    `UPDATE transactions SET ${setList(keys)} WHERE id = @id AND status = @fromStatus RETURNING ${selectList(transactions)}`,
-    { ...patch, id, fromStatus },
-  );
-  return row ? { updated: true, row } : { updated: false };
+  const update = `UPDATE transactions SET ${setList(keys)} WHERE id = @id AND status = @fromStatus`;
+  const args = { ...patch, id, fromStatus };
+  if (db.dialect.name === 'postgres') {
+    const row = await db.get<TransactionRow>(`${update} RETURNING ${selectList(transactions)}`, args);
+    return row ? { updated: true, row } : { updated: false };
+  }
+  // SQLite stages RETURNING's rows in a temporary table: 34–66 µs against 20 µs for the UPDATE
+  // and a read by key (src/store/README.md, "RETURNING on SQLite"). Both are called before either
+  // is awaited: a SQLite statement runs when called, so no other unit of work comes between them.
+  const [changed, row] = await Promise.all([db.run(update, args), getTransaction(db, id)]);
+  return changed === 1 && row ? { updated: true, row } : { updated: false };
 }
 
 /** Open 3DS / checkout sessions past their expiry (partial index transactions_open_pages). */

@@ -90,12 +90,16 @@ function claimRecord(
   leaseUntil: number,
   newTxnId: string,
 ): string | undefined {
-  const row = prepared(
+  // No RETURNING: SQLite stages its rows in a temporary table, dearer than the read by key after.
+  const claimed = prepared(
     sqlite,
     `UPDATE billing_records SET lease_owner = ?, lease_until = ?, transaction_id = coalesce(transaction_id, ?)
-     WHERE id = ? AND status = 'PENDING' AND scheduled_time <= ? AND (lease_until IS NULL OR lease_until < ?)
-     RETURNING transaction_id AS transactionId`,
-  ).get(owner, leaseUntil, newTxnId, id, now, now) as { transactionId: string } | undefined;
+     WHERE id = ? AND status = 'PENDING' AND scheduled_time <= ? AND (lease_until IS NULL OR lease_until < ?)`,
+  ).run(owner, leaseUntil, newTxnId, id, now, now).changes;
+  if (claimed === 0) return undefined;
+  const row = prepared(sqlite, 'SELECT transaction_id AS transactionId FROM billing_records WHERE id = ?').get(id) as
+    | { transactionId: string }
+    | undefined;
   return row?.transactionId;
 }
 

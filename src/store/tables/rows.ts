@@ -20,6 +20,19 @@ export function selectList<S extends TableSpec>(spec: S, alias?: string, only?: 
   return (only ?? keysOf(spec)).map((k) => (sqlName(k) === k ? `${p}${k}` : `${p}${sqlName(k)} AS "${k}"`)).join(', ');
 }
 
+/** selectList of every column but `omit`. */
+export function selectExcept<S extends TableSpec>(
+  spec: S,
+  alias: string | undefined,
+  omit: readonly KeyOf<S>[],
+): string {
+  return selectList(
+    spec,
+    alias,
+    keysOf(spec).filter((k) => !omit.includes(k)),
+  );
+}
+
 /** `SELECT <every column> FROM table alias`: add the WHERE. */
 export function selectFrom(spec: TableSpec, alias?: string): string {
   return `SELECT ${selectList(spec, alias)} FROM ${spec.name}${alias ? ` ${alias}` : ''}`;
