@@ -73,8 +73,3 @@ export function patchKeys<S extends TableSpec>(spec: S, patch: Partial<RowOf<S>>
 export function setList(keys: readonly string[], prefix = ''): string {
   return keys.map((k) => `${sqlName(k)} = @${prefix}${k}`).join(', ');
 }
-
-/** The columns of a table that hold booleans (SQLite stores them as 0/1). */
-export function booleanKeys(spec: TableSpec): string[] {
-  return keysOf(spec).filter((k) => spec.columns[k]?.spec.kind === 'boolean');
-}
