@@ -37,7 +37,6 @@ const BIN = join(ROOT, 'bin/paygate.js');
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const require = createRequire(import.meta.url);
 
-// --cpu-prof DIR: every paygate process writes a V8 CPU profile into DIR when it stops.
 const PROF_AT = process.argv.indexOf('--cpu-prof');
 const SERVE_NODE_ARGS = PROF_AT > 0 ? ['--cpu-prof', '--cpu-prof-dir', process.argv[PROF_AT + 1]] : [];
 
@@ -164,10 +163,11 @@ function start(cmd, args, env, pattern) {
  * run's requests it gives the server's CPU per request, which the machine's load does not change
  * as much as it changes req/s. Undefined where /proc is not there.
  */
+/** [user, system] CPU ms of a process so far. */
 function cpuMs(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return [Number(fields[11]) * 10, Number(fields[12]) * 10];
   } catch {
     return undefined;
   }
@@ -178,8 +178,10 @@ async function withCpu(procs, run) {
   const before = procs.map((p) => cpuMs(p.pid));
   const r = await run();
   const after = procs.map((p) => cpuMs(p.pid));
-  const used = after.reduce((sum, a, i) => (a === undefined || before[i] === undefined ? NaN : sum + a - before[i]), 0);
-  return { ...r, cpu: used / Math.max(r.ok + r.errors, 1) };
+  const spent = (k) =>
+    after.reduce((sum, a, i) => (a === undefined || before[i] === undefined ? NaN : sum + a[k] - before[i][k]), 0);
+  const n = Math.max(r.ok + r.errors, 1);
+  return { ...r, cpu: (spent(0) + spent(1)) / n, sys: spent(1) / n };
 }
 
 async function stop(proc) {
@@ -249,12 +251,12 @@ function pct(a, b) {
 
 function printTable(rows) {
   console.log(
-    '| server (median round by req/s) | req/s | p50 ms | p99 ms | 2xx | errors/non-2xx | server CPU ms/request |',
+    '| server (median round by req/s) | req/s | p50 ms | p99 ms | 2xx | errors/non-2xx | server CPU ms/request (of it system) |',
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const [name, r] of rows)
     console.log(
-      `| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.errors} | ${Number.isFinite(r.cpu) ? r.cpu.toFixed(2) : '—'} |`,
+      `| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ok} | ${r.errors} | ${Number.isFinite(r.cpu) ? `${r.cpu.toFixed(2)} (sys ${r.sys.toFixed(2)})` : '—'} |`,
     );
 }
 
