@@ -52,7 +52,7 @@ function nextRandom(ms: number): number[] {
     return r;
   }
   lastMs = ms;
-  lastRandom = randomDigits();
+  lastRandom = randomDigits(16);
   return lastRandom;
 }
 
@@ -77,9 +77,9 @@ function pooledBytes(n: number): Buffer {
   return out;
 }
 
-function randomDigits(): number[] {
-  const bytes = pooledBytes(16);
-  return Array.from(bytes, (b) => b % 32);
+/** n random base-32 digits. */
+function randomDigits(n: number): number[] {
+  return Array.from(pooledBytes(n), (b) => b % 32);
 }
 
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
@@ -90,8 +90,12 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
 
 /** A short human-friendly code for subscriptions (SPEC's subscriptionCode), unique by construction of its random part. */
 export function newSubscriptionCode(): string {
-  const bytes = pooledBytes(10);
-  return 'SC' + Array.from(bytes, (b) => ALPHABET[b % 32]).join('');
+  return (
+    'SC' +
+    randomDigits(10)
+      .map((i) => ALPHABET[i])
+      .join('')
+  );
 }
 
 /** Opaque random token for API keys, secrets and page tokens (base64url). */

@@ -54,3 +54,15 @@ export const POSTGRES: Dialect = {
   indexedBy: () => '',
   unlimited: null,
 };
+
+/**
+ * A conditional write and the row it touched, without SQLite's RETURNING (which stages its rows
+ * in a temporary table: src/store/README.md, "RETURNING on SQLite"). Both statements are called
+ * before either is awaited: a SQLite statement runs when it is called (sqlite/db.ts), so no
+ * statement of another unit of work written side by side comes between them. Undefined when the
+ * write changed nothing.
+ */
+export async function runThenGet<R>(db: Db, write: string, read: string, args: Args): Promise<R | undefined> {
+  const [changed, row] = await Promise.all([db.run(write, args), db.get<R>(read, args)]);
+  return changed === 0 ? undefined : row;
+}

@@ -2,7 +2,7 @@ import { type DocumentKind, documentNumber } from '../../domain/invoice-numberin
 import type { CreditNoteRow, DocumentFilter, InvoiceRow, NewCreditNote, NewInvoice } from '../store.js';
 import { creditNotes, invoices } from '../tables/index.js';
 import { insertRow, selectFrom } from '../tables/rows.js';
-import type { Db } from './db.js';
+import { type Db, runThenGet } from './db.js';
 
 /**
  * Invoices and credit notes (SPEC §17). Issuing takes the merchant's next number and writes the
@@ -12,10 +12,9 @@ import type { Db } from './db.js';
  *    holds the merchant's row until the unit of work ends: concurrent issuers in any process
  *    queue for it, and a unit that rolls back gives its number back (gap-free).
  *  - SQLite (no UPDATE inside a WITH): the UPDATE takes the number and the SELECT right after it
- *    reads it back, both called before either is awaited (a SQLite statement runs when it is
- *    called, so no other issue's statement of a renewal batch written side by side in one unit of
- *    work — writeTogether — can come between them; a re-read after an await could give two
- *    documents the later number); then a plain INSERT … VALUES is given the number, formatted by
+ *    reads it back (db.ts runThenGet: nothing of another issue of a renewal batch written side by
+ *    side in one unit of work — writeTogether — comes between them; a re-read after an await
+ *    could give two documents the later number); then a plain INSERT … VALUES is given the number, formatted by
  *    domain/invoice-numbering.ts. Not the INSERT … SELECT … RETURNING of PostgreSQL: measured on
  *    a renewal run's database, RETURNING costs SQLite 30–45 µs per statement (it stages the
  *    returned rows in a temporary table), and the subscriber's customer read inside the INSERT
@@ -40,9 +39,14 @@ const taken = (seqColumn: SeqColumn): string =>
 
 type SeqColumn = 'invoice_next' | 'credit_note_next';
 
-function takeNumberSql(seqColumn: SeqColumn, merchantParam = 'merchantId', when?: string): string {
+/** The merchant's sequence moved by one (its row held until the unit of work ends). */
+function bumpSql(seqColumn: SeqColumn, merchantParam = 'merchantId', when?: string): string {
   const gate = when ? ` AND ${when}` : '';
-  return `UPDATE merchants SET ${seqColumn} = ${seqColumn} + 1 WHERE id = @${merchantParam}${gate} RETURNING ${taken(seqColumn)}`;
+  return `UPDATE merchants SET ${seqColumn} = ${seqColumn} + 1 WHERE id = @${merchantParam}${gate}`;
+}
+
+function takeNumberSql(seqColumn: SeqColumn, merchantParam = 'merchantId', when?: string): string {
+  return `${bumpSql(seqColumn, merchantParam, when)} RETURNING ${taken(seqColumn)}`;
 }
 
 /**
@@ -93,9 +97,9 @@ interface Taken {
   support_email: string | null;
 }
 
-/** SQLite: the UPDATE, then the number it took read back in the same unit of work (no RETURNING). */
+/** SQLite: the UPDATE, then the number it took read back (runThenGet: no RETURNING). */
 const takeThenRead = (seqColumn: SeqColumn): [string, string] => [
-  `UPDATE merchants SET ${seqColumn} = ${seqColumn} + 1 WHERE id = @merchantId`,
+  bumpSql(seqColumn),
   `SELECT ${taken(seqColumn)} FROM merchants WHERE id = @merchantId`,
 ];
 const TAKE_INVOICE_SQLITE = takeThenRead('invoice_next');
@@ -111,10 +115,8 @@ async function issueSqlite(
   args: Record<string, unknown>,
 ): Promise<{ number: string; row: Record<string, unknown> } | undefined> {
   const [take, read] = kind === 'invoice' ? TAKE_INVOICE_SQLITE : TAKE_CREDIT_NOTE_SQLITE;
-  // Both called before either is awaited: a SQLite statement runs when it is called (sqlite/db.ts),
-  // so nothing of another unit of work written side by side comes between the two.
-  const [moved, n] = await Promise.all([db.run(take, args), db.get<Taken>(read, args)]);
-  if (moved === 0 || !n) return undefined;
+  const n = await runThenGet<Taken>(db, take, read, args);
+  if (!n) return undefined;
   const number = documentNumber(kind, n.prefix, Number(n.seq));
   const row = {
     ...args,

@@ -9,7 +9,7 @@ import type {
 import { transactions } from '../tables/index.js';
 import { insertRow, patchKeys, selectFrom, selectList, setList } from '../tables/rows.js';
 import { releaseCouponRedemption } from './coupons.js';
-import type { Db } from './db.js';
+import { type Db, runThenGet } from './db.js';
 
 const SELECT = selectFrom(transactions, 't');
 
@@ -68,11 +68,8 @@ export async function updateTransactionIf(
     const row = await db.get<TransactionRow>(`${update} RETURNING ${selectList(transactions)}`, args);
     return row ? { updated: true, row } : { updated: false };
   }
-  // SQLite stages RETURNING's rows in a temporary table: 34–66 µs against 20 µs for the UPDATE
-  // and a read by key (src/store/README.md, "RETURNING on SQLite"). Both are called before either
-  // is awaited: a SQLite statement runs when called, so no other unit of work comes between them.
-  const [changed, row] = await Promise.all([db.run(update, args), getTransaction(db, id)]);
-  return changed === 1 && row ? { updated: true, row } : { updated: false };
+  const row = await runThenGet<TransactionRow>(db, update, `${SELECT} WHERE t.id = @id`, args);
+  return row ? { updated: true, row } : { updated: false };
 }
 
 /** Open 3DS / checkout sessions past their expiry (partial index transactions_open_pages). */
