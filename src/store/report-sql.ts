@@ -1,7 +1,7 @@
 import type { ActiveCycleGroup, RevenueMonthFigures } from './store.js';
 
 /**
- * What both engines' revenue-report statements share (sqlite/report.ts, postgres/report.ts):
+ * The pieces of the revenue report's statements (sql/report.ts, one text for both engines):
  * the month of an instant as SQL, when a subscription stopped counting, and the folding of the
  * subscription groups into per-month figures. Definitions in docs/renewals.md.
  */

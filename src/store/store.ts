@@ -115,6 +115,13 @@ export interface Store extends Reads {
    * (only if it moved) the event. See `ChargeOutcome`.
    */
   recordSandboxOutcome(o: ChargeOutcome): Promise<OutcomeRecorded>;
+  /**
+   * A new sandbox PAY whole: `acceptTransaction(a)` and, only if it accepted, `recordSandboxOutcome(o)`.
+   * SQLite: ONE unit of work, so the acceptance and the ledger entry commit together (the sandbox's
+   * charge is a row of this database: nothing outside it can be charged without the acceptance).
+   * PostgreSQL: the two statements one after the other, as the two calls.
+   */
+  payOnSandbox(a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid>;
   /** Forget budgets with no hit left in the window. */
   sweepRateHits?(now: number): Promise<void>;
   /**
@@ -170,6 +177,9 @@ export interface OutcomeRecorded {
   entered: boolean;
   row?: TransactionRow;
 }
+
+/** `payOnSandbox`'s answer: the acceptance's, and the outcome's when it accepted. */
+export type SandboxPaid = { accepted: 'seen' | 'relation' } | { accepted: 'accepted'; recorded: OutcomeRecorded };
 
 /** Reads, on both sides of the boundary: on `Store` the committed state, on `Tx` the unit of work's view. */
 export interface Reads {

@@ -11,7 +11,7 @@ import { emailOfAddress } from '../../domain/email-address.js';
 import { createFirstCharge } from '../subscribe.js';
 import { parseTransactionInput, type PaymentType, type TransactionInput } from './input.js';
 import { applyChargeResult, finishUnpaid, PAGE_TTL_MS } from './outcome.js';
-import { acceptPay, chargeOnSandbox } from './pay-writes.js';
+import { acceptPay, chargeOnSandbox, payOnSandbox } from './pay-writes.js';
 import { STATUS, transactionView, type TransactionView } from './view.js';
 
 /**
@@ -42,8 +42,10 @@ interface Step {
  *  4. a second write transaction records the outcome and the PAYMENT callback.
  * A channel that throws leaves the row ACCEPTED; repeating the request re-drives the charge with
  * the same key, so the customer is never charged twice.
- * A PAY takes the same steps in fewer writes (pay-writes.ts): step 2 as one write when its
- * requestId is new, and on the sandbox steps 3 and 4 as one; anything else goes the long way.
+ * A PAY takes the same steps in fewer writes (pay-writes.ts): a new requestId on the sandbox as
+ * one write of the store (steps 2–4: the sandbox's charge is a row of the same database, so it
+ * commits with its acceptance or not at all), elsewhere step 2 as one write; anything else goes
+ * the long way.
  */
 export async function createTransaction(
   ctx: Ctx,
@@ -85,7 +87,10 @@ export async function createTransaction(
     resourceId,
     now,
   });
-  const accepted = pay !== undefined && (await acceptPay(ctx, pay, key(pay.id)));
+  const sandboxPaid =
+    pay && data.card ? await payOnSandbox(ctx, pay, key(pay.id), chargeRequestOf(pay, data.card)) : undefined;
+  if (sandboxPaid !== undefined && sandboxPaid !== 'seen') return transactionView(ctx, sandboxPaid);
+  const accepted = pay !== undefined && sandboxPaid === undefined && (await acceptPay(ctx, pay, key(pay.id)));
   const step = accepted
     ? { row: pay, charge: true }
     : await ctx.store.transaction(async (tx): Promise<Step> => {
@@ -208,14 +213,9 @@ function newRow(
   };
 }
 
-/** Charge an ACCEPTED transaction (customer present) and record the result; returns the row after. */
-async function chargeAccepted(
-  ctx: Ctx,
-  merchant: MerchantRow,
-  row: TransactionRow,
-  card: ValidCard,
-): Promise<TransactionRow> {
-  const req: ChargeRequest = {
+/** The channel's request for charging `row` with the customer present; the transaction id is its key. */
+function chargeRequestOf(row: TransactionRow, card: ValidCard): ChargeRequest {
+  return {
     idempotencyKey: row.id,
     amount: row.amount,
     currency: row.currency,
@@ -224,6 +224,16 @@ async function chargeAccepted(
     transactionId: row.id,
     keepCard: row.paymentType === 'SUBSCRIPTION',
   };
+}
+
+/** Charge an ACCEPTED transaction (customer present) and record the result; returns the row after. */
+async function chargeAccepted(
+  ctx: Ctx,
+  merchant: MerchantRow,
+  row: TransactionRow,
+  card: ValidCard,
+): Promise<TransactionRow> {
+  const req = chargeRequestOf(row, card);
   const recorded = await chargeOnSandbox(ctx, row, req);
   if (recorded) return recorded;
   let result: ChargeResult;

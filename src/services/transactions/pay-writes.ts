@@ -1,16 +1,17 @@
 import type { Ctx } from '../../ctx.js';
 import type { ChargeRequest } from '../../channel/channel.js';
 import { PaygateError, RESULT_CODES } from '../../domain/errors.js';
-import type { NewEvent, NewIdempotency, TransactionRow } from '../../store/store.js';
+import type { ChargeOutcome, NewEvent, NewIdempotency, TransactionRow } from '../../store/store.js';
 import { factsOf, prepareInvoice } from '../documents/issue.js';
 import { paymentEventOf, succeededPatch, threeDsPatch, unpaidPatch } from './outcome.js';
 import { STATUS } from './view.js';
 
 /**
- * A PAY's two writes, each one write of the store (one statement on PostgreSQL), for the common
- * case; whatever else happens falls back to the general units of work in create.ts, which answer
- * it as before. The guarantees are the same ones: the acceptance durable before the charge, one
- * transaction per requestId, the callback written with the outcome.
+ * A PAY's writes for the common case: on the sandbox one write of the store (SQLite: one unit of
+ * work; PostgreSQL: two statements), elsewhere the acceptance as one write before the charge.
+ * Whatever else happens falls back to the general units of work in create.ts, which answer it as
+ * before. The guarantees are the same ones: no charge without its durable acceptance (on SQLite's
+ * sandbox both commit together), one transaction per requestId, the callback written with the outcome.
  */
 
 /**
@@ -20,15 +21,40 @@ import { STATUS } from './view.js';
  */
 export async function acceptPay(ctx: Ctx, row: TransactionRow, key: NewIdempotency): Promise<boolean> {
   const r = await ctx.store.acceptTransaction({ row, key });
-  if (r === 'relation')
-    throw new PaygateError(RESULT_CODES.DUPLICATE_RELATION, 'relationId already used by this merchant', 'relationId');
+  if (r === 'relation') throw relationTaken();
   return r === 'accepted';
+}
+
+function relationTaken(): PaygateError {
+  return new PaygateError(RESULT_CODES.DUPLICATE_RELATION, 'relationId already used by this merchant', 'relationId');
+}
+
+/**
+ * A new PAY on the sandbox in one write of the store (Store.payOnSandbox): the acceptance, the
+ * ledger entry, the outcome, a paid charge's invoice and receipt, and the PAYMENT callback.
+ * Undefined when this does not apply (another channel): the caller takes the two-write path.
+ * 'seen': the requestId was taken and nothing was written — the general unit of work answers it.
+ */
+export async function payOnSandbox(
+  ctx: Ctx,
+  row: TransactionRow,
+  key: NewIdempotency,
+  req: ChargeRequest,
+): Promise<TransactionRow | 'seen' | undefined> {
+  const outcome = sandboxOutcome(ctx, row, req);
+  if (!outcome) return undefined;
+  const paid = await ctx.store.payOnSandbox({ row, key }, outcome);
+  if (paid.accepted !== 'accepted') {
+    if (paid.accepted === 'relation') throw relationTaken();
+    return 'seen';
+  }
+  // The ledger's key is this new transaction's id, so it cannot be taken; were it, the row stands ACCEPTED.
+  return paid.recorded.row ?? (await ctx.store.getTransaction(row.id)) ?? row;
 }
 
 /**
  * A PAY on the sandbox: its ledger entry, the outcome, a paid charge's invoice and receipt, and the
- * PAYMENT callback in one write. The sandbox decides from the card alone, so the whole outcome is
- * known before anything is written (the invoice's number is taken by the write itself).
+ * PAYMENT callback in one write.
  * Undefined when this does not apply (another channel, a subscription's first charge with its
  * subscription to settle) or when the ledger already holds the key (a re-drive): the ledger's
  * first entry then decides, through the channel and the general path.
@@ -38,6 +64,19 @@ export async function chargeOnSandbox(
   row: TransactionRow,
   req: ChargeRequest,
 ): Promise<TransactionRow | undefined> {
+  const outcome = sandboxOutcome(ctx, row, req);
+  if (!outcome) return undefined;
+  const written = await ctx.store.recordSandboxOutcome(outcome);
+  if (!written.entered) return undefined;
+  // Not moved: another caller recorded this transaction meanwhile; answer how it stands.
+  return written.row ?? (await ctx.store.getTransaction(row.id)) ?? row;
+}
+
+/**
+ * What charging `row` on the sandbox writes. The sandbox decides from the card alone, so the whole
+ * outcome is known before anything is written (the invoice's number is taken by the write itself).
+ */
+function sandboxOutcome(ctx: Ctx, row: TransactionRow, req: ChargeRequest): ChargeOutcome | undefined {
   if (row.paymentType !== 'PAY' || row.channel === 'stripe' || !ctx.channel.prepareCharge) return undefined;
   const { result, entry } = ctx.channel.prepareCharge(req);
   const now = ctx.clock.now();
@@ -61,15 +100,12 @@ export async function chargeOnSandbox(
   // 3DS: no callback until the challenge ends (outcome.ts awaitThreeDs).
   const event: NewEvent | undefined =
     result.outcome === 'requires_action' ? undefined : paymentEventOf(ctx, after, now, undefined, issued?.fields);
-  const written = await ctx.store.recordSandboxOutcome({
+  return {
     entry,
     transactionId: row.id,
     from: STATUS.ACCEPTED,
     patch,
     ...(event ? { event } : {}),
     ...(issued ? { invoice: issued.invoice } : {}),
-  });
-  if (!written.entered) return undefined;
-  // Not moved: another caller recorded this transaction meanwhile; answer how it stands.
-  return written.row ?? (await ctx.store.getTransaction(row.id)) ?? row;
+  };
 }

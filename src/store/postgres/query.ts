@@ -56,6 +56,12 @@ export async function get<R>(db: Conn, sql: string, args: Record<string, unknown
   return (await db.query(config(sql, args))).rows[0] as R | undefined;
 }
 
+/** A statement run unnamed: PostgreSQL keeps no prepared statement of it on the connection. */
+export async function allOnce<R>(db: Conn, sql: string, args: Record<string, unknown> = {}): Promise<R[]> {
+  const { text, values } = config(sql, args);
+  return (await db.query({ text, values })).rows as R[];
+}
+
 /** Rows changed: the answer of a conditional write. */
 export async function run(db: Conn, sql: string, args: Record<string, unknown> = {}): Promise<number> {
   return (await db.query(config(sql, args))).rowCount ?? 0;
@@ -66,6 +72,7 @@ export function pgDb(conn: Conn): Db {
   return {
     dialect: POSTGRES,
     all: (sql, args) => all(conn, sql, args),
+    allOnce: (sql, args) => allOnce(conn, sql, args),
     get: (sql, args) => get(conn, sql, args),
     run: (sql, args) => run(conn, sql, args),
   };

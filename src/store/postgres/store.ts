@@ -11,10 +11,9 @@ import type {
   IdempotencyRow,
   IdempotencyScope,
   OutcomeRecorded,
+  SandboxPaid,
   RateHitResult,
   RekeyOptions,
-  RevenueMonthFigures,
-  RevenueQuery,
   SandboxChargeRow,
   Store,
   TransactionRow,
@@ -29,7 +28,6 @@ import { takeWindowSlot } from './call-window.js';
 import { acceptTransaction, recordSandboxOutcome } from './pay.js';
 import { hitRateLimit, sweepRateLimits } from './rate-limit.js';
 import * as renewals from './renewals.js';
-import { revenueFigures } from './report.js';
 import { withTransaction, type TxConn } from './transaction.js';
 import { lockIdempotency } from './transactions.js';
 import { settleZone } from './zone.js';
@@ -156,10 +154,7 @@ export class PgStore extends SqlReads implements Store {
   constructor(readonly handle: PgHandle) {
     const reads = readConn(handle);
     super(pgDb(reads), engineReads(reads));
-    this.reads = reads;
   }
-
-  private readonly reads: Conn;
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return withTransaction(this.handle.pool, (t) => fn(new PgTx(t.conn)), { retryOnUniqueViolation: true });
@@ -172,6 +167,16 @@ export class PgStore extends SqlReads implements Store {
 
   recordSandboxOutcome(o: ChargeOutcome): Promise<OutcomeRecorded> {
     return recordSandboxOutcome(this.handle.pool, o);
+  }
+
+  /**
+   * Two statements, as two calls: one CTE chain cannot both insert the transaction and update it
+   * (a statement's parts do not see each other's rows), and the acceptance must stay its own commit
+   * for the guarantees postgres/pay.ts gives concurrent duplicates on other instances.
+   */
+  async payOnSandbox(a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid> {
+    const accepted = await this.acceptTransaction(a);
+    return accepted === 'accepted' ? { accepted, recorded: await this.recordSandboxOutcome(o) } : { accepted };
   }
 
   settleZone(wanted: string | undefined): Promise<string> {
@@ -194,10 +199,6 @@ export class PgStore extends SqlReads implements Store {
     // `db copy` only: the copy modules (and the other engine) are not loaded by any other command.
     const [{ copyInto }, { pgCopySource }] = await Promise.all([import('../copy.js'), import('./copy.js')]);
     return copyInto(await pgCopySource(this.handle.pool), target, onProgress);
-  }
-
-  revenueFigures(q: RevenueQuery): Promise<RevenueMonthFigures[]> {
-    return revenueFigures(this.reads, q);
   }
 
   /**

@@ -30,6 +30,11 @@ export interface Dialect {
 export interface Db {
   readonly dialect: Dialect;
   all<R>(sql: string, args?: Args): Promise<R[]>;
+  /**
+   * `all` for a text built per call (the report's month bounds written into it): run unprepared,
+   * since a statement kept per text would be kept for every call.
+   */
+  allOnce<R>(sql: string, args?: Args): Promise<R[]>;
   get<R>(sql: string, args?: Args): Promise<R | undefined>;
   /** Rows changed: the answer of a conditional write. */
   run(sql: string, args?: Args): Promise<number>;

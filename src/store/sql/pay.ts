@@ -5,6 +5,7 @@ import type {
   NewEvent,
   OutcomeInvoice,
   OutcomeRecorded,
+  SandboxPaid,
   Store,
   Tx,
 } from '../store.js';
@@ -15,25 +16,35 @@ import type {
  * (postgres/pay.ts); both answer the same.
  */
 export function acceptInUnit(store: Store, a: Acceptance): Promise<Accepted> {
-  return store.transaction(async (tx): Promise<Accepted> => {
-    const { key, row } = a;
-    if (await tx.getIdempotency(key.merchantId, key.scope, key.requestId)) return 'seen';
-    if (row.relationId !== null && (await tx.getTransactionByRelation(row.merchantId, row.relationId)))
-      return 'relation';
-    await tx.insertTransaction(row);
-    await tx.insertIdempotency(key);
-    return 'accepted';
-  });
+  return store.transaction((tx) => accept(tx, a));
 }
 
 export function recordOutcomeInUnit(store: Store, o: ChargeOutcome): Promise<OutcomeRecorded> {
-  return store.transaction(async (tx): Promise<OutcomeRecorded> => {
-    if (!(await tx.insertSandboxCharge(o.entry))) return { entered: false };
-    if (!(await tx.updateTransactionIf(o.transactionId, o.from, o.patch))) return { entered: true };
-    const event = o.invoice ? await issueWith(tx, o.invoice, o.event) : o.event;
-    if (event) await tx.enqueueEvent(event);
-    return { entered: true, row: await tx.getTransaction(o.transactionId) };
+  return store.transaction((tx) => record(tx, o));
+}
+
+/** Both in one unit of work: one commit where there were two. */
+export function payOnSandboxInUnit(store: Store, a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid> {
+  return store.transaction(async (tx): Promise<SandboxPaid> => {
+    const accepted = await accept(tx, a);
+    return accepted === 'accepted' ? { accepted, recorded: await record(tx, o) } : { accepted };
   });
+}
+
+async function accept(tx: Tx, { key, row }: Acceptance): Promise<Accepted> {
+  if (await tx.getIdempotency(key.merchantId, key.scope, key.requestId)) return 'seen';
+  if (row.relationId !== null && (await tx.getTransactionByRelation(row.merchantId, row.relationId))) return 'relation';
+  await tx.insertTransaction(row);
+  await tx.insertIdempotency(key);
+  return 'accepted';
+}
+
+async function record(tx: Tx, o: ChargeOutcome): Promise<OutcomeRecorded> {
+  if (!(await tx.insertSandboxCharge(o.entry))) return { entered: false };
+  if (!(await tx.updateTransactionIf(o.transactionId, o.from, o.patch))) return { entered: true };
+  const event = o.invoice ? await issueWith(tx, o.invoice, o.event) : o.event;
+  if (event) await tx.enqueueEvent(event);
+  return { entered: true, row: await tx.getTransaction(o.transactionId) };
 }
 
 /** The invoice and its receipt, as postgres/pay.ts's chain writes them; the event with the number in place. */

@@ -33,6 +33,8 @@ import type {
   TransactionFilter,
   TransactionRow,
   UnrecordedCharge,
+  RevenueMonthFigures,
+  RevenueQuery,
 } from '../store.js';
 import * as cards from './cards.js';
 import * as coupons from './coupons.js';
@@ -47,6 +49,7 @@ import * as outbox from './outbox.js';
 import * as plans from './plans.js';
 import * as records from './records.js';
 import * as refunds from './refunds.js';
+import * as report from './report.js';
 import * as subs from './subscriptions.js';
 import * as tracking from './tracking.js';
 import * as txns from './transactions.js';
@@ -286,5 +289,9 @@ export class SqlReads implements Reads {
   }
   getCreditNoteByToken(token: string): Promise<CreditNoteRow | undefined> {
     return documents.getCreditNoteByToken(this.sql, token);
+  }
+  /** The revenue report's figures (Store.revenueFigures), on the committed state. */
+  revenueFigures(q: RevenueQuery): Promise<RevenueMonthFigures[]> {
+    return report.revenueFigures(this.sql, q);
   }
 }

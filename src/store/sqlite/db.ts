@@ -36,6 +36,7 @@ export function sqliteDb(sqlite: Sqlite): Db {
     db = {
       dialect: SQLITE,
       all: <R>(sql: string, args?: Args) => settle(() => prepared(sqlite, sql).all(bind(args)) as R[]),
+      allOnce: <R>(sql: string, args?: Args) => settle(() => sqlite.prepare(sql).all(bind(args)) as R[]),
       get: <R>(sql: string, args?: Args) => settle(() => prepared(sqlite, sql).get(bind(args)) as R | undefined),
       run: (sql: string, args?: Args) => settle(() => prepared(sqlite, sql).run(bind(args)).changes),
     };

@@ -6,13 +6,12 @@ import type {
   CopyProgress,
   CopySummary,
   OutcomeRecorded,
+  SandboxPaid,
   RekeyOptions,
-  RevenueMonthFigures,
-  RevenueQuery,
   Store,
   Tx,
 } from '../store.js';
-import { acceptInUnit, recordOutcomeInUnit } from '../sql/pay.js';
+import { acceptInUnit, payOnSandboxInUnit, recordOutcomeInUnit } from '../sql/pay.js';
 import { type EngineReads, SqlReads } from '../sql/reads.js';
 import { type EngineTx, SqlTx } from '../sql/tx.js';
 import { openSqlite, settleZone, type Sqlite } from './client.js';
@@ -21,7 +20,6 @@ import * as delivery from './delivery.js';
 import { createPrivateFile } from './files.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import * as renewals from './renewals.js';
-import { revenueFigures } from './report.js';
 import { createWriter } from './writer.js';
 
 /**
@@ -81,6 +79,10 @@ export class SqliteStore extends SqlReads implements Store {
     return recordOutcomeInUnit(this, o);
   }
 
+  payOnSandbox(a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid> {
+    return payOnSandboxInUnit(this, a, o);
+  }
+
   async settleZone(wanted: string | undefined): Promise<string> {
     return settleZone(this.connection, wanted);
   }
@@ -106,10 +108,6 @@ export class SqliteStore extends SqlReads implements Store {
 
   async keyPlainFingerprints(opts: RekeyOptions): Promise<number> {
     return keyPlainFingerprints(this.connection, opts);
-  }
-
-  async revenueFigures(q: RevenueQuery): Promise<RevenueMonthFigures[]> {
-    return revenueFigures(this.reader, q);
   }
 
   /** Old ciphertexts linger in free pages and the WAL until overwritten: checkpoint, vacuum, checkpoint. */
