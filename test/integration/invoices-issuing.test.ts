@@ -122,6 +122,22 @@ describe('issuing invoices', () => {
     expect(await numbers(m.id)).toEqual(Array.from({ length: 50 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
   });
 
+  // On PostgreSQL one merchant's paid PAYs queued behind each other commit in one transaction
+  // (outcome-batches.ts): each must still get its own invoice, amount and number in its callback.
+  it('gives each of 30 concurrent PAYs of different amounts its own invoice, named in its own callback', async () => {
+    const { ctx, m, pay } = await shop();
+    const paid = await Promise.all(Array.from({ length: 30 }, (_, i) => pay({ payAmount: `${i + 1}.00` })));
+    const seen = new Set<string>();
+    for (const [i, t] of paid.entries()) {
+      expect(t.status).toBe('200000');
+      const [inv] = (await listInvoices(ctx, m.id, { transactionOrderId: t.transactionOrderId })).records;
+      expect(inv).toMatchObject({ total: `${i + 1}.00`, transactionOrderId: t.transactionOrderId });
+      expect(await callbackBody(t.transactionOrderId)).toMatchObject({ invoiceNumber: inv?.invoiceNumber });
+      seen.add(inv?.invoiceNumber ?? '');
+    }
+    expect([...seen].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
+  });
+
   // A renewal batch writes its records side by side in one unit of work (writeTogether): on SQLite
   // a clash here rolled every batch back and redid it one commit per renewal, a tenth of the rate.
   it('numbers invoices issued side by side in one unit of work consecutively, in that unit of work', async () => {

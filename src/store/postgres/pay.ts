@@ -7,6 +7,7 @@ import { sandboxCharges, transactions } from '../tables/index.js';
 import { patchKeys, prefixed, rowValues, selectList, setList } from '../tables/rows.js';
 import { isConnectionLost, PgConnectionLostError, sqlState, UNIQUE_VIOLATION } from './errors.js';
 import { get } from './query.js';
+import { withTransaction } from './transaction.js';
 
 /**
  * A PAY's two writes, each ONE autocommit statement (a data-modifying CTE chain): no BEGIN, no
@@ -109,6 +110,22 @@ SELECT EXISTS (SELECT 1 FROM ch) AS "entered__", t.* FROM (SELECT 1) AS one LEFT
 }
 
 export async function recordSandboxOutcome(pool: pg.Pool, o: ChargeOutcome): Promise<OutcomeRecorded> {
+  return recorded(await write<OutcomeRow>(pool, ...outcomeStatement(o)));
+}
+
+/**
+ * Several outcomes in one transaction, their statements sent one after another without waiting
+ * (outcome-batches.ts: one merchant's paid PAYs, one lock and one commit for all).
+ */
+export function recordSandboxOutcomes(pool: pg.Pool, os: readonly ChargeOutcome[]): Promise<OutcomeRecorded[]> {
+  return withTransaction(pool, (tx) =>
+    Promise.all(os.map(async (o) => recorded(await get<OutcomeRow>(tx.conn, ...outcomeStatement(o))))),
+  );
+}
+
+type OutcomeRow = TransactionRow & { entered__: boolean };
+
+function outcomeStatement(o: ChargeOutcome): [string, Record<string, unknown>] {
   const keys = patchKeys(transactions, o.patch);
   const receipt = o.invoice?.receipt;
   const args = prefixed(P, o.patch, prefixed(C, o.entry));
@@ -121,7 +138,10 @@ export async function recordSandboxOutcome(pool: pg.Pool, o: ChargeOutcome): Pro
   if (receipt) Object.assign(args, emailArgs(receipt, M).args);
   args.id = o.transactionId;
   args.fromStatus = o.from;
-  const r = await write<TransactionRow & { entered__: boolean }>(pool, outcomeSql(keys, o), args);
+  return [outcomeSql(keys, o), args];
+}
+
+function recorded(r: OutcomeRow | undefined): OutcomeRecorded {
   if (!r?.entered__) return { entered: false };
   const { entered__: _, ...row } = r;
   return row.id === null ? { entered: true } : { entered: true, row };

@@ -25,7 +25,8 @@ import { isConnectionLost } from './errors.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import { type Conn, pgDb, run } from './query.js';
 import { takeWindowSlot } from './call-window.js';
-import { acceptTransaction, recordSandboxOutcome } from './pay.js';
+import { outcomeBatches } from './outcome-batches.js';
+import { acceptTransaction, recordSandboxOutcome, recordSandboxOutcomes } from './pay.js';
 import { hitRateLimit, sweepRateLimits } from './rate-limit.js';
 import * as renewals from './renewals.js';
 import { withTransaction, type TxConn } from './transaction.js';
@@ -160,13 +161,21 @@ export class PgStore extends SqlReads implements Store {
     return withTransaction(this.handle.pool, (t) => fn(new PgTx(t.conn)), { retryOnUniqueViolation: true });
   }
 
-  /** One statement each (pay.ts): a PAY's acceptance, and its sandbox charge with the outcome. */
+  /**
+   * One statement each (pay.ts): a PAY's acceptance, and its sandbox charge with the outcome; one
+   * merchant's paid outcomes queued behind each other commit together (outcome-batches.ts).
+   */
   acceptTransaction(a: Acceptance): Promise<Accepted> {
     return acceptTransaction(this.handle.pool, a);
   }
 
+  private readonly outcomes = outcomeBatches(
+    (o) => recordSandboxOutcome(this.handle.pool, o),
+    (os) => recordSandboxOutcomes(this.handle.pool, os),
+  );
+
   recordSandboxOutcome(o: ChargeOutcome): Promise<OutcomeRecorded> {
-    return recordSandboxOutcome(this.handle.pool, o);
+    return this.outcomes(o);
   }
 
   /**
