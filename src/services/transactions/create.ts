@@ -11,7 +11,7 @@ import { emailOfAddress } from '../../domain/email-address.js';
 import { createFirstCharge } from '../subscribe.js';
 import { parseTransactionInput, type PaymentType, type TransactionInput } from './input.js';
 import { applyChargeResult, finishUnpaid, PAGE_TTL_MS } from './outcome.js';
-import { acceptPay, chargeOnSandbox, payOnSandbox } from './pay-writes.js';
+import { acceptPay, chargeOnSandbox, payOnSandbox, relationTaken } from './pay-writes.js';
 import { STATUS, transactionView, type TransactionView } from './view.js';
 
 /**
@@ -114,11 +114,7 @@ export async function createTransaction(
           return { row, charge };
         }
         if (await tx.getTransactionByRelation(merchant.id, data.relationId)) {
-          throw new PaygateError(
-            RESULT_CODES.DUPLICATE_RELATION,
-            'relationId already used by this merchant',
-            'relationId',
-          );
+          throw relationTaken();
         }
         const id = newId('txn', now);
         let amount = data.amount;

@@ -25,7 +25,8 @@ export async function acceptPay(ctx: Ctx, row: TransactionRow, key: NewIdempoten
   return r === 'accepted';
 }
 
-function relationTaken(): PaygateError {
+/** 1005: the merchant already used this relationId (every path of a new transaction answers it so). */
+export function relationTaken(): PaygateError {
   return new PaygateError(RESULT_CODES.DUPLICATE_RELATION, 'relationId already used by this merchant', 'relationId');
 }
 
