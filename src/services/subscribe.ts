@@ -56,6 +56,8 @@ export async function createFirstCharge(
     now: number;
     /** The first charge's billingAddress.email, where customer emails go (SPEC §17). */
     email?: string | undefined;
+    /** JSON of the customer its invoices bill when a charge has no billingAddress (documents/issue.ts). */
+    customer?: string | null | undefined;
     /** stripe: the card is kept by Stripe (its ids are recorded after the first charge), no number here. */
     cardChannel?: 'sandbox' | 'stripe';
     /** A coupon taken with the subscription (SPEC §19): 1012 when it cannot be, and nothing is written. */
@@ -109,6 +111,7 @@ export async function createFirstCharge(
     couponTakenAt: coupon ? now : null,
     couponCyclesUsed: 0,
     email: a.email ?? null,
+    customer: a.customer ?? null,
     createdAt: now,
     updatedAt: now,
   });

@@ -663,8 +663,7 @@ export type InvoiceRow = RowOf<typeof invoices>;
 export type CreditNoteRow = RowOf<typeof creditNotes>;
 /** What the issuer gives; the number and the seller's identity come from the merchant's row. */
 type Issued = 'number' | 'sellerName' | 'legalName' | 'address' | 'taxId' | 'supportEmail';
-/** `customer` null: the customer of the subscription's first invoice. */
-export type NewInvoice = Omit<InvoiceRow, Issued | 'customer'> & { customer: string | null };
+export type NewInvoice = Omit<InvoiceRow, Issued>;
 /** A credit note issued now always has its page's token (only older ones lack it). */
 export type NewCreditNote = Omit<CreditNoteRow, Issued | 'token'> & { token: string };
 export type CustomerEmailRow = RowOf<typeof customerEmails>;

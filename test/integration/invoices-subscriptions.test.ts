@@ -6,6 +6,7 @@ import { completeThreeDs } from '../../src/services/pages.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
 import { createPlan } from '../../src/services/plans.js';
 import { runRenewal } from '../../src/services/renew/index.js';
+import { updateSubscription } from '../../src/services/subscriptions/update.js';
 import { CLOSED_NOTIFY_URL, type TestApp, testApp } from '../helpers/ctx.js';
 import { rowsOf } from '../helpers/rows.js';
 import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
@@ -64,19 +65,72 @@ describe('subscription invoices', () => {
     });
   });
 
-  it("bills a renewal to the customer of the subscription's first invoice", async () => {
+  const ADA = {
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    street: '1 Main St',
+    city: 'London',
+    country: 'GB',
+    email: 'ada@example.com',
+  };
+
+  it("bills a renewal to the name and address of the subscription's first charge", async () => {
     app = await testApp({ now: t('2026-01-10 12:00:00') });
     const { ctx, clock } = app;
     const { merchantId, planId } = await merchantWithPlan(ctx);
-    const sub = await subscribe(ctx, merchantId, planId);
-    await rowsOf(ctx).run(
-      `UPDATE invoices SET customer = '{"name":"Ada Lovelace","addressLines":["1 Main St"]}' WHERE subscription_id = ?`,
-      sub.subscriptionId,
-    );
+    await subscribe(ctx, merchantId, planId, { billingAddress: ADA });
+    clock.set(t('2026-02-10 12:00:00'));
+    await runRenewal(ctx);
+    const first = await invoiceDetail(ctx, merchantId, { invoiceNumber: 'INV-000001' });
+    const renewal = await invoiceDetail(ctx, merchantId, { invoiceNumber: 'INV-000002' });
+    expect(first.customer).toEqual({
+      name: 'Ada Lovelace',
+      addressLines: ['1 Main St', 'London', 'GB'],
+      email: 'ada@example.com',
+    });
+    expect(renewal.customer).toEqual(first.customer);
+  });
+
+  it("bills a renewal to the subscription's email as it is when renewed", async () => {
+    app = await testApp({ now: t('2026-01-10 12:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx);
+    const sub = await subscribe(ctx, merchantId, planId, { billingAddress: ADA });
+    await updateSubscription(ctx, merchantId, { subscriptionId: sub.subscriptionId, email: 'ada@lovelace.example' });
     clock.set(t('2026-02-10 12:00:00'));
     await runRenewal(ctx);
     const d = await invoiceDetail(ctx, merchantId, { invoiceNumber: 'INV-000002' });
-    expect(d.customer).toEqual({ name: 'Ada Lovelace', addressLines: ['1 Main St'] });
+    expect(d.customer).toEqual({
+      name: 'Ada Lovelace',
+      addressLines: ['1 Main St', 'London', 'GB'],
+      email: 'ada@lovelace.example',
+    });
+  });
+
+  it("bills a trial's first paid renewal to the first charge's billingAddress, though that charge had no invoice", async () => {
+    app = await testApp({ now: t('2026-01-10 12:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { trialDays: 14 });
+    await subscribe(ctx, merchantId, planId, { billingAddress: ADA });
+    clock.set(t('2026-01-24 12:00:00'));
+    await runRenewal(ctx);
+    const d = await invoiceDetail(ctx, merchantId, { invoiceNumber: 'INV-000001' });
+    expect(d.customer).toEqual({
+      name: 'Ada Lovelace',
+      addressLines: ['1 Main St', 'London', 'GB'],
+      email: 'ada@example.com',
+    });
+  });
+
+  it('bills a renewal of a subscription whose first charge had no billingAddress to no one by name', async () => {
+    app = await testApp({ now: t('2026-01-10 12:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx);
+    await subscribe(ctx, merchantId, planId);
+    clock.set(t('2026-02-10 12:00:00'));
+    await runRenewal(ctx);
+    const d = await invoiceDetail(ctx, merchantId, { invoiceNumber: 'INV-000002' });
+    expect(d.customer).toEqual({ addressLines: [] });
   });
 
   it("lists a coupon's discount on the first charge as a negative line, after 3-D Secure", async () => {

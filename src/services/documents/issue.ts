@@ -16,6 +16,7 @@ import type {
   NewInvoice,
   OutcomeInvoice,
   RefundRow,
+  SubscriptionRow,
   TransactionRow,
   Tx,
 } from '../../store/store.js';
@@ -61,7 +62,12 @@ export interface ChargeFacts {
   subscriptionId: string | null;
   subscriptionCode?: string | undefined;
   userId: string | null;
+  /** A subscription charge with no billingAddress of its own bills its subscriber. */
+  subscriber?: Subscriber | undefined;
 }
+
+/** Who a subscription's invoices bill: its customer (name, address) with its email as it is now. */
+export type Subscriber = Pick<SubscriptionRow, 'customer' | 'email'>;
 
 export interface IssuedInvoice {
   invoiceNumber: string;
@@ -128,12 +134,19 @@ function parseObject(json: string | null): Record<string, unknown> | undefined {
   }
 }
 
-/** The charge's own customer, or null to bill the subscription's first customer (the store fills it in). */
-function customerJson(f: ChargeFacts): string | null {
+/** The charge's own customer, else its subscriber's (SPEC §17: else the subscription's email). */
+function customerJson(f: ChargeFacts): string {
   const billing = parseObject(f.billingAddress);
-  if (!billing && f.subscriptionId) return null;
-  const c: Customer = customerOf(billing);
+  if (billing || !f.subscriber) return JSON.stringify(customerOf(billing));
+  const { email: _, ...kept } = (parseObject(f.subscriber.customer) ?? { addressLines: [] }) as unknown as Customer;
+  const c: Customer = { ...kept, ...(f.subscriber.email ? { email: f.subscriber.email } : {}) };
   return JSON.stringify(c);
+}
+
+/** What a subscription keeps of its first charge's billingAddress for the invoices after it (null: none). */
+export function subscriberCustomer(billingAddress: string | null | undefined): string | null {
+  const billing = parseObject(billingAddress ?? null);
+  return billing ? JSON.stringify(customerOf(billing)) : null;
 }
 
 /** The lines of a charge with no plan to name: its items, else its amount. */

@@ -21,7 +21,7 @@ export async function changeInvoice(
   return issueInvoice(
     ctx,
     tx,
-    factsOf(txn, s.code),
+    { ...factsOf(txn, s.code), subscriber: s },
     { planId: record.planId, from: now, to: paidThrough, reductions },
     now,
   );

@@ -134,6 +134,7 @@ export async function recordOutcome(
           subscriptionId: s.id,
           subscriptionCode: s.code,
           userId: s.userId,
+          subscriber: s,
         },
         {
           planId: rec.recordPlanId ?? s.planId,

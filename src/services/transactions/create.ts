@@ -13,6 +13,7 @@ import { parseTransactionInput, type PaymentType, type TransactionInput } from '
 import { applyChargeResult, finishUnpaid, PAGE_TTL_MS } from './outcome.js';
 import { acceptPay, chargeOnSandbox, payOnSandbox, relationTaken } from './pay-writes.js';
 import { STATUS, transactionView, type TransactionView } from './view.js';
+import { subscriberCustomer } from '../documents/issue.js';
 
 /**
  * A charge taking longer than this is presumed abandoned (process killed mid-charge): a repeat of
@@ -132,6 +133,7 @@ export async function createTransaction(
             cardChannel: merchant.channel,
             couponCode: data.couponCode,
             email: emailOfAddress(data.billingAddress),
+            customer: subscriberCustomer(data.billingAddress),
           });
           amount = first.amount;
           currency = plan.currency;

@@ -17,8 +17,7 @@ import { type Db, runThenGet } from './db.js';
  *    could give two documents the later number); then a plain INSERT … VALUES is given the number, formatted by
  *    domain/invoice-numbering.ts. Not the INSERT … SELECT … RETURNING of PostgreSQL: measured on
  *    a renewal run's database, RETURNING costs SQLite 30–45 µs per statement (it stages the
- *    returned rows in a temporary table), and the subscriber's customer read inside the INSERT
- *    50 µs more; the customer is read by its own indexed SELECT first (src/store/README.md).
+ *    returned rows in a temporary table).
  * The seller's identity is copied by the same statement, so the document shows the merchant as it
  * was when its number was taken.
  */
@@ -57,13 +56,6 @@ function takeNumberSql(seqColumn: SeqColumn, merchantParam = 'merchantId', when?
 export const takeInvoiceNumberCte = (merchantParam: string, when: string): string =>
   takeNumberSql('invoice_next', merchantParam, when);
 
-/** A charge with no customer of its own (a renewal) bills the one of the subscription's first invoice. */
-const FIRST_CUSTOMER = (subscriptionParam: string): string => `SELECT p.customer FROM invoices p
-    WHERE p.subscription_id = ${text(subscriptionParam)} ORDER BY p.issued_at LIMIT 1`;
-const NO_CUSTOMER = '{"addressLines":[]}';
-const customer = (p: string): string =>
-  `COALESCE(${text(`${p}customer`)}, (${FIRST_CUSTOMER(`${p}subscriptionId`)}), '${NO_CUSTOMER}')`;
-
 /**
  * The INSERT of an invoice (NewInvoice's values as `@<p>key`), to be followed by `FROM n` where
  * `n` is the taken number and seller; a CTE chain gives its values a prefix of their own.
@@ -74,7 +66,7 @@ export const insertInvoiceSql = (
   subscription_id, user_id, currency, total, issued_at, ${SELLER_COLUMNS}, customer, document)
   SELECT ${text(`${p}id`)}, ${text(`${p}merchantId`)}, ${number('-')}, ${text(`${p}token`)}, ${text(`${p}transactionId`)},
     ${text(`${p}subscriptionId`)}, ${text(`${p}userId`)}, ${text(`${p}currency`)}, ${big(`${p}total`)}, ${big(`${p}issuedAt`)},
-    ${SELLER}, ${customer(p)}, ${text(`${p}document`)}`;
+    ${SELLER}, ${text(`${p}customer`)}, ${text(`${p}document`)}`;
 
 const INSERT_INVOICE = insertInvoiceSql('');
 
@@ -106,7 +98,6 @@ const TAKE_INVOICE_SQLITE = takeThenRead('invoice_next');
 const TAKE_CREDIT_NOTE_SQLITE = takeThenRead('credit_note_next');
 const INSERT_INVOICE_ROW = insertRow(invoices);
 const INSERT_CREDIT_NOTE_ROW = insertRow(creditNotes);
-const FIRST_CUSTOMER_SQL = FIRST_CUSTOMER('subscriptionId');
 
 /** SQLite: take the number, then write the row with it (see the top of this file). */
 async function issueSqlite(
@@ -135,13 +126,6 @@ export async function issueInvoice(db: Db, inv: NewInvoice): Promise<string | un
   if (db.dialect.name === 'postgres') return (await db.get<{ number: string }>(ISSUE_INVOICE_PG, { ...inv }))?.number;
   const issued = await issueSqlite(db, 'invoice', { ...inv });
   if (!issued) return undefined;
-  if (inv.customer === null) {
-    const first =
-      inv.subscriptionId === null
-        ? undefined
-        : await db.get<{ customer: string }>(FIRST_CUSTOMER_SQL, { subscriptionId: inv.subscriptionId });
-    issued.row.customer = first?.customer ?? NO_CUSTOMER;
-  }
   await db.run(INSERT_INVOICE_ROW, issued.row);
   return issued.number;
 }

@@ -31,8 +31,8 @@ export const invoices = table(
     issuedAt: instant().notNull(),
     ...seller,
     /**
-     * JSON of the customer billed. A charge without a billing address (a renewal) takes the
-     * customer of the subscription's first invoice, in the issuing statement itself.
+     * JSON of the customer billed: the charge's billingAddress, else (a renewal, a plan change)
+     * the subscription's customer with its email (subscriptions.customer).
      */
     customer: text().notNull(),
     /** JSON: lines, payment, relationId, subscriptionCode. */

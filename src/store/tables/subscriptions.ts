@@ -49,6 +49,12 @@ export const subscriptions = table(
     couponCyclesUsed: integer().notNull().default(0),
     /** Where customer emails go (SPEC §17): the first charge's billingAddress.email, then `subscription/update`. */
     email: text(),
+    /**
+     * JSON of the customer its invoices bill when a charge has no billingAddress of its own (a
+     * renewal, a plan change): name and address of the first charge's, kept from the start; the
+     * email on them is `email`'s as it is then.
+     */
+    customer: text(),
     createdAt: instant().notNull(),
     updatedAt: instant().notNull(),
   },
