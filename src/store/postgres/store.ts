@@ -1,6 +1,6 @@
 import { invalidParam } from '../../domain/errors.js';
 import { insertSandboxCharge } from '../sql/sandbox.js';
-import { type EngineReads, SqlReads } from '../sql/reads.js';
+import { SqlReads } from '../sql/reads.js';
 import { type EngineTx, SqlTx } from '../sql/tx.js';
 import type {
   Acceptance,
@@ -47,21 +47,12 @@ import { settleZone } from './zone.js';
  *    statements whose row count is the answer (PostgreSQL re-checks the WHERE against the
  *    committed row after waiting for its lock); claims use FOR UPDATE SKIP LOCKED.
  */
-function engineReads(db: Conn): EngineReads {
-  return {
-    dueRecords: (now, limit, cursor) => renewals.dueRecords(db, now, limit, cursor),
-    countDue: (now) => renewals.countDue(db, now),
-  };
-}
-
 function engineTx(conn: TxConn): EngineTx {
   const later = (write: Promise<unknown>): Promise<void> => {
     conn.defer(write);
     return Promise.resolve();
   };
   return {
-    ...engineReads(conn),
-    lockDueRecords: (now, limit, cursor) => renewals.dueRecords(conn, now, limit, cursor, { lock: true }),
     claimDueRecords: (ids, c) => renewals.claimDueRecords(conn, ids, c),
     releaseClaims: (owner) => renewals.releaseClaims(conn, owner),
     finishRenewalTransaction: (id, r) => later(renewals.finishRenewalTransaction(conn, id, r)),
@@ -154,7 +145,7 @@ function readConn(handle: PgHandle): Conn {
 export class PgStore extends SqlReads implements Store {
   constructor(readonly handle: PgHandle) {
     const reads = readConn(handle);
-    super(pgDb(reads), engineReads(reads));
+    super(pgDb(reads));
   }
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {

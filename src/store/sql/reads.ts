@@ -55,21 +55,15 @@ import * as tracking from './tracking.js';
 import * as txns from './transactions.js';
 import * as vault from './vault.js';
 
-/** The reads each engine answers its own way: the renewal run's due list (SQLite's rowid keyset). */
-export type EngineReads = Pick<Reads, 'dueRecords' | 'countDue'>;
-
 type Owned = { merchantId?: string | undefined } & PageWindow;
 
 /**
  * `Reads` for both engines: the shared statements of store/sql/ over one connection (or pool),
- * and the engine's own for the rest. `Store` reads see the last commit; a unit of work's
+ * the renewal run's due list included. `Store` reads see the last commit; a unit of work's
  * (tx.ts) see its own writes.
  */
 export class SqlReads implements Reads {
-  constructor(
-    protected readonly sql: Db,
-    private readonly engineReads: EngineReads,
-  ) {}
+  constructor(protected readonly sql: Db) {}
 
   getMerchant(id: string): Promise<MerchantRow | undefined> {
     return merchants.getMerchant(this.sql, id);
@@ -194,10 +188,10 @@ export class SqlReads implements Reads {
     return records.pageRecords(this.sql, subscriptionId, status, limit, offset);
   }
   dueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage> {
-    return this.engineReads.dueRecords(now, limit, cursor);
+    return records.dueRecords(this.sql, now, limit, cursor);
   }
   countDue(now: number): Promise<number> {
-    return this.engineReads.countDue(now);
+    return records.countDue(this.sql, now);
   }
   listEvents(f: EventFilter): Promise<EventRow[]> {
     return outbox.listEvents(this.sql, f);

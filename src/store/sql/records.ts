@@ -1,4 +1,4 @@
-import type { BillingRecordRow, RecordPrice, RecordStatus } from '../store.js';
+import type { BillingRecordRow, DueCursor, DuePage, RecordPrice, RecordStatus } from '../store.js';
 import { billingRecords } from '../tables/index.js';
 import { insertRow, selectList } from '../tables/rows.js';
 import type { Db } from './db.js';
@@ -130,4 +130,59 @@ export async function stalePendingChanges(db: Db, before: number, limit: number)
     { before, limit },
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * The renewal run's due list (SPEC §7): PENDING RENEW/RETRY records due at `now`, unleased, of
+ * enabled merchants, in the due index's order. INITIAL records (a first charge awaiting 3DS)
+ * belong to the payments flow and CHANGE records to the change request, never to a run.
+ */
+const DUE_WHERE = `r.status = 'PENDING' AND r.scheduled_time <= @now AND r.billing_type IN ('RENEW', 'RETRY')
+    AND (r.lease_until IS NULL OR r.lease_until < @now)
+    AND EXISTS (SELECT 1 FROM merchants m WHERE m.id = r.merchant_id AND m.status = 'ACTIVE')`;
+
+/**
+ * Keyset position in the due index (scheduled_time, id): each page is a range read of the index
+ * from where the last one stopped, however many records share one time. The comparison is a row
+ * value on the index's own columns with the parameters as they are, so both planners read it as
+ * the range's start (a CAST or an OR hides it from SQLite's).
+ */
+interface Position {
+  afterTime: number;
+  afterId: string;
+}
+
+const START: Position = { afterTime: -1, afterId: '' };
+
+/**
+ * The next page of due records after `cursor`. `lock` (inside a unit of work): each listed record
+ * is locked for it, passing over those another unit of work holds (PostgreSQL's SKIP LOCKED; the
+ * merchant is read by a subquery, so only the records are locked; SQLite's writer runs alone).
+ */
+export async function dueRecords(
+  db: Db,
+  now: number,
+  limit: number,
+  cursor: DueCursor,
+  opts: { lock?: boolean } = {},
+): Promise<DuePage> {
+  const from = (cursor as unknown as Position | null) ?? START;
+  const rows = await db.all<{ id: string; scheduledTime: number }>(
+    `SELECT r.id, r.scheduled_time AS "scheduledTime" FROM billing_records r${db.dialect.indexedBy('billing_records_due')}
+     WHERE ${DUE_WHERE} AND (r.scheduled_time, r.id) > (@afterTime, @afterId)
+     ORDER BY r.scheduled_time, r.id LIMIT @limit${opts.lock ? db.dialect.skipLocked : ''}`,
+    { now, limit, ...from },
+  );
+  const last = rows[rows.length - 1];
+  const next: Position = last ? { afterTime: last.scheduledTime, afterId: last.id } : from;
+  return { ids: rows.map((r) => r.id), next: next as unknown as DueCursor };
+}
+
+/** How many records `dueRecords` lists from the start. */
+export async function countDue(db: Db, now: number): Promise<number> {
+  const row = await db.get<{ n: number }>(
+    `SELECT count(*) AS n FROM billing_records r${db.dialect.indexedBy('billing_records_due')} WHERE ${DUE_WHERE}`,
+    { now },
+  );
+  return Number(row?.n ?? 0);
 }

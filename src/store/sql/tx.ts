@@ -3,6 +3,8 @@ import type {
   CardRow,
   ClaimedEmail,
   CouponRow,
+  DueCursor,
+  DuePage,
   EmailClaim,
   EmailOutcome,
   PortalSessionRow,
@@ -38,7 +40,7 @@ import * as documents from './documents.js';
 import * as merchants from './merchants.js';
 import * as outbox from './outbox.js';
 import * as plans from './plans.js';
-import { type EngineReads, SqlReads } from './reads.js';
+import { SqlReads } from './reads.js';
 import * as records from './records.js';
 import * as refunds from './refunds.js';
 import * as sandbox from './sandbox.js';
@@ -53,19 +55,17 @@ import * as vault from './vault.js';
  * writes renewals pipeline, the outbox's delivery claims, and cancelling unclaimed records (one
  * UPDATE … FROM … RETURNING the old rows on PostgreSQL).
  */
-export type EngineTx = EngineReads &
-  Pick<
-    Tx,
-    | 'lockDueRecords'
-    | 'claimDueRecords'
-    | 'releaseClaims'
-    | 'finishRenewalTransaction'
-    | 'addChargeToSubscription'
-    | 'cancelUnclaimedRecords'
-    | 'claimDueEvents'
-    | 'finishAttempt'
-    | 'sweepUnaddressed'
-  >;
+export type EngineTx = Pick<
+  Tx,
+  | 'claimDueRecords'
+  | 'releaseClaims'
+  | 'finishRenewalTransaction'
+  | 'addChargeToSubscription'
+  | 'cancelUnclaimedRecords'
+  | 'claimDueEvents'
+  | 'finishAttempt'
+  | 'sweepUnaddressed'
+>;
 
 /** A unit of work's repository for both engines (see Store's unit-of-work contract). */
 export class SqlTx extends SqlReads implements Tx {
@@ -73,7 +73,7 @@ export class SqlTx extends SqlReads implements Tx {
     sql: Db,
     private readonly engine: EngineTx,
   ) {
-    super(sql, engine);
+    super(sql);
   }
 
   /**
@@ -316,9 +316,11 @@ export class SqlTx extends SqlReads implements Tx {
   sandboxRefunded(chargeId: string): Promise<number> {
     return sandbox.sandboxRefunded(this.sql, chargeId);
   }
+  lockDueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage> {
+    return records.dueRecords(this.sql, now, limit, cursor, { lock: true });
+  }
 
   // ---- The engine's own (see EngineTx).
-  lockDueRecords: EngineTx['lockDueRecords'] = (now, limit, cursor) => this.engine.lockDueRecords(now, limit, cursor);
   claimDueRecords: EngineTx['claimDueRecords'] = (ids, c) => this.engine.claimDueRecords(ids, c);
   releaseClaims: EngineTx['releaseClaims'] = (owner) => this.engine.releaseClaims(owner);
   finishRenewalTransaction: EngineTx['finishRenewalTransaction'] = (id, r) =>

@@ -12,7 +12,7 @@ import type {
   Tx,
 } from '../store.js';
 import { acceptInUnit, payOnSandboxInUnit, recordOutcomeInUnit } from '../sql/pay.js';
-import { type EngineReads, SqlReads } from '../sql/reads.js';
+import { SqlReads } from '../sql/reads.js';
 import { type EngineTx, SqlTx } from '../sql/tx.js';
 import { openSqlite, settleZone, type Sqlite } from './client.js';
 import { sqliteDb } from './db.js';
@@ -24,25 +24,16 @@ import { createWriter } from './writer.js';
 
 /**
  * The SQLite engine behind the store boundary: the shared statements (store/sql/) over its
- * connections, and its own where SQLite is used its own way (the due list's rowid keyset, the
- * claims its one writer makes alone, group commit). Two connections to one WAL file:
+ * connections, and its own where SQLite is used its own way (the claims its one writer makes
+ * alone, group commit). Two connections to one WAL file:
  *  - the writer connection runs every unit of work, group-committed (writer.ts);
  *  - a read-only connection answers `Store` reads. In WAL mode it sees the last COMMIT, never a
  *    batch the writer has open — which matters because a batch's calls are awaited one by one,
  *    so other requests' code runs (in microtasks) while the batch is between BEGIN and COMMIT.
  */
-function engineReads(sqlite: Sqlite): EngineReads {
-  return {
-    dueRecords: async (now, limit, cursor) => renewals.dueRecords(sqlite, now, limit, cursor),
-    countDue: async (now) => renewals.countDue(sqlite, now),
-  };
-}
-
 /** The writer runs alone (BEGIN IMMEDIATE): a locking read is a plain read, claims need no SKIP LOCKED. */
 function engineTx(sqlite: Sqlite): EngineTx {
   return {
-    ...engineReads(sqlite),
-    lockDueRecords: async (now, limit, cursor) => renewals.dueRecords(sqlite, now, limit, cursor),
     claimDueRecords: async (ids, c) => renewals.claimDueRecords(sqlite, ids, c),
     releaseClaims: async (owner) => renewals.releaseClaims(sqlite, owner),
     finishRenewalTransaction: async (id, r) => renewals.finishRenewalTransaction(sqlite, id, r),
@@ -62,7 +53,7 @@ export class SqliteStore extends SqlReads implements Store {
     readonly connection: Sqlite,
     private readonly reader: Sqlite,
   ) {
-    super(sqliteDb(reader), engineReads(reader));
+    super(sqliteDb(reader));
     // One instance per writer connection, handed to every unit of work.
     this.writer = createWriter<Tx>(connection, new SqlTx(sqliteDb(connection), engineTx(connection)));
   }

@@ -1,5 +1,5 @@
 import { newId } from '../../domain/ids.js';
-import type { BillingRecordRow, ClaimedRecord, DueCursor, DuePage } from '../store.js';
+import type { BillingRecordRow, ClaimedRecord } from '../store.js';
 import { billingRecords } from '../tables/index.js';
 import { selectList } from '../tables/rows.js';
 import type { Sqlite } from './client.js';
@@ -11,52 +11,6 @@ import { prepared } from './prepared.js';
  * for any number of processes on this file and later on a server database.
  */
 
-/**
- * Due, claimable RENEW/RETRY records of enabled merchants, oldest first. Reads the partial index
- * billing_records_due (status = 'PENDING'), so its cost follows the due work, not the table size.
- * INITIAL records (a first charge awaiting 3DS) belong to the payments flow and CHANGE records (a plan
- * change charged at once) to the change request, never to a run.
- */
-const DUE_SQL = `SELECT r.id, r.rowid AS rowid, r.scheduled_time AS scheduledTime FROM billing_records r INDEXED BY billing_records_due
-  JOIN merchants m ON m.id = r.merchant_id
-  WHERE r.status = 'PENDING' AND r.scheduled_time <= @now AND r.billing_type IN ('RENEW', 'RETRY')
-    AND (r.lease_until IS NULL OR r.lease_until < @now) AND m.status = 'ACTIVE'
-    AND (r.scheduled_time > @afterTime OR (r.scheduled_time = @afterTime AND r.rowid > @afterRowid))
-  ORDER BY r.scheduled_time, r.rowid LIMIT @limit`;
-
-/**
- * Keyset position in the due index: (scheduled_time, rowid) is the index's own order, so each
- * batch continues where the last stopped without re-reading or sorting what came before.
- */
-interface Position {
-  afterTime: number;
-  afterRowid: number;
-}
-
-const START: Position = { afterTime: -1, afterRowid: -1 };
-
-export function dueRecords(sqlite: Sqlite, now: number, limit: number, cursor: DueCursor): DuePage {
-  const from = (cursor as unknown as Position | null) ?? START;
-  const rows = prepared(sqlite, DUE_SQL).all({ now, limit, ...from }) as {
-    id: string;
-    rowid: number;
-    scheduledTime: number;
-  }[];
-  const last = rows[rows.length - 1];
-  const next = last ? { afterTime: last.scheduledTime, afterRowid: last.rowid } : from;
-  return { ids: rows.map((r) => r.id), next: next as unknown as DueCursor };
-}
-
-export function countDue(sqlite: Sqlite, now: number): number {
-  const row = prepared(
-    sqlite,
-    `SELECT count(*) AS n FROM billing_records r INDEXED BY billing_records_due JOIN merchants m ON m.id = r.merchant_id
-     WHERE r.status = 'PENDING' AND r.scheduled_time <= ? AND r.billing_type IN ('RENEW', 'RETRY')
-       AND (r.lease_until IS NULL OR r.lease_until < ?) AND m.status = 'ACTIVE'`,
-  ).get(now, now) as { n: number };
-  return row.n;
-}
-
 /** Claim a batch: each record by its own conditional UPDATE, its RENEWAL transaction written if new. */
 export function claimDueRecords(
   sqlite: Sqlite,
@@ -66,11 +20,11 @@ export function claimDueRecords(
   const claimed: ClaimedRecord[] = [];
   for (const id of ids) {
     const fresh = newId('txn', c.now);
-    const txnId = claimRecord(sqlite, id, c.owner, c.now, c.leaseUntil, fresh);
-    if (txnId === undefined) continue;
+    if (!claimRecord(sqlite, id, c.owner, c.now, c.leaseUntil, fresh)) continue;
     const rec = claimedRecord(sqlite, id);
     if (!rec) continue;
-    if (txnId === fresh)
+    // The record had no transaction before this claim: it is the one just given, to be written.
+    if (rec.transactionId === fresh)
       insertRenewalTransaction(sqlite, fresh, rec, rec.cardChannel === 'stripe' ? 'stripe' : c.channel, c.now);
     claimed.push(rec);
   }
@@ -78,9 +32,10 @@ export function claimDueRecords(
 }
 
 /**
- * Claim one record for `owner` until `leaseUntil`. Returns the record's transaction id when this
- * call won it (`newTxnId` if it had none yet: the caller then inserts that transaction), or
- * undefined when another run holds it or it is no longer PENDING and due.
+ * Claim one record for `owner` until `leaseUntil`, giving it `newTxnId` if it has no transaction
+ * yet; false when another run holds it or it is no longer PENDING and due. The read of the
+ * claimed record after it tells which transaction it has (the writer runs alone: nothing comes
+ * between the two).
  */
 function claimRecord(
   sqlite: Sqlite,
@@ -89,18 +44,15 @@ function claimRecord(
   now: number,
   leaseUntil: number,
   newTxnId: string,
-): string | undefined {
+): boolean {
   // No RETURNING: SQLite stages its rows in a temporary table, dearer than the read by key after.
-  const claimed = prepared(
-    sqlite,
-    `UPDATE billing_records SET lease_owner = ?, lease_until = ?, transaction_id = coalesce(transaction_id, ?)
+  return (
+    prepared(
+      sqlite,
+      `UPDATE billing_records SET lease_owner = ?, lease_until = ?, transaction_id = coalesce(transaction_id, ?)
      WHERE id = ? AND status = 'PENDING' AND scheduled_time <= ? AND (lease_until IS NULL OR lease_until < ?)`,
-  ).run(owner, leaseUntil, newTxnId, id, now, now).changes;
-  if (claimed === 0) return undefined;
-  const row = prepared(sqlite, 'SELECT transaction_id AS transactionId FROM billing_records WHERE id = ?').get(id) as
-    | { transactionId: string }
-    | undefined;
-  return row?.transactionId;
+    ).run(owner, leaseUntil, newTxnId, id, now, now).changes === 1
+  );
 }
 
 function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undefined {

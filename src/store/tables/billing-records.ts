@@ -33,8 +33,9 @@ export const billingRecords = table(
   },
   {
     indexes: [
-      // The renewal run's due query reads only this partial index: cost follows due work.
-      index('billing_records_due', ['scheduledTime'], "status = 'PENDING'"),
+      // The renewal run's due query reads only this partial index, in its order, each page from
+      // where the last stopped (sql/records.ts dueRecords): cost follows due work, on both engines.
+      index('billing_records_due', ['scheduledTime', 'id'], "status = 'PENDING'"),
       index('billing_records_subscription', ['subscriptionId', 'createdAt']),
     ],
   },
