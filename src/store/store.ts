@@ -220,7 +220,7 @@ export interface Reads {
    * mid-charge), oldest first after `after` ({ updatedAt: -1, id: '' } from the start).
    */
   unrecordedCharges(before: number, after: UnrecordedCharge, limit: number): Promise<UnrecordedCharge[]>;
-  /** The transaction of a processor's charge (a Stripe PaymentIntent id), for its webhook. */
+  /** The Stripe charge of a PaymentIntent id, for its webhook (a sandbox charge is never looked up by its ref). */
   getTransactionByChannelRef(merchantId: string, channelRef: string): Promise<TransactionRow | undefined>;
   /** The refund of a processor's refund id (a Stripe Refund), for its webhook. */
   getRefundByChannelRef(merchantId: string, channelRef: string): Promise<RefundRow | undefined>;

@@ -88,7 +88,7 @@ export async function discardRefusedRefund(db: Db, id: string): Promise<boolean>
 }
 
 export function getRefundByChannelRef(db: Db, merchantId: string, channelRef: string): Promise<RefundRow | undefined> {
-  return db.get(`${SELECT} WHERE merchant_id = @merchantId AND channel_ref = @channelRef LIMIT 1`, {
+  return db.get(`${SELECT} WHERE channel_ref = @channelRef AND merchant_id = @merchantId`, {
     merchantId,
     channelRef,
   });

@@ -230,11 +230,15 @@ export async function inFlightChargeIds(db: Db, before: number, limit: number): 
   return rows.map((r) => r.id);
 }
 
+/** A Stripe charge by its PaymentIntent id (the partial index transactions_stripe_ref). */
 export function getByChannelRef(db: Db, merchantId: string, channelRef: string): Promise<TransactionRow | undefined> {
-  return db.get(`${SELECT} WHERE t.merchant_id = @merchantId AND t.channel_ref = @channelRef LIMIT 1`, {
-    merchantId,
-    channelRef,
-  });
+  return db.get(
+    `${SELECT} WHERE t.channel = 'stripe' AND t.channel_ref = @channelRef AND t.merchant_id = @merchantId`,
+    {
+      merchantId,
+      channelRef,
+    },
+  );
 }
 
 /**

@@ -61,6 +61,9 @@ export const transactions = table(
       index('transactions_unrecorded', ['updatedAt'], 'status = 100000 and channel_ref is null'),
       // A subscription's card checks: the card-update page takes one card at a time (openCardCheckId).
       index('transactions_card_checks', ['subscriptionId', 'createdAt'], "payment_type = 'CARD_CHECK'"),
+      // A Stripe webhook's PaymentIntent, found without reading the merchant's other charges.
+      // Partial: a sandbox charge's reference is never looked up, so a PAY writes no entry here.
+      index('transactions_stripe_ref', ['channelRef'], "channel = 'stripe' and channel_ref is not null"),
     ],
   },
 );
@@ -85,6 +88,8 @@ export const refunds = table(
       index('refunds_transaction', ['transactionId']),
       // Refunds left PENDING by a channel that threw: the renewal run's housekeeping re-drives them.
       index('refunds_pending', ['updatedAt'], "status = 'PENDING'"),
+      // A Stripe webhook's Refund, found without reading the merchant's other refunds.
+      index('refunds_channel_ref', ['channelRef'], 'channel_ref is not null'),
     ],
   },
 );

@@ -1,0 +1,2 @@
+CREATE INDEX "refunds_channel_ref" ON "refunds" USING btree ("channel_ref") WHERE channel_ref is not null;--> statement-breakpoint
+CREATE INDEX "transactions_stripe_ref" ON "transactions" USING btree ("channel_ref") WHERE channel = 'stripe' and channel_ref is not null;
