@@ -120,12 +120,14 @@ describe.skipIf(!pgAvailable())('opening a PostgreSQL database', () => {
       'customer_emails_due',
       'outbox_due',
       'outbox_subscription',
+      'refunds_channel_ref',
       'refunds_pending',
       'subscriptions_card_update_token',
       'transactions_card_checks',
       'transactions_in_flight',
       'transactions_open_pages',
       'transactions_page_token',
+      'transactions_stripe_ref',
       'transactions_unrecorded',
     ]);
     expect(partial.find((i) => i.indexname === 'transactions_page_token')?.indexdef).toMatch(/^CREATE UNIQUE INDEX/);
