@@ -5,9 +5,10 @@ import { selectList } from '../tables/rows.js';
 import { all, run, type Conn } from './query.js';
 
 /**
- * The renewal run's claim protocol on PostgreSQL: due records are listed without locks, then a
- * batch is claimed in ONE statement that locks the rows it can with FOR UPDATE SKIP LOCKED and
- * re-checks that each is still PENDING, due and unleased. Concurrent runs on any host never wait
+ * The renewal run's claim protocol on PostgreSQL: inside the claim's unit of work the due list
+ * (sql/records.ts) is read with FOR UPDATE SKIP LOCKED, then the batch is claimed in ONE
+ * statement that locks the rows it can the same way and re-checks that each is still PENDING,
+ * due and unleased. Concurrent runs on any host never wait
  * on each other's batches and never claim one record twice; a lease that ran out (a killed run)
  * makes the record claimable again, keeping the transaction written by the first claim.
  */
