@@ -4,6 +4,7 @@ import { paygateAsync } from '../helpers/cli-async.js';
 import { type ShopDatabase, shopDatabase } from '../helpers/shop-db.js';
 import { startStripeStandin, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
 import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
+import { MERCHANT_FRESH_MS } from '../../src/services/merchant-cache.js';
 
 /**
  * A merchant's Stripe key stops working (revoked or rolled in the dashboard: 401; a restricted key
@@ -39,9 +40,15 @@ const card = (cardNumber = '4242424242424242') =>
   JSON.stringify({ holderName: 'Ada Lovelace', cardNumber, month: '12', year: YEAR, cvv: '123' });
 const at = (d: DateTime) => d.toFormat('yyyy-MM-dd HH:mm:ss');
 
+/**
+ * The key changed by another process (the CLI), as an operator changes it: `serve` sees it once
+ * the merchant's row it keeps in memory is older than MERCHANT_FRESH_MS, its documented bound.
+ * Waited out here; on a fast machine the CLI can finish inside it.
+ */
 async function setKey(m: TestMerchant, key: string): Promise<void> {
   const r = await cli(['merchant', 'update', m.merchantId, '--channel', 'stripe', '--stripe-secret-key', key]);
   if (r.status !== 0) throw new Error(`merchant update failed: ${r.stderr}`);
+  await new Promise((resolve) => setTimeout(resolve, MERCHANT_FRESH_MS + 50));
 }
 
 async function stripeMerchant(

@@ -6,6 +6,7 @@ import { completeThreeDs } from '../../src/services/pages.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
 import { createPlan } from '../../src/services/plans.js';
 import { runRenewal } from '../../src/services/renew/index.js';
+import { updateMerchant } from '../../src/services/merchants.js';
 import { updateSubscription } from '../../src/services/subscriptions/update.js';
 import { CLOSED_NOTIFY_URL, type TestApp, testApp } from '../helpers/ctx.js';
 import { rowsOf } from '../helpers/rows.js';
@@ -246,5 +247,47 @@ describe('subscription invoices', () => {
     expect(all.map((i) => i.invoiceNumber).sort()).toEqual(
       Array.from({ length: 2 * count }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`),
     );
+  });
+
+  // One batch records both merchants' renewals side by side (on PostgreSQL as shared statements).
+  it("numbers two merchants' renewals of one batch each without a gap, and writes each email once", async () => {
+    // Emails are written only where they can be sent; none is sent here (nothing listens there).
+    app = await testApp({ now: t('2026-01-10 12:00:00'), env: { PAYGATE_SMTP_URL: 'smtp://127.0.0.1:9' } });
+    const { ctx, clock } = app;
+    const shops = [await merchantWithPlan(ctx), await merchantWithPlan(ctx)];
+    for (const shop of shops)
+      await updateMerchant(ctx, shop.merchantId, { emailFrom: 'billing@shop.test', customerEmails: 'on' });
+    const billingAddress = { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' };
+    // Interleaved, and one in three declines: its renewal writes a renewal-failed email instead.
+    for (let i = 0; i < 12; i++) {
+      const shop = shops[i % 2] as (typeof shops)[0];
+      await subscribe(ctx, shop.merchantId, shop.planId, { userId: `u${i}`, billingAddress });
+    }
+    const declining = await subscribe(ctx, shops[0]?.merchantId ?? '', shops[0]?.planId ?? '', {
+      userId: 'declines',
+      billingAddress,
+      card: '4000000000000341',
+    });
+    clock.set(t('2026-02-10 12:00:00'));
+    expect(await runRenewal(ctx, { deliverCallbacks: false })).toMatchObject({ due: 13, succeeded: 12, failed: 1 });
+    for (const [k, shop] of shops.entries()) {
+      const numbers = (await pageInvoiceViews(ctx, shop.merchantId, {}, { page: 1, limit: 100 })).items
+        .map((i) => i.invoiceNumber)
+        .sort();
+      // The first charges' (six, and the declining card's on the first shop), then the renewals'.
+      const count = k === 0 ? 7 + 6 : 6 + 6;
+      expect(numbers).toEqual(Array.from({ length: count }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
+    }
+    const emails = await rowsOf(ctx).all<{ kind: string; n: number }>(
+      'SELECT kind, count(*) AS n FROM customer_emails GROUP BY kind ORDER BY kind',
+    );
+    expect(emails.map((e) => [e.kind, Number(e.n)])).toEqual([
+      ['receipt', 13 + 12],
+      ['renewal-failed', 1],
+    ]);
+    const failed = await rowsOf(ctx).all<{ subscription_id: string }>(
+      "SELECT subscription_id FROM customer_emails WHERE kind = 'renewal-failed'",
+    );
+    expect(failed.map((f) => f.subscription_id)).toEqual([declining.subscriptionId]);
   });
 });

@@ -1,6 +1,7 @@
 import { invalidParam } from '../../domain/errors.js';
-import { insertSandboxCharge } from '../sql/sandbox.js';
+import { eventArgs } from '../sql/outbox.js';
 import { SqlReads } from '../sql/reads.js';
+import { pendingRecordArgs } from '../sql/subscriptions.js';
 import { type EngineTx, SqlTx } from '../sql/tx.js';
 import type {
   Acceptance,
@@ -14,8 +15,13 @@ import type {
   SandboxPaid,
   RateHitResult,
   RekeyOptions,
+  NewCustomerEmail,
+  NewEvent,
+  NewInvoice,
+  NewRecord,
   SandboxChargeRow,
   Store,
+  SubscriptionRow,
   TransactionRow,
   Tx,
 } from '../store.js';
@@ -26,6 +32,7 @@ import { keyPlainFingerprints } from './fingerprints.js';
 import { type Conn, pgDb, run } from './query.js';
 import { takeWindowSlot } from './call-window.js';
 import { outcomeBatches } from './outcome-batches.js';
+import * as batched from './batched.js';
 import { acceptTransaction, recordSandboxOutcome, recordSandboxOutcomes } from './pay.js';
 import { hitRateLimit, sweepRateLimits } from './rate-limit.js';
 import * as renewals from './renewals.js';
@@ -55,8 +62,8 @@ function engineTx(conn: TxConn): EngineTx {
   return {
     claimDueRecords: (ids, c) => renewals.claimDueRecords(conn, ids, c),
     releaseClaims: (owner) => renewals.releaseClaims(conn, owner),
-    finishRenewalTransaction: (id, r) => later(renewals.finishRenewalTransaction(conn, id, r)),
-    addChargeToSubscription: (id, c) => later(renewals.addChargeToSubscription(conn, id, c)),
+    finishRenewalTransaction: (id, r) => later(conn.ask(batched.finishTransaction, { id, ...r })),
+    addChargeToSubscription: (id, c) => later(conn.ask(batched.addCharge, { id, ...c })),
     cancelUnclaimedRecords: (id) => renewals.cancelUnclaimedRecords(conn, id),
     claimDueEvents: (c) => delivery.claimDueEvents(conn, c),
     finishAttempt: (id, owner, o) => delivery.finishAttempt(conn, id, owner, o),
@@ -90,6 +97,34 @@ class PgTx extends SqlTx {
     return lockIdempotency(this.conn, merchantId, scope, requestId);
   }
 
+  // A renewal batch's outcomes, recorded side by side, share these statements (batched.ts).
+  override getSubscriptionById(id: string): Promise<SubscriptionRow | undefined> {
+    return this.conn.ask(batched.readSubscription, id);
+  }
+
+  override settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number) {
+    return this.conn.ask(batched.settleRecord, { id, status, failReason, now });
+  }
+
+  override async insertPendingRecord(r: NewRecord): Promise<string> {
+    const args = pendingRecordArgs(r);
+    this.conn.defer(this.conn.ask(batched.insertPendingRecord, args));
+    return args.id;
+  }
+
+  override async enqueueEvent(e: NewEvent): Promise<string | undefined> {
+    const { id, args } = eventArgs(e);
+    return (await this.conn.ask(batched.insertEvents, { ...args, id })) ? id : undefined;
+  }
+
+  override enqueueEmail(e: NewCustomerEmail): Promise<string | undefined> {
+    return this.conn.ask(batched.enqueueEmails, e);
+  }
+
+  override issueInvoice(inv: NewInvoice): Promise<string | undefined> {
+    return this.conn.ask(batched.issueInvoices, inv);
+  }
+
   protected override changedTransaction(row: TransactionRow): void {
     this.changed = { row, mark: this.conn.transactionWriteMark };
   }
@@ -114,15 +149,13 @@ class PgTx extends SqlTx {
    * a repeat of the request or the next renewal run asks the sandbox again, which decides the
    * same way. Sent in the same round trip as the INSERT (pipelined connection).
    */
-  override async insertSandboxCharge(row: SandboxChargeRow): Promise<boolean> {
-    // Once per unit of work: a batch of charges (a renewal batch's) needs it said once.
-    if (this.asyncCommit) return insertSandboxCharge(this.sql, row);
-    this.asyncCommit = true;
-    const [, inserted] = await Promise.all([
-      run(this.conn, 'SET LOCAL synchronous_commit = off'),
-      insertSandboxCharge(this.sql, row),
-    ]);
-    return inserted;
+  override insertSandboxCharge(row: SandboxChargeRow): Promise<boolean> {
+    // Once per unit of work: a batch of charges (a renewal batch's, coalesced) needs it said once.
+    if (!this.asyncCommit) {
+      this.asyncCommit = true;
+      this.conn.defer(run(this.conn, 'SET LOCAL synchronous_commit = off'));
+    }
+    return this.conn.ask(batched.insertSandboxCharges, row);
   }
 
   private asyncCommit = false;

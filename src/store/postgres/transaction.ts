@@ -8,6 +8,7 @@ import {
   sqlState,
   UNIQUE_VIOLATION,
 } from './errors.js';
+import { type Batchable, Coalescer } from './coalesce.js';
 import type { Conn } from './query.js';
 
 /** One unit of work: a connection of its own, inside BEGIN … COMMIT. */
@@ -31,8 +32,23 @@ export class TxConn implements Conn {
   private failure: { error: unknown } | undefined;
   private transactionWrites = 0;
   private corked = false;
+  private readonly asked = new Coalescer({ query: (cfg) => this.send(cfg) });
 
   constructor(private readonly client: pg.PoolClient) {}
+
+  /**
+   * A statement the flows of this unit of work may share (coalesce.ts): sent with the others
+   * asked in the same turn, as one statement, before anything else the connection sends.
+   */
+  ask<A, R>(kind: Batchable<A, R>, a: A): Promise<R> {
+    if (kind.writesTransactions) this.transactionWrites++;
+    return this.asked.ask(kind, a);
+  }
+
+  /** Sends what was asked of `ask` and not yet sent (before COMMIT, before any other statement). */
+  flush(): void {
+    this.asked.flush();
+  }
 
   /**
    * Counts the statements sent so far that may change a row of `transactions` (any INSERT,
@@ -62,8 +78,13 @@ export class TxConn implements Conn {
   }
 
   query(cfg: pg.QueryConfig): Promise<pg.QueryResult> {
-    this.gather();
+    this.asked.flush();
     if (WRITES_TRANSACTIONS.test(cfg.text)) this.transactionWrites++;
+    return this.send(cfg);
+  }
+
+  private send(cfg: pg.QueryConfig): Promise<pg.QueryResult> {
+    this.gather();
     return this.client.query(cfg).catch(async (e: unknown) => {
       // A statement refused because an earlier deferred write failed: report that write's error.
       await this.settle();
@@ -84,6 +105,7 @@ export class TxConn implements Conn {
 
   /** Waits for every deferred write; throws the first one's failure. */
   async settle(): Promise<void> {
+    this.asked.flush();
     while (this.pending.length > 0) await Promise.all(this.pending.splice(0));
     if (this.failure) throw this.failure.error;
   }
@@ -172,6 +194,7 @@ export async function withTransaction<T>(
       // COMMIT goes out behind the deferred writes; if one of them failed, the server has aborted
       // the transaction and turns this COMMIT into a rollback, and settle() throws that failure.
       stage = 'commit';
+      conn.flush();
       conn.gather();
       const commit = client.query('COMMIT');
       const settled = conn.settle();

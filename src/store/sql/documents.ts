@@ -77,6 +77,25 @@ const INSERT_CREDIT_NOTE = `INSERT INTO credit_notes (id, merchant_id, number, t
     ${text('customer')}, ${text('document')}`;
 
 const ISSUE_INVOICE_PG = `WITH n AS (${takeNumberSql('invoice_next')}) ${INSERT_INVOICE} FROM n RETURNING number AS "number"`;
+/**
+ * Several invoices of ONE merchant in one statement (PostgreSQL; a renewal batch's, coalesced:
+ * postgres/batched.ts, which gives `@rows` as JSON, each row with its place `ord` from 0): the
+ * sequence moves by their count once, and each takes the number of its place. Returns each
+ * written invoice's id and number.
+ */
+export const issueInvoicesPgSql = (rows: string): string => `WITH t AS (
+    UPDATE merchants SET invoice_next = invoice_next + CAST(@count AS INTEGER) WHERE id = @merchantId
+    RETURNING invoice_next - CAST(@count AS INTEGER) AS first, invoice_prefix AS prefix, name, legal_name, address, tax_id, support_email
+  ), n AS (
+    SELECT t.first + v.ord AS seq, t.prefix, t.name, t.legal_name, t.address, t.tax_id, t.support_email, v.*
+    FROM t, ${rows}
+  )
+  INSERT INTO invoices (id, merchant_id, number, token, transaction_id,
+    subscription_id, user_id, currency, total, issued_at, ${SELLER_COLUMNS}, customer, document)
+  SELECT n.id, CAST(@merchantId AS TEXT), ${number('-')}, n.token, n."transactionId", n."subscriptionId", n."userId", n.currency,
+    n.total, n."issuedAt", ${SELLER}, n.customer, n.document
+  FROM n RETURNING id, number`;
+
 const ISSUE_CREDIT_NOTE_PG = `WITH n AS (${takeNumberSql('credit_note_next')}) ${INSERT_CREDIT_NOTE} FROM n RETURNING number AS "number"`;
 
 interface Taken {

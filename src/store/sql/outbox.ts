@@ -11,8 +11,12 @@ import type { Db } from './db.js';
  */
 export async function enqueueEvent(db: Db, e: NewEvent): Promise<string | undefined> {
   const { id, args } = eventArgs(e);
-  const written = await db.run(`INSERT INTO outbox_events (${EVENT_COLUMNS}) ${eventSelect('')}`, args);
-  return written === 1 ? id : undefined;
+  return (await insertEvent(db, args)) ? id : undefined;
+}
+
+/** An event's INSERT from eventArgs(e)'s parameters; false when it has nowhere to go. */
+export async function insertEvent(db: Db, args: Record<string, unknown>): Promise<boolean> {
+  return (await db.run(INSERT_EVENT, args)) === 1;
 }
 
 export const EVENT_COLUMNS =
@@ -29,6 +33,8 @@ export function eventSelect(p: string, from?: string, payload = `@${p}payload`):
      WHERE CAST(@${p}notifyUrl AS TEXT) IS NOT NULL
        OR EXISTS (SELECT 1 FROM merchants WHERE id = CAST(@${p}merchantId AS TEXT) AND notify_url IS NOT NULL)`;
 }
+
+const INSERT_EVENT = `INSERT INTO outbox_events (${EVENT_COLUMNS}) ${eventSelect('')}`;
 
 /** An event's id and its parameters for eventSelect (under `prefix`). */
 export function eventArgs(e: NewEvent, prefix = ''): { id: string; args: Record<string, unknown> } {

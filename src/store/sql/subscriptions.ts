@@ -220,22 +220,35 @@ export async function setCardUpdateToken(
   );
 }
 
+export const INSERT_PENDING_RECORD = `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount,
+     currency, scheduled_time, status, retry_count, cycle_index, credit_applied, plan_id, coupon_code, discount_amount, created_at)
+   VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, 'PENDING', @retryCount, @cycleIndex,
+     @creditApplied, @planId, @couponCode, @discountAmount, @now)`;
+
+/** A new PENDING record's parameters for INSERT_PENDING_RECORD, its id made here. */
+export function pendingRecordArgs(r: NewRecord): PendingRecordArgs {
+  return {
+    id: newId('rec', r.now),
+    subscriptionId: r.subscriptionId,
+    merchantId: r.merchantId,
+    billingType: r.billingType,
+    amount: r.amount,
+    currency: r.currency,
+    scheduledTime: r.scheduledTime,
+    retryCount: r.retryCount,
+    cycleIndex: r.cycleIndex,
+    creditApplied: r.creditApplied ?? 0,
+    planId: r.planId ?? null,
+    couponCode: r.couponCode ?? null,
+    discountAmount: r.discountAmount ?? 0,
+    now: r.now,
+  };
+}
+
+export type PendingRecordArgs = Required<{ [K in keyof NewRecord]: Exclude<NewRecord[K], undefined> }> & { id: string };
+
 /** The INSERT of a new PENDING record, sent; its id at once, its answer in `write` (PostgreSQL defers it). */
 export function sendPendingRecord(db: Db, r: NewRecord): { id: string; write: Promise<number> } {
-  const id = newId('rec', r.now);
-  const write = db.run(
-    `INSERT INTO billing_records (id, subscription_id, merchant_id, billing_type, amount, currency, scheduled_time, status,
-       retry_count, cycle_index, credit_applied, plan_id, coupon_code, discount_amount, created_at)
-     VALUES (@id, @subscriptionId, @merchantId, @billingType, @amount, @currency, @scheduledTime, 'PENDING', @retryCount, @cycleIndex,
-       @creditApplied, @planId, @couponCode, @discountAmount, @now)`,
-    {
-      id,
-      ...r,
-      creditApplied: r.creditApplied ?? 0,
-      planId: r.planId ?? null,
-      couponCode: r.couponCode ?? null,
-      discountAmount: r.discountAmount ?? 0,
-    },
-  );
-  return { id, write };
+  const args = pendingRecordArgs(r);
+  return { id: args.id, write: db.run(INSERT_PENDING_RECORD, { ...args }) };
 }
