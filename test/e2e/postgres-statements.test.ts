@@ -163,8 +163,9 @@ describe.skipIf(!pgAvailable())('statements per PAY and per renewal on PostgreSQ
   // A batch's outcomes share their statements (postgres/coalesce.ts): each step — the ledger
   // entries, the records settled, the transactions, the subscriptions read and counted, the next
   // records, the invoices with their numbers, the events — is one multi-row statement for the
-  // batch, not one per renewal. 79 statements for 500 measured on 2026-11-27 (two batches, the
-  // run's opening reads and claims); 8.2 per renewal before (4,100), 7.3 before invoices.
+  // batch, not one per renewal; the claim and the read of what it won are one statement. 77
+  // statements for 500 measured on 2026-11-27 (two batches, the run's opening reads); 8.2 per
+  // renewal before (4,100), 7.3 before invoices.
   it('a renewal is at most 0.2 statements, counted over a run of 500 due subscriptions', async () => {
     const { dir, cleanup } = tempDir();
     try {

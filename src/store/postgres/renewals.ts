@@ -13,6 +13,17 @@ import { all, run, type Conn } from './query.js';
  * makes the record claimable again, keeping the transaction written by the first claim.
  */
 
+const CLAIMED_COLUMNS = `r.id, r.subscription_id AS "subscriptionId", r.merchant_id AS "merchantId", r.billing_type AS "billingType", r.amount,
+     r.currency, r.scheduled_time AS "scheduledTime", r.retry_count AS "retryCount", r.cycle_index AS "cycleIndex",
+     r.credit_applied AS "creditApplied", r.plan_id AS "recordPlanId", r.coupon_code AS "couponCode", r.discount_amount AS "discountAmount", r.transaction_id AS "transactionId", s.status AS "subscriptionStatus", s.plan_id AS "planId", s.user_id AS "userId",
+     s.notify_url AS "notifyUrl", s.card_id AS "cardId", c.pan_enc AS "panEnc", c.channel AS "cardChannel",
+     c.stripe_customer_id AS "stripeCustomerId", c.stripe_payment_method_id AS "stripePaymentMethodId", c.exp_month AS "expMonth", c.exp_year AS "expYear",
+     c.bin, c.last4, c.brand`;
+
+/**
+ * The claim, and what the charge needs of each record it won (its subscription and card), in one
+ * statement: the claimed rows as the UPDATE returns them, joined.
+ */
 const CLAIM_SQL = `WITH wanted AS (
     SELECT w.id, w.fresh FROM unnest(@ids::text[], @fresh::text[]) AS w(id, fresh)
   ), locked AS (
@@ -20,20 +31,14 @@ const CLAIM_SQL = `WITH wanted AS (
     WHERE r.status = 'PENDING' AND r.scheduled_time <= @now AND (r.lease_until IS NULL OR r.lease_until < @now)
     ORDER BY r.id
     FOR UPDATE OF r SKIP LOCKED
+  ), won AS (
+    UPDATE billing_records r SET lease_owner = @owner, lease_until = @leaseUntil, transaction_id = coalesce(r.transaction_id, w.fresh)
+    FROM wanted w
+    WHERE w.id = r.id AND r.id IN (SELECT id FROM locked)
+    RETURNING r.*, r.transaction_id = w.fresh AS is_new
   )
-  UPDATE billing_records r SET lease_owner = @owner, lease_until = @leaseUntil, transaction_id = coalesce(r.transaction_id, w.fresh)
-  FROM wanted w
-  WHERE w.id = r.id AND r.id IN (SELECT id FROM locked)
-  RETURNING r.id, r.transaction_id = w.fresh AS "isNew"`;
-
-const CLAIMED_SQL = `SELECT r.id, r.subscription_id AS "subscriptionId", r.merchant_id AS "merchantId", r.billing_type AS "billingType", r.amount,
-     r.currency, r.scheduled_time AS "scheduledTime", r.retry_count AS "retryCount", r.cycle_index AS "cycleIndex",
-     r.credit_applied AS "creditApplied", r.plan_id AS "recordPlanId", r.coupon_code AS "couponCode", r.discount_amount AS "discountAmount", r.transaction_id AS "transactionId", s.status AS "subscriptionStatus", s.plan_id AS "planId", s.user_id AS "userId",
-     s.notify_url AS "notifyUrl", s.card_id AS "cardId", c.pan_enc AS "panEnc", c.channel AS "cardChannel",
-     c.stripe_customer_id AS "stripeCustomerId", c.stripe_payment_method_id AS "stripePaymentMethodId", c.exp_month AS "expMonth", c.exp_year AS "expYear",
-     c.bin, c.last4, c.brand
-   FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id
-   WHERE r.id = ANY(@ids::text[])`;
+  SELECT ${CLAIMED_COLUMNS}, r.is_new AS "isNew"
+  FROM won r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id`;
 
 /**
  * The RENEWAL transactions of newly claimed records (the intent, ACCEPTED, before the channel is
@@ -76,7 +81,7 @@ export async function claimDueRecords(
 ): Promise<ClaimedRecord[]> {
   if (ids.length === 0) return [];
   const fresh = ids.map(() => newId('txn', c.now));
-  const won = await all<{ id: string; isNew: boolean }>(db, CLAIM_SQL, {
+  const won = await all<ClaimedRecord & { isNew: boolean }>(db, CLAIM_SQL, {
     ids: [...ids],
     fresh,
     now: c.now,
@@ -84,9 +89,8 @@ export async function claimDueRecords(
     leaseUntil: c.leaseUntil,
   });
   if (won.length === 0) return [];
-  const rows = await all<ClaimedRecord>(db, CLAIMED_SQL, { ids: won.map((w) => w.id) });
-  const isNew = new Set(won.filter((w) => w.isNew).map((w) => w.id));
-  const newOnes = rows.filter((r) => isNew.has(r.id));
+  const rows: ClaimedRecord[] = won.map(({ isNew: _, ...r }) => r);
+  const newOnes = rows.filter((_, i) => won[i]?.isNew);
   if (newOnes.length > 0) await insertRenewals(db, newOnes, c.channel, c.now);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
