@@ -42,10 +42,6 @@ export class Coalescer {
 
   constructor(private readonly send: Conn) {}
 
-  get waiting(): boolean {
-    return this.queued.length > 0;
-  }
-
   ask<A, R>(kind: Batchable<A, R>, a: A): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const key = kind.key?.(a);
