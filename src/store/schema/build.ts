@@ -21,6 +21,8 @@ interface IndexOn {
 }
 
 export interface SchemaDialect<T extends object> {
+  /** Whether foreign keys marked `hotParent()` are declared (SQLite) or not (PostgreSQL). */
+  readonly hotParentKeys: boolean;
   /** The column's type without modifiers (`serial`: complete, key and numbering included). */
   column(name: string, c: ColumnSpec): unknown;
   table(name: string, columns: Record<string, unknown>, extra: (self: Record<string, unknown>) => unknown[]): T;
@@ -56,7 +58,7 @@ export function tableBuilder<T extends object>(d: SchemaDialect<T>): (spec: Tabl
     if (c.unique) b = b.unique();
     if (c.default !== undefined) b = b.default(c.default as never);
     const ref = c.references;
-    if (ref)
+    if (ref && (ref.onPostgres || d.hotParentKeys))
       b = b.references(() => columnOf(built, ref.table, ref.column), ref.onDelete ? { onDelete: ref.onDelete } : {});
     return b;
   };

@@ -19,6 +19,7 @@ import { tableBuilder } from './build.js';
  * tables/ only. Money and instants are int8, read as JS numbers (the pool's type parser).
  */
 const build = tableBuilder<PgTable>({
+  hotParentKeys: false,
   column(name, c) {
     if (c.kind === 'serial') return bigint(name, { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity();
     if (c.kind === 'text') return text(name, c.values ? { enum: c.values as [string, ...string[]] } : {});

@@ -17,6 +17,7 @@ import { tableBuilder } from './build.js';
  * added in tables/ only. Money and instants are INTEGER (64-bit), booleans 0/1.
  */
 const build = tableBuilder<SQLiteTable>({
+  hotParentKeys: true,
   column(name, c) {
     if (c.kind === 'instants') throw new Error(`column ${name}: a list of instants exists on PostgreSQL only`);
     if (c.kind === 'serial') return integer(name).primaryKey({ autoIncrement: true });

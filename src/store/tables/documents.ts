@@ -18,7 +18,7 @@ export const invoices = table(
   'invoices',
   {
     id: text().primaryKey(),
-    merchantId: text().notNull().references('merchants'),
+    merchantId: text().notNull().references('merchants').hotParent(),
     number: text().notNull(),
     /** The hosted page's unguessable key (`/invoice/{token}`). */
     token: text().notNull().unique(),

@@ -4,7 +4,7 @@ export const transactions = table(
   'transactions',
   {
     id: text().primaryKey(),
-    merchantId: text().notNull().references('merchants'),
+    merchantId: text().notNull().references('merchants').hotParent(),
     /** Null for renewal charges, which the merchant never sent. Unique per merchant for good. */
     relationId: text(),
     requestId: text(),
