@@ -9,13 +9,13 @@ import { type ColumnKind, sqlName } from '../tables/define.js';
 import { sandboxCharges, subscriptions } from '../tables/index.js';
 import { selectList } from '../tables/rows.js';
 import type { Batchable } from './coalesce.js';
-import { all, pgDb } from './query.js';
+import { all, type Conn, pgDb } from './query.js';
 import { addChargeToSubscription, finishRenewalTransaction } from './renewals.js';
 
 /**
  * The renewal outcome's statements as Batchable (coalesce.ts): alone, each is the statement both
  * engines share (or the engine's own, renewals.ts); asked together by a batch's outcomes, one
- * multi-row statement over arrays.
+ * multi-row statement over the rows as one JSON recordset.
  */
 
 /**
@@ -40,6 +40,17 @@ function json(rs: readonly object[]): { rows: string } {
   return { rows: JSON.stringify(rs) };
 }
 
+/** Writes `rs` with `sql`; which of them it wrote, by the ids its `RETURNING id` gives. */
+async function writtenIds(conn: Conn, sql: string, rs: readonly object[]): Promise<Set<string>> {
+  return new Set((await all<{ id: string }>(conn, sql, json(rs))).map((r) => r.id));
+}
+
+/** Writes `rs` with `sql`, whose callers want no answer but its success. */
+async function writeRows(conn: Conn, sql: string, rs: readonly object[]): Promise<undefined[]> {
+  await all(conn, sql, json(rs));
+  return rs.map(() => undefined);
+}
+
 export interface Settle {
   id: string;
   status: 'SUCCESS' | 'FAILED';
@@ -58,7 +69,7 @@ export const settleRecord: Batchable<Settle, boolean> = {
   key: (s) => s.id,
   one: (conn, s) => settleFirstRecord(pgDb(conn), s.id, s.status, s.failReason, s.now, 'release'),
   async many(conn, ss) {
-    const ids = new Set((await all<{ id: string }>(conn, SETTLE, json(ss))).map((r) => r.id));
+    const ids = await writtenIds(conn, SETTLE, ss);
     return ss.map((s) => ids.has(s.id));
   },
 };
@@ -84,10 +95,7 @@ export const finishTransaction: Batchable<Finish, void> = {
   key: (f) => f.id,
   writesTransactions: true,
   one: (conn, { id, ...r }) => finishRenewalTransaction(conn, id, r),
-  async many(conn, fs) {
-    await all(conn, FINISH, json(fs));
-    return fs.map(() => undefined);
-  },
+  many: (conn, fs) => writeRows(conn, FINISH, fs),
 };
 
 export interface Charge {
@@ -111,10 +119,7 @@ const ADD_CHARGE = `UPDATE subscriptions s SET billing_count = s.billing_count +
 export const addCharge: Batchable<Charge, void> = {
   key: (c) => c.id,
   one: (conn, { id, ...c }) => addChargeToSubscription(conn, id, c),
-  async many(conn, cs) {
-    await all(conn, ADD_CHARGE, json(cs));
-    return cs.map(() => undefined);
-  },
+  many: (conn, cs) => writeRows(conn, ADD_CHARGE, cs),
 };
 
 const SUBSCRIPTIONS = `SELECT ${selectList(subscriptions, 's')} FROM subscriptions s WHERE s.id = ANY(@ids::text[])`;
@@ -159,10 +164,7 @@ export const insertPendingRecord: Batchable<PendingRecordArgs, void> = {
   async one(conn, r) {
     await all(conn, INSERT_PENDING_RECORD, { ...r });
   },
-  async many(conn, rs) {
-    await all(conn, INSERT_RECORDS, json(rs));
-    return rs.map(() => undefined);
-  },
+  many: (conn, rs) => writeRows(conn, INSERT_RECORDS, rs),
 };
 
 /** An event's parameters (sql/outbox.ts eventArgs, no prefix). */
@@ -191,7 +193,7 @@ const INSERT_EVENTS = `INSERT INTO outbox_events (id, merchant_id, kind, event_t
 export const insertEvents: Batchable<EventArgs, boolean> = {
   one: (conn, args) => insertEvent(pgDb(conn), args),
   async many(conn, es) {
-    const ids = new Set((await all<{ id: string }>(conn, INSERT_EVENTS, json(es))).map((w) => w.id));
+    const ids = await writtenIds(conn, INSERT_EVENTS, es);
     return es.map((e) => ids.has(e.id));
   },
 };
@@ -240,7 +242,7 @@ export const enqueueEmails: Batchable<NewCustomerEmail, string | undefined> = {
   one: (conn, e) => enqueueEmail(pgDb(conn), e),
   async many(conn, es) {
     const asked = es.map((e) => emailArgs(e, '').args);
-    const ids = new Set((await all<{ id: string }>(conn, INSERT_EMAILS, json(asked))).map((w) => w.id));
+    const ids = await writtenIds(conn, INSERT_EMAILS, asked);
     return asked.map((a) => (ids.has(a.id as string) ? (a.id as string) : undefined));
   },
 };
@@ -295,7 +297,7 @@ export const insertSandboxCharges: Batchable<SandboxChargeRow, boolean> = {
   key: (r) => r.idempotencyKey,
   one: (conn, r) => insertSandboxCharge(pgDb(conn), r),
   async many(conn, rs) {
-    const ids = new Set((await all<{ id: string }>(conn, INSERT_SANDBOX_CHARGES, json(rs))).map((r) => r.id));
+    const ids = await writtenIds(conn, INSERT_SANDBOX_CHARGES, rs);
     return rs.map((r) => ids.has(r.id));
   },
 };
