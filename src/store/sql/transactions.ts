@@ -9,7 +9,7 @@ import type {
 import { transactions } from '../tables/index.js';
 import { insertRow, patchKeys, selectFrom, selectList, setList } from '../tables/rows.js';
 import { releaseCouponRedemption } from './coupons.js';
-import { type Db, runThenGet } from './db.js';
+import type { Db } from './db.js';
 
 const SELECT = selectFrom(transactions, 't');
 
@@ -45,8 +45,8 @@ export function getByPageToken(db: Db, token: string): Promise<TransactionRow | 
 /**
  * Apply `patch` only while the transaction is still in `fromStatus`, in one statement: the guard
  * that makes every state change happen once (on PostgreSQL a concurrent writer waits for the row
- * lock and the status is checked again against the committed row). The row as changed comes
- * back with the answer, so the caller's next read of it needs no round trip.
+ * lock and the status is checked again against the committed row). On PostgreSQL the row as
+ * changed comes back with the answer, so the caller's next read of it needs no round trip.
  */
 export async function updateTransactionIf(
   db: Db,
@@ -68,8 +68,8 @@ export async function updateTransactionIf(
     const row = await db.get<TransactionRow>(`${update} RETURNING ${selectList(transactions)}`, args);
     return row ? { updated: true, row } : { updated: false };
   }
-  const row = await runThenGet<TransactionRow>(db, update, `${SELECT} WHERE t.id = @id`, args);
-  return row ? { updated: true, row } : { updated: false };
+  // SQLite has no use for the row: nothing there keeps it for the next read (it costs a read).
+  return { updated: (await db.run(update, args)) > 0 };
 }
 
 /** Open 3DS / checkout sessions past their expiry (partial index transactions_open_pages). */

@@ -1,17 +1,18 @@
 import type { Args, Db } from '../sql/db.js';
 import { SQLITE } from '../sql/db.js';
 import type { Sqlite } from './client.js';
-import { prepared } from './prepared.js';
+import { prepared, reader } from './prepared.js';
 
 const dbs = new WeakMap<Sqlite, Db>();
 
 /** SQLite binds no booleans: 1/0, as the boolean columns store them. */
 function bind(args: Args | undefined): Args {
   if (!args) return {};
-  for (const v of Object.values(args)) {
-    if (typeof v === 'boolean') {
+  // A loop over the keys: this runs for every statement, and Object.values would allocate.
+  for (const k in args) {
+    if (typeof args[k] === 'boolean') {
       const out: Args = {};
-      for (const [k, x] of Object.entries(args)) out[k] = typeof x === 'boolean' ? Number(x) : x;
+      for (const [key, x] of Object.entries(args)) out[key] = typeof x === 'boolean' ? Number(x) : x;
       return out;
     }
   }
@@ -35,9 +36,9 @@ export function sqliteDb(sqlite: Sqlite): Db {
     };
     db = {
       dialect: SQLITE,
-      all: <R>(sql: string, args?: Args) => settle(() => prepared(sqlite, sql).all(bind(args)) as R[]),
+      all: <R>(sql: string, args?: Args) => settle(() => reader(sqlite, sql).all(bind(args)) as R[]),
       allOnce: <R>(sql: string, args?: Args) => settle(() => sqlite.prepare(sql).all(bind(args)) as R[]),
-      get: <R>(sql: string, args?: Args) => settle(() => prepared(sqlite, sql).get(bind(args)) as R | undefined),
+      get: <R>(sql: string, args?: Args) => settle(() => reader(sqlite, sql).get(bind(args)) as R | undefined),
       run: (sql: string, args?: Args) => settle(() => prepared(sqlite, sql).run(bind(args)).changes),
     };
     dbs.set(sqlite, db);

@@ -1,6 +1,6 @@
 import type { AttemptOutcome, ClaimedEvent, EventClaim } from '../store.js';
 import type { Sqlite } from './client.js';
-import { prepared } from './prepared.js';
+import { prepared, reader } from './prepared.js';
 
 /**
  * The outbox claim protocol. Like renewals (SPEC §7), a claim is a conditional UPDATE of
@@ -35,7 +35,7 @@ export function claimDueEvents(sqlite: Sqlite, a: EventClaim): ClaimedEvent[] {
   if (a.max <= 0) return [];
   const counts = new Map(a.inFlight);
   const busy = [...counts].filter(([, n]) => n >= a.perMerchant).map(([m]) => m);
-  const candidates = prepared(sqlite, DUE_SQL).all({ now: a.now, busy: JSON.stringify(busy), limit: a.max * 4 }) as {
+  const candidates = reader(sqlite, DUE_SQL).all({ now: a.now, busy: JSON.stringify(busy), limit: a.max * 4 }) as {
     id: string;
     merchantId: string;
   }[];
@@ -46,7 +46,7 @@ export function claimDueEvents(sqlite: Sqlite, a: EventClaim): ClaimedEvent[] {
     const n = counts.get(c.merchantId) ?? 0;
     if (n >= a.perMerchant) continue;
     if (prepared(sqlite, CLAIM_SQL).run({ id: c.id, owner: a.owner, leaseUntil, now: a.now }).changes !== 1) continue;
-    const row = prepared(
+    const row = reader(
       sqlite,
       'SELECT id, merchant_id AS merchantId, notify_url AS notifyUrl, payload, attempts FROM outbox_events WHERE id = ?',
     ).get(c.id) as ClaimedEvent | undefined;

@@ -3,7 +3,7 @@ import type { BillingRecordRow, ClaimedRecord } from '../store.js';
 import { billingRecords } from '../tables/index.js';
 import { selectList } from '../tables/rows.js';
 import type { Sqlite } from './client.js';
-import { prepared } from './prepared.js';
+import { prepared, reader } from './prepared.js';
 
 /**
  * The renewal run's claim protocol (SPEC §7). Claims are conditional UPDATEs with a lease on the
@@ -56,7 +56,7 @@ function claimRecord(
 }
 
 function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undefined {
-  return prepared(
+  return reader(
     sqlite,
     `SELECT r.id, r.subscription_id AS subscriptionId, r.merchant_id AS merchantId, r.billing_type AS billingType, r.amount,
        r.currency, r.scheduled_time AS scheduledTime, r.retry_count AS retryCount, r.cycle_index AS cycleIndex,
@@ -152,7 +152,7 @@ export function releaseClaims(sqlite: Sqlite, owner: string): number {
  * it. A PENDING INITIAL record (first charge awaiting 3DS) is always cancelled: its page stops.
  */
 export function cancelUnclaimedRecords(sqlite: Sqlite, subscriptionId: string): BillingRecordRow[] {
-  const rows = prepared(
+  const rows = reader(
     sqlite,
     `SELECT ${selectList(billingRecords, 'r')} FROM billing_records r WHERE r.subscription_id = ? AND r.status = 'PENDING' AND (r.transaction_id IS NULL OR r.billing_type = 'INITIAL')`,
   ).all(subscriptionId) as BillingRecordRow[];
