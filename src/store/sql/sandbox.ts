@@ -11,9 +11,11 @@ type Stored = Omit<SandboxChargeRow, 'customerPresent'> & { customerPresent: boo
 const row = (r: Stored | undefined): SandboxChargeRow | undefined =>
   r ? { ...r, customerPresent: r.customerPresent === true || r.customerPresent === 1 } : undefined;
 
+const INSERT_NEW = `${insertRow(sandboxCharges)} ON CONFLICT (idempotency_key) DO NOTHING`;
+
 /** Insert unless the idempotency key is taken; whether it was inserted (the first caller decides). */
 export async function insertSandboxCharge(db: Db, r: SandboxChargeRow): Promise<boolean> {
-  return (await db.run(`${insertRow(sandboxCharges)} ON CONFLICT (idempotency_key) DO NOTHING`, { ...r })) === 1;
+  return (await db.run(INSERT_NEW, { ...r })) === 1;
 }
 
 export async function getSandboxChargeByKey(db: Db, key: string): Promise<SandboxChargeRow | undefined> {

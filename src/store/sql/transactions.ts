@@ -12,13 +12,17 @@ import { releaseCouponRedemption } from './coupons.js';
 import type { Db } from './db.js';
 
 const SELECT = selectFrom(transactions, 't');
+// Whole texts kept: a text built per call is a new string for the engine's statement cache to hash.
+const BY_ID = `${SELECT} WHERE t.id = @id`;
+const BY_RELATION = `${SELECT} WHERE t.merchant_id = @merchantId AND t.relation_id = @relationId`;
+const INSERT = insertRow(transactions);
 
 export async function insertTransaction(db: Db, row: TransactionRow): Promise<void> {
-  await db.run(insertRow(transactions), row);
+  await db.run(INSERT, row);
 }
 
 export function getTransaction(db: Db, id: string): Promise<TransactionRow | undefined> {
-  return db.get(`${SELECT} WHERE t.id = @id`, { id });
+  return db.get(BY_ID, { id });
 }
 
 /** The row held until the unit of work ends: read-then-write decisions hold across instances. */
@@ -32,14 +36,23 @@ export function getMerchantTransaction(db: Db, merchantId: string, id: string): 
 }
 
 export function getByRelation(db: Db, merchantId: string, relationId: string): Promise<TransactionRow | undefined> {
-  return db.get(`${SELECT} WHERE t.merchant_id = @merchantId AND t.relation_id = @relationId`, {
-    merchantId,
-    relationId,
-  });
+  return db.get(BY_RELATION, { merchantId, relationId });
 }
 
 export function getByPageToken(db: Db, token: string): Promise<TransactionRow | undefined> {
   return db.get(`${SELECT} WHERE t.page_token = @token`, { token });
+}
+
+/** The conditional UPDATE of each patch shape, made once (a patch shape is a fixed set of keys). */
+const conditionalUpdates = new Map<string, string>();
+function conditionalUpdate(keys: readonly string[]): string {
+  const shape = keys.join(',');
+  let text = conditionalUpdates.get(shape);
+  if (text === undefined) {
+    text = `UPDATE transactions SET ${setList(keys)} WHERE id = @id AND status = @fromStatus`;
+    conditionalUpdates.set(shape, text);
+  }
+  return text;
 }
 
 /**
@@ -62,7 +75,7 @@ export async function updateTransactionIf(
     });
     return { updated: found !== undefined };
   }
-  const update = `UPDATE transactions SET ${setList(keys)} WHERE id = @id AND status = @fromStatus`;
+  const update = conditionalUpdate(keys);
   const args = { ...patch, id, fromStatus };
   if (db.dialect.name === 'postgres') {
     const row = await db.get<TransactionRow>(`${update} RETURNING ${selectList(transactions)}`, args);

@@ -14,10 +14,33 @@ export const col = <S extends TableSpec>(_spec: S, key: KeyOf<S>): string => sql
 
 const keysOf = <S extends TableSpec>(spec: S): KeyOf<S>[] => Object.keys(spec.columns) as KeyOf<S>[];
 
+/**
+ * The texts of whole-row statements, made once per table (and alias): repositories build their
+ * statements from them per call, and the engines key their prepared statements by the text, so
+ * one string kept is one string hashed once instead of a new one per call.
+ */
+const wholeRow = new WeakMap<TableSpec, Map<string, string>>();
+
+function once(spec: TableSpec, key: string, make: () => string): string {
+  let texts = wholeRow.get(spec);
+  if (!texts) {
+    texts = new Map();
+    wholeRow.set(spec, texts);
+  }
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = make();
+    texts.set(key, text);
+  }
+  return text;
+}
+
 /** `alias.column AS "key"` for every column in definition order, or for `only` those. */
 export function selectList<S extends TableSpec>(spec: S, alias?: string, only?: readonly KeyOf<S>[]): string {
   const p = alias ? `${alias}.` : '';
-  return (only ?? keysOf(spec)).map((k) => (sqlName(k) === k ? `${p}${k}` : `${p}${sqlName(k)} AS "${k}"`)).join(', ');
+  const list = (keys: readonly string[]) =>
+    keys.map((k) => (sqlName(k) === k ? `${p}${k}` : `${p}${sqlName(k)} AS "${k}"`)).join(', ');
+  return only ? list(only) : once(spec, `select ${p}`, () => list(keysOf(spec)));
 }
 
 /** selectList of every column but `omit`. */
@@ -35,13 +58,19 @@ export function selectExcept<S extends TableSpec>(
 
 /** `SELECT <every column> FROM table alias`: add the WHERE. */
 export function selectFrom(spec: TableSpec, alias?: string): string {
-  return `SELECT ${selectList(spec, alias)} FROM ${spec.name}${alias ? ` ${alias}` : ''}`;
+  return once(
+    spec,
+    `from ${alias ?? ''}`,
+    () => `SELECT ${selectList(spec, alias)} FROM ${spec.name}${alias ? ` ${alias}` : ''}`,
+  );
 }
 
 /** `INSERT INTO table (<every column>) VALUES (@key, …)`: a whole row of the row type. */
 export function insertRow(spec: TableSpec, omit: readonly string[] = []): string {
-  const keys = keysOf(spec).filter((k) => !omit.includes(k));
-  return `INSERT INTO ${spec.name} (${keys.map(sqlName).join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`;
+  return once(spec, `insert ${omit.join(',')}`, () => {
+    const keys = keysOf(spec).filter((k) => !omit.includes(k));
+    return `INSERT INTO ${spec.name} (${keys.map(sqlName).join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`;
+  });
 }
 
 /**
