@@ -1,24 +1,15 @@
 import type { Statement } from './driver.js';
+import { cached } from '../cached.js';
 import type { Sqlite } from './client.js';
 
 /**
  * Prepared statements cached once per connection (hot paths must not re-prepare per call).
  * Keyed by the SQL text, so a repository just writes `prepared(sqlite, SQL).run(...)`.
  */
-const cache = new WeakMap<Sqlite, Map<string, Statement>>();
+const statements = new WeakMap<Sqlite, Map<string, Statement>>();
 
 export function prepared(sqlite: Sqlite, sql: string): Statement {
-  let perConn = cache.get(sqlite);
-  if (!perConn) {
-    perConn = new Map();
-    cache.set(sqlite, perConn);
-  }
-  let stmt = perConn.get(sql);
-  if (!stmt) {
-    stmt = sqlite.prepare(sql);
-    perConn.set(sql, stmt);
-  }
-  return stmt;
+  return cached(statements, sqlite, sql, () => sqlite.prepare(sql));
 }
 
 /** A reading statement whose rows come back as plain objects named by its columns. */
@@ -38,17 +29,7 @@ const readers = new WeakMap<Sqlite, Map<string, RowReader>>();
  * 4 µs (BENCHMARKS.md, "Rows read as arrays on SQLite").
  */
 export function reader(sqlite: Sqlite, sql: string): RowReader {
-  let perConn = readers.get(sqlite);
-  if (!perConn) {
-    perConn = new Map();
-    readers.set(sqlite, perConn);
-  }
-  let r = perConn.get(sql);
-  if (!r) {
-    r = compileReader(sqlite.prepare(sql));
-    perConn.set(sql, r);
-  }
-  return r;
+  return cached(readers, sqlite, sql, () => compileReader(sqlite.prepare(sql)));
 }
 
 function compileReader(stmt: Statement): RowReader {

@@ -1,3 +1,4 @@
+import { cached } from '../cached.js';
 import { type RowOf, sqlName, type TableSpec } from './define.js';
 
 /**
@@ -21,19 +22,7 @@ const keysOf = <S extends TableSpec>(spec: S): KeyOf<S>[] => Object.keys(spec.co
  */
 const wholeRow = new WeakMap<TableSpec, Map<string, string>>();
 
-function once(spec: TableSpec, key: string, make: () => string): string {
-  let texts = wholeRow.get(spec);
-  if (!texts) {
-    texts = new Map();
-    wholeRow.set(spec, texts);
-  }
-  let text = texts.get(key);
-  if (text === undefined) {
-    text = make();
-    texts.set(key, text);
-  }
-  return text;
-}
+const once = (spec: TableSpec, key: string, make: () => string): string => cached(wholeRow, spec, key, make);
 
 /** `alias.column AS "key"` for every column in definition order, or for `only` those. */
 export function selectList<S extends TableSpec>(spec: S, alias?: string, only?: readonly KeyOf<S>[]): string {
