@@ -2,6 +2,7 @@ import { newId } from '../../domain/ids.js';
 import type { BillingRecordRow, ClaimedRecord } from '../store.js';
 import { billingRecords } from '../tables/index.js';
 import { selectList } from '../tables/rows.js';
+import { CLAIMED_COLUMNS } from '../sql/records.js';
 import { all, run, type Conn } from './query.js';
 
 /**
@@ -12,13 +13,6 @@ import { all, run, type Conn } from './query.js';
  * on each other's batches and never claim one record twice; a lease that ran out (a killed run)
  * makes the record claimable again, keeping the transaction written by the first claim.
  */
-
-const CLAIMED_COLUMNS = `r.id, r.subscription_id AS "subscriptionId", r.merchant_id AS "merchantId", r.billing_type AS "billingType", r.amount,
-     r.currency, r.scheduled_time AS "scheduledTime", r.retry_count AS "retryCount", r.cycle_index AS "cycleIndex",
-     r.credit_applied AS "creditApplied", r.plan_id AS "recordPlanId", r.coupon_code AS "couponCode", r.discount_amount AS "discountAmount", r.transaction_id AS "transactionId", s.status AS "subscriptionStatus", s.plan_id AS "planId", s.user_id AS "userId",
-     s.notify_url AS "notifyUrl", s.card_id AS "cardId", c.pan_enc AS "panEnc", c.channel AS "cardChannel",
-     c.stripe_customer_id AS "stripeCustomerId", c.stripe_payment_method_id AS "stripePaymentMethodId", c.exp_month AS "expMonth", c.exp_year AS "expYear",
-     c.bin, c.last4, c.brand`;
 
 /**
  * The claim, and what the charge needs of each record it won (its subscription and card), in one

@@ -7,6 +7,17 @@ import type { Db } from './db.js';
 
 const COLUMNS = selectList(billingRecords, 'r');
 
+/**
+ * What a renewal charge needs of a claimed record (store.ts ClaimedRecord), over `r` (the record),
+ * `s` (its subscription) and `c` (its card): each engine's claim (renewals.ts) selects it.
+ */
+export const CLAIMED_COLUMNS = `r.id, r.subscription_id AS "subscriptionId", r.merchant_id AS "merchantId", r.billing_type AS "billingType", r.amount,
+     r.currency, r.scheduled_time AS "scheduledTime", r.retry_count AS "retryCount", r.cycle_index AS "cycleIndex",
+     r.credit_applied AS "creditApplied", r.plan_id AS "recordPlanId", r.coupon_code AS "couponCode", r.discount_amount AS "discountAmount", r.transaction_id AS "transactionId", s.status AS "subscriptionStatus", s.plan_id AS "planId", s.user_id AS "userId",
+     s.notify_url AS "notifyUrl", s.card_id AS "cardId", c.pan_enc AS "panEnc", c.channel AS "cardChannel",
+     c.stripe_customer_id AS "stripeCustomerId", c.stripe_payment_method_id AS "stripePaymentMethodId", c.exp_month AS "expMonth", c.exp_year AS "expYear",
+     c.bin, c.last4, c.brand`;
+
 /** A subscription's PENDING records, oldest scheduled first. */
 export function pendingRecords(db: Db, subscriptionId: string): Promise<BillingRecordRow[]> {
   return db.all(

@@ -8,6 +8,7 @@ import type {
 } from '../store.js';
 import { transactions } from '../tables/index.js';
 import { insertRow, patchKeys, selectFrom, selectList, setList } from '../tables/rows.js';
+import { cached } from '../cached.js';
 import { releaseCouponRedemption } from './coupons.js';
 import type { Db } from './db.js';
 
@@ -43,17 +44,13 @@ export function getByPageToken(db: Db, token: string): Promise<TransactionRow | 
   return db.get(`${SELECT} WHERE t.page_token = @token`, { token });
 }
 
-/** The conditional UPDATE of each patch shape, made once (a patch shape is a fixed set of keys). */
-const conditionalUpdates = new Map<string, string>();
-function conditionalUpdate(keys: readonly string[]): string {
-  const shape = keys.join(',');
-  let text = conditionalUpdates.get(shape);
-  if (text === undefined) {
-    text = `UPDATE transactions SET ${setList(keys)} WHERE id = @id AND status = @fromStatus`;
-    conditionalUpdates.set(shape, text);
-  }
-  return text;
-}
+/** The conditional UPDATE of each patch shape (a fixed set of keys), and with RETURNING, made once. */
+const conditionalUpdates = new WeakMap<typeof transactions, Map<string, string>>();
+const conditionalUpdate = (keys: readonly string[], returning: boolean): string =>
+  cached(conditionalUpdates, transactions, `${returning} ${keys.join(',')}`, () => {
+    const update = `UPDATE transactions SET ${setList(keys)} WHERE id = @id AND status = @fromStatus`;
+    return returning ? `${update} RETURNING ${selectList(transactions)}` : update;
+  });
 
 /**
  * Apply `patch` only while the transaction is still in `fromStatus`, in one statement: the guard
@@ -75,14 +72,13 @@ export async function updateTransactionIf(
     });
     return { updated: found !== undefined };
   }
-  const update = conditionalUpdate(keys);
   const args = { ...patch, id, fromStatus };
   if (db.dialect.name === 'postgres') {
-    const row = await db.get<TransactionRow>(`${update} RETURNING ${selectList(transactions)}`, args);
+    const row = await db.get<TransactionRow>(conditionalUpdate(keys, true), args);
     return row ? { updated: true, row } : { updated: false };
   }
   // SQLite has no use for the row: nothing there keeps it for the next read (it costs a read).
-  return { updated: (await db.run(update, args)) > 0 };
+  return { updated: (await db.run(conditionalUpdate(keys, false), args)) > 0 };
 }
 
 /** Open 3DS / checkout sessions past their expiry (partial index transactions_open_pages). */

@@ -2,6 +2,7 @@ import { newId } from '../../domain/ids.js';
 import type { BillingRecordRow, ClaimedRecord } from '../store.js';
 import { billingRecords } from '../tables/index.js';
 import { selectList } from '../tables/rows.js';
+import { CLAIMED_COLUMNS } from '../sql/records.js';
 import type { Sqlite } from './client.js';
 import { prepared, reader } from './prepared.js';
 
@@ -58,12 +59,7 @@ function claimRecord(
 function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undefined {
   return reader(
     sqlite,
-    `SELECT r.id, r.subscription_id AS subscriptionId, r.merchant_id AS merchantId, r.billing_type AS billingType, r.amount,
-       r.currency, r.scheduled_time AS scheduledTime, r.retry_count AS retryCount, r.cycle_index AS cycleIndex,
-       r.credit_applied AS creditApplied, r.plan_id AS recordPlanId, r.coupon_code AS couponCode, r.discount_amount AS discountAmount, r.transaction_id AS transactionId, s.status AS subscriptionStatus, s.plan_id AS planId, s.user_id AS userId,
-       s.notify_url AS notifyUrl, s.card_id AS cardId, c.pan_enc AS panEnc, c.channel AS cardChannel,
-       c.stripe_customer_id AS stripeCustomerId, c.stripe_payment_method_id AS stripePaymentMethodId, c.exp_month AS expMonth, c.exp_year AS expYear,
-       c.bin, c.last4, c.brand
+    `SELECT ${CLAIMED_COLUMNS}
      FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id
      WHERE r.id = ?`,
   ).get(id) as ClaimedRecord | undefined;
