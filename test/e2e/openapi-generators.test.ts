@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../src/http/openapi-document.js';
 import { tempDir } from '../helpers/env.js';
 
@@ -38,11 +38,10 @@ if (!configured)
 /** A generator plus a strict compile of its output: tens of seconds on a shared 2-core machine. */
 const GENERATE_MS = 480_000;
 
-const tmp = tempDir('paygate-generators-');
-afterAll(() => tmp.cleanup());
-
-const docFile = join(tmp.dir, 'openapi.json');
-writeFileSync(docFile, JSON.stringify(openApiDocument('http://127.0.0.1:8080')));
+// Made by the suite's hooks, not at import: a skipped suite runs no hook, and a directory made at
+// import was left behind in the temporary directory by every run that skipped it.
+let tmp: { dir: string; cleanup: () => void };
+let docFile: string;
 
 function generator(args: string[]): { status: number | null; output: string } {
   const r = spawnSync(NODE, args, {
@@ -81,6 +80,13 @@ function compile(dir: string, entry: string): string {
 }
 
 describe.skipIf(!configured)('client generators on Node >= 22.18', () => {
+  beforeAll(() => {
+    tmp = tempDir('paygate-generators-');
+    docFile = join(tmp.dir, 'openapi.json');
+    writeFileSync(docFile, JSON.stringify(openApiDocument('http://127.0.0.1:8080')));
+  });
+  afterAll(() => tmp?.cleanup());
+
   it('the named Node is 22.18 or newer and both generators are installed', () => {
     const v = generator(['-p', 'process.versions.node']).output.trim();
     expect(newEnough(v), `PAYGATE_GENERATORS_NODE is Node ${v}`).toBe(true);
