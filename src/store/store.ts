@@ -188,6 +188,8 @@ export interface Reads {
   getMerchantByApiKey(apiKey: string): Promise<MerchantRow | undefined>;
   /** Oldest first. */
   listMerchants(): Promise<MerchantRow[]>;
+  /** Whether any merchant holds a Stripe key: without one, nothing can call Stripe. */
+  anyStripeMerchant(): Promise<boolean>;
 
   /** A plan of this merchant; another merchant's plan reads as absent. */
   getPlan(merchantId: string, id: string): Promise<PlanRow | undefined>;

@@ -104,10 +104,15 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
   // Background work: kept off the customer-present share of each Stripe budget. Housekeeping's
   // 429s are retried for a while; each batch's charges until shortly before its lease ends.
   const scope = (retryUntil: number) => ({ background: true, retryUntil, tally });
+  // The scope is read by Stripe calls only, and entering one is not free on Node 20: from then on
+  // the process hooks every promise it makes (BENCHMARKS.md: sandbox runs up to 13% faster
+  // without; in `serve`, every request after the first run paid it too). So a run enters none
+  // while no merchant holds a Stripe key; a Stripe card's charge below enters its own in any case.
+  const run = () => renewal(ctx, opts, summary, tally, started, scope);
   try {
-    return await withCallScope(scope(started + HOUSEKEEPING_RETRY_MS), () =>
-      renewal(ctx, opts, summary, tally, started, scope),
-    );
+    return (await ctx.store.anyStripeMerchant())
+      ? await withCallScope(scope(started + HOUSEKEEPING_RETRY_MS), run)
+      : await run();
   } finally {
     summary.stripeCalls = tally.calls;
     summary.stripeRateLimited = tally.rateLimited;
@@ -201,10 +206,9 @@ async function renewal(
     const now = ctx.clock.now();
     const charged = await Promise.allSettled(
       batch.map(({ rec, at, retryUntil }) =>
-        withCallScope(scope(retryUntil), () =>
-          rec.cardChannel === 'stripe'
-            ? stripeTurn(() => chargeRecord(ctx, rec, now, at))
-            : chargeRecord(ctx, rec, now, at),
+        (rec.cardChannel === 'stripe'
+          ? withCallScope(scope(retryUntil), () => stripeTurn(() => chargeRecord(ctx, rec, now, at)))
+          : chargeRecord(ctx, rec, now, at)
         ).finally(() => {
           done++;
           progress();

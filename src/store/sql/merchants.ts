@@ -26,6 +26,10 @@ export function listMerchantRows(db: Db): Promise<MerchantRow[]> {
   return db.all(`${SELECT} ORDER BY created_at, ${db.dialect.bytewise('id')}`);
 }
 
+export async function anyStripeMerchant(db: Db): Promise<boolean> {
+  return (await db.get('SELECT 1 AS one FROM merchants WHERE stripe_secret_key_enc IS NOT NULL LIMIT 1')) !== undefined;
+}
+
 export async function insertMerchant(db: Db, row: MerchantRow): Promise<void> {
   await db.run(insertRow(merchants), row);
 }

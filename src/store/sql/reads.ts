@@ -74,6 +74,9 @@ export class SqlReads implements Reads {
   listMerchants(): Promise<MerchantRow[]> {
     return merchants.listMerchantRows(this.sql);
   }
+  anyStripeMerchant(): Promise<boolean> {
+    return merchants.anyStripeMerchant(this.sql);
+  }
   getPlan(merchantId: string, id: string): Promise<PlanRow | undefined> {
     return plans.getPlan(this.sql, merchantId, id);
   }
