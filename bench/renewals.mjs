@@ -163,6 +163,9 @@ const invoiceDocument = (sid) =>
 const INVOICE_CUSTOMER = JSON.stringify({ addressLines: [] });
 const invoiceToken = () => randomBytes(24).toString('base64url');
 const invoiceNumber = (n) => `INV-${String(n).padStart(6, '0')}`;
+/** The records a raw baseline renews, with what their rows need (both engines). */
+const PENDING_RECORDS = `SELECT r.id, r.subscription_id AS sid, r.merchant_id AS mid, s.user_id AS uid
+  FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id WHERE r.status = 'PENDING' ORDER BY r.id`;
 
 /**
  * Child: the raw SQLite write rate of the same rows, same pragmas (openSqlite), same batch size;
@@ -172,11 +175,7 @@ async function raw(dbPath, invoices) {
   const { openSqlite } = await import(new URL('store/sqlite/client.js', DIST));
   const { BATCH_SIZE } = await import(new URL('services/renew/run.js', DIST));
   const sqlite = openSqlite(dbPath);
-  const ids = sqlite
-    .prepare(
-      "SELECT r.id, r.subscription_id AS sid, r.merchant_id AS mid, s.user_id AS uid FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id WHERE r.status = 'PENDING'",
-    )
-    .all();
+  const ids = sqlite.prepare(PENDING_RECORDS).all();
   const charge =
     sqlite.prepare(`INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, card_bin, card_last4, customer_present, outcome, created_at, updated_at)
     VALUES (?, ?, 'charge', 999, 'USD', '424242', '4242', 0, 'approved', ?, ?)`);
@@ -342,11 +341,7 @@ async function rawPg(url, mode) {
   // and its statistics say empty: a sequential scan, kept for the connection's life, which read
   // 12.5 million rows for 5,000 renewals and made this baseline ten times slower than the engine.
   if (mode === 'multi-invoices') await c.query('SET enable_seqscan = off');
-  const ids = (
-    await c.query(
-      "SELECT r.id, r.subscription_id AS sid, r.merchant_id AS mid, s.user_id AS uid FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id WHERE r.status = 'PENDING' ORDER BY r.id",
-    )
-  ).rows;
+  const ids = (await c.query(PENDING_RECORDS)).rows;
   const payload = JSON.stringify({ notifyType: 'SUBSCRIPTION', eventType: 'RENEW_SUCCEEDED', amount: '9.99' });
   const NEXT = RUN_AT + 28 * 86_400_000;
   const q = (name, text, values) => c.query({ name, text, values });

@@ -7,8 +7,7 @@ import type {
   UnrecordedCharge,
 } from '../store.js';
 import { transactions } from '../tables/index.js';
-import { insertRow, patchKeys, selectFrom, selectList, setList } from '../tables/rows.js';
-import { cached } from '../cached.js';
+import { insertRow, patchKeys, selectFrom, selectList, setList, tableText } from '../tables/rows.js';
 import { releaseCouponRedemption } from './coupons.js';
 import type { Db } from './db.js';
 
@@ -45,9 +44,8 @@ export function getByPageToken(db: Db, token: string): Promise<TransactionRow | 
 }
 
 /** The conditional UPDATE of each patch shape (a fixed set of keys), and with RETURNING, made once. */
-const conditionalUpdates = new WeakMap<typeof transactions, Map<string, string>>();
 const conditionalUpdate = (keys: readonly string[], returning: boolean): string =>
-  cached(conditionalUpdates, transactions, `${returning} ${keys.join(',')}`, () => {
+  tableText(transactions, `update-if ${returning} ${keys.join(',')}`, () => {
     const update = `UPDATE transactions SET ${setList(keys)} WHERE id = @id AND status = @fromStatus`;
     return returning ? `${update} RETURNING ${selectList(transactions)}` : update;
   });

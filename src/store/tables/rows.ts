@@ -16,20 +16,20 @@ export const col = <S extends TableSpec>(_spec: S, key: KeyOf<S>): string => sql
 const keysOf = <S extends TableSpec>(spec: S): KeyOf<S>[] => Object.keys(spec.columns) as KeyOf<S>[];
 
 /**
- * The texts of whole-row statements, made once per table (and alias): repositories build their
- * statements from them per call, and the engines key their prepared statements by the text, so
- * one string kept is one string hashed once instead of a new one per call.
+ * The texts of a table's statements, made once per table and `key` (a statement's kind and shape):
+ * repositories build their statements from them per call, and the engines key their prepared
+ * statements by the text, so one string kept is one string hashed once instead of a new one per call.
  */
-const wholeRow = new WeakMap<TableSpec, Map<string, string>>();
+const texts = new WeakMap<TableSpec, Map<string, string>>();
 
-const once = (spec: TableSpec, key: string, make: () => string): string => cached(wholeRow, spec, key, make);
+export const tableText = (spec: TableSpec, key: string, make: () => string): string => cached(texts, spec, key, make);
 
 /** `alias.column AS "key"` for every column in definition order, or for `only` those. */
 export function selectList<S extends TableSpec>(spec: S, alias?: string, only?: readonly KeyOf<S>[]): string {
   const p = alias ? `${alias}.` : '';
   const list = (keys: readonly string[]) =>
     keys.map((k) => (sqlName(k) === k ? `${p}${k}` : `${p}${sqlName(k)} AS "${k}"`)).join(', ');
-  return only ? list(only) : once(spec, `select ${p}`, () => list(keysOf(spec)));
+  return only ? list(only) : tableText(spec, `select ${p}`, () => list(keysOf(spec)));
 }
 
 /** selectList of every column but `omit`. */
@@ -47,7 +47,7 @@ export function selectExcept<S extends TableSpec>(
 
 /** `SELECT <every column> FROM table alias`: add the WHERE. */
 export function selectFrom(spec: TableSpec, alias?: string): string {
-  return once(
+  return tableText(
     spec,
     `from ${alias ?? ''}`,
     () => `SELECT ${selectList(spec, alias)} FROM ${spec.name}${alias ? ` ${alias}` : ''}`,
@@ -56,7 +56,7 @@ export function selectFrom(spec: TableSpec, alias?: string): string {
 
 /** `INSERT INTO table (<every column>) VALUES (@key, …)`: a whole row of the row type. */
 export function insertRow(spec: TableSpec, omit: readonly string[] = []): string {
-  return once(spec, `insert ${omit.join(',')}`, () => {
+  return tableText(spec, `insert ${omit.join(',')}`, () => {
     const keys = keysOf(spec).filter((k) => !omit.includes(k));
     return `INSERT INTO ${spec.name} (${keys.map(sqlName).join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`;
   });
