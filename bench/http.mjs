@@ -383,6 +383,32 @@ async function mainSqlite({ duration, connections, rounds, merchants }, logLevel
  * round; in each round paygate and the baseline take turns, first with one process each, then
  * with two processes each on their one database.
  */
+/**
+ * What paygate's runs left in its database: every PAY answered 2xx must be there whole (warm-ups
+ * add more), SUCCEEDED with its key, its sandbox charge and its invoice. Throws when not.
+ */
+async function onDisk(dbUrl, answered) {
+  const pg = require('pg');
+  const c = new pg.Client({ connectionString: dbUrl });
+  await c.connect();
+  try {
+    const { rows } = await c.query(`SELECT
+      (SELECT count(*) FROM transactions) AS transactions,
+      (SELECT count(*) FROM transactions WHERE status = 200000) AS succeeded,
+      (SELECT count(*) FROM idempotency_keys) AS keys,
+      (SELECT count(*) FROM sandbox_charges) AS charges,
+      (SELECT count(*) FROM invoices) AS invoices,
+      (SELECT count(DISTINCT number) FROM invoices) AS numbers`);
+    const n = Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
+    const whole = [n.succeeded, n.keys, n.charges, n.invoices, n.numbers].every((x) => x === n.transactions);
+    if (!whole || n.transactions < answered)
+      throw new Error(`paygate's database is not whole: ${JSON.stringify(n)}, ${answered} answered`);
+    return `On disk after paygate's runs: ${n.transactions} transactions (${answered} answered in the measured turns, the rest in warm-ups), each SUCCEEDED with its key, its sandbox charge and its invoice, every number once.\n`;
+  } finally {
+    await c.end();
+  }
+}
+
 async function mainPg(givenUrl, { duration, connections, rounds, merchants }, logLevel) {
   const server = await pgServer(givenUrl);
   const procs = [];
@@ -414,6 +440,7 @@ async function mainPg(givenUrl, { duration, connections, rounds, merchants }, lo
       );
     const baseline = () =>
       start(process.execPath, [SELF, '--baseline-pg-server', baseUrl], poolEnv, /listening on (http:\/\/\S+)/);
+    let answered = 0;
     const measure = async (servers) => {
       const urls = servers.map((s) => s.url);
       await load(urls, payRequest, { duration: 1, connections }); // warm-up
@@ -452,7 +479,9 @@ async function mainPg(givenUrl, { duration, connections, rounds, merchants }, lo
       console.log(
         `\npaygate / baseline (×${n}): ${pct(p.rps, b.rps)} of req/s (target ≥ 25%), p99 ${(p.p99 / Math.max(b.p99, 1)).toFixed(2)}× (target ≤ 4×); rounds: ${rps}; p99 rounds: ${p99}\n`,
       );
+      answered += [...results.paygate].reduce((sum, r) => sum + r.ok, 0);
     }
+    console.log(await onDisk(dbUrl, answered));
   } finally {
     await Promise.all(procs.map((p) => stop(p.proc)));
     await server.stop();

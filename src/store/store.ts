@@ -116,10 +116,10 @@ export interface Store extends Reads {
    */
   recordSandboxOutcome(o: ChargeOutcome): Promise<OutcomeRecorded>;
   /**
-   * A new sandbox PAY whole: `acceptTransaction(a)` and, only if it accepted, `recordSandboxOutcome(o)`.
-   * SQLite: ONE unit of work, so the acceptance and the ledger entry commit together (the sandbox's
-   * charge is a row of this database: nothing outside it can be charged without the acceptance).
-   * PostgreSQL: the two statements one after the other, as the two calls.
+   * A new sandbox PAY whole: what `acceptTransaction(a)` and then, only if it accepted,
+   * `recordSandboxOutcome(o)` would write, committed together (the sandbox's charge is a row of
+   * this database: nothing outside it can be charged without the acceptance). SQLite: ONE unit of
+   * work; PostgreSQL: ONE statement, which inserts the row as the outcome leaves it.
    */
   payOnSandbox(a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid>;
   /** Forget budgets with no hit left in the window. */

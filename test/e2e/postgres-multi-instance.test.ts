@@ -305,3 +305,61 @@ describe.skipIf(!pgAvailable())('paygate renew on PostgreSQL under concurrency',
     });
   }, 240_000);
 });
+
+/**
+ * A paid sandbox PAY locks its merchant's row before writing its key (src/store/postgres/pay.ts),
+ * and one merchant's PAYs queued in a process commit as one batch. Were the key written first, a
+ * batch holding the row could wait for a key a duplicate on the other instance holds, while that
+ * duplicate waits for the row: PostgreSQL would break the deadlock after a second by failing one.
+ * Counted by the server (pg_stat_database.deadlocks, flushed when the instances' backends exit).
+ */
+describe.skipIf(!pgAvailable())('duplicates amid one merchant’s paid PAYs on two instances', () => {
+  it('end with one transaction, charge and invoice per requestId, and no deadlock', async () => {
+    const db = await createPgDatabase();
+    const started = await Promise.all(
+      [0, 1].map(() => startServe({ dbPath: db.url, args: ['--no-rate-limit'], env: { PAYGATE_DB_POOL: '5' } })),
+    );
+    const [a, b] = started as [Served, Served];
+    try {
+      const deadlocks = () =>
+        count(db.url, 'SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()');
+      const before = await deadlocks();
+      const m: TestMerchant = createMerchant(db.url, 2, 'Busy Shop');
+      const ids: string[] = [];
+      for (let round = 0; round < 8; round++) {
+        // One instance takes a stream of its own PAYs (so they commit in batches holding the
+        // merchant's row) with 5 requestIds among them; the other takes only those 5 again, so
+        // each of its copies is written alone, while a batch of the first may be running.
+        const own = Array.from({ length: 40 }, (_, i) =>
+          i % 8 === 7 ? `dup-${round}-${i >> 3}` : `own-${round}-${i}`,
+        );
+        const sent: Array<[Served, string]> = [
+          ...own.map((id): [Served, string] => [a, id]),
+          ...own.filter((id) => id.startsWith('dup')).map((id): [Served, string] => [b, id]),
+        ];
+        ids.push(...own);
+        const answers = await Promise.all(
+          sent.map(([srv, requestId]) =>
+            client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
+              requestId,
+              relationId: `order-${requestId}`,
+              paymentType: 'PAY',
+              payAmount: '3.00',
+              currency: 'USD',
+              cardInfo: card(),
+            }),
+          ),
+        );
+        for (const r of answers) expect(r.body.data?.status, r.text).toBe('200000');
+      }
+      await Promise.all([a.stop(), b.stop()]);
+      expect(await count(db.url, 'SELECT count(*) AS n FROM transactions')).toBe(ids.length);
+      expect(await count(db.url, "SELECT count(*) AS n FROM sandbox_charges WHERE kind = 'charge'")).toBe(ids.length);
+      expect(await count(db.url, 'SELECT count(DISTINCT number) AS n FROM invoices')).toBe(ids.length);
+      expect((await deadlocks()) - before).toBe(0);
+    } finally {
+      await Promise.all(started.map((s) => s.stop()));
+      await db.drop();
+    }
+  }, 60_000);
+});

@@ -123,7 +123,7 @@ describe('issuing invoices', () => {
   });
 
   // On PostgreSQL one merchant's paid PAYs queued behind each other commit in one transaction
-  // (outcome-batches.ts): each must still get its own invoice, amount and number in its callback.
+  // (merchant-batches.ts): each must still get its own invoice, amount and number in its callback.
   it('gives each of 30 concurrent PAYs of different amounts its own invoice, named in its own callback', async () => {
     const { ctx, m, pay } = await shop();
     const paid = await Promise.all(Array.from({ length: 30 }, (_, i) => pay({ payAmount: `${i + 1}.00` })));

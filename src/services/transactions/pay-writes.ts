@@ -8,10 +8,10 @@ import { STATUS } from './view.js';
 
 /**
  * A PAY's writes for the common case: on the sandbox one write of the store (SQLite: one unit of
- * work; PostgreSQL: two statements), elsewhere the acceptance as one write before the charge.
+ * work; PostgreSQL: one statement), elsewhere the acceptance as one write before the charge.
  * Whatever else happens falls back to the general units of work in create.ts, which answer it as
  * before. The guarantees are the same ones: no charge without its durable acceptance (on SQLite's
- * sandbox both commit together), one transaction per requestId, the callback written with the outcome.
+ * sandbox they commit together), one transaction per requestId, the callback written with the outcome.
  */
 
 /**

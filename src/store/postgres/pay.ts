@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { emailArgs, emailInsertSql } from '../sql/customer-emails.js';
 import { insertInvoiceSql, takeInvoiceNumberCte } from '../sql/documents.js';
 import { EVENT_COLUMNS, eventArgs, eventSelect } from '../sql/outbox.js';
-import type { Acceptance, Accepted, ChargeOutcome, OutcomeRecorded, TransactionRow } from '../store.js';
+import type { Acceptance, Accepted, ChargeOutcome, OutcomeRecorded, SandboxPaid, TransactionRow } from '../store.js';
 import { sandboxCharges, transactions } from '../tables/index.js';
 import { patchKeys, prefixed, rowValues, selectList, setList } from '../tables/rows.js';
 import { isConnectionLost, PgConnectionLostError, sqlState, UNIQUE_VIOLATION } from './errors.js';
@@ -35,9 +35,10 @@ const CHARGE = rowValues(sandboxCharges, C);
  * The row only if the key was written; a relationId already taken fails the whole statement on
  * the transactions_merchant_relation unique index, so neither is written.
  */
+const KEY_COLUMNS = 'merchant_id, scope, request_id, request_hash, resource_id, created_at';
+const KEY_VALUES = `@${K}merchantId, @${K}scope, @${K}requestId, @${K}requestHash, @${K}resourceId, @${K}now`;
 const ACCEPT = `WITH k AS (
-  INSERT INTO idempotency_keys (merchant_id, scope, request_id, request_hash, resource_id, created_at)
-  VALUES (@${K}merchantId, @${K}scope, @${K}requestId, @${K}requestHash, @${K}resourceId, @${K}now)
+  INSERT INTO idempotency_keys (${KEY_COLUMNS}) VALUES (${KEY_VALUES})
   ON CONFLICT DO NOTHING RETURNING 1
 ), t AS (
   INSERT INTO transactions (${TXN.columns}) SELECT ${TXN.params} WHERE EXISTS (SELECT 1 FROM k) RETURNING 1
@@ -49,7 +50,7 @@ export async function acceptTransaction(pool: pg.Pool, a: Acceptance): Promise<A
     const r = await write<{ accepted: boolean }>(pool, ACCEPT, prefixed(T, a.row, prefixed(K, a.key)));
     return r?.accepted ? 'accepted' : 'seen';
   } catch (e) {
-    if (sqlState(e) === UNIQUE_VIOLATION && constraintOf(e) === 'transactions_merchant_relation') return 'relation';
+    if (isRelationTaken(e)) return 'relation';
     throw e;
   }
 }
@@ -95,9 +96,6 @@ function outcomeSql(keys: readonly string[], o: ChargeOutcome): string {
 }
 
 function buildOutcomeSql(keys: readonly string[], o: ChargeOutcome): string {
-  const inv = o.invoice ? invoiceSql(o.invoice.receipt !== undefined) : '';
-  const select = o.invoice ? eventSelect(E, 'inv', withNumber(`${E}payload`, true)) : eventSelect(E, 't');
-  const ev = o.event ? `, ev AS (INSERT INTO outbox_events (${EVENT_COLUMNS}) ${select})` : '';
   return `WITH ch AS (
   INSERT INTO sandbox_charges (${CHARGE.columns}) VALUES (${CHARGE.params})
   ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1
@@ -105,43 +103,117 @@ function buildOutcomeSql(keys: readonly string[], o: ChargeOutcome): string {
   UPDATE transactions SET ${setList(keys, P)}
   WHERE id = @id AND status = @fromStatus AND EXISTS (SELECT 1 FROM ch)
   RETURNING ${selectList(transactions)}
-)${inv}${ev}
+)${chainTail(o)}
 SELECT EXISTS (SELECT 1 FROM ch) AS "entered__", t.* FROM (SELECT 1) AS one LEFT JOIN t ON true`;
 }
 
-export async function recordSandboxOutcome(pool: pg.Pool, o: ChargeOutcome): Promise<OutcomeRecorded> {
-  return recorded(await write<OutcomeRow>(pool, ...outcomeStatement(o)));
+/** After `t`, the transaction as the outcome leaves it: the invoice, receipt and callback parts. */
+function chainTail(o: ChargeOutcome): string {
+  const inv = o.invoice ? invoiceSql(o.invoice.receipt !== undefined) : '';
+  const select = o.invoice ? eventSelect(E, 'inv', withNumber(`${E}payload`, true)) : eventSelect(E, 't');
+  return `${inv}${o.event ? `, ev AS (INSERT INTO outbox_events (${EVENT_COLUMNS}) ${select})` : ''}`;
 }
 
 /**
- * Several outcomes in one transaction, their statements sent one after another without waiting
- * (outcome-batches.ts: one merchant's paid PAYs, one lock and one commit for all).
+ * A new sandbox PAY as ONE statement, where it was the two above (acceptance, then outcome): the
+ * sandbox decides from the card alone, so the row is inserted as the outcome leaves it and nothing
+ * has to update what the statement inserts (a statement's parts do not see each other's rows). `k`
+ * and `t` are the acceptance's, gated the same way; `ch` the ledger entry, only if `t` wrote (its
+ * key is this new transaction's id, so a conflict is an error, not a silent skip); then the
+ * invoice, receipt and callback as in the outcome. One commit per PAY where there were two, no
+ * UPDATE, and the charge commits with its acceptance or not at all (as SQLite's one unit of work).
+ *
+ * A paid PAY locks its merchant's row FIRST (`lm`), before writing its key. Its number makes it
+ * hold that row until it commits, in a batch with the merchant's other PAYs (merchant-batches.ts);
+ * were its key written first, a concurrent duplicate of one of its requestIds on another instance
+ * could hold the key it waits for while itself waiting for the row: a deadlock. Taking the row
+ * first, whoever holds a key of this merchant's paid PAYs holds the row too, or never waits for it.
  */
-export function recordSandboxOutcomes(pool: pg.Pool, os: readonly ChargeOutcome[]): Promise<OutcomeRecorded[]> {
-  return withTransaction(pool, (tx) =>
-    Promise.all(os.map(async (o) => recorded(await get<OutcomeRow>(tx.conn, ...outcomeStatement(o))))),
-  );
+const payTexts = new Map<string, string>();
+
+function paySql(o: ChargeOutcome): string {
+  const shape = `${o.invoice ? (o.invoice.receipt !== undefined ? 2 : 1) : 0}|${o.event ? 1 : 0}`;
+  let text = payTexts.get(shape);
+  if (text === undefined) {
+    const lock = o.invoice
+      ? `lm AS (SELECT 1 FROM merchants WHERE id = CAST(@${I}merchantId AS TEXT) FOR NO KEY UPDATE), `
+      : '';
+    text = `WITH ${lock}k AS (
+  INSERT INTO idempotency_keys (${KEY_COLUMNS}) SELECT ${KEY_VALUES}${o.invoice ? ' WHERE EXISTS (SELECT 1 FROM lm)' : ''}
+  ON CONFLICT DO NOTHING RETURNING 1
+), t AS (
+  INSERT INTO transactions (${TXN.columns}) SELECT ${TXN.params} WHERE EXISTS (SELECT 1 FROM k)
+  RETURNING ${selectList(transactions)}
+), ch AS (
+  INSERT INTO sandbox_charges (${CHARGE.columns}) SELECT ${CHARGE.params} WHERE EXISTS (SELECT 1 FROM t) RETURNING 1
+)${chainTail(o)}
+SELECT EXISTS (SELECT 1 FROM ch) AS "entered__", t.* FROM (SELECT 1) AS one LEFT JOIN t ON true`;
+    payTexts.set(shape, text);
+  }
+  return text;
 }
 
-type OutcomeRow = TransactionRow & { entered__: boolean };
+/** A write of this file: one statement, and the merchant whose number it takes, if it takes one. */
+export interface Chain {
+  sql: string;
+  args: Record<string, unknown>;
+  merchantId: string | undefined;
+}
 
-function outcomeStatement(o: ChargeOutcome): [string, Record<string, unknown>] {
+export type ChainRow = TransactionRow & { entered__: boolean };
+
+/** How a chain is written: alone or batched with its merchant's (merchant-batches.ts). */
+export type WriteChain = (c: Chain) => Promise<ChainRow | undefined>;
+
+export async function recordSandboxOutcome(write: WriteChain, o: ChargeOutcome): Promise<OutcomeRecorded> {
   const keys = patchKeys(transactions, o.patch);
-  const receipt = o.invoice?.receipt;
-  const args = prefixed(P, o.patch, prefixed(C, o.entry));
+  const args = chainArgs(o, prefixed(P, o.patch));
+  args.id = o.transactionId;
+  args.fromStatus = o.from;
+  return recorded(await write({ sql: outcomeSql(keys, o), args, merchantId: o.invoice?.row.merchantId }));
+}
+
+export async function payOnSandbox(write: WriteChain, a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid> {
+  // The row as the outcome leaves it; a patch's undefined means "leave as is" (patchKeys).
+  const row: Record<string, unknown> = { ...a.row };
+  for (const [k, v] of Object.entries(o.patch)) if (v !== undefined) row[k] = v;
+  const args = chainArgs(o, prefixed(T, row, prefixed(K, a.key)));
+  try {
+    const r = recorded(await write({ sql: paySql(o), args, merchantId: o.invoice?.row.merchantId }));
+    return r.row ? { accepted: 'accepted', recorded: r } : { accepted: 'seen' };
+  } catch (e) {
+    if (isRelationTaken(e)) return { accepted: 'relation' };
+    throw e;
+  }
+}
+
+/** One chain alone: an autocommit statement. */
+export function writeChain(pool: pg.Pool, c: Chain): Promise<ChainRow | undefined> {
+  return write<ChainRow>(pool, c.sql, c.args);
+}
+
+/**
+ * Several chains in one transaction, their statements sent one after another without waiting
+ * (merchant-batches.ts: one merchant's paid PAYs, one lock and one commit for all).
+ */
+export function writeChains(pool: pg.Pool, cs: readonly Chain[]): Promise<(ChainRow | undefined)[]> {
+  return withTransaction(pool, (tx) => Promise.all(cs.map((c) => get<ChainRow>(tx.conn, c.sql, c.args))));
+}
+
+/** The parameters a chain's ledger entry, invoice, receipt and event take, added to `args`. */
+function chainArgs(o: ChargeOutcome, args: Record<string, unknown>): Record<string, unknown> {
+  prefixed(C, o.entry, args);
   if (o.event) Object.assign(args, eventArgs(o.event, E).args);
   if (o.invoice) {
     prefixed(I, o.invoice.row, args);
     args.mark = o.invoice.marker;
     args.markJson = JSON.stringify(o.invoice.marker);
   }
-  if (receipt) Object.assign(args, emailArgs(receipt, M).args);
-  args.id = o.transactionId;
-  args.fromStatus = o.from;
-  return [outcomeSql(keys, o), args];
+  if (o.invoice?.receipt) Object.assign(args, emailArgs(o.invoice.receipt, M).args);
+  return args;
 }
 
-function recorded(r: OutcomeRow | undefined): OutcomeRecorded {
+function recorded(r: ChainRow | undefined): OutcomeRecorded {
   if (!r?.entered__) return { entered: false };
   const { entered__: _, ...row } = r;
   return row.id === null ? { entered: true } : { entered: true, row };
@@ -157,7 +229,10 @@ async function write<R>(pool: pg.Pool, sql: string, args: Record<string, unknown
   }
 }
 
-function constraintOf(e: unknown): string | undefined {
-  const c = (e as { constraint?: unknown } | null)?.constraint;
-  return typeof c === 'string' ? c : undefined;
+/** The merchant's relationId is taken: the statement failed on its unique index, nothing written. */
+function isRelationTaken(e: unknown): boolean {
+  return (
+    sqlState(e) === UNIQUE_VIOLATION &&
+    (e as { constraint?: unknown } | null)?.constraint === 'transactions_merchant_relation'
+  );
 }

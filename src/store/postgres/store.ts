@@ -31,9 +31,17 @@ import { isConnectionLost } from './errors.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import { type Conn, pgDb, run } from './query.js';
 import { takeWindowSlot } from './call-window.js';
-import { outcomeBatches } from './outcome-batches.js';
+import { merchantBatches } from './merchant-batches.js';
 import * as batched from './batched.js';
-import { acceptTransaction, recordSandboxOutcome, recordSandboxOutcomes } from './pay.js';
+import {
+  acceptTransaction,
+  type Chain,
+  type ChainRow,
+  payOnSandbox,
+  recordSandboxOutcome,
+  writeChain,
+  writeChains,
+} from './pay.js';
 import { hitRateLimit, sweepRateLimits } from './rate-limit.js';
 import * as renewals from './renewals.js';
 import { withTransaction, type TxConn } from './transaction.js';
@@ -186,30 +194,26 @@ export class PgStore extends SqlReads implements Store {
   }
 
   /**
-   * One statement each (pay.ts): a PAY's acceptance, and its sandbox charge with the outcome; one
-   * merchant's paid outcomes queued behind each other commit together (outcome-batches.ts).
+   * One statement each (pay.ts): a PAY's acceptance alone (before a charge outside the database),
+   * a sandbox charge's outcome, a new sandbox PAY whole. Those that take a merchant's invoice
+   * number and are queued behind another of its merchant commit together (merchant-batches.ts).
    */
   acceptTransaction(a: Acceptance): Promise<Accepted> {
     return acceptTransaction(this.handle.pool, a);
   }
 
-  private readonly outcomes = outcomeBatches(
-    (o) => recordSandboxOutcome(this.handle.pool, o),
-    (os) => recordSandboxOutcomes(this.handle.pool, os),
+  private readonly chains = merchantBatches<Chain, ChainRow | undefined>(
+    (c) => c.merchantId,
+    (c) => writeChain(this.handle.pool, c),
+    (cs) => writeChains(this.handle.pool, cs),
   );
 
   recordSandboxOutcome(o: ChargeOutcome): Promise<OutcomeRecorded> {
-    return this.outcomes(o);
+    return recordSandboxOutcome(this.chains, o);
   }
 
-  /**
-   * Two statements, as two calls: one CTE chain cannot both insert the transaction and update it
-   * (a statement's parts do not see each other's rows), and the acceptance must stay its own commit
-   * for the guarantees postgres/pay.ts gives concurrent duplicates on other instances.
-   */
-  async payOnSandbox(a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid> {
-    const accepted = await this.acceptTransaction(a);
-    return accepted === 'accepted' ? { accepted, recorded: await this.recordSandboxOutcome(o) } : { accepted };
+  payOnSandbox(a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid> {
+    return payOnSandbox(this.chains, a, o);
   }
 
   settleZone(wanted: string | undefined): Promise<string> {

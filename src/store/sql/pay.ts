@@ -11,8 +11,8 @@ import type {
 } from '../store.js';
 
 /**
- * A PAY's two writes as units of work of the engine (SQLite: its group-commit writer runs each
- * alone, so the reads here decide for good). PostgreSQL writes each as one statement instead
+ * A PAY's writes as units of work of the engine (SQLite: its group-commit writer runs each alone,
+ * so the reads here decide for good). PostgreSQL writes each as one statement instead
  * (postgres/pay.ts); both answer the same.
  */
 export function acceptInUnit(store: Store, a: Acceptance): Promise<Accepted> {

@@ -1,25 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { PgConnectionLostError } from '../../src/store/postgres/errors.js';
-import { outcomeBatches } from '../../src/store/postgres/outcome-batches.js';
-import type { ChargeOutcome, OutcomeRecorded } from '../../src/store/store.js';
+import { merchantBatches } from '../../src/store/postgres/merchant-batches.js';
 
 /**
- * One merchant's paid outcomes on PostgreSQL (src/store/postgres/outcome-batches.ts), with the
- * writes recorded instead of sent: which outcomes go alone, which together, and what each caller
- * gets back.
+ * One merchant's numbered writes on PostgreSQL (src/store/postgres/merchant-batches.ts), with the
+ * writes recorded instead of sent: which go alone, which together, and what each caller gets back.
  */
-const outcome = (id: string, merchantId?: string): ChargeOutcome =>
-  ({
-    transactionId: id,
-    ...(merchantId ? { invoice: { row: { merchantId }, marker: 'm' } } : {}),
-  }) as unknown as ChargeOutcome;
+interface Write {
+  transactionId: string;
+  merchantId: string | undefined;
+}
+interface Written {
+  id: string;
+}
+const outcome = (id: string, merchantId?: string): Write => ({ transactionId: id, merchantId });
 
 function writes(fail: { alone?: string; together?: 'error' | 'lost' } = {}) {
   const log: string[][] = [];
   let release: () => void = () => {};
   const gate = new Promise<void>((r) => (release = r));
-  const recorded = (o: ChargeOutcome): OutcomeRecorded => ({ entered: true, row: { id: o.transactionId } as never });
-  const record = outcomeBatches(
+  const recorded = (o: Write): Written => ({ id: o.transactionId });
+  const record = merchantBatches<Write, Written>(
+    (o) => o.merchantId,
     async (o) => {
       log.push([o.transactionId]);
       // The first write stays in flight until released, so that others queue behind it.
@@ -37,9 +39,9 @@ function writes(fail: { alone?: string; together?: 'error' | 'lost' } = {}) {
   return { log, release, record };
 }
 
-const idOf = (r: PromiseSettledResult<OutcomeRecorded>) => (r.status === 'fulfilled' ? r.value.row?.id : 'rejected');
+const idOf = (r: PromiseSettledResult<Written>) => (r.status === 'fulfilled' ? r.value.id : 'rejected');
 
-describe('outcome batches', () => {
+describe('merchant batches', () => {
   it('write one outcome alone, and the ones of its merchant queued behind it together, each answered its own', async () => {
     const { log, release, record } = writes();
     const all = ['t1', 't2', 't3', 't4'].map((id) => record(outcome(id, 'mer_a')));
