@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { emailArgs, emailInsertSql } from '../sql/customer-emails.js';
 import { insertInvoiceSql, takeInvoiceNumberCte } from '../sql/documents.js';
+import { outcomeRow } from '../sql/pay.js';
 import { EVENT_COLUMNS, eventArgs, eventSelect } from '../sql/outbox.js';
 import type { Acceptance, Accepted, ChargeOutcome, OutcomeRecorded, SandboxPaid, TransactionRow } from '../store.js';
 import { sandboxCharges, transactions } from '../tables/index.js';
@@ -174,10 +175,7 @@ export async function recordSandboxOutcome(write: WriteChain, o: ChargeOutcome):
 }
 
 export async function payOnSandbox(write: WriteChain, a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid> {
-  // The row as the outcome leaves it; a patch's undefined means "leave as is" (patchKeys).
-  const row: Record<string, unknown> = { ...a.row };
-  for (const [k, v] of Object.entries(o.patch)) if (v !== undefined) row[k] = v;
-  const args = chainArgs(o, prefixed(T, row, prefixed(K, a.key)));
+  const args = chainArgs(o, prefixed(T, outcomeRow(a.row, o.patch), prefixed(K, a.key)));
   try {
     const r = recorded(await write({ sql: paySql(o), args, merchantId: o.invoice?.row.merchantId }));
     return r.row ? { accepted: 'accepted', recorded: r } : { accepted: 'seen' };

@@ -7,6 +7,7 @@ import type {
   OutcomeRecorded,
   SandboxPaid,
   Store,
+  TransactionRow,
   Tx,
 } from '../store.js';
 
@@ -23,12 +24,30 @@ export function recordOutcomeInUnit(store: Store, o: ChargeOutcome): Promise<Out
   return store.transaction((tx) => record(tx, o));
 }
 
-/** Both in one unit of work: one commit where there were two. */
+/**
+ * Both in one unit of work: one commit where there were two. The row is inserted as the outcome
+ * leaves it (the sandbox decided before anything is written), so there is no UPDATE of the row
+ * just inserted and no reading it back, as in postgres/pay.ts's one statement.
+ */
 export function payOnSandboxInUnit(store: Store, a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid> {
   return store.transaction(async (tx): Promise<SandboxPaid> => {
-    const accepted = await accept(tx, a);
-    return accepted === 'accepted' ? { accepted, recorded: await record(tx, o) } : { accepted };
+    const row = outcomeRow(a.row, o.patch);
+    const accepted = await accept(tx, { key: a.key, row });
+    if (accepted !== 'accepted') return { accepted };
+    // Its key is this new transaction's id: taken, it is an error (the unit is undone), not a skip.
+    if (!(await tx.insertSandboxCharge(o.entry)))
+      throw new Error(`sandbox ledger key ${o.entry.idempotencyKey} is already taken`);
+    const event = o.invoice ? await issueWith(tx, o.invoice, o.event) : o.event;
+    if (event) await tx.enqueueEvent(event);
+    return { accepted, recorded: { entered: true, row } };
   });
+}
+
+/** A new transaction's row as its outcome leaves it; a patch's undefined means "leave as is". */
+export function outcomeRow(row: TransactionRow, patch: ChargeOutcome['patch']): TransactionRow {
+  const out: Record<string, unknown> = { ...row };
+  for (const [k, v] of Object.entries(patch)) if (v !== undefined) out[k] = v;
+  return out as unknown as TransactionRow;
 }
 
 async function accept(tx: Tx, { key, row }: Acceptance): Promise<Accepted> {
