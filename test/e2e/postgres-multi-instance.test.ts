@@ -307,10 +307,11 @@ describe.skipIf(!pgAvailable())('paygate renew on PostgreSQL under concurrency',
 });
 
 /**
- * A paid sandbox PAY locks its merchant's row before writing its key (src/store/postgres/pay.ts),
- * and one merchant's PAYs queued in a process commit as one batch. Were the key written first, a
- * batch holding the row could wait for a key a duplicate on the other instance holds, while that
- * duplicate waits for the row: PostgreSQL would break the deadlock after a second by failing one.
+ * No transaction waits for a key while it holds a merchant's row (src/store/postgres/pay.ts): one
+ * merchant's PAYs queued in a process commit as one batch, which writes every key before it takes
+ * the row for the first invoice number. Otherwise a batch holding the row could wait for a key a
+ * duplicate on the other instance holds, while that duplicate waits for the row: PostgreSQL would
+ * break the deadlock after a second by failing one.
  * Counted by the server (pg_stat_database.deadlocks, flushed when the instances' backends exit).
  */
 describe.skipIf(!pgAvailable())('duplicates amid one merchant’s paid PAYs on two instances', () => {

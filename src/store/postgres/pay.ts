@@ -124,41 +124,60 @@ function chainTail(o: ChargeOutcome): string {
  * invoice, receipt and callback as in the outcome. One commit per PAY where there were two, no
  * UPDATE, and the charge commits with its acceptance or not at all (as SQLite's one unit of work).
  *
- * A paid PAY locks its merchant's row FIRST (`lm`), before writing its key. Its number makes it
- * hold that row until it commits, in a batch with the merchant's other PAYs (merchant-batches.ts);
- * were its key written first, a concurrent duplicate of one of its requestIds on another instance
- * could hold the key it waits for while itself waiting for the row: a deadlock. Taking the row
- * first, whoever holds a key of this merchant's paid PAYs holds the row too, or never waits for it.
+ * In a batch of its merchant's paid PAYs (merchant-batches.ts) it is split in two: the body (the
+ * key, the row, the ledger entry) and the numbered part (the number, invoice, receipt and
+ * callback, gated on the row existing: a new id exists only if this transaction inserted it).
+ * Every body of the batch is sent before any numbered part, so the merchant's row, held to the
+ * commit, is held only for the numbered parts and the commit, and another process's batch for
+ * the same merchant writes its bodies meanwhile. And no transaction waits for a key while it holds
+ * a merchant's row (alone, `k` comes before `n`), which keeps a batch and a duplicate of one of
+ * its requestIds on another instance from deadlocking.
  */
-const payTexts = new Map<string, string>();
-
-function paySql(o: ChargeOutcome): string {
-  const shape = `${o.invoice ? (o.invoice.receipt !== undefined ? 2 : 1) : 0}|${o.event ? 1 : 0}`;
-  let text = payTexts.get(shape);
-  if (text === undefined) {
-    const lock = o.invoice
-      ? `lm AS (SELECT 1 FROM merchants WHERE id = CAST(@${I}merchantId AS TEXT) FOR NO KEY UPDATE), `
-      : '';
-    text = `WITH ${lock}k AS (
-  INSERT INTO idempotency_keys (${KEY_COLUMNS}) SELECT ${KEY_VALUES}${o.invoice ? ' WHERE EXISTS (SELECT 1 FROM lm)' : ''}
+const PAY_BODY = `WITH k AS (
+  INSERT INTO idempotency_keys (${KEY_COLUMNS}) VALUES (${KEY_VALUES})
   ON CONFLICT DO NOTHING RETURNING 1
 ), t AS (
   INSERT INTO transactions (${TXN.columns}) SELECT ${TXN.params} WHERE EXISTS (SELECT 1 FROM k)
   RETURNING ${selectList(transactions)}
 ), ch AS (
   INSERT INTO sandbox_charges (${CHARGE.columns}) SELECT ${CHARGE.params} WHERE EXISTS (SELECT 1 FROM t) RETURNING 1
-)${chainTail(o)}
+)`;
+const ANSWER = `
 SELECT EXISTS (SELECT 1 FROM ch) AS "entered__", t.* FROM (SELECT 1) AS one LEFT JOIN t ON true`;
-    payTexts.set(shape, text);
+const PAY_BODY_ANSWERED = `${PAY_BODY}${ANSWER}`;
+
+const payTexts = new Map<string, { whole: string; numbered: string }>();
+
+/** One pair of texts per shape (invoice, receipt, event): built once, then looked up. */
+function paySql(o: ChargeOutcome): { whole: string; numbered: string } {
+  const shape = `${o.invoice ? (o.invoice.receipt !== undefined ? 2 : 1) : 0}|${o.event ? 1 : 0}`;
+  let texts = payTexts.get(shape);
+  if (texts === undefined) {
+    texts = {
+      whole: `${PAY_BODY}${chainTail(o)}${ANSWER}`,
+      numbered: `WITH t AS (SELECT 1 FROM transactions WHERE id = @${T}id)${chainTail(o)}\nSELECT 1`,
+    };
+    payTexts.set(shape, texts);
   }
-  return text;
+  return texts;
 }
 
-/** A write of this file: one statement, and the merchant whose number it takes, if it takes one. */
-export interface Chain {
+/** A statement and its parameters. */
+export interface Stmt {
   sql: string;
   args: Record<string, unknown>;
+}
+
+/**
+ * A write of this file, and the merchant whose number it takes, if it takes one. Alone it is
+ * `whole`, one statement. In a batch of its merchant's writes it is `split` when it has a split:
+ * its `before` is sent with the batch's other `before`s, ahead of every statement that takes the
+ * merchant's row.
+ */
+export interface Chain {
   merchantId: string | undefined;
+  whole: Stmt;
+  split?: { before: Stmt; numbered: Stmt };
 }
 
 export type ChainRow = TransactionRow & { entered__: boolean };
@@ -171,13 +190,16 @@ export async function recordSandboxOutcome(write: WriteChain, o: ChargeOutcome):
   const args = chainArgs(o, prefixed(P, o.patch));
   args.id = o.transactionId;
   args.fromStatus = o.from;
-  return recorded(await write({ sql: outcomeSql(keys, o), args, merchantId: o.invoice?.row.merchantId }));
+  return recorded(await write({ whole: { sql: outcomeSql(keys, o), args }, merchantId: o.invoice?.row.merchantId }));
 }
 
 export async function payOnSandbox(write: WriteChain, a: Acceptance, o: ChargeOutcome): Promise<SandboxPaid> {
   const args = chainArgs(o, prefixed(T, outcomeRow(a.row, o.patch), prefixed(K, a.key)));
+  const texts = paySql(o);
+  const chain: Chain = { whole: { sql: texts.whole, args }, merchantId: o.invoice?.row.merchantId };
+  if (o.invoice) chain.split = { before: { sql: PAY_BODY_ANSWERED, args }, numbered: { sql: texts.numbered, args } };
   try {
-    const r = recorded(await write({ sql: paySql(o), args, merchantId: o.invoice?.row.merchantId }));
+    const r = recorded(await write(chain));
     return r.row ? { accepted: 'accepted', recorded: r } : { accepted: 'seen' };
   } catch (e) {
     if (isRelationTaken(e)) return { accepted: 'relation' };
@@ -187,15 +209,31 @@ export async function payOnSandbox(write: WriteChain, a: Acceptance, o: ChargeOu
 
 /** One chain alone: an autocommit statement. */
 export function writeChain(pool: pg.Pool, c: Chain): Promise<ChainRow | undefined> {
-  return write<ChainRow>(pool, c.sql, c.args);
+  return write<ChainRow>(pool, c.whole.sql, c.whole.args);
 }
 
 /**
  * Several chains in one transaction, their statements sent one after another without waiting
- * (merchant-batches.ts: one merchant's paid PAYs, one lock and one commit for all).
+ * (merchant-batches.ts: one merchant's paid PAYs, one lock and one commit for all): every
+ * `before` first, then every statement that takes the merchant's row. A chain answers with its
+ * first statement's row.
  */
 export function writeChains(pool: pg.Pool, cs: readonly Chain[]): Promise<(ChainRow | undefined)[]> {
-  return withTransaction(pool, (tx) => Promise.all(cs.map((c) => get<ChainRow>(tx.conn, c.sql, c.args))));
+  return withTransaction(pool, (tx) => {
+    const before = cs.map((c) =>
+      c.split ? get<ChainRow>(tx.conn, c.split.before.sql, c.split.before.args) : undefined,
+    );
+    const numbered = cs.map((c) => {
+      const s = c.split?.numbered ?? c.whole;
+      return get<ChainRow>(tx.conn, s.sql, s.args);
+    });
+    return Promise.all(
+      cs.map(async (c, i) => {
+        const [first, last] = await Promise.all([before[i], numbered[i]]);
+        return c.split ? first : last;
+      }),
+    );
+  });
 }
 
 /** The parameters a chain's ledger entry, invoice, receipt and event take, added to `args`. */
