@@ -47,6 +47,18 @@ async function lockWaits(probe: pg.Client, n: number): Promise<void> {
   }
 }
 
+/** A connection holding, uncommitted, the key of `requestId`: whoever asks for it waits. */
+async function holdKey(url: string, merchantId: string, requestId: string): Promise<pg.Client> {
+  const c = await connect(url);
+  await c.query('BEGIN');
+  await c.query(
+    `INSERT INTO idempotency_keys (merchant_id, scope, request_id, request_hash, resource_id, created_at)
+     VALUES ($1, 'transaction', $2, 'other', 'other', 0)`,
+    [merchantId, requestId],
+  );
+  return c;
+}
+
 async function connect(url: string): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -58,33 +70,11 @@ describe.skipIf(!pgAvailable())('a paid sandbox PAY on PostgreSQL', () => {
   it('waits for its key before it takes its merchant’s row: meanwhile the row is free', async () => {
     app = await testApp({ engine: 'postgres' });
     const m = await requireMerchant(app.ctx, (await testMerchant(app.ctx)).merchantId);
-    // Another writer holds the key the PAY will ask for, uncommitted.
-    const holder = await connect(app.dbPath);
-    await holder.query('BEGIN');
-    await holder.query(
-      `INSERT INTO idempotency_keys (merchant_id, scope, request_id, request_hash, resource_id, created_at)
-       VALUES ($1, 'transaction', 'held-1', 'other', 'other', 0)`,
-      [m.id],
-    );
-
-    const paid = createTransaction(app.ctx, m, {
-      requestId: 'held-1',
-      relationId: 'order-held-1',
-      paymentType: 'PAY',
-      payAmount: '10.00',
-      currency: 'USD',
-      cardInfo: JSON.stringify({ cardNumber: '4242424242424242', month: '12', year: cardYear(TEST_NOW), cvv: '123' }),
-    });
+    const holder = await holdKey(app.dbPath, m.id, 'held-1');
+    const paid = createTransaction(app.ctx, m, payBody('held-1'));
     const probe = await connect(app.dbPath);
     // The PAY's statement is running and waits on a lock (the key).
-    for (let i = 0; ; i++) {
-      const r = await probe.query(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%idempotency_keys%' AND datname = current_database()",
-      );
-      if (r.rows[0]?.n === 1) break;
-      if (i > 200) throw new Error('the PAY never waited on a lock');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await lockWaits(probe, 1);
     // It holds no merchant's row meanwhile: another writer takes the row at once.
     await probe.query('BEGIN');
     const row = await probe.query('SELECT 1 FROM merchants WHERE id = $1 FOR UPDATE NOWAIT', [m.id]);
@@ -115,13 +105,7 @@ describe.skipIf(!pgAvailable())('a paid sandbox PAY on PostgreSQL', () => {
 
     // Held from outside: the key of A's first PAY (so A batches what follows it), and the relationId
     // of the duplicate (so B's copy holds its key while it waits, before it asks for the row).
-    const holdKey = await connect(app.dbPath);
-    await holdKey.query('BEGIN');
-    await holdKey.query(
-      `INSERT INTO idempotency_keys (merchant_id, scope, request_id, request_hash, resource_id, created_at)
-       VALUES ($1, 'transaction', 'first', 'other', 'other', 0)`,
-      [m.id],
-    );
+    const heldKey = await holdKey(app.dbPath, m.id, 'first');
     const holdRelation = await connect(app.dbPath);
     await holdRelation.query('BEGIN');
     await holdRelation.query(
@@ -138,7 +122,7 @@ describe.skipIf(!pgAvailable())('a paid sandbox PAY on PostgreSQL', () => {
     const dupOnA = createTransaction(a, m, payBody('dup'));
     // (Their writes reach A's queue within a few turns; the pause leaves no doubt.)
     await new Promise((r) => setTimeout(r, 50));
-    await holdKey.query('ROLLBACK');
+    await heldKey.query('ROLLBACK');
     expect((await first).status).toBe('200000');
     // A's batch is under way and its copy of the duplicate waits for B's key.
     await lockWaits(probe, 2);
