@@ -42,7 +42,7 @@ async function lockWaits(probe: pg.Client, n: number): Promise<void> {
       "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
     );
     if (r.rows[0]?.n === n) return;
-    if (i > 300) throw new Error(`never ${n} statements waiting on a lock`);
+    if (i > 1000) throw new Error(`never ${n} statements waiting on a lock`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
