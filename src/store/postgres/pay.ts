@@ -30,18 +30,20 @@ const E = 'e_';
 const TXN = rowValues(transactions, T);
 const CHARGE = rowValues(sandboxCharges, C);
 
+/** The idempotency key as the CTE `k` of a chain that begins with it (the acceptance, a new PAY). */
+const KEY_CTE = `k AS (
+  INSERT INTO idempotency_keys (merchant_id, scope, request_id, request_hash, resource_id, created_at)
+  VALUES (@${K}merchantId, @${K}scope, @${K}requestId, @${K}requestHash, @${K}resourceId, @${K}now)
+  ON CONFLICT DO NOTHING RETURNING 1
+)`;
+
 /**
  * The key first: a concurrent duplicate's INSERT waits on the first one's uncommitted key and then
  * does nothing, so exactly one statement per requestId writes a row, on any number of instances.
  * The row only if the key was written; a relationId already taken fails the whole statement on
  * the transactions_merchant_relation unique index, so neither is written.
  */
-const KEY_COLUMNS = 'merchant_id, scope, request_id, request_hash, resource_id, created_at';
-const KEY_VALUES = `@${K}merchantId, @${K}scope, @${K}requestId, @${K}requestHash, @${K}resourceId, @${K}now`;
-const ACCEPT = `WITH k AS (
-  INSERT INTO idempotency_keys (${KEY_COLUMNS}) VALUES (${KEY_VALUES})
-  ON CONFLICT DO NOTHING RETURNING 1
-), t AS (
+const ACCEPT = `WITH ${KEY_CTE}, t AS (
   INSERT INTO transactions (${TXN.columns}) SELECT ${TXN.params} WHERE EXISTS (SELECT 1 FROM k) RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM t) AS accepted`;
@@ -133,10 +135,7 @@ function chainTail(o: ChargeOutcome): string {
  * a merchant's row (alone, `k` comes before `n`), which keeps a batch and a duplicate of one of
  * its requestIds on another instance from deadlocking.
  */
-const PAY_BODY = `WITH k AS (
-  INSERT INTO idempotency_keys (${KEY_COLUMNS}) VALUES (${KEY_VALUES})
-  ON CONFLICT DO NOTHING RETURNING 1
-), t AS (
+const PAY_BODY = `WITH ${KEY_CTE}, t AS (
   INSERT INTO transactions (${TXN.columns}) SELECT ${TXN.params} WHERE EXISTS (SELECT 1 FROM k)
   RETURNING ${selectList(transactions)}
 ), ch AS (
