@@ -1,5 +1,5 @@
 import { newId } from '../domain/ids.js';
-import type { SandboxChargeRow } from '../store/store.js';
+import { rowOf, type SandboxChargeRow } from '../store/store.js';
 import { SandboxLedger } from './sandbox-ledger.js';
 import type {
   Channel,
@@ -65,18 +65,17 @@ function chargeEntry(
   now: number,
   facts: Pick<SandboxChargeRow, 'cardBin' | 'cardLast4' | 'outcome' | 'declineCode'>,
 ): SandboxChargeRow {
-  return {
+  return rowOf('sandboxCharges', {
     id: newId('ch', now),
     idempotencyKey: req.idempotencyKey,
     kind: 'charge',
-    parentId: null,
     amount: req.amount,
     currency: req.currency,
     customerPresent: req.customerPresent,
     ...facts,
     createdAt: now,
     updatedAt: now,
-  };
+  });
 }
 
 function toChargeResult(row: SandboxChargeRow): ChargeResult {
@@ -146,21 +145,21 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
           parent.outcome === 'approved' &&
           refunded + req.amount <= parent.amount;
         const now = clock.now();
-        await tx.insertSandboxCharge({
-          id: newId('ch', now),
-          idempotencyKey: req.idempotencyKey,
-          kind: 'refund',
-          parentId: req.chargeRef,
-          amount: req.amount,
-          currency: req.currency,
-          cardBin: null,
-          cardLast4: null,
-          customerPresent: false,
-          outcome: ok ? 'approved' : 'declined',
-          declineCode: ok ? null : parent ? 'amount_exceeds_charge' : 'no_such_charge',
-          createdAt: now,
-          updatedAt: now,
-        });
+        await tx.insertSandboxCharge(
+          rowOf('sandboxCharges', {
+            id: newId('ch', now),
+            idempotencyKey: req.idempotencyKey,
+            kind: 'refund',
+            parentId: req.chargeRef,
+            amount: req.amount,
+            currency: req.currency,
+            customerPresent: false,
+            outcome: ok ? 'approved' : 'declined',
+            declineCode: ok ? null : parent ? 'amount_exceeds_charge' : 'no_such_charge',
+            createdAt: now,
+            updatedAt: now,
+          }),
+        );
         return tx.getSandboxChargeByKey(req.idempotencyKey);
       });
       if (!row) throw new Error(`sandbox: refund ${req.idempotencyKey} not recorded`);

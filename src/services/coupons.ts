@@ -6,7 +6,7 @@ import { integerField, optionalString, parseInput, requiredString } from '../dom
 import { newId } from '../domain/ids.js';
 import { amountNumber } from '../domain/money.js';
 import { formatTime, parseTime } from '../domain/time.js';
-import type { CouponRow } from '../store/store.js';
+import { rowOf, type CouponRow } from '../store/store.js';
 
 /**
  * A merchant's coupons (SPEC §19): create, list, show, deactivate. The terms' rules are the
@@ -75,7 +75,7 @@ export async function createCoupon(ctx: Ctx, merchantId: string, input: unknown)
     redeemBy: data.redeemBy === undefined ? undefined : parseTime(data.redeemBy, ctx.zone, 'redeemBy'),
   });
   const now = ctx.clock.now();
-  const row: CouponRow = {
+  const row: CouponRow = rowOf('coupons', {
     id: newId('cpn', now),
     merchantId,
     code: def.code,
@@ -89,7 +89,7 @@ export async function createCoupon(ctx: Ctx, merchantId: string, input: unknown)
     planIds: def.planIds.length > 0 ? JSON.stringify(def.planIds) : null,
     status: 'ACTIVE',
     createdAt: now,
-  };
+  });
   await ctx.store.transaction(async (tx) => {
     for (const planId of def.planIds) if (!(await tx.getPlan(merchantId, planId))) throw notFound(`plan ${planId}`);
     // A concurrent create of the same code loses on the unique index; the rerun answers 1005 here.

@@ -9,7 +9,7 @@ import { DEFAULT_PORTAL_ACTIONS, parsePortalActions } from '../domain/portal-act
 import { formatTime } from '../domain/time.js';
 import { assertNotifyUrlAllowed } from '../notify/guard.js';
 import { cachedMerchant, cachedMerchantByApiKey, forgetMerchants } from './merchant-cache.js';
-import type { MerchantRow } from '../store/store.js';
+import { rowOf, type MerchantRow } from '../store/store.js';
 import {
   applySequenceMoves,
   identityFields,
@@ -95,26 +95,20 @@ export async function createMerchant(ctx: Ctx, input: unknown): Promise<Merchant
   assertNotifyUrlAllowed(data.notifyUrl, ctx.config.callbackPrivate);
   const now = ctx.clock.now();
   const secret = `sk_${randomToken(24)}`;
-  const row: MerchantRow = {
+  const row: MerchantRow = rowOf('merchants', {
     id: newId('mer', now),
     name: data.name,
     apiKey: newApiKey(),
     secretEnc: ctx.vault.encrypt(secret),
-    prevApiKey: null,
-    prevApiKeyUntil: null,
-    prevSecretEnc: null,
-    prevSecretUntil: null,
     signatureVersion: data.signatureVersion ?? 2,
     notifyUrl: data.notifyUrl ?? null,
     status: 'ACTIVE',
     channel: 'sandbox',
-    stripeSecretKeyEnc: null,
-    stripeWebhookSecretEnc: null,
     ...NEW_MERCHANT_DOCUMENTS,
     portalActions: DEFAULT_PORTAL_ACTIONS,
     createdAt: now,
     updatedAt: now,
-  };
+  });
   await ctx.store.transaction((tx) => tx.insertMerchant(row));
   return {
     merchantId: row.id,

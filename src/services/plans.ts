@@ -13,7 +13,7 @@ import {
 import { newId } from '../domain/ids.js';
 import { amountNumber, parseAmount } from '../domain/money.js';
 import { formatTime } from '../domain/time.js';
-import type { PlanRow } from '../store/store.js';
+import { rowOf, type PlanRow } from '../store/store.js';
 import { CYCLE_TYPES, type CycleType } from '../domain/cycle-types.js';
 
 export { CYCLE_TYPES, type CycleType } from '../domain/cycle-types.js';
@@ -78,7 +78,7 @@ export async function createPlan(ctx: Ctx, merchantId: string, input: unknown): 
   const price = parseAmount(data.price, data.currency, { field: 'price' });
   if (price === 0 && trialDays === 0) throw invalidParam('price', 'may be zero only with a trial');
   const now = ctx.clock.now();
-  const row: PlanRow = {
+  const row: PlanRow = rowOf('plans', {
     id: newId('pln', now),
     merchantId,
     name: data.planName,
@@ -92,7 +92,7 @@ export async function createPlan(ctx: Ctx, merchantId: string, input: unknown): 
     currentSubscriptions: 0,
     status: 'ACTIVE',
     createdAt: now,
-  };
+  });
   await ctx.store.transaction((tx) => tx.insertPlan(row));
   return planView(ctx, row);
 }

@@ -6,7 +6,7 @@ import { notAllowed, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { amountString, optionalString, parseInput } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
 import { formatAmount, parseAmount } from '../domain/money.js';
-import type { MerchantRow, RefundRow, TransactionRow, Tx } from '../store/store.js';
+import { rowOf, type MerchantRow, type RefundRow, type TransactionRow, type Tx } from '../store/store.js';
 import { requestFingerprint, signatureKey } from '../vault/fingerprint.js';
 import { findTransaction } from './transactions/query.js';
 import { refundEvent } from './transactions/outcome.js';
@@ -133,18 +133,16 @@ export async function refundTransaction(
         'refundAmount',
       );
     }
-    const refund: RefundRow = {
+    const refund: RefundRow = rowOf('refunds', {
       id: newId('rfd', now),
       merchantId: merchant.id,
       transactionId: txn.id,
       amount,
       currency: txn.currency,
       status: 'PENDING',
-      channelRef: null,
-      failReason: null,
       createdAt: now,
       updatedAt: now,
-    };
+    });
     await tx.insertRefund(refund);
     if (idempotency)
       await tx.insertIdempotency({

@@ -3,7 +3,7 @@ import { billingTime, trialEnd } from '../domain/calendar.js';
 import { PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { newId, newSubscriptionCode } from '../domain/ids.js';
 import { subscriptionCallbackBody } from '../notify/payloads.js';
-import type { PlanRow, TransactionRow, Tx } from '../store/store.js';
+import { rowOf, type PlanRow, type TransactionRow, type Tx } from '../store/store.js';
 import { sealCard, type ValidCard } from '../vault/card.js';
 import { quoteCharge } from '../domain/discount.js';
 import { couponTerms, spendCouponCycle } from './coupon-charge.js';
@@ -75,71 +75,65 @@ export async function createFirstCharge(
     coupon ? { terms: couponTerms(coupon), takenAt: now, cyclesUsed: 0 } : null,
   );
   const card = sealCard(ctx.vault, a.merchantId, a.card, now, a.cardChannel ?? 'sandbox');
-  await tx.insertCard(card);
+  await tx.insertCard(rowOf('cards', card));
   const subscriptionId = newId('sub', now);
   const code = newSubscriptionCode();
   const anchor = plan.trialDays > 0 ? trialEnd(now, plan.trialDays, ctx.zone) : now;
-  await tx.insertSubscription({
-    id: subscriptionId,
-    code,
-    merchantId: a.merchantId,
-    planId: plan.id,
-    userId: a.userId,
-    cardId: card.id,
-    amount: plan.price,
-    currency: plan.currency,
-    cycleType: plan.cycleType,
-    cycleLength: plan.cycleLength,
-    status: 'INCOMPLETE',
-    anchorTime: anchor,
-    paidThrough: null,
-    startTime: now,
-    endTime: null,
-    cancelTime: null,
-    notifyUrl: a.notifyUrl,
-    initialTransactionId: a.txnId,
-    billingCount: 0,
-    failedCount: 0,
-    totalPaid: 0,
-    credit: 0,
-    pendingPlanId: null,
-    cardUpdateToken: null,
-    cardUpdateExpiresAt: null,
-    cardUpdateChecks: 0,
-    couponId: coupon?.id ?? null,
-    couponCode: coupon?.code ?? null,
-    couponTakenAt: coupon ? now : null,
-    couponCyclesUsed: 0,
-    email: a.email ?? null,
-    customer: a.customer ?? null,
-    createdAt: now,
-    updatedAt: now,
-  });
+  await tx.insertSubscription(
+    rowOf('subscriptions', {
+      id: subscriptionId,
+      code,
+      merchantId: a.merchantId,
+      planId: plan.id,
+      userId: a.userId,
+      cardId: card.id,
+      amount: plan.price,
+      currency: plan.currency,
+      cycleType: plan.cycleType,
+      cycleLength: plan.cycleLength,
+      status: 'INCOMPLETE',
+      anchorTime: anchor,
+      startTime: now,
+      notifyUrl: a.notifyUrl,
+      initialTransactionId: a.txnId,
+      billingCount: 0,
+      failedCount: 0,
+      totalPaid: 0,
+      credit: 0,
+      cardUpdateChecks: 0,
+      couponId: coupon?.id ?? null,
+      couponCode: coupon?.code ?? null,
+      couponTakenAt: coupon ? now : null,
+      couponCyclesUsed: 0,
+      email: a.email ?? null,
+      customer: a.customer ?? null,
+      createdAt: now,
+      updatedAt: now,
+    }),
+  );
   const recordId = newId('rec', now);
   const amount = trial ? 0 : quote.amount;
-  await tx.insertBillingRecord({
-    id: recordId,
-    subscriptionId,
-    merchantId: a.merchantId,
-    billingType: 'INITIAL',
-    amount,
-    currency: plan.currency,
-    scheduledTime: now,
-    actualTime: null,
-    status: 'PENDING',
-    transactionId: a.txnId,
-    failReason: null,
-    retryCount: 0,
-    cycleIndex: 0,
-    leaseOwner: null,
-    leaseUntil: null,
-    creditApplied: 0,
-    creditGranted: 0,
-    planId: plan.id,
-    couponCode: quote.couponCode,
-    discountAmount: quote.discountAmount,
-    createdAt: now,
-  });
+  await tx.insertBillingRecord(
+    rowOf('billingRecords', {
+      id: recordId,
+      subscriptionId,
+      merchantId: a.merchantId,
+      billingType: 'INITIAL',
+      amount,
+      currency: plan.currency,
+      scheduledTime: now,
+      status: 'PENDING',
+      transactionId: a.txnId,
+      retryCount: 0,
+      cycleIndex: 0,
+      creditApplied: 0,
+      creditGranted: 0,
+      planId: plan.id,
+      couponCode: quote.couponCode,
+      discountAmount: quote.discountAmount,
+      createdAt: now,
+    }),
+  );
   return { subscriptionId, code, recordId, amount };
 }
 

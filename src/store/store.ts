@@ -1,21 +1,21 @@
-import type { RowOf } from './tables/define.js';
+import { completeRow, type NewRowOf, type RowOf } from './tables/define.js';
 import type { SequenceColumn, TakenNumber } from './sequence-sql.js';
-import type {
+import {
   billingRecords,
   cards,
   coupons,
   portalSessions,
   creditNotes,
-  customerEmails,
-  idempotencyKeys,
+  type customerEmails,
+  type idempotencyKeys,
   invoices,
   merchants,
-  outboxEvents,
+  type outboxEvents,
   plans,
   refunds,
   sandboxCharges,
   subscriptions,
-  trackingEntries,
+  type trackingEntries,
   transactions,
 } from './tables/index.js';
 import type { SubscriptionStatus } from '../domain/subscription-state.js';
@@ -649,6 +649,35 @@ export interface OperationalCounts {
 
 export { StoreOpenError } from '../domain/errors.js';
 
+/** The tables code above the store writes whole rows of, by name (rowOf). */
+const WRITTEN = {
+  merchants,
+  plans,
+  coupons,
+  cards,
+  subscriptions,
+  billingRecords,
+  transactions,
+  refunds,
+  sandboxCharges,
+  portalSessions,
+  invoices,
+  creditNotes,
+} as const;
+type Written = typeof WRITTEN;
+
+/** A new row of `table`: what rowOf needs (the NOT NULL columns without a default) and any others. */
+export type NewRow<N extends keyof Written> = NewRowOf<Written[N]>;
+
+/**
+ * The whole row of `table` from the columns the caller sets, every other column null or its
+ * default: so adding a nullable or defaulted column to a table changes no code that writes its
+ * rows (src/store/README.md, "Adding a column").
+ */
+export function rowOf<N extends keyof Written>(table: N, r: NewRow<N>): RowOf<Written[N]> {
+  return completeRow<Written[N]>(WRITTEN[table], r) as RowOf<Written[N]>;
+}
+
 export type MerchantRow = RowOf<typeof merchants>;
 export type PlanRow = RowOf<typeof plans>;
 export type CouponRow = RowOf<typeof coupons>;
@@ -664,10 +693,21 @@ export type OutboxEventRow = RowOf<typeof outboxEvents>;
 export type InvoiceRow = RowOf<typeof invoices>;
 export type CreditNoteRow = RowOf<typeof creditNotes>;
 /** What the issuer gives; the number and the seller's identity come from the merchant's row. */
-type Issued = 'number' | 'sellerName' | 'legalName' | 'address' | 'taxId' | 'supportEmail';
+const ISSUED = ['number', 'sellerName', 'legalName', 'address', 'taxId', 'supportEmail'] as const;
+type Issued = (typeof ISSUED)[number];
 export type NewInvoice = Omit<InvoiceRow, Issued>;
 /** A credit note issued now always has its page's token (only older ones lack it). */
 export type NewCreditNote = Omit<CreditNoteRow, Issued | 'token'> & { token: string };
+
+/** An invoice to issue, from the columns the issuer sets (every other one null or its default, as rowOf). */
+export function newInvoice(r: Omit<NewRow<'invoices'>, Issued>): NewInvoice {
+  return completeRow(invoices, r, ISSUED);
+}
+
+/** A credit note to issue, as newInvoice. */
+export function newCreditNote(r: Omit<NewRow<'creditNotes'>, Issued | 'token'> & { token: string }): NewCreditNote {
+  return completeRow(creditNotes, r, ISSUED) as NewCreditNote;
+}
 export type CustomerEmailRow = RowOf<typeof customerEmails>;
 export type CustomerEmailKind = CustomerEmailRow['kind'];
 export type EmailStatus = CustomerEmailRow['status'];

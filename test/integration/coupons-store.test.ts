@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CouponRow } from '../../src/store/store.js';
+import { type CouponRow, rowOf } from '../../src/store/store.js';
 import { testApp, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
 
@@ -8,22 +8,19 @@ afterEach(async () => app?.close());
 
 const NOW = 1_800_000_000_000;
 let seq = 0;
-const coupon = (merchantId: string, over: Partial<CouponRow> = {}): CouponRow => ({
-  id: `cpn_${++seq}`,
-  merchantId,
-  code: 'LAUNCH',
-  percentBasisPoints: 5000,
-  amountOff: null,
-  duration: 'REPEATING',
-  cycles: 3,
-  redeemBy: null,
-  maxRedemptions: null,
-  redemptions: 0,
-  planIds: null,
-  status: 'ACTIVE',
-  createdAt: NOW + seq,
-  ...over,
-});
+const coupon = (merchantId: string, over: Partial<CouponRow> = {}): CouponRow =>
+  rowOf('coupons', {
+    id: `cpn_${++seq}`,
+    merchantId,
+    code: 'LAUNCH',
+    percentBasisPoints: 5000,
+    duration: 'REPEATING',
+    cycles: 3,
+    redemptions: 0,
+    status: 'ACTIVE',
+    createdAt: NOW + seq,
+    ...over,
+  });
 
 const reserve = (a: TestApp, id: string, now = NOW): Promise<boolean> =>
   a.ctx.store.transaction((tx) => tx.reserveCouponRedemption(id, now));

@@ -5,6 +5,7 @@ import { PgConnectionLostError, sqlState } from '../../src/store/postgres/errors
 import { PgStore as PgEngine } from '../../src/store/postgres/store.js';
 import { withTransaction, type PgTx } from '../../src/store/postgres/transaction.js';
 import { pgAvailable, usePgDatabase } from '../helpers/postgres.js';
+import { rowOf } from '../../src/store/store.js';
 import { startCutProxy, type CutProxy } from '../helpers/pg-cut-proxy.js';
 
 describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
@@ -203,21 +204,21 @@ describe.skipIf(!pgAvailable())('withTransaction on PostgreSQL', () => {
       const engine = new PgEngine(single);
       const now = Date.now();
       const inserted = await engine.transaction((tx) =>
-        tx.insertSandboxCharge({
-          id: 'ch_sync',
-          idempotencyKey: 'key_sync',
-          kind: 'charge',
-          parentId: null,
-          amount: 1000,
-          currency: 'USD',
-          cardBin: '424242',
-          cardLast4: '4242',
-          customerPresent: true,
-          outcome: 'approved',
-          declineCode: null,
-          createdAt: now,
-          updatedAt: now,
-        }),
+        tx.insertSandboxCharge(
+          rowOf('sandboxCharges', {
+            id: 'ch_sync',
+            idempotencyKey: 'key_sync',
+            kind: 'charge',
+            amount: 1000,
+            currency: 'USD',
+            cardBin: '424242',
+            cardLast4: '4242',
+            customerPresent: true,
+            outcome: 'approved',
+            createdAt: now,
+            updatedAt: now,
+          }),
+        ),
       );
       expect(inserted).toBe(true);
       // One connection in this pool: the next unit of work runs on the one the charge used.

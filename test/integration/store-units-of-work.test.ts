@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MerchantRow, Tx } from '../../src/store/store.js';
+import { type MerchantRow, rowOf, type Tx } from '../../src/store/store.js';
 import { NEW_MERCHANT_DOCUMENTS } from '../../src/services/merchant-identity.js';
 import { onPostgres, testApp, type TestApp } from '../helpers/ctx.js';
 
@@ -13,26 +13,19 @@ afterEach(async () => app?.close());
 let n = 0;
 function merchantRow(now: number): MerchantRow {
   n++;
-  return {
+  return rowOf('merchants', {
     id: `mer_uow_${n}`,
     name: `Shop ${n}`,
     apiKey: `ak_uow_${n}`,
     secretEnc: 'sealed',
-    prevApiKey: null,
-    prevApiKeyUntil: null,
-    prevSecretEnc: null,
-    prevSecretUntil: null,
     signatureVersion: 2,
-    notifyUrl: null,
     status: 'ACTIVE',
     channel: 'sandbox',
-    stripeSecretKeyEnc: null,
-    stripeWebhookSecretEnc: null,
     portalActions: 'cancel,update-card',
     ...NEW_MERCHANT_DOCUMENTS,
     createdAt: now,
     updatedAt: now,
-  };
+  });
 }
 
 describe('a unit of work', () => {
@@ -178,21 +171,18 @@ describe('a card Stripe keeps', () => {
     const store = app.ctx.store;
     const now = app.clock.now();
     const m = merchantRow(now);
-    const card = {
+    const card = rowOf('cards', {
       id: `crd_uow_${n}`,
       merchantId: m.id,
       panEnc: null,
       channel: 'stripe' as const,
-      stripeCustomerId: null,
-      stripePaymentMethodId: null,
       bin: '424242',
       last4: '4242',
       brand: 'Visa',
       expMonth: 12,
       expYear: 2040,
-      holderName: null,
       createdAt: now,
-    };
+    });
     await store.transaction(async (tx) => {
       await tx.insertMerchant(m);
       await tx.insertCard(card);

@@ -6,6 +6,7 @@ import * as pgSchema from '../../src/store/schema/postgres.js';
 import * as sqliteSchema from '../../src/store/schema/sqlite.js';
 import { TABLES } from '../../src/store/tables/index.js';
 import { insertRow, selectList } from '../../src/store/tables/rows.js';
+import { newInvoice, rowOf } from '../../src/store/store.js';
 
 const names = (mod: object, kind: typeof SQLiteTable | typeof PgTable) =>
   (Object.values(mod) as unknown[]).filter((v) => is(v, kind)).map((v) => getTableName(v as SQLiteTable));
@@ -40,5 +41,81 @@ describe('each table is described once (src/store/tables)', () => {
         expect(insert, `${t.name}.${key}`).toContain(`@${key}`);
       }
     }
+  });
+});
+
+describe('a new row names only the columns its writer sets (rowOf)', () => {
+  const NOW = 1_800_000_000_000;
+  const plan = () =>
+    rowOf('plans', {
+      id: 'pln_1',
+      merchantId: 'mer_1',
+      name: 'Gold',
+      price: 990,
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+      status: 'ACTIVE',
+      createdAt: NOW,
+    });
+
+  it('a nullable column left out is null, and a column with a default left out is its default', () => {
+    const row = rowOf('transactions', {
+      id: 'txn_1',
+      merchantId: 'mer_1',
+      paymentType: 'PAY',
+      status: 100000,
+      amount: 1000,
+      currency: 'USD',
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+    expect(row.relationId).toBeNull();
+    expect(row.txnTime).toBeNull();
+    expect(row.refundedAmount).toBe(0);
+    expect(row.checkoutDeclines).toBe(0);
+    expect(row.channel).toBe('sandbox');
+  });
+
+  it('a value given is kept, a default included, and undefined counts as left out', () => {
+    const row = rowOf('transactions', {
+      id: 'txn_2',
+      merchantId: 'mer_1',
+      paymentType: 'PAY',
+      status: 200000,
+      amount: 1000,
+      currency: 'USD',
+      channel: 'stripe',
+      userId: undefined,
+      relationId: 'order-1',
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+    expect(row.channel).toBe('stripe');
+    expect(row.userId).toBeNull();
+    expect(row.relationId).toBe('order-1');
+  });
+
+  it('the row has every column of the table, in the order the table describes them', () => {
+    const spec = TABLES.find((t) => t.name === 'plans');
+    expect(Object.keys(plan())).toEqual(Object.keys(spec?.columns ?? {}));
+  });
+
+  it("an invoice to issue has every column but those its number's write fills", () => {
+    const inv = newInvoice({
+      id: 'inv_1',
+      merchantId: 'mer_1',
+      token: 't'.repeat(32),
+      transactionId: 'txn_1',
+      currency: 'USD',
+      total: 1000,
+      issuedAt: NOW,
+      customer: '{}',
+      document: '{}',
+    });
+    const spec = TABLES.find((t) => t.name === 'invoices');
+    const issued = ['number', 'sellerName', 'legalName', 'address', 'taxId', 'supportEmail'];
+    expect(Object.keys(inv)).toEqual(Object.keys(spec?.columns ?? {}).filter((k) => !issued.includes(k)));
+    expect(inv.subscriptionId).toBeNull();
   });
 });

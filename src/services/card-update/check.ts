@@ -2,7 +2,7 @@ import type { Ctx } from '../../ctx.js';
 import { notAllowed, notFound, PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { formatTime } from '../../domain/time.js';
-import type { TransactionRow, Tx } from '../../store/store.js';
+import { rowOf, type TransactionRow, type Tx } from '../../store/store.js';
 import { channelCard, maskStored, sealCard, type ValidCard } from '../../vault/card.js';
 import { applyChargeResult, finishUnpaid } from '../transactions/outcome.js';
 import { pageUrl, STATUS } from '../transactions/view.js';
@@ -62,50 +62,35 @@ export async function replaceCard(
     if (s.cardUpdateToken !== null) await tx.countCardLinkCheck(s.id);
     const now = ctx.clock.now();
     const vaulted = sealCard(ctx.vault, merchantId, card, now, onStripe ? 'stripe' : 'sandbox');
-    await tx.insertCard(vaulted);
+    await tx.insertCard(rowOf('cards', vaulted));
     // The card Stripe keeps now names the subscription's Customer: the new card joins it.
     const current = onStripe && s.cardId !== null ? await tx.getCard(s.cardId) : undefined;
-    const row: TransactionRow = {
+    const row: TransactionRow = rowOf('transactions', {
       id: newId('txn', now),
       merchantId,
-      relationId: null,
-      requestId: null,
       paymentType: 'CARD_CHECK',
       status: STATUS.ACCEPTED,
       amount: 0,
       currency: s.currency,
-      txnAmount: null,
-      txnCurrency: null,
       refundedAmount: 0,
       refundReserved: 0,
-      failReason: null,
       subscriptionId: s.id,
-      billingRecordId: null,
       planId: s.planId,
       userId: s.userId,
       cardBin: card.bin,
       cardLast4: card.last4,
       cardBrand: card.brand,
-      clientIp: null,
       // The customer portal's card form: after a 3-D Secure challenge, back to the portal.
       returnUrl: opts.returnUrl ?? null,
       failedUrl: opts.returnUrl ?? null,
-      cancelUrl: null,
       // No callback for a card check: the merchant has the answer, and a 3DS result shows on the page.
       notifyUrl: null,
-      billingAddress: null,
-      shippingAddress: null,
-      items: null,
       channel: onStripe ? 'stripe' : ctx.channel.name,
-      channelRef: null,
-      pageToken: null,
-      pageExpiresAt: null,
       cardId: vaulted.id,
       checkoutDeclines: 0,
-      txnTime: null,
       createdAt: now,
       updatedAt: now,
-    };
+    });
     await tx.insertTransaction(row);
     const customerId = current?.channel === 'stripe' ? current.stripeCustomerId : null;
     return { row, code: s.code, customerId };

@@ -10,15 +10,17 @@ import {
 } from '../../domain/documents.js';
 import { newId, randomToken } from '../../domain/ids.js';
 import { emailOfAddress } from '../../domain/email-address.js';
-import type {
-  BillingRecordRow,
-  InvoiceRow,
-  NewInvoice,
-  OutcomeInvoice,
-  RefundRow,
-  SubscriptionRow,
-  TransactionRow,
-  Tx,
+import {
+  type BillingRecordRow,
+  type InvoiceRow,
+  type NewInvoice,
+  newCreditNote,
+  newInvoice,
+  type OutcomeInvoice,
+  type RefundRow,
+  type SubscriptionRow,
+  type TransactionRow,
+  type Tx,
 } from '../../store/store.js';
 import { itemsOf } from '../transactions/input.js';
 import { queueReceipt, receiptEmail } from '../customer-email.js';
@@ -183,7 +185,7 @@ function invoiceRow(f: ChargeFacts, lines: InvoiceLine[], now: number): NewInvoi
     relationId: f.relationId ?? '',
     ...(f.subscriptionCode ? { subscriptionCode: f.subscriptionCode } : {}),
   };
-  return {
+  return newInvoice({
     id: newId('inv', now),
     merchantId: f.merchantId,
     token: randomToken(24),
@@ -195,7 +197,7 @@ function invoiceRow(f: ChargeFacts, lines: InvoiceLine[], now: number): NewInvoi
     issuedAt: now,
     customer: customerJson(f),
     document: JSON.stringify(body),
-  };
+  });
 }
 
 /**
@@ -242,20 +244,22 @@ export function prepareInvoice(
 export async function issueCreditNote(tx: Tx, refund: RefundRow, txn: TransactionRow, now: number): Promise<string> {
   const invoice: InvoiceRow | undefined = await tx.getInvoiceByTransaction(txn.id);
   const customer = invoice?.customer ?? JSON.stringify(customerOf(parseObject(txn.billingAddress)));
-  const number = await tx.issueCreditNote({
-    id: newId('cn', now),
-    merchantId: txn.merchantId,
-    refundId: refund.id,
-    transactionId: txn.id,
-    invoiceId: invoice?.id ?? null,
-    invoiceNumber: invoice?.number ?? null,
-    token: randomToken(24),
-    currency: refund.currency,
-    amount: refund.amount,
-    issuedAt: now,
-    customer,
-    document: JSON.stringify({ relationId: txn.relationId ?? '' }),
-  });
+  const number = await tx.issueCreditNote(
+    newCreditNote({
+      id: newId('cn', now),
+      merchantId: txn.merchantId,
+      refundId: refund.id,
+      transactionId: txn.id,
+      invoiceId: invoice?.id ?? null,
+      invoiceNumber: invoice?.number ?? null,
+      token: randomToken(24),
+      currency: refund.currency,
+      amount: refund.amount,
+      issuedAt: now,
+      customer,
+      document: JSON.stringify({ relationId: txn.relationId ?? '' }),
+    }),
+  );
   if (number === undefined) throw new Error(`merchant ${txn.merchantId} of transaction ${txn.id} is missing`);
   return number;
 }

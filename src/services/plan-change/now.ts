@@ -3,7 +3,7 @@ import { billingTime } from '../../domain/calendar.js';
 import { notAllowed, notFound, PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { isCounted, isEnded } from '../../domain/subscription-state.js';
-import type { SubscriptionRow, Tx } from '../../store/store.js';
+import { rowOf, type SubscriptionRow, type Tx } from '../../store/store.js';
 import { cardExpired } from '../../vault/card.js';
 import { changeInvoice } from './invoice.js';
 import { chargeKeptCard, type ChangeOutcome } from './kept-card.js';
@@ -115,69 +115,52 @@ async function writeIntent(
   const { charge, credit } = quote;
   const recordId = newId('rec', now);
   const txnId = newId('txn', now);
-  await tx.insertTransaction({
-    id: txnId,
-    merchantId,
-    relationId: null,
-    requestId: null,
-    paymentType: 'RENEWAL',
-    status: ACCEPTED,
-    amount: charge,
-    currency: plan.currency,
-    txnAmount: null,
-    txnCurrency: null,
-    refundedAmount: 0,
-    refundReserved: 0,
-    failReason: null,
-    subscriptionId: s.id,
-    billingRecordId: recordId,
-    planId: plan.id,
-    userId: s.userId,
-    cardBin: card.bin,
-    cardLast4: card.last4,
-    cardBrand: card.brand,
-    clientIp: null,
-    returnUrl: null,
-    failedUrl: null,
-    cancelUrl: null,
-    notifyUrl: s.notifyUrl,
-    billingAddress: null,
-    shippingAddress: null,
-    items: null,
-    // A card Stripe keeps is charged through Stripe, whatever the merchant's channel is now.
-    channel: card.channel === 'stripe' ? 'stripe' : ctx.channel.name,
-    channelRef: null,
-    pageToken: null,
-    pageExpiresAt: null,
-    cardId: null,
-    checkoutDeclines: 0,
-    txnTime: null,
-    createdAt: now,
-    updatedAt: now,
-  });
-  await tx.insertBillingRecord({
-    id: recordId,
-    subscriptionId: s.id,
-    merchantId,
-    billingType: 'CHANGE',
-    amount: charge,
-    currency: plan.currency,
-    scheduledTime: now,
-    actualTime: null,
-    status: 'PENDING',
-    transactionId: txnId,
-    failReason: null,
-    retryCount: 0,
-    cycleIndex: 0,
-    leaseOwner: null,
-    leaseUntil: null,
-    creditApplied: quote.amount - charge,
-    creditGranted: credit,
-    planId: plan.id,
-    couponCode: quote.couponCode,
-    discountAmount: quote.discountAmount,
-    createdAt: now,
-  });
+  await tx.insertTransaction(
+    rowOf('transactions', {
+      id: txnId,
+      merchantId,
+      paymentType: 'RENEWAL',
+      status: ACCEPTED,
+      amount: charge,
+      currency: plan.currency,
+      refundedAmount: 0,
+      refundReserved: 0,
+      subscriptionId: s.id,
+      billingRecordId: recordId,
+      planId: plan.id,
+      userId: s.userId,
+      cardBin: card.bin,
+      cardLast4: card.last4,
+      cardBrand: card.brand,
+      notifyUrl: s.notifyUrl,
+      // A card Stripe keeps is charged through Stripe, whatever the merchant's channel is now.
+      channel: card.channel === 'stripe' ? 'stripe' : ctx.channel.name,
+      checkoutDeclines: 0,
+      createdAt: now,
+      updatedAt: now,
+    }),
+  );
+  await tx.insertBillingRecord(
+    rowOf('billingRecords', {
+      id: recordId,
+      subscriptionId: s.id,
+      merchantId,
+      billingType: 'CHANGE',
+      amount: charge,
+      currency: plan.currency,
+      scheduledTime: now,
+      status: 'PENDING',
+      transactionId: txnId,
+      retryCount: 0,
+      cycleIndex: 0,
+      creditApplied: quote.amount - charge,
+      creditGranted: credit,
+      planId: plan.id,
+      couponCode: quote.couponCode,
+      discountAmount: quote.discountAmount,
+      createdAt: now,
+    }),
+  );
   return recordId;
 }
 

@@ -5,7 +5,7 @@ import { notFound } from '../../domain/errors.js';
 import { optionalRedirectUrl, parseInput, requiredString } from '../../domain/fields.js';
 import { randomToken } from '../../domain/ids.js';
 import { formatTime } from '../../domain/time.js';
-import type { MerchantRow, PortalSessionRow } from '../../store/store.js';
+import { rowOf, type MerchantRow, type PortalSessionRow } from '../../store/store.js';
 
 /** A portal link works this long after it was made (SPEC §18). */
 export const PORTAL_TTL_MS = 60 * 60_000;
@@ -35,7 +35,7 @@ export async function createPortalSession(ctx: Ctx, merchantId: string, input: u
   const req = parseInput(PORTAL_SESSION_REQUEST, input);
   const now = ctx.clock.now();
   const token = randomToken(32);
-  const row: PortalSessionRow = {
+  const row: PortalSessionRow = rowOf('portalSessions', {
     tokenHash: hashPortalToken(token),
     merchantId,
     userId: req.userId,
@@ -43,7 +43,7 @@ export async function createPortalSession(ctx: Ctx, merchantId: string, input: u
     expiresAt: now + PORTAL_TTL_MS,
     cardChecks: 0,
     createdAt: now,
-  };
+  });
   await ctx.store.transaction(async (tx) => {
     await tx.deletePortalSessionsBefore(now - EXPIRED_KEPT_MS);
     await tx.insertPortalSession(row);

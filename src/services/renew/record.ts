@@ -2,7 +2,7 @@ import type { Ctx } from '../../ctx.js';
 import { firstBillingAfter, trialEnd } from '../../domain/calendar.js';
 import { isCounted, isEnded } from '../../domain/subscription-state.js';
 import { subscriptionCallbackBody, type SubscriptionEventType } from '../../notify/payloads.js';
-import type { BillingRecordRow, ClaimedRecord, SubscriptionRow, Tx } from '../../store/store.js';
+import { rowOf, type BillingRecordRow, type ClaimedRecord, type SubscriptionRow, type Tx } from '../../store/store.js';
 import { cardUpdateUrl } from '../card-update/link.js';
 import { discountOf, issueInvoice, type IssuedInvoice } from '../documents/issue.js';
 import { renewalPrice } from '../plan-change/price.js';
@@ -190,7 +190,7 @@ export async function recordOutcome(
   // A subscription that ended while this charge was under way kept its card for it; drop it now.
   if (isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0)
     await tx.deleteCard(s.cardId);
-  const record: BillingRecordRow = {
+  const record: BillingRecordRow = rowOf('billingRecords', {
     id: rec.id,
     subscriptionId: rec.subscriptionId,
     merchantId: rec.merchantId,
@@ -204,15 +204,13 @@ export async function recordOutcome(
     failReason,
     retryCount: rec.retryCount,
     cycleIndex: rec.cycleIndex,
-    leaseOwner: null,
-    leaseUntil: null,
     creditApplied: rec.creditApplied,
     creditGranted: 0,
     planId: rec.recordPlanId,
     couponCode: rec.couponCode,
     discountAmount: rec.discountAmount,
     createdAt: now,
-  };
+  });
   await tx.enqueueEvent({
     merchantId: s.merchantId,
     kind: 'SUBSCRIPTION',

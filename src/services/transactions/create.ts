@@ -3,7 +3,7 @@ import type { ChargeRequest, ChargeResult } from '../../channel/channel.js';
 import { PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { newId, randomToken } from '../../domain/ids.js';
 import { assertNotifyUrlAllowed } from '../../notify/guard.js';
-import type { MerchantRow, TransactionRow } from '../../store/store.js';
+import { rowOf, type MerchantRow, type TransactionRow } from '../../store/store.js';
 import { requestFingerprint } from '../../vault/fingerprint.js';
 import { channelCard, type ValidCard } from '../../vault/card.js';
 import { requirePlan } from '../plans.js';
@@ -169,7 +169,7 @@ function newRow(
   },
 ): TransactionRow {
   const checkout = data.paymentType === 'CHECKOUT';
-  return {
+  return rowOf('transactions', {
     id: a.id,
     merchantId: merchant.id,
     relationId: data.relationId,
@@ -183,7 +183,6 @@ function newRow(
     txnCurrency: a.currency,
     refundedAmount: 0,
     refundReserved: 0,
-    failReason: null,
     subscriptionId: a.sub?.subscriptionId ?? null,
     billingRecordId: a.sub?.recordId ?? null,
     planId: data.planId ?? null,
@@ -200,15 +199,12 @@ function newRow(
     shippingAddress: data.shippingAddress ?? null,
     items: data.items ?? null,
     channel: merchant.channel,
-    channelRef: null,
     pageToken: checkout ? randomToken(24) : null,
     pageExpiresAt: checkout ? a.now + PAGE_TTL_MS : null,
-    cardId: null,
     checkoutDeclines: 0,
-    txnTime: null,
     createdAt: a.now,
     updatedAt: a.now,
-  };
+  });
 }
 
 /** The channel's request for charging `row` with the customer present; the transaction id is its key. */

@@ -38,26 +38,30 @@ export interface ColumnSpec {
     | undefined;
 }
 
-/** A column of values `T`; `Nullable` until `.notNull()` or `.primaryKey()`. */
-export class Column<T, Nullable extends boolean = true> {
+/**
+ * A column of values `T`; `Nullable` until `.notNull()` or `.primaryKey()`, `Defaulted` once it
+ * has a `.default()` (a new row may then leave it out: NewRowOf).
+ */
+export class Column<T, Nullable extends boolean = true, Defaulted extends boolean = false> {
   declare readonly valueType: T;
   declare readonly nullable: Nullable;
+  declare readonly defaulted: Defaulted;
   constructor(readonly spec: ColumnSpec) {}
 
-  notNull(): Column<T, false> {
+  notNull(): Column<T, false, Defaulted> {
     return new Column({ ...this.spec, notNull: true });
   }
-  primaryKey(): Column<T, false> {
+  primaryKey(): Column<T, false, Defaulted> {
     return new Column({ ...this.spec, notNull: true, primaryKey: true });
   }
-  unique(): Column<T, Nullable> {
+  unique(): Column<T, Nullable, Defaulted> {
     return new Column({ ...this.spec, unique: true });
   }
-  default(value: T): Column<T, Nullable> {
+  default(value: T): Column<T, Nullable, true> {
     return new Column({ ...this.spec, default: value as string | number | boolean });
   }
   /** A foreign key to `table`'s `column` (by SQL names). */
-  references(table: string, column = 'id', onDelete?: 'set null'): Column<T, Nullable> {
+  references(table: string, column = 'id', onDelete?: 'set null'): Column<T, Nullable, Defaulted> {
     return new Column({ ...this.spec, references: { table, column, onDelete, onPostgres: true } });
   }
   /**
@@ -69,7 +73,7 @@ export class Column<T, Nullable extends boolean = true> {
    * parent's own row, so the key holds without the check; SQLite, whose checks take no row lock,
    * keeps the constraint, and so does `db copy`'s table order.
    */
-  hotParent(): Column<T, Nullable> {
+  hotParent(): Column<T, Nullable, Defaulted> {
     const ref = this.spec.references;
     if (!ref) throw new Error('hotParent() follows references()');
     return new Column({ ...this.spec, references: { ...ref, onPostgres: false } });
@@ -100,7 +104,7 @@ export const boolean = (): Column<boolean> => column('boolean');
 export const serial = (): Column<number, false> => column<number>('serial').primaryKey();
 export const instants = (): Column<number[]> => column('instants');
 
-export type AnyColumn = Column<unknown, boolean>;
+export type AnyColumn = Column<unknown, boolean, boolean>;
 export type Columns = Record<string, AnyColumn>;
 
 export interface IndexSpec<K extends string = string> {
@@ -155,8 +159,45 @@ export function table<C extends Columns>(
 
 /** The row a table's SELECT answers (camelCase keys, nullable columns `| null`). */
 export type RowOf<S extends TableSpec> = {
-  [K in keyof S['columns']]: S['columns'][K] extends Column<infer T, infer N> ? (N extends true ? T | null : T) : never;
+  [K in keyof S['columns']]: S['columns'][K] extends Column<infer T, infer N, boolean>
+    ? N extends true
+      ? T | null
+      : T
+    : never;
 };
+
+/** Whether a new row may leave the column out: it is nullable or has a default. */
+type MayOmit<C> = C extends Column<unknown, infer N, infer D> ? (N extends true ? true : D) : false;
+
+/**
+ * A new row as code writes it: the columns that are NOT NULL without a default, and any others
+ * it sets. The rest are null or their default (completeRow), so a new nullable or defaulted
+ * column changes no code that writes rows.
+ */
+export type NewRowOf<S extends TableSpec> = {
+  [K in keyof S['columns'] as MayOmit<S['columns'][K]> extends true ? never : K]: RowOf<S>[K];
+} & {
+  [K in keyof S['columns'] as MayOmit<S['columns'][K]> extends true ? K : never]?: RowOf<S>[K];
+};
+
+/**
+ * The whole row, in definition order: each column `r` leaves out (or undefined) null or its
+ * default, but the columns in `leave`, which another write fills (an invoice's number).
+ */
+export function completeRow<S extends TableSpec, L extends keyof S['columns'] & string = never>(
+  spec: S,
+  r: Omit<NewRowOf<S>, L>,
+  leave: readonly L[] = [],
+): Omit<RowOf<S>, L> {
+  const given = r as Record<string, unknown>;
+  const row: Record<string, unknown> = {};
+  for (const key in spec.columns) {
+    if (leave.length > 0 && (leave as readonly string[]).includes(key)) continue;
+    const v = given[key];
+    row[key] = v !== undefined ? v : (spec.columns[key]?.spec.default ?? null);
+  }
+  return row as Omit<RowOf<S>, L>;
+}
 
 const sqlNames = new Map<string, string>();
 
