@@ -4,6 +4,7 @@ import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { describe, expect, it } from 'vitest';
 import * as pgSchema from '../../src/store/schema/postgres.js';
 import * as sqliteSchema from '../../src/store/schema/sqlite.js';
+import { completeRow, table, text } from '../../src/store/tables/define.js';
 import { TABLES } from '../../src/store/tables/index.js';
 import { insertRow, selectList } from '../../src/store/tables/rows.js';
 import { newInvoice, rowOf } from '../../src/store/store.js';
@@ -117,5 +118,10 @@ describe('a new row names only the columns its writer sets (rowOf)', () => {
     const issued = ['number', 'sellerName', 'legalName', 'address', 'taxId', 'supportEmail'];
     expect(Object.keys(inv)).toEqual(Object.keys(spec?.columns ?? {}).filter((k) => !issued.includes(k)));
     expect(inv.subscriptionId).toBeNull();
+  });
+
+  it('a column key that is not a plain camelCase name, or that every object has, is refused', () => {
+    const odd = table('odd', { id: text().primaryKey(), constructor: text() });
+    expect(() => completeRow(odd, { id: 'x' } as never)).toThrow(/constructor cannot be a row key/);
   });
 });
