@@ -206,7 +206,7 @@ function completerOf(spec: TableSpec, leave: readonly string[]): Completer {
     perTable = new Map();
     completers.set(spec, perTable);
   }
-  const id = leave.join(',');
+  const id = leave.length === 0 ? '' : leave.join(',');
   let complete = perTable.get(id);
   if (!complete) {
     const keys = Object.keys(spec.columns).filter((k) => !leave.includes(k));
