@@ -385,7 +385,8 @@ async function mainSqlite({ duration, connections, rounds, merchants }, logLevel
  */
 /**
  * What paygate's runs left in its database: every PAY answered 2xx must be there whole (warm-ups
- * add more), SUCCEEDED with its key, its sandbox charge and its invoice. Throws when not.
+ * add more), SUCCEEDED with its key, its sandbox charge and its invoice, no merchant's invoice
+ * number twice (each merchant numbers its own: --merchants N). Throws when not.
  */
 async function onDisk(dbUrl, answered) {
   const pg = require('pg');
@@ -398,12 +399,14 @@ async function onDisk(dbUrl, answered) {
       (SELECT count(*) FROM idempotency_keys) AS keys,
       (SELECT count(*) FROM sandbox_charges) AS charges,
       (SELECT count(*) FROM invoices) AS invoices,
-      (SELECT count(DISTINCT number) FROM invoices) AS numbers`);
+      (SELECT count(*) FROM (SELECT DISTINCT merchant_id, number FROM invoices) d) AS numbers,
+      (SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()) AS rollbacks,
+      (SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()) AS deadlocks`);
     const n = Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
     const whole = [n.succeeded, n.keys, n.charges, n.invoices, n.numbers].every((x) => x === n.transactions);
     if (!whole || n.transactions < answered)
       throw new Error(`paygate's database is not whole: ${JSON.stringify(n)}, ${answered} answered`);
-    return `On disk after paygate's runs: ${n.transactions} transactions (${answered} answered in the measured turns, the rest in warm-ups), each SUCCEEDED with its key, its sandbox charge and its invoice, every number once.\n`;
+    return `On disk after paygate's runs: ${n.transactions} transactions (${answered} answered in the measured turns, the rest in warm-ups), each SUCCEEDED with its key, its sandbox charge and its invoice, every number once per merchant; the database counted ${n.rollbacks} rolled-back transactions and ${n.deadlocks} deadlocks.\n`;
   } finally {
     await c.end();
   }
