@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net';
 import pg from 'pg';
 import { invalidParam } from '../../domain/errors.js';
 import { StoreOpenError } from '../store.js';
@@ -93,7 +92,6 @@ export async function openPgStore(url: string, opts: OpenPgOptions = {}): Promis
   // An idle connection the server closed (restart, failover) is dropped by the pool; without a
   // listener its error would end the process.
   pool.on('error', () => {});
-  pool.on('connect', oneWritePerTurn);
   try {
     await checkServer(pool);
     await migrate(pool, opts.migrationsFolder);
@@ -124,32 +122,4 @@ async function checkServer(pool: pg.Pool): Promise<void> {
       `PostgreSQL ${r.rows[0]?.version ?? 'of unknown version'} is too old: paygate needs PostgreSQL 15 or newer`,
     );
   }
-}
-
-/**
- * What a connection sends in one turn of the event loop leaves in ONE write to its socket.
- * node-postgres corks the socket around each statement's messages, so each statement was a write
- * of its own: a unit of work's pipelined statements, or a batch of one merchant's PAYs, a system
- * call each, each waking the server's backend. Corked until the turn's callbacks have run (as
- * coalesce.ts waits for them), they leave together. Nothing waits longer: an answer can only come
- * in a later turn, after the write. Where the client does not have the shape this relies on (a
- * node-postgres that changed inside), it does nothing.
- */
-function oneWritePerTurn(client: pg.PoolClient): void {
-  const stream = (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
-  if (!stream || typeof stream.cork !== 'function' || typeof stream.uncork !== 'function') return;
-  const write = stream.write;
-  let corked = false;
-  const flush = (): void => {
-    corked = false;
-    stream.uncork();
-  };
-  stream.write = function (this: Socket, ...args: Parameters<Socket['write']>): boolean {
-    if (!corked) {
-      corked = true;
-      stream.cork();
-      process.nextTick(flush);
-    }
-    return write.apply(this, args);
-  } as Socket['write'];
 }
