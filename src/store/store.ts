@@ -1,23 +1,5 @@
 import { completeRow, type NewRowOf, type RowOf } from './tables/define.js';
 import type { SequenceColumn, TakenNumber } from './sequence-sql.js';
-import type {
-  billingRecords,
-  cards,
-  coupons,
-  portalSessions,
-  creditNotes,
-  customerEmails,
-  idempotencyKeys,
-  invoices,
-  merchants,
-  outboxEvents,
-  plans,
-  refunds,
-  sandboxCharges,
-  subscriptions,
-  trackingEntries,
-  transactions,
-} from './tables/index.js';
 import * as tables from './tables/index.js';
 import type { SubscriptionStatus } from '../domain/subscription-state.js';
 
@@ -666,20 +648,20 @@ export function rowOf<N extends keyof Tables>(table: N, r: NewRow<N>): RowOf<Tab
   return completeRow<Tables[N]>(tables[table], r) as RowOf<Tables[N]>;
 }
 
-export type MerchantRow = RowOf<typeof merchants>;
-export type PlanRow = RowOf<typeof plans>;
-export type CouponRow = RowOf<typeof coupons>;
-export type PortalSessionRow = RowOf<typeof portalSessions>;
-export type TransactionRow = RowOf<typeof transactions>;
-export type RefundRow = RowOf<typeof refunds>;
-export type CardRow = RowOf<typeof cards>;
-export type SubscriptionRow = RowOf<typeof subscriptions>;
-export type BillingRecordRow = RowOf<typeof billingRecords>;
+export type MerchantRow = RowOf<typeof tables.merchants>;
+export type PlanRow = RowOf<typeof tables.plans>;
+export type CouponRow = RowOf<typeof tables.coupons>;
+export type PortalSessionRow = RowOf<typeof tables.portalSessions>;
+export type TransactionRow = RowOf<typeof tables.transactions>;
+export type RefundRow = RowOf<typeof tables.refunds>;
+export type CardRow = RowOf<typeof tables.cards>;
+export type SubscriptionRow = RowOf<typeof tables.subscriptions>;
+export type BillingRecordRow = RowOf<typeof tables.billingRecords>;
 export type BillingType = BillingRecordRow['billingType'];
 export type RecordStatus = BillingRecordRow['status'];
-export type OutboxEventRow = RowOf<typeof outboxEvents>;
-export type InvoiceRow = RowOf<typeof invoices>;
-export type CreditNoteRow = RowOf<typeof creditNotes>;
+export type OutboxEventRow = RowOf<typeof tables.outboxEvents>;
+export type InvoiceRow = RowOf<typeof tables.invoices>;
+export type CreditNoteRow = RowOf<typeof tables.creditNotes>;
 /** What the issuer gives; the number and the seller's identity come from the merchant's row. */
 const ISSUED = ['number', 'sellerName', 'legalName', 'address', 'taxId', 'supportEmail'] as const;
 type Issued = (typeof ISSUED)[number];
@@ -696,7 +678,7 @@ export function newInvoice(r: Omit<NewRow<'invoices'>, Issued>): NewInvoice {
 export function newCreditNote(r: Omit<NewRow<'creditNotes'>, Issued | 'token'> & { token: string }): NewCreditNote {
   return completeRow(tables.creditNotes, r, ISSUED) as NewCreditNote;
 }
-export type CustomerEmailRow = RowOf<typeof customerEmails>;
+export type CustomerEmailRow = RowOf<typeof tables.customerEmails>;
 export type CustomerEmailKind = CustomerEmailRow['kind'];
 export type EmailStatus = CustomerEmailRow['status'];
 
@@ -773,10 +755,10 @@ export interface TransactionFilter {
 }
 
 /** requestId scopes, and the signature scopes of refunds and tracking uploads sent without one (SPEC §4). */
-export type IdempotencyScope = RowOf<typeof idempotencyKeys>['scope'];
+export type IdempotencyScope = RowOf<typeof tables.idempotencyKeys>['scope'];
 
 /** Only a hash of the request is stored, never the request. */
-export type IdempotencyRow = Pick<RowOf<typeof idempotencyKeys>, 'requestHash' | 'resourceId'>;
+export type IdempotencyRow = Pick<RowOf<typeof tables.idempotencyKeys>, 'requestHash' | 'resourceId'>;
 
 export interface NewIdempotency {
   merchantId: string;
@@ -959,7 +941,7 @@ export interface AttemptOutcome {
   now: number;
 }
 
-export type TrackingRow = Omit<RowOf<typeof trackingEntries>, 'id'> & {
+export type TrackingRow = Omit<RowOf<typeof tables.trackingEntries>, 'id'> & {
   /** The transaction's relationId (the shop's order reference). */
   relationId: string | null;
 };
@@ -980,7 +962,7 @@ export interface UnrecordedCharge {
   updatedAt: number;
 }
 
-export type SandboxChargeRow = RowOf<typeof sandboxCharges>;
+export type SandboxChargeRow = RowOf<typeof tables.sandboxCharges>;
 
 /** A month of the revenue report: [start, end) in epoch ms, already resolved in the zone. */
 export interface MonthWindow {

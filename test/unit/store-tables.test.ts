@@ -7,7 +7,7 @@ import * as sqliteSchema from '../../src/store/schema/sqlite.js';
 import { completeRow, table, text } from '../../src/store/tables/define.js';
 import { TABLES } from '../../src/store/tables/index.js';
 import { insertRow, selectList } from '../../src/store/tables/rows.js';
-import { newInvoice, rowOf } from '../../src/store/store.js';
+import { type NewRow, newInvoice, rowOf } from '../../src/store/store.js';
 
 const names = (mod: object, kind: typeof SQLiteTable | typeof PgTable) =>
   (Object.values(mod) as unknown[]).filter((v) => is(v, kind)).map((v) => getTableName(v as SQLiteTable));
@@ -60,8 +60,9 @@ describe('a new row names only the columns its writer sets (rowOf)', () => {
       createdAt: NOW,
     });
 
-  it('a nullable column left out is null, and a column with a default left out is its default', () => {
-    const row = rowOf('transactions', {
+  /** A PAY with only the columns a transaction cannot do without, and `more`. */
+  const payment = (more: Partial<NewRow<'transactions'>> = {}) =>
+    rowOf('transactions', {
       id: 'txn_1',
       merchantId: 'mer_1',
       paymentType: 'PAY',
@@ -70,7 +71,11 @@ describe('a new row names only the columns its writer sets (rowOf)', () => {
       currency: 'USD',
       createdAt: NOW,
       updatedAt: NOW,
+      ...more,
     });
+
+  it('a nullable column left out is null, and a column with a default left out is its default', () => {
+    const row = payment();
     expect(row.relationId).toBeNull();
     expect(row.txnTime).toBeNull();
     expect(row.refundedAmount).toBe(0);
@@ -79,19 +84,7 @@ describe('a new row names only the columns its writer sets (rowOf)', () => {
   });
 
   it('a value given is kept, a default included, and undefined counts as left out', () => {
-    const row = rowOf('transactions', {
-      id: 'txn_2',
-      merchantId: 'mer_1',
-      paymentType: 'PAY',
-      status: 200000,
-      amount: 1000,
-      currency: 'USD',
-      channel: 'stripe',
-      userId: undefined,
-      relationId: 'order-1',
-      createdAt: NOW,
-      updatedAt: NOW,
-    });
+    const row = payment({ id: 'txn_2', status: 200000, channel: 'stripe', userId: undefined, relationId: 'order-1' });
     expect(row.channel).toBe('stripe');
     expect(row.userId).toBeNull();
     expect(row.relationId).toBe('order-1');
