@@ -4,13 +4,18 @@ import { emailArgs, enqueueEmail } from '../sql/customer-emails.js';
 import { insertEvent } from '../sql/outbox.js';
 import { settleFirstRecord } from '../sql/records.js';
 import { insertSandboxCharge } from '../sql/sandbox.js';
-import { getSubscriptionById, INSERT_PENDING_RECORD, type PendingRecordArgs } from '../sql/subscriptions.js';
+import {
+  addChargeToSubscription,
+  getSubscriptionById,
+  INSERT_PENDING_RECORD,
+  type PendingRecordArgs,
+} from '../sql/subscriptions.js';
+import { finishRenewalTransaction } from '../sql/transactions.js';
 import { type ColumnKind, sqlName } from '../tables/define.js';
 import { sandboxCharges, subscriptions } from '../tables/index.js';
 import { selectList } from '../tables/rows.js';
 import type { Batchable } from './coalesce.js';
 import { all, type Conn, pgDb } from './query.js';
-import { addChargeToSubscription, finishRenewalTransaction } from './renewals.js';
 
 /**
  * The renewal outcome's statements as Batchable (coalesce.ts): alone, each is the statement both
@@ -94,7 +99,7 @@ const FINISH = `UPDATE transactions t SET status = CASE WHEN v.approved THEN 200
 export const finishTransaction: Batchable<Finish, void> = {
   key: (f) => f.id,
   writesTransactions: true,
-  one: (conn, { id, ...r }) => finishRenewalTransaction(conn, id, r),
+  one: (conn, { id, ...r }) => finishRenewalTransaction(pgDb(conn), id, r),
   many: (conn, fs) => writeRows(conn, FINISH, fs),
 };
 
@@ -118,7 +123,7 @@ const ADD_CHARGE = `UPDATE subscriptions s SET billing_count = s.billing_count +
 /** Tx.addChargeToSubscription: the counters, and how far it is paid. */
 export const addCharge: Batchable<Charge, void> = {
   key: (c) => c.id,
-  one: (conn, { id, ...c }) => addChargeToSubscription(conn, id, c),
+  one: (conn, { id, ...c }) => addChargeToSubscription(pgDb(conn), id, c),
   many: (conn, cs) => writeRows(conn, ADD_CHARGE, cs),
 };
 

@@ -1,5 +1,5 @@
-import type { AttemptOutcome, ClaimedEvent, EventClaim } from '../store.js';
-import { all, get, run, type Conn } from './query.js';
+import type { ClaimedEvent, EventClaim } from '../store.js';
+import { all, type Conn } from './query.js';
 
 /**
  * The outbox claim protocol on PostgreSQL. Candidates are read and locked with FOR UPDATE SKIP
@@ -47,33 +47,4 @@ export async function claimDueEvents(db: Conn, a: EventClaim): Promise<ClaimedEv
   });
   const byId = new Map(rows.map((r) => [r.id, r]));
   return chosen.flatMap((id) => byId.get(id) ?? []);
-}
-
-export async function finishAttempt(db: Conn, id: string, owner: string, o: AttemptOutcome): Promise<boolean> {
-  return (
-    (await run(
-      db,
-      `UPDATE outbox_events SET status = @status::text, attempts = @attempts,
-         next_attempt_at = coalesce(@nextAttemptAt::bigint, next_attempt_at), last_http_status = @httpStatus, last_error = @error,
-         delivered_at = CASE WHEN @status::text = 'DELIVERED' THEN @now::bigint ELSE delivered_at END,
-         lease_owner = NULL, lease_until = NULL
-       WHERE id = @id AND lease_owner = @owner AND status = 'PENDING'`,
-      { id, owner, ...o },
-    )) === 1
-  );
-}
-
-const SWEEP_SQL = `UPDATE outbox_events SET status = 'DEAD', last_error = @error, lease_owner = NULL, lease_until = NULL
-  WHERE id IN (
-    SELECT e.id FROM outbox_events e
-    WHERE e.status = 'PENDING' AND e.next_attempt_at <= @now AND (e.lease_until IS NULL OR e.lease_until < @now)
-      AND e.notify_url IS NULL
-      AND e.merchant_id IN (SELECT id FROM merchants WHERE notify_url IS NULL)
-    LIMIT @limit
-    FOR UPDATE OF e SKIP LOCKED)`;
-
-/** Mark DEAD up to `limit` due events with no target at all (see the SQLite engine). */
-export async function sweepUnaddressed(db: Conn, now: number, limit: number, error: string): Promise<number> {
-  if (!(await get(db, 'SELECT 1 FROM merchants WHERE notify_url IS NULL LIMIT 1'))) return 0;
-  return run(db, SWEEP_SQL, { now, limit, error });
 }

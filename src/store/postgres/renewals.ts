@@ -90,55 +90,6 @@ export async function claimDueRecords(
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-export async function finishRenewalTransaction(
-  db: Conn,
-  id: string,
-  result: { approved: boolean; failReason: string | null; channelRef: string | null; now: number },
-): Promise<void> {
-  await run(
-    db,
-    `UPDATE transactions SET status = @status, fail_reason = @failReason, channel_ref = coalesce(@ref::text, channel_ref),
-       txn_amount = CASE WHEN @approved::boolean THEN amount ELSE txn_amount END,
-       txn_currency = CASE WHEN @approved::boolean THEN currency ELSE txn_currency END,
-       txn_time = @now, updated_at = @now
-     WHERE id = @id`,
-    {
-      id,
-      status: result.approved ? 200000 : 300000,
-      failReason: result.failReason,
-      ref: result.channelRef,
-      approved: result.approved,
-      now: result.now,
-    },
-  );
-}
-
-export async function addChargeToSubscription(
-  db: Conn,
-  id: string,
-  c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
-): Promise<void> {
-  await run(
-    db,
-    `UPDATE subscriptions SET billing_count = billing_count + @ok::int, failed_count = failed_count + (1 - @ok::int),
-       total_paid = total_paid + CASE WHEN @ok::int = 1 THEN @amount::bigint ELSE 0 END,
-       paid_through = CASE WHEN @ok::int = 1 AND @paidThrough::bigint IS NOT NULL
-                           THEN greatest(coalesce(paid_through, 0), @paidThrough::bigint) ELSE paid_through END,
-       updated_at = @now
-     WHERE id = @id`,
-    { id, ok: c.approved ? 1 : 0, amount: c.amount, paidThrough: c.paidThrough, now: c.now },
-  );
-}
-
-/** See Tx.releaseClaims. Runs only when a run failed: a scan of PENDING records by owner is fine. */
-export function releaseClaims(db: Conn, owner: string): Promise<number> {
-  return run(
-    db,
-    "UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = @owner",
-    { owner },
-  );
-}
-
 /**
  * Cancel the PENDING records no run has claimed (a RENEW/RETRY record that has a transaction is a charge under way and stays PENDING; a PENDING INITIAL is always cancelled), in one
  * statement: a record a run claims concurrently keeps its transaction and is not touched.

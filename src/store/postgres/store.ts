@@ -46,7 +46,7 @@ import { hitRateLimit, sweepRateLimits } from './rate-limit.js';
 import * as renewals from './renewals.js';
 import { withTransaction, type TxConn } from './transaction.js';
 import { lockIdempotency } from './transactions.js';
-import { settleZone } from './zone.js';
+import { settleZone } from '../sql/zone.js';
 
 /**
  * The PostgreSQL engine behind the store boundary: the shared statements (store/sql/), each a
@@ -63,19 +63,10 @@ import { settleZone } from './zone.js';
  *    committed row after waiting for its lock); claims use FOR UPDATE SKIP LOCKED.
  */
 function engineTx(conn: TxConn): EngineTx {
-  const later = (write: Promise<unknown>): Promise<void> => {
-    conn.defer(write);
-    return Promise.resolve();
-  };
   return {
     claimDueRecords: (ids, c) => renewals.claimDueRecords(conn, ids, c),
-    releaseClaims: (owner) => renewals.releaseClaims(conn, owner),
-    finishRenewalTransaction: (id, r) => later(conn.ask(batched.finishTransaction, { id, ...r })),
-    addChargeToSubscription: (id, c) => later(conn.ask(batched.addCharge, { id, ...c })),
     cancelUnclaimedRecords: (id) => renewals.cancelUnclaimedRecords(conn, id),
     claimDueEvents: (c) => delivery.claimDueEvents(conn, c),
-    finishAttempt: (id, owner, o) => delivery.finishAttempt(conn, id, owner, o),
-    sweepUnaddressed: (now, limit, error) => delivery.sweepUnaddressed(conn, now, limit, error),
   };
 }
 
@@ -106,6 +97,18 @@ class PgTx extends SqlTx {
   }
 
   // A renewal batch's outcomes, recorded side by side, share these statements (batched.ts).
+  override finishRenewalTransaction(
+    id: string,
+    r: { approved: boolean; failReason: string | null; channelRef: string | null; now: number },
+  ): Promise<void> {
+    return this.later(this.conn.ask(batched.finishTransaction, { id, ...r }));
+  }
+  override addChargeToSubscription(
+    id: string,
+    c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
+  ): Promise<void> {
+    return this.later(this.conn.ask(batched.addCharge, { id, ...c }));
+  }
   override getSubscriptionById(id: string): Promise<SubscriptionRow | undefined> {
     return this.conn.ask(batched.readSubscription, id);
   }
@@ -217,7 +220,7 @@ export class PgStore extends SqlReads implements Store {
   }
 
   settleZone(wanted: string | undefined): Promise<string> {
-    return settleZone(this.handle.pool, wanted);
+    return settleZone(pgDb(this.handle.pool), wanted);
   }
 
   async backup(_file: string): Promise<{ pages: number }> {

@@ -1,5 +1,5 @@
 import { newId } from '../../domain/ids.js';
-import type { EventFilter, EventRow, NewEvent } from '../store.js';
+import type { AttemptOutcome, EventFilter, EventRow, NewEvent } from '../store.js';
 import { outboxEvents } from '../tables/index.js';
 import { prefixed, selectExcept } from '../tables/rows.js';
 import type { Db } from './db.js';
@@ -87,5 +87,44 @@ export async function requeueEvent(db: Db, id: string, now: number): Promise<boo
        WHERE id = @id AND status IN ('DEAD', 'DELIVERED')`,
       { id, now },
     )) === 1
+  );
+}
+
+/**
+ * Record an attempt's outcome and release the lease; false when the lease was lost (taken over
+ * after expiry), in which case the other deliverer's outcome stands.
+ */
+export async function finishAttempt(db: Db, id: string, owner: string, o: AttemptOutcome): Promise<boolean> {
+  return (
+    (await db.run(
+      `UPDATE outbox_events SET status = CAST(@status AS TEXT), attempts = @attempts,
+         next_attempt_at = coalesce(CAST(@nextAttemptAt AS BIGINT), next_attempt_at), last_http_status = @httpStatus,
+         last_error = @error, delivered_at = CASE WHEN CAST(@status AS TEXT) = 'DELIVERED' THEN CAST(@now AS BIGINT) ELSE delivered_at END,
+         lease_owner = NULL, lease_until = NULL
+       WHERE id = @id AND lease_owner = @owner AND status = 'PENDING'`,
+      { id, owner, ...o },
+    )) === 1
+  );
+}
+
+/**
+ * Mark DEAD, in one statement, up to `limit` due events that have no target at all (no notifyUrl
+ * of their own, none on the merchant). Such events are no longer written (enqueueEvent), but they
+ * remain when a merchant clears its URL with events waiting, and in databases written by earlier
+ * versions; without this each would take a claim and a finish of its own. Free when every
+ * merchant has a notifyUrl. Events another deliverer holds are passed over (the merchants are read
+ * by a subquery, so only the events are locked).
+ */
+export async function sweepUnaddressed(db: Db, now: number, limit: number, error: string): Promise<number> {
+  // Stored notifyUrls are never '' (validation turns an empty one into NULL), so NULL is "none".
+  if (!(await db.get('SELECT 1 FROM merchants WHERE notify_url IS NULL LIMIT 1'))) return 0;
+  return db.run(
+    `UPDATE outbox_events SET status = 'DEAD', last_error = @error, lease_owner = NULL, lease_until = NULL
+     WHERE id IN (
+       SELECT e.id FROM outbox_events e${db.dialect.indexedBy('outbox_due')}
+       WHERE e.status = 'PENDING' AND e.next_attempt_at <= @now AND (e.lease_until IS NULL OR e.lease_until < @now)
+         AND e.notify_url IS NULL AND e.merchant_id IN (SELECT id FROM merchants WHERE notify_url IS NULL)
+       LIMIT @limit${db.dialect.skipLocked})`,
+    { now, limit, error },
   );
 }

@@ -197,3 +197,11 @@ export async function countDue(db: Db, now: number): Promise<number> {
   );
   return Number(row?.n ?? 0);
 }
+
+/** See Tx.releaseClaims. Runs only when a run failed: a scan of PENDING records by owner is fine. */
+export function releaseClaims(db: Db, owner: string): Promise<number> {
+  return db.run(
+    "UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = @owner",
+    { owner },
+  );
+}

@@ -105,6 +105,24 @@ export async function activateSubscription(
   return activated;
 }
 
+/** Count one renewal charge (SPEC §6): its amount if approved, a failure if not, paid_through moved forward. */
+export async function addChargeToSubscription(
+  db: Db,
+  id: string,
+  c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
+): Promise<void> {
+  const paidThrough = 'CAST(@paidThrough AS BIGINT)';
+  await db.run(
+    `UPDATE subscriptions SET billing_count = billing_count + @ok, failed_count = failed_count + (1 - @ok),
+       total_paid = total_paid + CASE WHEN @ok = 1 THEN CAST(@amount AS BIGINT) ELSE 0 END,
+       paid_through = CASE WHEN @ok = 1 AND ${paidThrough} IS NOT NULL
+                           THEN ${db.dialect.greatest('coalesce(paid_through, 0)', paidThrough)} ELSE paid_through END,
+       updated_at = @now
+     WHERE id = @id`,
+    { id, ok: c.approved ? 1 : 0, amount: c.amount, paidThrough: c.paidThrough, now: c.now },
+  );
+}
+
 /** An INCOMPLETE subscription whose first charge never finished (its page expired). */
 export async function expireSubscription(db: Db, id: string, now: number): Promise<boolean> {
   return (

@@ -162,6 +162,23 @@ export async function releaseCharge(db: Db, id: string, now: number, leaseMs: nu
   );
 }
 
+/** The final result of a renewal charge on its transaction row. */
+export async function finishRenewalTransaction(
+  db: Db,
+  id: string,
+  r: { approved: boolean; failReason: string | null; channelRef: string | null; now: number },
+): Promise<void> {
+  await db.run(
+    `UPDATE transactions SET status = CASE WHEN @ok = 1 THEN 200000 ELSE 300000 END, fail_reason = CAST(@failReason AS TEXT),
+       channel_ref = coalesce(CAST(@ref AS TEXT), channel_ref),
+       txn_amount = CASE WHEN @ok = 1 THEN amount ELSE txn_amount END,
+       txn_currency = CASE WHEN @ok = 1 THEN currency ELSE txn_currency END,
+       txn_time = @now, updated_at = @now
+     WHERE id = @id`,
+    { id, ok: r.approved ? 1 : 0, failReason: r.failReason, ref: r.channelRef, now: r.now },
+  );
+}
+
 /**
  * A page whose card or 3DS answer is being sent to the channel: push its expiry to at least
  * `until`, while it is still open and unexpired, so the expiry sweep cannot close it under a

@@ -1,4 +1,5 @@
 import type {
+  AttemptOutcome,
   BillingRecordRow,
   CardRow,
   ClaimedEmail,
@@ -51,21 +52,11 @@ import * as vault from './vault.js';
 
 /**
  * What each engine does its own way inside a unit of work, on purpose: the renewal run's claims
- * (PostgreSQL: SKIP LOCKED and multi-row statements; SQLite: its writer runs alone), the outcome
- * writes renewals pipeline, the outbox's delivery claims, and cancelling unclaimed records (one
- * UPDATE … FROM … RETURNING the old rows on PostgreSQL).
+ * (PostgreSQL: SKIP LOCKED and multi-row statements; SQLite: its writer runs alone), the outbox's
+ * delivery claims, and cancelling unclaimed records (one UPDATE … FROM … RETURNING the old rows on
+ * PostgreSQL).
  */
-export type EngineTx = Pick<
-  Tx,
-  | 'claimDueRecords'
-  | 'releaseClaims'
-  | 'finishRenewalTransaction'
-  | 'addChargeToSubscription'
-  | 'cancelUnclaimedRecords'
-  | 'claimDueEvents'
-  | 'finishAttempt'
-  | 'sweepUnaddressed'
->;
+export type EngineTx = Pick<Tx, 'claimDueRecords' | 'cancelUnclaimedRecords' | 'claimDueEvents'>;
 
 /** A unit of work's repository for both engines (see Store's unit-of-work contract). */
 export class SqlTx extends SqlReads implements Tx {
@@ -320,14 +311,30 @@ export class SqlTx extends SqlReads implements Tx {
     return records.dueRecords(this.sql, now, limit, cursor, { lock: true });
   }
 
+  releaseClaims(owner: string): Promise<number> {
+    return records.releaseClaims(this.sql, owner);
+  }
+  finishRenewalTransaction(
+    id: string,
+    r: { approved: boolean; failReason: string | null; channelRef: string | null; now: number },
+  ): Promise<void> {
+    return txns.finishRenewalTransaction(this.sql, id, r);
+  }
+  addChargeToSubscription(
+    id: string,
+    c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
+  ): Promise<void> {
+    return subs.addChargeToSubscription(this.sql, id, c);
+  }
+  finishAttempt(id: string, owner: string, o: AttemptOutcome): Promise<boolean> {
+    return outbox.finishAttempt(this.sql, id, owner, o);
+  }
+  sweepUnaddressed(now: number, limit: number, error: string): Promise<number> {
+    return outbox.sweepUnaddressed(this.sql, now, limit, error);
+  }
+
   // ---- The engine's own (see EngineTx).
   claimDueRecords: EngineTx['claimDueRecords'] = (ids, c) => this.engine.claimDueRecords(ids, c);
-  releaseClaims: EngineTx['releaseClaims'] = (owner) => this.engine.releaseClaims(owner);
-  finishRenewalTransaction: EngineTx['finishRenewalTransaction'] = (id, r) =>
-    this.engine.finishRenewalTransaction(id, r);
-  addChargeToSubscription: EngineTx['addChargeToSubscription'] = (id, c) => this.engine.addChargeToSubscription(id, c);
   cancelUnclaimedRecords: EngineTx['cancelUnclaimedRecords'] = (id) => this.engine.cancelUnclaimedRecords(id);
   claimDueEvents: EngineTx['claimDueEvents'] = (c) => this.engine.claimDueEvents(c);
-  finishAttempt: EngineTx['finishAttempt'] = (id, owner, o) => this.engine.finishAttempt(id, owner, o);
-  sweepUnaddressed: EngineTx['sweepUnaddressed'] = (now, limit, e) => this.engine.sweepUnaddressed(now, limit, e);
 }

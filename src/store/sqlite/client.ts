@@ -94,25 +94,6 @@ function migrate(sqlite: Sqlite): void {
     .immediate();
 }
 
-/**
- * The zone is recorded when the database is created; a later explicit different zone is refused
- * because stored billing times would shift. No explicit zone means the recorded one.
- */
-export function settleZone(sqlite: Sqlite, wanted: string | undefined): string {
-  const row = sqlite.prepare("SELECT value FROM meta WHERE key = 'tz'").get() as { value: string } | undefined;
-  if (row) {
-    if (wanted !== undefined && wanted !== row.value) {
-      throw new StoreOpenError(
-        `this database uses time zone ${row.value}; it cannot be opened with ${wanted} (billing times would shift)`,
-      );
-    }
-    return row.value;
-  }
-  const zone = wanted ?? 'UTC';
-  sqlite.prepare("INSERT INTO meta (key, value) VALUES ('tz', ?) ON CONFLICT (key) DO NOTHING").run(zone);
-  return settleZone(sqlite, wanted);
-}
-
 export interface MigrationStatus {
   /** Migrations this build has, by tag, in order. */
   known: string[];

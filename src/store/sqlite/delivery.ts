@@ -1,4 +1,4 @@
-import type { AttemptOutcome, ClaimedEvent, EventClaim } from '../store.js';
+import type { ClaimedEvent, EventClaim } from '../store.js';
 import type { Sqlite } from './client.js';
 import { prepared, reader } from './prepared.js';
 
@@ -55,42 +55,4 @@ export function claimDueEvents(sqlite: Sqlite, a: EventClaim): ClaimedEvent[] {
     claimed.push(row);
   }
   return claimed;
-}
-
-/**
- * Record an attempt's outcome and release the lease; false when the lease was lost (taken over
- * after expiry), in which case the other deliverer's outcome stands.
- */
-export function finishAttempt(sqlite: Sqlite, id: string, owner: string, o: AttemptOutcome): boolean {
-  return (
-    prepared(
-      sqlite,
-      `UPDATE outbox_events SET status = @status, attempts = @attempts,
-         next_attempt_at = coalesce(@nextAttemptAt, next_attempt_at), last_http_status = @httpStatus, last_error = @error,
-         delivered_at = CASE WHEN @status = 'DELIVERED' THEN @now ELSE delivered_at END,
-         lease_owner = NULL, lease_until = NULL
-       WHERE id = @id AND lease_owner = @owner AND status = 'PENDING'`,
-    ).run({ id, owner, ...o }).changes === 1
-  );
-}
-
-const SWEEP_SQL = `UPDATE outbox_events SET status = 'DEAD', last_error = @error, lease_owner = NULL, lease_until = NULL
-  WHERE id IN (
-    SELECT e.id FROM outbox_events e INDEXED BY outbox_due
-    WHERE e.status = 'PENDING' AND e.next_attempt_at <= @now AND (e.lease_until IS NULL OR e.lease_until < @now)
-      AND e.notify_url IS NULL
-      AND e.merchant_id IN (SELECT id FROM merchants WHERE notify_url IS NULL)
-    LIMIT @limit)`;
-
-/**
- * Mark DEAD, in one statement, up to `limit` due events that have no target at all (no notifyUrl
- * of their own, none on the merchant). Such events are no longer written (outbox.ts), but they
- * remain when a merchant clears its URL with events waiting, and in databases written by earlier
- * versions; without this each would take a claim and a finish of its own. Free when every
- * merchant has a notifyUrl.
- */
-export function sweepUnaddressed(sqlite: Sqlite, now: number, limit: number, error: string): number {
-  // Stored notifyUrls are never '' (validation turns an empty one into NULL), so NULL is "none".
-  if (!prepared(sqlite, 'SELECT 1 FROM merchants WHERE notify_url IS NULL LIMIT 1').get()) return 0;
-  return prepared(sqlite, SWEEP_SQL).run({ now, limit, error }).changes;
 }

@@ -14,7 +14,8 @@ import type {
 import { acceptInUnit, payOnSandboxInUnit, recordOutcomeInUnit } from '../sql/pay.js';
 import { SqlReads } from '../sql/reads.js';
 import { type EngineTx, SqlTx } from '../sql/tx.js';
-import { openSqlite, settleZone, type Sqlite } from './client.js';
+import { settleZone } from '../sql/zone.js';
+import { openSqlite, type Sqlite } from './client.js';
 import { sqliteDb } from './db.js';
 import * as delivery from './delivery.js';
 import { createPrivateFile } from './files.js';
@@ -35,13 +36,8 @@ import { createWriter } from './writer.js';
 function engineTx(sqlite: Sqlite): EngineTx {
   return {
     claimDueRecords: async (ids, c) => renewals.claimDueRecords(sqlite, ids, c),
-    releaseClaims: async (owner) => renewals.releaseClaims(sqlite, owner),
-    finishRenewalTransaction: async (id, r) => renewals.finishRenewalTransaction(sqlite, id, r),
-    addChargeToSubscription: async (id, c) => renewals.addChargeToSubscription(sqlite, id, c),
     cancelUnclaimedRecords: async (id) => renewals.cancelUnclaimedRecords(sqlite, id),
     claimDueEvents: async (c) => delivery.claimDueEvents(sqlite, c),
-    finishAttempt: async (id, owner, o) => delivery.finishAttempt(sqlite, id, owner, o),
-    sweepUnaddressed: async (now, limit, error) => delivery.sweepUnaddressed(sqlite, now, limit, error),
   };
 }
 
@@ -74,8 +70,8 @@ export class SqliteStore extends SqlReads implements Store {
     return payOnSandboxInUnit(this, a, o);
   }
 
-  async settleZone(wanted: string | undefined): Promise<string> {
-    return settleZone(this.connection, wanted);
+  settleZone(wanted: string | undefined): Promise<string> {
+    return settleZone(sqliteDb(this.connection), wanted);
   }
 
   async backup(file: string): Promise<{ pages: number }> {

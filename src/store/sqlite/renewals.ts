@@ -94,53 +94,6 @@ function insertRenewalTransaction(sqlite: Sqlite, id: string, rec: ClaimedRecord
   });
 }
 
-/** The final result of a renewal charge on its transaction row. */
-export function finishRenewalTransaction(
-  sqlite: Sqlite,
-  id: string,
-  result: { approved: boolean; failReason: string | null; channelRef: string | null; now: number },
-): void {
-  prepared(
-    sqlite,
-    `UPDATE transactions SET status = @status, fail_reason = @failReason, channel_ref = coalesce(@ref, channel_ref),
-       txn_amount = CASE WHEN @approved THEN amount ELSE txn_amount END,
-       txn_currency = CASE WHEN @approved THEN currency ELSE txn_currency END,
-       txn_time = @now, updated_at = @now
-     WHERE id = @id`,
-  ).run({
-    id,
-    status: result.approved ? 200000 : 300000,
-    failReason: result.failReason,
-    ref: result.channelRef,
-    approved: result.approved ? 1 : 0,
-    now: result.now,
-  });
-}
-/** Counters kept in step with the records (SPEC §6). */
-export function addChargeToSubscription(
-  sqlite: Sqlite,
-  id: string,
-  c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
-): void {
-  prepared(
-    sqlite,
-    `UPDATE subscriptions SET billing_count = billing_count + @ok, failed_count = failed_count + (1 - @ok),
-       total_paid = total_paid + CASE WHEN @ok THEN @amount ELSE 0 END,
-       paid_through = CASE WHEN @ok AND @paidThrough IS NOT NULL THEN max(coalesce(paid_through, 0), @paidThrough) ELSE paid_through END,
-       updated_at = @now
-     WHERE id = @id`,
-  ).run({ id, ok: c.approved ? 1 : 0, amount: c.amount, paidThrough: c.paidThrough, now: c.now });
-}
-
-/** See Tx.releaseClaims. Runs only when a run failed: a scan of PENDING records by owner is fine. */
-export function releaseClaims(sqlite: Sqlite, owner: string): number {
-  return sqlite
-    .prepare(
-      "UPDATE billing_records SET lease_owner = NULL, lease_until = NULL WHERE status = 'PENDING' AND lease_owner = ?",
-    )
-    .run(owner).changes;
-}
-
 /**
  * Cancel the PENDING records of a subscription that no run has claimed yet. A RENEW/RETRY record
  * that has a transaction is a charge under way (or one a killed run left behind): it stays PENDING
