@@ -206,3 +206,79 @@ describe('a card Stripe keeps', () => {
     expect(await store.transaction((tx) => tx.getCard(card.id))).toMatchObject(expected);
   });
 });
+
+describe("a renewal charge's outcome on its subscription and transaction", () => {
+  async function subscribed() {
+    const { merchantWithPlan, subscribe } = await import('../helpers/subscriptions.js');
+    const { merchantId, planId } = await merchantWithPlan(app.ctx);
+    const s = await subscribe(app.ctx, merchantId, planId);
+    const sub = await app.ctx.store.getSubscriptionById(s.subscriptionId);
+    if (!sub?.paidThrough) throw new Error('the first charge should have paid a period');
+    return { sub, txn: s.transactionOrderId };
+  }
+
+  it('counts each charge and never moves paid_through back, alone or side by side in one unit of work', async () => {
+    app = await testApp();
+    const [a, b] = [(await subscribed()).sub, (await subscribed()).sub];
+    const now = app.clock.now();
+    const later = (s: typeof a) => s.paidThrough + 1000;
+    const earlier = (s: typeof a) => s.paidThrough - 1000;
+    await app.ctx.store.transaction(async (tx) => {
+      await tx.addChargeToSubscription(a.id, { approved: true, amount: 999, paidThrough: later(a), now });
+      await tx.addChargeToSubscription(a.id, { approved: true, amount: 1, paidThrough: earlier(a), now });
+      await tx.addChargeToSubscription(a.id, { approved: false, amount: 5000, paidThrough: later(a) + 5000, now });
+      await tx.addChargeToSubscription(a.id, { approved: true, amount: 2, paidThrough: null, now });
+    });
+    // Asked in the same turn, one per subscription: PostgreSQL writes them as one statement (postgres/batched.ts).
+    await app.ctx.store.transaction((tx) =>
+      Promise.all([
+        tx.addChargeToSubscription(a.id, { approved: true, amount: 10, paidThrough: earlier(a), now }),
+        tx.addChargeToSubscription(b.id, { approved: true, amount: 20, paidThrough: later(b), now }),
+      ]),
+    );
+    await app.ctx.store.transaction((tx) =>
+      Promise.all([
+        tx.addChargeToSubscription(a.id, { approved: false, amount: 30, paidThrough: later(a) + 9000, now }),
+        tx.addChargeToSubscription(b.id, { approved: true, amount: 40, paidThrough: earlier(b), now }),
+      ]),
+    );
+    expect(await app.ctx.store.getSubscriptionById(a.id)).toMatchObject({
+      paidThrough: later(a),
+      billingCount: a.billingCount + 4,
+      failedCount: a.failedCount + 2,
+      totalPaid: a.totalPaid + 999 + 1 + 2 + 10,
+    });
+    expect(await app.ctx.store.getSubscriptionById(b.id)).toMatchObject({
+      paidThrough: later(b),
+      billingCount: b.billingCount + 2,
+      failedCount: b.failedCount,
+      totalPaid: b.totalPaid + 20 + 40,
+    });
+  });
+
+  it('finishes the transaction approved with its amount, or failed with its reason, the processor ref kept when none is given', async () => {
+    app = await testApp();
+    const { txn } = await subscribed();
+    const before = await app.ctx.store.getTransaction(txn);
+    const now = app.clock.now() + 5;
+    await app.ctx.store.transaction((tx) =>
+      tx.finishRenewalTransaction(txn, { approved: false, failReason: 'card_declined', channelRef: null, now }),
+    );
+    expect(await app.ctx.store.getTransaction(txn)).toMatchObject({
+      status: 300000,
+      failReason: 'card_declined',
+      channelRef: before?.channelRef,
+      txnTime: now,
+    });
+    await app.ctx.store.transaction((tx) =>
+      tx.finishRenewalTransaction(txn, { approved: true, failReason: null, channelRef: 'ch_1', now }),
+    );
+    expect(await app.ctx.store.getTransaction(txn)).toMatchObject({
+      status: 200000,
+      failReason: null,
+      channelRef: 'ch_1',
+      txnAmount: before?.amount,
+      txnCurrency: before?.currency,
+    });
+  });
+});

@@ -111,12 +111,13 @@ export async function addChargeToSubscription(
   id: string,
   c: { approved: boolean; amount: number; paidThrough: number | null; now: number },
 ): Promise<void> {
-  const paidThrough = 'CAST(@paidThrough AS BIGINT)';
+  // A CASE, not greatest/max: one text for both engines, so this per-renewal statement is not rebuilt per call.
   await db.run(
     `UPDATE subscriptions SET billing_count = billing_count + @ok, failed_count = failed_count + (1 - @ok),
        total_paid = total_paid + CASE WHEN @ok = 1 THEN CAST(@amount AS BIGINT) ELSE 0 END,
-       paid_through = CASE WHEN @ok = 1 AND ${paidThrough} IS NOT NULL
-                           THEN ${db.dialect.greatest('coalesce(paid_through, 0)', paidThrough)} ELSE paid_through END,
+       paid_through = CASE WHEN @ok = 0 OR CAST(@paidThrough AS BIGINT) IS NULL THEN paid_through
+                           WHEN paid_through > CAST(@paidThrough AS BIGINT) THEN paid_through
+                           ELSE CAST(@paidThrough AS BIGINT) END,
        updated_at = @now
      WHERE id = @id`,
     { id, ok: c.approved ? 1 : 0, amount: c.amount, paidThrough: c.paidThrough, now: c.now },
