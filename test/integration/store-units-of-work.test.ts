@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type MerchantRow, rowOf, type Tx } from '../../src/store/store.js';
 import { NEW_MERCHANT_DOCUMENTS } from '../../src/services/merchant-identity.js';
 import { onPostgres, testApp, type TestApp } from '../helpers/ctx.js';
+import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
 
 /**
  * The store's unit-of-work contract (src/store/store.ts), seen from above the boundary: what a
@@ -209,12 +210,11 @@ describe('a card Stripe keeps', () => {
 
 describe("a renewal charge's outcome on its subscription and transaction", () => {
   async function subscribed() {
-    const { merchantWithPlan, subscribe } = await import('../helpers/subscriptions.js');
     const { merchantId, planId } = await merchantWithPlan(app.ctx);
     const s = await subscribe(app.ctx, merchantId, planId);
     const sub = await app.ctx.store.getSubscriptionById(s.subscriptionId);
     if (!sub?.paidThrough) throw new Error('the first charge should have paid a period');
-    return { sub, txn: s.transactionOrderId };
+    return { sub: { ...sub, paidThrough: sub.paidThrough }, txn: s.transactionOrderId };
   }
 
   it('counts each charge and never moves paid_through back, alone or side by side in one unit of work', async () => {
