@@ -282,3 +282,53 @@ describe("a renewal charge's outcome on its subscription and transaction", () =>
     });
   });
 });
+
+describe('claiming due callback events', () => {
+  async function twoMerchantsWithEvents(busyEvents: number) {
+    app = await testApp();
+    const now = app.clock.now();
+    const [busy, other] = [merchantRow(now), merchantRow(now)];
+    const event = (merchantId: string, n: number, at: number) => ({
+      merchantId,
+      kind: 'PAYMENT' as const,
+      eventType: 'PAYMENT',
+      notifyUrl: `https://${merchantId}.example/callback`,
+      body: { n: String(n) },
+      now: at,
+    });
+    const ids = await app.ctx.store.transaction(async (tx) => {
+      await tx.insertMerchant(busy);
+      await tx.insertMerchant(other);
+      const busyIds: (string | undefined)[] = [];
+      for (let i = 0; i < busyEvents; i++) busyIds.push(await tx.enqueueEvent(event(busy.id, i, now - 1000 + i)));
+      return { busy: busyIds, other: await tx.enqueueEvent(event(other.id, 0, now)) };
+    });
+    return { now, busy: busy.id, other: other.id, ids };
+  }
+
+  it('passes over a merchant already at its share, however many of its events come due first', async () => {
+    const { now, busy, other, ids } = await twoMerchantsWithEvents(20);
+    const claimed = await app.ctx.store.transaction((tx) =>
+      tx.claimDueEvents({
+        now,
+        owner: 'w1',
+        leaseUntil: now + 60_000,
+        max: 2,
+        perMerchant: 2,
+        inFlight: new Map([[busy, 2]]),
+      }),
+    );
+    expect(claimed.map((e) => [e.id, e.merchantId])).toEqual([[ids.other, other]]);
+  });
+
+  it('claims at most max, at most perMerchant of one merchant, oldest due first, and never what another holds', async () => {
+    const { now, ids } = await twoMerchantsWithEvents(4);
+    const claim = (owner: string) =>
+      app.ctx.store.transaction((tx) =>
+        tx.claimDueEvents({ now, owner, leaseUntil: now + 60_000, max: 3, perMerchant: 2, inFlight: new Map() }),
+      );
+    expect((await claim('w1')).map((e) => e.id)).toEqual([ids.busy[0], ids.busy[1], ids.other]);
+    expect((await claim('w2')).map((e) => e.id)).toEqual([ids.busy[2], ids.busy[3]]);
+    expect(await claim('w3')).toEqual([]);
+  });
+});

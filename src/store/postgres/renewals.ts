@@ -1,7 +1,5 @@
 import { newId } from '../../domain/ids.js';
-import type { BillingRecordRow, ClaimedRecord } from '../store.js';
-import { billingRecords } from '../tables/index.js';
-import { selectList } from '../tables/rows.js';
+import type { ClaimedRecord } from '../store.js';
 import { CLAIMED_COLUMNS } from '../sql/records.js';
 import { all, run, type Conn } from './query.js';
 
@@ -88,20 +86,4 @@ export async function claimDueRecords(
   if (newOnes.length > 0) await insertRenewals(db, newOnes, c.channel, c.now);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
-}
-
-/**
- * Cancel the PENDING records no run has claimed (a RENEW/RETRY record that has a transaction is a charge under way and stays PENDING; a PENDING INITIAL is always cancelled), in one
- * statement: a record a run claims concurrently keeps its transaction and is not touched.
- */
-export function cancelUnclaimedRecords(db: Conn, subscriptionId: string): Promise<BillingRecordRow[]> {
-  return all(
-    db,
-    `UPDATE billing_records r SET status = 'CANCELLED', lease_owner = NULL, lease_until = NULL
-     FROM billing_records o
-     WHERE o.id = r.id AND r.subscription_id = @subscriptionId AND r.status = 'PENDING'
-       AND (r.transaction_id IS NULL OR r.billing_type = 'INITIAL')
-     RETURNING ${selectList(billingRecords, 'o')}`,
-    { subscriptionId },
-  );
 }

@@ -26,7 +26,6 @@ import type {
   Tx,
 } from '../store.js';
 import { openPgStore, type OpenPgOptions, type PgStore as PgHandle } from './client.js';
-import * as delivery from './delivery.js';
 import { isConnectionLost } from './errors.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import { type Conn, pgDb, run } from './query.js';
@@ -65,8 +64,6 @@ import { settleZone } from '../sql/zone.js';
 function engineTx(conn: TxConn): EngineTx {
   return {
     claimDueRecords: (ids, c) => renewals.claimDueRecords(conn, ids, c),
-    cancelUnclaimedRecords: (id) => renewals.cancelUnclaimedRecords(conn, id),
-    claimDueEvents: (c) => delivery.claimDueEvents(conn, c),
   };
 }
 

@@ -24,6 +24,8 @@ export interface Dialect {
   indexedBy(name: string): string;
   /** The LIMIT value meaning "all rows". */
   readonly unlimited: number | null;
+  /** `expr` is one of the list parameter `param` (an array of text; SQLite binds it as JSON). */
+  inList(expr: string, param: string): string;
 }
 
 /** One connection or pool, in one of the two dialects. */
@@ -48,6 +50,7 @@ export const SQLITE: Dialect = {
   bytewise: (expr) => expr,
   indexedBy: (name) => ` INDEXED BY ${name}`,
   unlimited: -1,
+  inList: (expr, param) => `${expr} IN (SELECT value FROM json_each(${param}))`,
 };
 
 export const POSTGRES: Dialect = {
@@ -58,7 +61,21 @@ export const POSTGRES: Dialect = {
   bytewise: (expr) => `${expr} COLLATE "C"`,
   indexedBy: () => '',
   unlimited: null,
+  inList: (expr, param) => `${expr} = ANY(CAST(${param} AS text[]))`,
 };
+
+/** Statement texts built once per dialect, for statements too frequent to rebuild their text per call. */
+export function perDialect<T>(build: (d: Dialect) => T): (d: Dialect) => T {
+  const made = new Map<Dialect['name'], T>();
+  return (d) => {
+    let t = made.get(d.name);
+    if (t === undefined) {
+      t = build(d);
+      made.set(d.name, t);
+    }
+    return t;
+  };
+}
 
 /**
  * A conditional write and the row it touched, without SQLite's RETURNING (which stages its rows

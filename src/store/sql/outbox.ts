@@ -1,8 +1,8 @@
 import { newId } from '../../domain/ids.js';
-import type { AttemptOutcome, EventFilter, EventRow, NewEvent } from '../store.js';
+import type { AttemptOutcome, ClaimedEvent, EventClaim, EventFilter, EventRow, NewEvent } from '../store.js';
 import { outboxEvents } from '../tables/index.js';
 import { prefixed, selectExcept } from '../tables/rows.js';
-import type { Db } from './db.js';
+import { type Db, perDialect } from './db.js';
 
 /**
  * Write a callback event, in the unit of work of the change it reports (ARCHITECTURE: side
@@ -88,6 +88,66 @@ export async function requeueEvent(db: Db, id: string, now: number): Promise<boo
       { id, now },
     )) === 1
   );
+}
+
+/**
+ * The outbox claim protocol. Like renewals (SPEC §7), a claim is a conditional UPDATE of
+ * lease_owner / lease_until that repeats the candidates' conditions — no process-local lock — so
+ * any number of deliverers (serve instances, renew runs) on one database never send the same
+ * attempt twice. Candidates are read passing over rows another deliverer is claiming right now
+ * (PostgreSQL's SKIP LOCKED; SQLite's writer runs alone).
+ *
+ * Ordering rule (docs/callbacks.md): an event of a subscription is not claimed while an earlier
+ * event (lower seq) of the same subscription is still PENDING — whether due, leased or waiting
+ * for a retry. DELIVERED and DEAD events do not block.
+ */
+const CLAIM = perDialect((d) => {
+  const due = `e.status = 'PENDING' AND e.next_attempt_at <= @now AND (e.lease_until IS NULL OR e.lease_until < @now)
+    AND (e.subscription_id IS NULL OR NOT EXISTS (
+      SELECT 1 FROM outbox_events p${d.indexedBy('outbox_subscription')}
+      WHERE p.subscription_id = e.subscription_id AND p.seq < e.seq AND p.status = 'PENDING'))`;
+  return {
+    candidates: `SELECT e.id, e.merchant_id AS "merchantId" FROM outbox_events e${d.indexedBy('outbox_due')}
+      WHERE ${due} AND NOT (${d.inList('e.merchant_id', '@busy')})
+      ORDER BY e.next_attempt_at, e.seq LIMIT @limit${d.skipLocked}`,
+    // RETURNING names no alias: SQLite's refers to the updated table's columns only.
+    claim: `UPDATE outbox_events AS e SET lease_owner = @owner, lease_until = @leaseUntil
+      WHERE ${d.inList('e.id', '@ids')} AND ${due}
+      RETURNING id, merchant_id AS "merchantId", notify_url AS "notifyUrl", payload, attempts`,
+  };
+});
+
+/**
+ * Claim up to `max` due events for `owner`, at most `perMerchant` of any one merchant counting
+ * `inFlight` (deliveries this deliverer already has running), in the order they are due.
+ */
+export async function claimDueEvents(db: Db, a: EventClaim): Promise<ClaimedEvent[]> {
+  if (a.max <= 0) return [];
+  const sql = CLAIM(db.dialect);
+  const counts = new Map(a.inFlight);
+  const busy = [...counts].filter(([, n]) => n >= a.perMerchant).map(([m]) => m);
+  const candidates = await db.all<{ id: string; merchantId: string }>(sql.candidates, {
+    now: a.now,
+    busy,
+    limit: a.max * 4,
+  });
+  const chosen: string[] = [];
+  for (const c of candidates) {
+    if (chosen.length >= a.max) break;
+    const n = counts.get(c.merchantId) ?? 0;
+    if (n >= a.perMerchant) continue;
+    counts.set(c.merchantId, n + 1);
+    chosen.push(c.id);
+  }
+  if (chosen.length === 0) return [];
+  const rows = await db.all<ClaimedEvent>(sql.claim, {
+    ids: chosen,
+    owner: a.owner,
+    leaseUntil: a.leaseUntil,
+    now: a.now,
+  });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return chosen.flatMap((id) => byId.get(id) ?? []);
 }
 
 /**

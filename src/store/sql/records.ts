@@ -205,3 +205,20 @@ export function releaseClaims(db: Db, owner: string): Promise<number> {
     { owner },
   );
 }
+
+/**
+ * Cancel the PENDING records of a subscription that no run has claimed yet, in one statement, and
+ * answer them as cancelled. A RENEW/RETRY record that has a transaction is a charge under way (or
+ * one a killed run left behind): it stays PENDING so its result is recorded (SPEC §6: a charge
+ * under way completes) and nothing is scheduled after it; on PostgreSQL a record a run claims
+ * concurrently is re-checked after its lock and so keeps its transaction. A PENDING INITIAL record
+ * (a first charge awaiting 3DS) is always cancelled: its page stops.
+ */
+export function cancelUnclaimedRecords(db: Db, subscriptionId: string): Promise<BillingRecordRow[]> {
+  return db.all(
+    `UPDATE billing_records SET status = 'CANCELLED', lease_owner = NULL, lease_until = NULL
+     WHERE subscription_id = @subscriptionId AND status = 'PENDING' AND (transaction_id IS NULL OR billing_type = 'INITIAL')
+     RETURNING ${selectList(billingRecords)}`,
+    { subscriptionId },
+  );
+}

@@ -3,11 +3,13 @@ import type {
   BillingRecordRow,
   CardRow,
   ClaimedEmail,
+  ClaimedEvent,
   CouponRow,
   DueCursor,
   DuePage,
   EmailClaim,
   EmailOutcome,
+  EventClaim,
   PortalSessionRow,
   MerchantRow,
   NewCreditNote,
@@ -52,11 +54,10 @@ import * as vault from './vault.js';
 
 /**
  * What each engine does its own way inside a unit of work, on purpose: the renewal run's claims
- * (PostgreSQL: SKIP LOCKED and multi-row statements; SQLite: its writer runs alone), the outbox's
- * delivery claims, and cancelling unclaimed records (one UPDATE … FROM … RETURNING the old rows on
- * PostgreSQL).
+ * (PostgreSQL: SKIP LOCKED and one statement per batch, with the RENEWAL transactions in a
+ * second; SQLite: its writer runs alone, and claims record by record without RETURNING).
  */
-export type EngineTx = Pick<Tx, 'claimDueRecords' | 'cancelUnclaimedRecords' | 'claimDueEvents'>;
+export type EngineTx = Pick<Tx, 'claimDueRecords'>;
 
 /** A unit of work's repository for both engines (see Store's unit-of-work contract). */
 export class SqlTx extends SqlReads implements Tx {
@@ -333,8 +334,13 @@ export class SqlTx extends SqlReads implements Tx {
     return outbox.sweepUnaddressed(this.sql, now, limit, error);
   }
 
-  // ---- The engine's own (see EngineTx).
+  cancelUnclaimedRecords(subscriptionId: string): Promise<BillingRecordRow[]> {
+    return records.cancelUnclaimedRecords(this.sql, subscriptionId);
+  }
+  claimDueEvents(c: EventClaim): Promise<ClaimedEvent[]> {
+    return outbox.claimDueEvents(this.sql, c);
+  }
+
+  /** The engine's own (see EngineTx). */
   claimDueRecords: EngineTx['claimDueRecords'] = (ids, c) => this.engine.claimDueRecords(ids, c);
-  cancelUnclaimedRecords: EngineTx['cancelUnclaimedRecords'] = (id) => this.engine.cancelUnclaimedRecords(id);
-  claimDueEvents: EngineTx['claimDueEvents'] = (c) => this.engine.claimDueEvents(c);
 }

@@ -5,14 +5,16 @@ import { prepared, reader } from './prepared.js';
 
 const dbs = new WeakMap<Sqlite, Db>();
 
-/** SQLite binds no booleans: 1/0, as the boolean columns store them. */
+/** SQLite binds no booleans and no arrays: 1/0, as the boolean columns store them, and a list as JSON (Dialect.inList). */
 function bind(args: Args | undefined): Args {
   if (!args) return {};
   // A loop over the keys: this runs for every statement, and Object.values would allocate.
   for (const k in args) {
-    if (typeof args[k] === 'boolean') {
+    const v = args[k];
+    if (typeof v === 'boolean' || Array.isArray(v)) {
       const out: Args = {};
-      for (const [key, x] of Object.entries(args)) out[key] = typeof x === 'boolean' ? Number(x) : x;
+      for (const [key, x] of Object.entries(args))
+        out[key] = typeof x === 'boolean' ? Number(x) : Array.isArray(x) ? JSON.stringify(x) : x;
       return out;
     }
   }

@@ -17,7 +17,6 @@ import { type EngineTx, SqlTx } from '../sql/tx.js';
 import { settleZone } from '../sql/zone.js';
 import { openSqlite, type Sqlite } from './client.js';
 import { sqliteDb } from './db.js';
-import * as delivery from './delivery.js';
 import { createPrivateFile } from './files.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import * as renewals from './renewals.js';
@@ -36,8 +35,6 @@ import { createWriter } from './writer.js';
 function engineTx(sqlite: Sqlite): EngineTx {
   return {
     claimDueRecords: async (ids, c) => renewals.claimDueRecords(sqlite, ids, c),
-    cancelUnclaimedRecords: async (id) => renewals.cancelUnclaimedRecords(sqlite, id),
-    claimDueEvents: async (c) => delivery.claimDueEvents(sqlite, c),
   };
 }
 

@@ -1,7 +1,5 @@
 import { newId } from '../../domain/ids.js';
-import type { BillingRecordRow, ClaimedRecord } from '../store.js';
-import { billingRecords } from '../tables/index.js';
-import { selectList } from '../tables/rows.js';
+import type { ClaimedRecord } from '../store.js';
 import { CLAIMED_COLUMNS } from '../sql/records.js';
 import type { Sqlite } from './client.js';
 import { prepared, reader } from './prepared.js';
@@ -92,23 +90,4 @@ function insertRenewalTransaction(sqlite: Sqlite, id: string, rec: ClaimedRecord
     channel,
     now,
   });
-}
-
-/**
- * Cancel the PENDING records of a subscription that no run has claimed yet. A RENEW/RETRY record
- * that has a transaction is a charge under way (or one a killed run left behind): it stays PENDING
- * so its result is recorded (SPEC §6: a charge under way completes) and nothing is scheduled after
- * it. A PENDING INITIAL record (first charge awaiting 3DS) is always cancelled: its page stops.
- */
-export function cancelUnclaimedRecords(sqlite: Sqlite, subscriptionId: string): BillingRecordRow[] {
-  const rows = reader(
-    sqlite,
-    `SELECT ${selectList(billingRecords, 'r')} FROM billing_records r WHERE r.subscription_id = ? AND r.status = 'PENDING' AND (r.transaction_id IS NULL OR r.billing_type = 'INITIAL')`,
-  ).all(subscriptionId) as BillingRecordRow[];
-  const cancel = prepared(
-    sqlite,
-    "UPDATE billing_records SET status = 'CANCELLED', lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'PENDING'",
-  );
-  for (const r of rows) cancel.run(r.id);
-  return rows;
 }
