@@ -256,6 +256,29 @@ describe("a renewal charge's outcome on its subscription and transaction", () =>
     });
   });
 
+  it('refuses an amount or a paid-through time that is not a finite number, alone or side by side, and writes nothing', async () => {
+    app = await testApp();
+    const [a, b] = [(await subscribed()).sub, (await subscribed()).sub];
+    const now = app.clock.now();
+    const charge = (id: string, amount: number, paidThrough: number | null = null) =>
+      ({ id, c: { approved: true, amount, paidThrough, now } }) as const;
+    for (const asked of [
+      [charge(a.id, Number.NaN)],
+      [charge(a.id, 5), charge(b.id, Number.POSITIVE_INFINITY)],
+      // A nullable column: JSON would write NaN as null, "no value", and the charge would count.
+      [charge(a.id, 5), charge(b.id, 5, Number.NaN)],
+    ]) {
+      await expect(
+        app.ctx.store.transaction((tx) => Promise.all(asked.map((x) => tx.addChargeToSubscription(x.id, x.c)))),
+      ).rejects.toThrow();
+    }
+    for (const s of [a, b])
+      expect(await app.ctx.store.getSubscriptionById(s.id)).toMatchObject({
+        totalPaid: s.totalPaid,
+        billingCount: s.billingCount,
+      });
+  });
+
   it('finishes the transaction approved with its amount, or failed with its reason, the processor ref kept when none is given', async () => {
     app = await testApp();
     const { txn } = await subscribed();

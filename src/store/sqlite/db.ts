@@ -5,20 +5,26 @@ import { prepared, reader } from './prepared.js';
 
 const dbs = new WeakMap<Sqlite, Db>();
 
-/** SQLite binds no booleans and no arrays: 1/0, as the boolean columns store them, and a list as JSON (Dialect.inList). */
+/**
+ * SQLite binds no booleans and no arrays: 1/0, as the boolean columns store them, and a list as
+ * JSON (Dialect.inList). A number that is not finite is refused, as PostgreSQL refuses it: SQLite
+ * would store NaN as NULL and an infinity as a REAL, or as the largest integer once CAST.
+ */
 function bind(args: Args | undefined): Args {
   if (!args) return {};
   // A loop over the keys: this runs for every statement, and Object.values would allocate.
+  let convert = false;
   for (const k in args) {
     const v = args[k];
-    if (typeof v === 'boolean' || Array.isArray(v)) {
-      const out: Args = {};
-      for (const [key, x] of Object.entries(args))
-        out[key] = typeof x === 'boolean' ? Number(x) : Array.isArray(x) ? JSON.stringify(x) : x;
-      return out;
-    }
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) throw new Error(`not a finite number: @${k} = ${v}`);
+    } else if (typeof v === 'boolean' || Array.isArray(v)) convert = true;
   }
-  return args;
+  if (!convert) return args;
+  const out: Args = {};
+  for (const [key, x] of Object.entries(args))
+    out[key] = typeof x === 'boolean' ? Number(x) : Array.isArray(x) ? JSON.stringify(x) : x;
+  return out;
 }
 
 /**
