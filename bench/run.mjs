@@ -6,7 +6,9 @@
 // due Stripe renewals at Stripe's live limit), documents (invoice PDFs: render cost and the event
 // loop's delay), documents-fetch and documents-fetch-pg (PAY's latency while a client fetches
 // invoice PDFs, beside it without), invoices and invoices-pg (20,000 renewals by four `renew`
-// processes: invoice numbers 1..20,000 with no gap), and the groups `sqlite` and `pg`.
+// processes: invoice numbers 1..20,000 with no gap), pay-service (a sandbox PAY through the
+// service in-process, no HTTP: what the services and the store cost alone), and the groups
+// `sqlite` and `pg`.
 // Not in the default run, because they need the code before invoices as --without DIR (a checkout
 // with its dist built): documents-cost and documents-cost-pg (PAY and renewals with documents on
 // beside that code), documents-statements (statements per PAY and renewal in PostgreSQL's log)
@@ -35,10 +37,12 @@ const BENCHES = {
   'documents-fetch-pg': ['documents-fetch.mjs', '--pg'],
   invoices: ['invoices-gapless.mjs'],
   'invoices-pg': ['invoices-gapless.mjs', '--pg'],
+  'pay-service': ['pay-service.mjs'],
 };
 const GROUPS = { sqlite: ['renewals', 'http', 'report'], pg: ['renewals-pg', 'http-pg'] };
 const all = [
   ...GROUPS.sqlite,
+  'pay-service',
   'stripe',
   'stripe-renewals',
   'documents',
