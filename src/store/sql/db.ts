@@ -1,3 +1,5 @@
+import { cached } from '../cached.js';
+
 /**
  * The dialect layer: what the repositories in this folder need from an engine to run SQL both
  * engines share. Statements take `@name` parameters (SQLite reads them natively; the PostgreSQL
@@ -66,15 +68,8 @@ export const POSTGRES: Dialect = {
 
 /** Statement texts built once per dialect, for statements too frequent to rebuild their text per call. */
 export function perDialect<T>(build: (d: Dialect) => T): (d: Dialect) => T {
-  const made = new Map<Dialect['name'], T>();
-  return (d) => {
-    let t = made.get(d.name);
-    if (t === undefined) {
-      t = build(d);
-      made.set(d.name, t);
-    }
-    return t;
-  };
+  const made = new WeakMap<Dialect, Map<string, T>>();
+  return (d) => cached(made, d, '', () => build(d));
 }
 
 /**
