@@ -1,43 +1,20 @@
 import type {
-  AttemptOutcome,
-  BillingRecordRow,
-  CardRow,
-  ClaimedEmail,
-  ClaimedEvent,
-  CouponRow,
   DueCursor,
   DuePage,
-  EmailClaim,
-  EmailOutcome,
-  EventClaim,
-  PortalSessionRow,
-  MerchantRow,
-  NewCreditNote,
   NewCustomerEmail,
   NewEvent,
   NewIdempotency,
   NewInvoice,
   NewRecord,
-  PlanRow,
-  PlanSwitch,
-  RecordPrice,
-  SubscriptionCoupon,
-  RefundOutcome,
-  RefundRow,
   SandboxChargeRow,
-  SealedColumn,
-  StripeCardIds,
-  SubscriptionRow,
-  SubscriptionStatusPatch,
-  TrackingUpsert,
   TransactionRow,
   Tx,
 } from '../store.js';
-import type { SequenceColumn, TakenNumber } from '../sequence-sql.js';
 import * as cards from './cards.js';
 import * as coupons from './coupons.js';
 import * as emails from './customer-emails.js';
 import * as portal from './portal.js';
+import { bindStatements, type Bound } from './bind.js';
 import type { Db } from './db.js';
 import * as documents from './documents.js';
 import * as merchants from './merchants.js';
@@ -59,7 +36,85 @@ import * as vault from './vault.js';
  */
 export type EngineTx = Pick<Tx, 'claimDueRecords'>;
 
-/** A unit of work's repository for both engines (see Store's unit-of-work contract). */
+/** The `Tx` methods that are a statement of this folder and nothing more (bind.ts). */
+const txStatements = {
+  lockTransaction: txns.lockTransaction,
+  lockSubscription: subs.lockSubscription,
+  insertMerchant: merchants.insertMerchant,
+  updateMerchant: merchants.updateMerchantRow,
+  insertPortalSession: portal.insertPortalSession,
+  deletePortalSessionsBefore: portal.deletePortalSessionsBefore,
+  countPortalCardCheck: portal.countPortalCardCheck,
+  insertCoupon: coupons.insertCoupon,
+  setCouponStatus: coupons.setCouponStatus,
+  reserveCouponRedemption: coupons.reserveCouponRedemption,
+  releaseCouponRedemption: coupons.releaseCouponRedemption,
+  moveDocumentSequence: merchants.moveDocumentSequence,
+  takeDocumentNumber: merchants.takeDocumentNumber,
+  issueCreditNote: documents.issueCreditNote,
+  giveCreditNoteToken: documents.giveCreditNoteToken,
+  insertPlan: plans.insertPlan,
+  setPlanStatus: plans.setPlanStatus,
+  reservePlanSlot: plans.reservePlanSlot,
+  releasePlanSlot: plans.releasePlanSlot,
+  claimCharge: txns.claimCharge,
+  releaseCharge: txns.releaseCharge,
+  holdPage: txns.holdPage,
+  closeOpenCharge: txns.closeOpenCharge,
+  discardUncharged: txns.discardUncharged,
+  insertRefund: refunds.insertRefund,
+  reserveRefund: refunds.reserveRefund,
+  noteRefundRef: refunds.noteRefundRef,
+  discardRefusedRefund: refunds.discardRefusedRefund,
+  settleRefund: refunds.settleRefund,
+  settleReservation: refunds.settleReservation,
+  insertCard: cards.insertCard,
+  setStripeCard: cards.setStripeCard,
+  deleteCard: cards.deleteCard,
+  insertSubscription: subs.insertSubscription,
+  setSubscriptionStatus: subs.setSubscriptionStatus,
+  activateSubscription: subs.activateSubscription,
+  expireSubscription: subs.expireSubscription,
+  insertBillingRecord: records.insertBillingRecord,
+  setSubscriptionCard: subs.setSubscriptionCard,
+  setCardUpdateToken: subs.setCardUpdateToken,
+  countCardLinkCheck: subs.countCardLinkCheck,
+  rescheduleRecord: records.rescheduleRecord,
+  applyPlanChange: subs.applyPlanChange,
+  setPendingPlan: subs.setPendingPlan,
+  spendCredit: subs.spendCredit,
+  setSubscriptionCoupon: subs.setSubscriptionCoupon,
+  setCouponCyclesUsed: subs.setCouponCyclesUsed,
+  repriceRecord: records.repriceRecord,
+  settleFirstRecord: records.settleFirstRecord,
+  requeueEvent: outbox.requeueEvent,
+  claimDueEmails: emails.claimDueEmails,
+  finishEmailAttempt: emails.finishEmailAttempt,
+  requeueEmail: emails.requeueEmail,
+  setSubscriptionEmail: emails.setSubscriptionEmail,
+  setMeta: vault.setMeta,
+  claimMeta: vault.claimMeta,
+  deleteMeta: vault.deleteMeta,
+  updateSealed: vault.updateSealed,
+  upsertTracking: tracking.upsertTracking,
+  getSandboxChargeByKey: sandbox.getSandboxChargeByKey,
+  getSandboxCharge: sandbox.getSandboxCharge,
+  finishSandboxAction: sandbox.finishSandboxAction,
+  sandboxRefunded: sandbox.sandboxRefunded,
+  releaseClaims: records.releaseClaims,
+  finishAttempt: outbox.finishAttempt,
+  sweepUnaddressed: outbox.sweepUnaddressed,
+  cancelUnclaimedRecords: records.cancelUnclaimedRecords,
+  claimDueEvents: outbox.claimDueEvents,
+};
+
+export interface SqlTx extends Bound<typeof txStatements> {}
+
+/**
+ * A unit of work's repository for both engines (see Store's unit-of-work contract). The methods
+ * written out here add to their statement, or are the ones an engine overrides.
+ */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: see the interface above
 export class SqlTx extends SqlReads implements Tx {
   constructor(
     sql: Db,
@@ -76,66 +131,6 @@ export class SqlTx extends SqlReads implements Tx {
     return write.then(() => undefined);
   }
 
-  lockTransaction(id: string): Promise<TransactionRow | undefined> {
-    return txns.lockTransaction(this.sql, id);
-  }
-  lockSubscription(merchantId: string, id: string): Promise<SubscriptionRow | undefined> {
-    return subs.lockSubscription(this.sql, merchantId, id);
-  }
-  insertMerchant(row: MerchantRow): Promise<void> {
-    return merchants.insertMerchant(this.sql, row);
-  }
-  updateMerchant(id: string, patch: Partial<Omit<MerchantRow, 'id'>>): Promise<void> {
-    return merchants.updateMerchantRow(this.sql, id, patch);
-  }
-  insertPortalSession(row: PortalSessionRow): Promise<void> {
-    return portal.insertPortalSession(this.sql, row);
-  }
-  deletePortalSessionsBefore(cutoff: number): Promise<void> {
-    return portal.deletePortalSessionsBefore(this.sql, cutoff);
-  }
-  countPortalCardCheck(tokenHash: string, max: number): Promise<boolean> {
-    return portal.countPortalCardCheck(this.sql, tokenHash, max);
-  }
-  insertCoupon(row: CouponRow): Promise<void> {
-    return coupons.insertCoupon(this.sql, row);
-  }
-  setCouponStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void> {
-    return coupons.setCouponStatus(this.sql, id, status);
-  }
-  reserveCouponRedemption(id: string, now: number): Promise<boolean> {
-    return coupons.reserveCouponRedemption(this.sql, id, now);
-  }
-  releaseCouponRedemption(id: string): Promise<void> {
-    return coupons.releaseCouponRedemption(this.sql, id);
-  }
-  moveDocumentSequence(merchantId: string, which: SequenceColumn, requested: number): Promise<number | undefined> {
-    return merchants.moveDocumentSequence(this.sql, merchantId, which, requested);
-  }
-  takeDocumentNumber(merchantId: string, which: SequenceColumn): Promise<TakenNumber | undefined> {
-    return merchants.takeDocumentNumber(this.sql, merchantId, which);
-  }
-  issueInvoice(inv: NewInvoice): Promise<string | undefined> {
-    return documents.issueInvoice(this.sql, inv);
-  }
-  issueCreditNote(cn: NewCreditNote): Promise<string | undefined> {
-    return documents.issueCreditNote(this.sql, cn);
-  }
-  giveCreditNoteToken(id: string, token: string): Promise<boolean> {
-    return documents.giveCreditNoteToken(this.sql, id, token);
-  }
-  insertPlan(row: PlanRow): Promise<void> {
-    return plans.insertPlan(this.sql, row);
-  }
-  setPlanStatus(id: string, status: 'ACTIVE' | 'INACTIVE'): Promise<void> {
-    return plans.setPlanStatus(this.sql, id, status);
-  }
-  reservePlanSlot(planId: string): Promise<boolean> {
-    return plans.reservePlanSlot(this.sql, planId);
-  }
-  releasePlanSlot(planId: string): Promise<void> {
-    return plans.releasePlanSlot(this.sql, planId);
-  }
   insertTransaction(row: TransactionRow): Promise<void> {
     return this.later(txns.insertTransaction(this.sql, row));
   }
@@ -153,167 +148,30 @@ export class SqlTx extends SqlReads implements Tx {
   }
   /** The row as a conditional update returned it (PostgreSQL keeps it for the read that follows). */
   protected changedTransaction(_row: TransactionRow): void {}
-  claimCharge(id: string, now: number, leaseMs: number): Promise<boolean> {
-    return txns.claimCharge(this.sql, id, now, leaseMs);
-  }
-  releaseCharge(id: string, now: number, leaseMs: number): Promise<void> {
-    return txns.releaseCharge(this.sql, id, now, leaseMs);
-  }
-  holdPage(id: string, openStatus: number, now: number, until: number): Promise<boolean> {
-    return txns.holdPage(this.sql, id, openStatus, now, until);
-  }
-  closeOpenCharge(id: string, status: number, now: number): Promise<boolean> {
-    return txns.closeOpenCharge(this.sql, id, status, now);
-  }
-  discardUncharged(id: string): Promise<boolean> {
-    return txns.discardUncharged(this.sql, id);
-  }
-  insertRefund(row: RefundRow): Promise<void> {
-    return refunds.insertRefund(this.sql, row);
-  }
-  reserveRefund(txnId: string, amount: number, now: number): Promise<boolean> {
-    return refunds.reserveRefund(this.sql, txnId, amount, now);
-  }
-  noteRefundRef(id: string, channelRef: string): Promise<void> {
-    return refunds.noteRefundRef(this.sql, id, channelRef);
-  }
-  discardRefusedRefund(id: string): Promise<boolean> {
-    return refunds.discardRefusedRefund(this.sql, id);
-  }
-  settleRefund(id: string, outcome: RefundOutcome): Promise<boolean> {
-    return refunds.settleRefund(this.sql, id, outcome);
-  }
-  settleReservation(txnId: string, amount: number, refunded: boolean, now: number): Promise<void> {
-    return refunds.settleReservation(this.sql, txnId, amount, refunded, now);
-  }
-  insertCard(row: CardRow): Promise<void> {
-    return cards.insertCard(this.sql, row);
-  }
-  setStripeCard(id: string, card: StripeCardIds): Promise<void> {
-    return cards.setStripeCard(this.sql, id, card);
-  }
-  deleteCard(id: string): Promise<void> {
-    return cards.deleteCard(this.sql, id);
-  }
-  insertSubscription(row: SubscriptionRow): Promise<void> {
-    return subs.insertSubscription(this.sql, row);
-  }
-  setSubscriptionStatus(id: string, patch: SubscriptionStatusPatch): Promise<void> {
-    return subs.setSubscriptionStatus(this.sql, id, patch);
-  }
-  activateSubscription(id: string, a: { paidThrough: number; amount: number; now: number }): Promise<boolean> {
-    return subs.activateSubscription(this.sql, id, a);
-  }
-  expireSubscription(id: string, now: number): Promise<boolean> {
-    return subs.expireSubscription(this.sql, id, now);
-  }
-  insertBillingRecord(row: BillingRecordRow): Promise<void> {
-    return records.insertBillingRecord(this.sql, row);
-  }
-  setSubscriptionCard(id: string, cardId: string, now: number): Promise<void> {
-    return subs.setSubscriptionCard(this.sql, id, cardId, now);
-  }
-  setCardUpdateToken(id: string, token: string | null, expiresAt: number | null): Promise<void> {
-    return subs.setCardUpdateToken(this.sql, id, token, expiresAt);
-  }
-  countCardLinkCheck(id: string): Promise<void> {
-    return subs.countCardLinkCheck(this.sql, id);
-  }
-  rescheduleRecord(id: string, scheduledTime: number): Promise<boolean> {
-    return records.rescheduleRecord(this.sql, id, scheduledTime);
-  }
-  applyPlanChange(id: string, c: PlanSwitch): Promise<void> {
-    return subs.applyPlanChange(this.sql, id, c);
-  }
-  setPendingPlan(id: string, planId: string | null, now: number): Promise<void> {
-    return subs.setPendingPlan(this.sql, id, planId, now);
-  }
-  spendCredit(id: string, amount: number, now: number): Promise<void> {
-    return subs.spendCredit(this.sql, id, amount, now);
-  }
-  setSubscriptionCoupon(id: string, c: SubscriptionCoupon, now: number): Promise<void> {
-    return subs.setSubscriptionCoupon(this.sql, id, c, now);
-  }
-  setCouponCyclesUsed(id: string, cyclesUsed: number, now: number): Promise<void> {
-    return subs.setCouponCyclesUsed(this.sql, id, cyclesUsed, now);
-  }
-  repriceRecord(id: string, p: RecordPrice): Promise<boolean> {
-    return records.repriceRecord(this.sql, id, p);
-  }
   async insertPendingRecord(r: NewRecord): Promise<string> {
     const { id, write } = subs.sendPendingRecord(this.sql, r);
     await this.later(write);
     return id;
   }
-  settleFirstRecord(
-    id: string,
-    status: 'SUCCESS' | 'FAILED',
-    failReason: string | null,
-    now: number,
-  ): Promise<boolean> {
-    return records.settleFirstRecord(this.sql, id, status, failReason, now);
-  }
   /** Record a claimed renewal record's outcome; false when another run recorded it first. */
   settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
     return records.settleFirstRecord(this.sql, id, status, failReason, now, 'release');
-  }
-  enqueueEvent(e: NewEvent): Promise<string | undefined> {
-    return outbox.enqueueEvent(this.sql, e);
-  }
-  requeueEvent(id: string, now: number): Promise<boolean> {
-    return outbox.requeueEvent(this.sql, id, now);
-  }
-  enqueueEmail(e: NewCustomerEmail): Promise<string | undefined> {
-    return emails.enqueueEmail(this.sql, e);
-  }
-  claimDueEmails(c: EmailClaim): Promise<ClaimedEmail[]> {
-    return emails.claimDueEmails(this.sql, c);
-  }
-  finishEmailAttempt(id: string, owner: string, o: EmailOutcome): Promise<boolean> {
-    return emails.finishEmailAttempt(this.sql, id, owner, o);
-  }
-  requeueEmail(id: string, now: number): Promise<boolean> {
-    return emails.requeueEmail(this.sql, id, now);
-  }
-  setSubscriptionEmail(id: string, email: string | null, now: number): Promise<void> {
-    return emails.setSubscriptionEmail(this.sql, id, email, now);
-  }
-  setMeta(key: string, value: string): Promise<void> {
-    return vault.setMeta(this.sql, key, value);
-  }
-  claimMeta(key: string, value: string): Promise<string> {
-    return vault.claimMeta(this.sql, key, value);
-  }
-  deleteMeta(key: string): Promise<void> {
-    return vault.deleteMeta(this.sql, key);
-  }
-  updateSealed(col: SealedColumn, id: string, sealed: string): Promise<void> {
-    return vault.updateSealed(this.sql, col, id, sealed);
-  }
-  upsertTracking(e: TrackingUpsert): Promise<void> {
-    return tracking.upsertTracking(this.sql, e);
-  }
-  insertSandboxCharge(row: SandboxChargeRow): Promise<boolean> {
-    return sandbox.insertSandboxCharge(this.sql, row);
-  }
-  getSandboxChargeByKey(idempotencyKey: string): Promise<SandboxChargeRow | undefined> {
-    return sandbox.getSandboxChargeByKey(this.sql, idempotencyKey);
-  }
-  getSandboxCharge(id: string): Promise<SandboxChargeRow | undefined> {
-    return sandbox.getSandboxCharge(this.sql, id);
-  }
-  finishSandboxAction(id: string, outcome: 'approved' | 'failed', declineCode: string | null, now: number) {
-    return sandbox.finishSandboxAction(this.sql, id, outcome, declineCode, now);
-  }
-  sandboxRefunded(chargeId: string): Promise<number> {
-    return sandbox.sandboxRefunded(this.sql, chargeId);
   }
   lockDueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage> {
     return records.dueRecords(this.sql, now, limit, cursor, { lock: true });
   }
 
-  releaseClaims(owner: string): Promise<number> {
-    return records.releaseClaims(this.sql, owner);
+  issueInvoice(inv: NewInvoice): Promise<string | undefined> {
+    return documents.issueInvoice(this.sql, inv);
+  }
+  enqueueEvent(e: NewEvent): Promise<string | undefined> {
+    return outbox.enqueueEvent(this.sql, e);
+  }
+  enqueueEmail(e: NewCustomerEmail): Promise<string | undefined> {
+    return emails.enqueueEmail(this.sql, e);
+  }
+  insertSandboxCharge(row: SandboxChargeRow): Promise<boolean> {
+    return sandbox.insertSandboxCharge(this.sql, row);
   }
   finishRenewalTransaction(
     id: string,
@@ -327,20 +185,9 @@ export class SqlTx extends SqlReads implements Tx {
   ): Promise<void> {
     return subs.addChargeToSubscription(this.sql, id, c);
   }
-  finishAttempt(id: string, owner: string, o: AttemptOutcome): Promise<boolean> {
-    return outbox.finishAttempt(this.sql, id, owner, o);
-  }
-  sweepUnaddressed(now: number, limit: number, error: string): Promise<number> {
-    return outbox.sweepUnaddressed(this.sql, now, limit, error);
-  }
-
-  cancelUnclaimedRecords(subscriptionId: string): Promise<BillingRecordRow[]> {
-    return records.cancelUnclaimedRecords(this.sql, subscriptionId);
-  }
-  claimDueEvents(c: EventClaim): Promise<ClaimedEvent[]> {
-    return outbox.claimDueEvents(this.sql, c);
-  }
 
   /** The engine's own (see EngineTx). */
   claimDueRecords: EngineTx['claimDueRecords'] = (ids, c) => this.engine.claimDueRecords(ids, c);
 }
+
+bindStatements(SqlTx, txStatements);
