@@ -102,3 +102,16 @@ export function newSubscriptionCode(): string {
 export function randomToken(bytes = 24): string {
   return pooledBytes(bytes).toString('base64url');
 }
+
+/**
+ * A hosted document's unguessable key (`/invoice/{token}`): ten characters of the time it was
+ * made, then 24 random bytes. The random part alone keeps it unguessable; the time in front makes
+ * each new key sort after the last, so the token's unique index takes it at its end, as it takes
+ * ids, instead of at a random place. A random key changes a different index page for almost every
+ * row, and every changed page is written to the log at commit: on SQLite a PAY wrote 29% fewer
+ * bytes with these (BENCHMARKS.md). The time is the wall clock's, because it only orders keys
+ * for storage: nothing reads it back.
+ */
+export function documentToken(nowMs: number = Date.now()): string {
+  return `${encodeTime(nowMs)}${randomToken(24)}`;
+}

@@ -100,7 +100,7 @@ describe('credit notes over HTTP (happy)', () => {
 
   it('gives each credit note in the detail its own page and PDF link', async () => {
     const { note } = await refunded();
-    expect(note.url).toMatch(new RegExp(`^${shop.url}/credit-note/[A-Za-z0-9_-]{32}$`));
+    expect(note.url).toMatch(new RegExp(`^${shop.url}/credit-note/[0-9A-HJKMNP-TV-Z]{10}[A-Za-z0-9_-]{32}$`));
     expect(note.pdfUrl).toBe(`${note.url}/pdf`);
   });
 

@@ -232,7 +232,7 @@ describe.skipIf(!pgAvailable())('statements per PAY and per renewal on PostgreSQ
       expect(JSON.parse(row?.details ?? '{}')).toEqual({ invoiceNumber: 'INV-000001' });
       expect(JSON.parse(row?.payload ?? '{}')).toMatchObject({
         invoiceNumber: 'INV-000001',
-        invoiceUrl: expect.stringMatching(/\/invoice\/[A-Za-z0-9_-]{32}$/),
+        invoiceUrl: expect.stringMatching(/\/invoice\/[0-9A-HJKMNP-TV-Z]{10}[A-Za-z0-9_-]{32}$/),
       });
     } finally {
       await mailer.stop();

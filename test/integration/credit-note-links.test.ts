@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { creditNoteByToken, invoiceDetail } from '../../src/services/documents/queries.js';
+import { creditNoteByToken, invoiceByToken, invoiceDetail } from '../../src/services/documents/queries.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { refundTransaction } from '../../src/services/refund.js';
 import { createTransaction } from '../../src/services/transactions/index.js';
@@ -33,7 +33,7 @@ describe('credit note links', () => {
   it('issues every credit note with a token of its own, which opens it', async () => {
     const { merchantId } = await refunded();
     const row = await rowsOf(app.ctx).get<{ token: string | null }>('SELECT token FROM credit_notes');
-    expect(row.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(row.token).toMatch(/^[0-9A-HJKMNP-TV-Z]{10}[A-Za-z0-9_-]{32}$/);
     const [note] = (await invoiceDetail(app.ctx, merchantId, { invoiceNumber: 'INV-000001' })).creditNotes ?? [];
     expect(tokenOf(note?.url)).toBe(row.token);
     expect((await creditNoteByToken(app.ctx, row.token ?? '')).number).toBe('INV-CN-000001');
@@ -44,10 +44,19 @@ describe('credit note links', () => {
     await rowsOf(app.ctx).run('UPDATE credit_notes SET token = NULL');
     const first = (await invoiceDetail(app.ctx, merchantId, { invoiceNumber: 'INV-000001' })).creditNotes?.[0];
     const stored = await rowsOf(app.ctx).get<{ token: string | null }>('SELECT token FROM credit_notes');
-    expect(stored.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(stored.token).toMatch(/^[0-9A-HJKMNP-TV-Z]{10}[A-Za-z0-9_-]{32}$/);
     expect(tokenOf(first?.url)).toBe(stored.token);
     const again = (await invoiceDetail(app.ctx, merchantId, { invoiceNumber: 'INV-000001' })).creditNotes?.[0];
     expect(again?.url).toBe(first?.url);
     expect((await creditNoteByToken(app.ctx, stored.token ?? '')).number).toBe('INV-CN-000001');
+  });
+
+  it('opens a document by a token of the older form (32 random characters), as issued before tokens began with their time', async () => {
+    await refunded();
+    const older = 'Zq3v9Xk2LmN8pQr4StU6vWx0YzA1bC5d';
+    await rowsOf(app.ctx).run(`UPDATE invoices SET token = '${older}'`);
+    await rowsOf(app.ctx).run(`UPDATE credit_notes SET token = '${older}'`);
+    expect((await invoiceByToken(app.ctx, older)).number).toBe('INV-000001');
+    expect((await creditNoteByToken(app.ctx, older)).number).toBe('INV-CN-000001');
   });
 });

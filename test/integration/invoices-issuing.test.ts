@@ -74,7 +74,7 @@ describe('issuing invoices', () => {
         { description: 'Mug', quantity: '1', unitPrice: '4.00', amount: '4.00' },
       ],
     });
-    expect(inv?.url).toMatch(/\/invoice\/[A-Za-z0-9_-]{32}$/);
+    expect(inv?.url).toMatch(/\/invoice\/[0-9A-HJKMNP-TV-Z]{10}[A-Za-z0-9_-]{32}$/);
     expect(await callbackBody(t.transactionOrderId)).toMatchObject({
       invoiceNumber: 'INV-000001',
       invoiceUrl: inv?.url,

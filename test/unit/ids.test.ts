@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId, randomToken } from '../../src/domain/ids.js';
+import { documentToken, newId, randomToken } from '../../src/domain/ids.js';
 
 const ID = /^txn_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -33,5 +33,24 @@ describe('random tokens', () => {
     for (const t of tokens) expect(Buffer.from(t, 'base64url')).toHaveLength(24);
     expect(new Set(tokens).size).toBe(400);
     expect(randomToken(5000)).toHaveLength(Math.ceil((5000 * 4) / 3));
+  });
+});
+
+describe('document tokens', () => {
+  it('are ten characters of time, then 24 random bytes in base64url', () => {
+    const token = documentToken(Date.UTC(2026, 10, 28));
+    expect(token).toMatch(/^[0-9A-HJKMNP-TV-Z]{10}[A-Za-z0-9_-]{32}$/);
+    expect(Buffer.from(token.slice(10), 'base64url')).toHaveLength(24);
+  });
+
+  it('made in a later millisecond sort after, so their unique index takes them at its end', () => {
+    const start = Date.UTC(2026, 10, 28);
+    const tokens = Array.from({ length: 500 }, (_, i) => documentToken(start + i));
+    expect([...tokens].sort()).toEqual(tokens);
+  });
+
+  it('made in the same millisecond still differ, and by their random part alone', () => {
+    const tokens = Array.from({ length: 500 }, () => documentToken(Date.UTC(2026, 10, 28)));
+    expect(new Set(tokens.map((t) => t.slice(10))).size).toBe(500);
   });
 });

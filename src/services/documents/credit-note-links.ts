@@ -1,5 +1,5 @@
 import type { Ctx } from '../../ctx.js';
-import { randomToken } from '../../domain/ids.js';
+import { documentToken } from '../../domain/ids.js';
 import type { CreditNoteRow } from '../../store/store.js';
 
 /** A credit note that has its hosted page's token. */
@@ -17,7 +17,7 @@ export async function withLinks(ctx: Ctx, rows: readonly CreditNoteRow[]): Promi
   const missing = rows.filter((r) => !linked(r));
   if (missing.length === 0) return rows.filter(linked);
   await ctx.store.transaction(async (tx) => {
-    for (const r of missing) await tx.giveCreditNoteToken(r.id, randomToken(24));
+    for (const r of missing) await tx.giveCreditNoteToken(r.id, documentToken());
   });
   const out: LinkedCreditNote[] = [];
   for (const r of rows) {

@@ -8,7 +8,7 @@ import {
   type PaymentMethod,
   type Reduction,
 } from '../../domain/documents.js';
-import { newId, randomToken } from '../../domain/ids.js';
+import { documentToken, newId, randomToken } from '../../domain/ids.js';
 import { emailOfAddress } from '../../domain/email-address.js';
 import {
   type BillingRecordRow,
@@ -188,7 +188,7 @@ function invoiceRow(f: ChargeFacts, lines: InvoiceLine[], now: number): NewInvoi
   return newInvoice({
     id: newId('inv', now),
     merchantId: f.merchantId,
-    token: randomToken(24),
+    token: documentToken(),
     transactionId: f.transactionId,
     subscriptionId: f.subscriptionId,
     userId: f.userId,
@@ -252,7 +252,7 @@ export async function issueCreditNote(tx: Tx, refund: RefundRow, txn: Transactio
       transactionId: txn.id,
       invoiceId: invoice?.id ?? null,
       invoiceNumber: invoice?.number ?? null,
-      token: randomToken(24),
+      token: documentToken(),
       currency: refund.currency,
       amount: refund.amount,
       issuedAt: now,
