@@ -22,7 +22,6 @@
 //  3. raw, multi-row: the same rows as one INSERT/UPDATE per table per batch (unnest arrays) —
 //     the fastest plain way to write them; then again with the invoices (as on SQLite).
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,7 +160,8 @@ const invoiceDocument = (sid) =>
     subscriptionCode: `SCB${sid.slice(5)}`,
   });
 const INVOICE_CUSTOMER = JSON.stringify({ addressLines: [] });
-const invoiceToken = () => randomBytes(24).toString('base64url');
+/** Invoice tokens as the engine draws them (its time first, so the token index grows at its end). */
+const tokens = async () => (await import(new URL('domain/ids.js', DIST))).documentToken;
 const invoiceNumber = (n) => `INV-${String(n).padStart(6, '0')}`;
 /** The records a raw baseline renews, with what their rows need (both engines). */
 const PENDING_RECORDS = `SELECT r.id, r.subscription_id AS sid, r.merchant_id AS mid, s.user_id AS uid
@@ -173,6 +173,7 @@ const PENDING_RECORDS = `SELECT r.id, r.subscription_id AS sid, r.merchant_id AS
  */
 async function raw(dbPath, invoices) {
   const { openSqlite } = await import(new URL('store/sqlite/client.js', DIST));
+  const invoiceToken = await tokens();
   const { BATCH_SIZE } = await import(new URL('services/renew/run.js', DIST));
   const sqlite = openSqlite(dbPath);
   const ids = sqlite.prepare(PENDING_RECORDS).all();
@@ -331,6 +332,7 @@ async function deliverPg(url) {
 /** Child: the raw write rate of the same rows on one connection (synchronous_commit=on). */
 async function rawPg(url, mode) {
   const { BATCH_SIZE } = await import(new URL('services/renew/run.js', DIST));
+  const invoiceToken = await tokens();
   const { createRequire } = await import('node:module');
   const pg = createRequire(import.meta.url)('pg');
   const c = new pg.Client({ connectionString: url, options: '-c synchronous_commit=on' });
