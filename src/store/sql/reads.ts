@@ -100,12 +100,13 @@ export interface SqlReads extends Bound<typeof readStatements> {}
 /**
  * `Reads` for both engines: the shared statements of store/sql/ over one connection (or pool),
  * the renewal run's due list included. `Store` reads see the last commit; a unit of work's
- * (tx.ts) see its own writes. The methods written out here are the ones an engine overrides.
+ * (tx.ts) see its own writes.
  */
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: see the interface above
 export class SqlReads implements Reads {
   constructor(protected readonly sql: Db) {}
 
+  // Statements PostgreSQL's PgTx does its own way (postgres/store.ts), so written out here.
   getTransaction(id: string): Promise<TransactionRow | undefined> {
     return txns.getTransaction(this.sql, id);
   }

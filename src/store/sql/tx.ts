@@ -108,6 +108,8 @@ const txStatements = {
   claimDueEvents: outbox.claimDueEvents,
 };
 
+// A class and an interface of one name: the interface declares the methods bindStatements gives
+// the class at the end of this module.
 export interface SqlTx extends Bound<typeof txStatements> {}
 
 /**
@@ -161,6 +163,7 @@ export class SqlTx extends SqlReads implements Tx {
     return records.dueRecords(this.sql, now, limit, cursor, { lock: true });
   }
 
+  // Statements PostgreSQL's PgTx does its own way (postgres/store.ts), so written out here.
   issueInvoice(inv: NewInvoice): Promise<string | undefined> {
     return documents.issueInvoice(this.sql, inv);
   }
