@@ -3,9 +3,11 @@
 // 20,000) by 50 concurrent callers on a new SQLite database (WAL, synchronous=FULL), one merchant.
 // What a PAY costs in paygate's services and store alone, to set beside bench/http.mjs's PAY
 // (the same work behind fastify, the signature check and the request log) and its group-commit
-// limit. Usage: node bench/pay-service.mjs [--pays N] (build first: npm ci does); other options
-// (those `npm run bench` passes to every benchmark chosen) are ignored.
-import { randomBytes } from 'node:crypto';
+// limit. Usage: node bench/pay-service.mjs [--pays N] [--random-ids] (build first: npm ci does);
+// --random-ids: each PAY's requestId and relationId a random UUID, as a real client's may be, instead
+// of r1, o1, r2, … (which sort almost in order, so their unique indexes grow at one end); other
+// options (those `npm run bench` passes to every benchmark chosen) are ignored.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +22,7 @@ const paysAt = process.argv.indexOf('--pays');
 const N = paysAt > 0 ? Number(process.argv[paysAt + 1]) : 20_000;
 if (!Number.isSafeInteger(N) || N < 1) throw new Error('--pays takes a whole number of PAYs');
 const CALLERS = 50;
+const randomIds = process.argv.includes('--random-ids');
 const dir = mkdtempSync(join(tmpdir(), 'paygate-pay-service-'));
 const config = loadConfig(
   { db: join(dir, 'paygate.db'), tz: 'UTC' },
@@ -42,8 +45,8 @@ try {
     Array.from({ length: CALLERS }, async () => {
       for (let i = next++; i < N; i = next++) {
         await createTransaction(ctx, merchant, {
-          requestId: `r${i}`,
-          relationId: `o${i}`,
+          requestId: randomIds ? randomUUID() : `r${i}`,
+          relationId: randomIds ? randomUUID() : `o${i}`,
           paymentType: 'PAY',
           payAmount: '10.00',
           currency: 'USD',
