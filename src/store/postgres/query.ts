@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { type Db, POSTGRES } from '../sql/db.js';
+import { replaceParameters } from '../sql/params.js';
 
 /** Anything that runs one statement: the pool (autocommit) or a unit of work's connection. */
 export interface Conn {
@@ -24,7 +25,7 @@ function compile(sql: string): Compiled {
   let c = compiled.get(sql);
   if (!c) {
     const params: string[] = [];
-    const text = sql.replace(/@([A-Za-z_][A-Za-z0-9_]*)/g, (_, p: string) => {
+    const text = replaceParameters(sql, (p) => {
       let i = params.indexOf(p);
       if (i < 0) i = params.push(p) - 1;
       return `$${i + 1}`;

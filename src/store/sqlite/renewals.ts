@@ -2,7 +2,7 @@ import { newId } from '../../domain/ids.js';
 import type { ClaimedRecord } from '../store.js';
 import { CLAIMED_COLUMNS } from '../sql/records.js';
 import type { Sqlite } from './client.js';
-import { prepared, reader } from './prepared.js';
+import { prepared, statement } from './prepared.js';
 
 /**
  * The renewal run's claim protocol (SPEC §7). Claims are conditional UPDATEs with a lease on the
@@ -55,12 +55,12 @@ function claimRecord(
 }
 
 function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undefined {
-  return reader(
+  return statement(
     sqlite,
     `SELECT ${CLAIMED_COLUMNS}
      FROM billing_records r JOIN subscriptions s ON s.id = r.subscription_id LEFT JOIN cards c ON c.id = s.card_id
-     WHERE r.id = ?`,
-  ).get(id) as ClaimedRecord | undefined;
+     WHERE r.id = @id`,
+  ).get({ id }) as ClaimedRecord | undefined;
 }
 
 /**
@@ -68,7 +68,7 @@ function claimedRecord(sqlite: Sqlite, id: string): ClaimedRecord | undefined {
  * ACCEPTED 100000) before the channel is called. A run that takes a record over reuses it.
  */
 function insertRenewalTransaction(sqlite: Sqlite, id: string, rec: ClaimedRecord, channel: string, now: number): void {
-  prepared(
+  statement(
     sqlite,
     `INSERT INTO transactions (id, merchant_id, payment_type, status, amount, currency, subscription_id, billing_record_id,
        plan_id, user_id, card_bin, card_last4, card_brand, notify_url, channel, created_at, updated_at)
