@@ -87,9 +87,9 @@ function compile(sqlite: Sqlite, sql: string): Named {
   const params = names
     .map((n) => `(${JSON.stringify(n)} in a ? value(a.${n}, ${JSON.stringify(n)}) : missing(${JSON.stringify(n)}))`)
     .join(', ');
-  const make = (body: string): ((a: Args) => never) =>
+  const make = <R>(body: string): ((a: Args) => R) =>
     new Function('s', 'value', 'missing', `return function (a) { ${body} };`)(stmt, value, missing);
-  const run = make(`return s.run(${params}).changes;`);
+  const run = make<number>(`return s.run(${params}).changes;`);
   if (!stmt.reader) return { run, get: notReader(sql), all: notReader(sql) };
   const columns = stmt.columns().map((c) => c.name);
   // A literal's `__proto__: x` would set the prototype instead of a property.
@@ -100,8 +100,8 @@ function compile(sqlite: Sqlite, sql: string): Named {
   const row = `{${columns.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')}}`;
   return {
     run,
-    get: make(`const r = s.get(${params}); return r === undefined ? undefined : ${row};`),
-    all: make(
+    get: make<unknown>(`const r = s.get(${params}); return r === undefined ? undefined : ${row};`),
+    all: make<unknown[]>(
       `const rows = s.all(${params}); const out = new Array(rows.length);
        for (let i = 0; i < rows.length; i++) { const r = rows[i]; out[i] = ${row}; }
        return out;`,
