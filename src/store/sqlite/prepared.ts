@@ -1,18 +1,7 @@
-import type { Statement } from './driver.js';
 import { cached } from '../cached.js';
 import type { Args } from '../sql/db.js';
 import { replaceParameters } from '../sql/params.js';
 import type { Sqlite } from './client.js';
-
-/**
- * Prepared statements cached once per connection (hot paths must not re-prepare per call).
- * Keyed by the SQL text, so a repository just writes `prepared(sqlite, SQL).run(...)`.
- */
-const statements = new WeakMap<Sqlite, Map<string, Statement>>();
-
-export function prepared(sqlite: Sqlite, sql: string): Statement {
-  return cached(statements, sqlite, sql, () => sqlite.prepare(sql));
-}
 
 /**
  * A statement of `@name` parameters, called with an object holding them. Rows come back as
@@ -28,8 +17,9 @@ export interface Named {
 const named = new WeakMap<Sqlite, Map<string, Named>>();
 
 /**
- * `prepared` for the repositories' statements, and faster both ways than the driver's own
- * named parameters and row objects:
+ * The repositories' statements, prepared once per connection and text (hot paths must not
+ * re-prepare per call), and faster both ways than the driver's own named parameters and row
+ * objects:
  *  - in: the driver binds an object parameter by parameter through V8's API (a lookup to check
  *    the key is there, another to read it, and a new object to find the plain prototype), which
  *    cost a SQLite PAY about a twentieth of its time (BENCHMARKS.md, "Parameters bound by

@@ -2,7 +2,7 @@ import { newId } from '../../domain/ids.js';
 import type { ClaimedRecord } from '../store.js';
 import { CLAIMED_COLUMNS } from '../sql/records.js';
 import type { Sqlite } from './client.js';
-import { prepared, statement } from './prepared.js';
+import { statement } from './prepared.js';
 
 /**
  * The renewal run's claim protocol (SPEC §7). Claims are conditional UPDATEs with a lease on the
@@ -46,11 +46,11 @@ function claimRecord(
 ): boolean {
   // No RETURNING: SQLite stages its rows in a temporary table, dearer than the read by key after.
   return (
-    prepared(
+    statement(
       sqlite,
-      `UPDATE billing_records SET lease_owner = ?, lease_until = ?, transaction_id = coalesce(transaction_id, ?)
-     WHERE id = ? AND status = 'PENDING' AND scheduled_time <= ? AND (lease_until IS NULL OR lease_until < ?)`,
-    ).run(owner, leaseUntil, newTxnId, id, now, now).changes === 1
+      `UPDATE billing_records SET lease_owner = @owner, lease_until = @leaseUntil, transaction_id = coalesce(transaction_id, @newTxnId)
+     WHERE id = @id AND status = 'PENDING' AND scheduled_time <= @now AND (lease_until IS NULL OR lease_until < @now)`,
+    ).run({ owner, leaseUntil, newTxnId, id, now }) === 1
   );
 }
 
