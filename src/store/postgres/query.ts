@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { type Db, POSTGRES } from '../sql/db.js';
-import { replaceParameters } from '../sql/params.js';
+import { missingParameter, replaceParameters } from '../sql/params.js';
 
 /** Anything that runs one statement: the pool (autocommit) or a unit of work's connection. */
 export interface Conn {
@@ -42,7 +42,7 @@ function config(sql: string, args: Record<string, unknown>): pg.QueryConfig {
     name: c.name,
     text: c.text,
     values: c.params.map((p) => {
-      if (!(p in args)) throw new Error(`statement parameter @${p} not given`);
+      if (!(p in args)) missingParameter(p);
       const v = args[p];
       return v === undefined ? null : v;
     }),

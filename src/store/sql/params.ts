@@ -12,3 +12,8 @@ const PARTS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\/|@([A-Za-z
 export function replaceParameters(sql: string, each: (name: string) => string): string {
   return sql.replace(PARTS, (part: string, name: string | undefined) => (name === undefined ? part : each(name)));
 }
+
+/** A parameter the statement names and the caller's object lacks: an error on both engines. */
+export function missingParameter(name: string): never {
+  throw new Error(`statement parameter @${name} not given`);
+}

@@ -1,6 +1,6 @@
 import { cached } from '../cached.js';
 import type { Args } from '../sql/db.js';
-import { replaceParameters } from '../sql/params.js';
+import { missingParameter, replaceParameters } from '../sql/params.js';
 import type { Sqlite } from './client.js';
 
 /**
@@ -49,10 +49,6 @@ function value(v: unknown, name: string): unknown {
   return Array.isArray(v) ? JSON.stringify(v) : v;
 }
 
-function missing(name: string): never {
-  throw new Error(`statement parameter @${name} not given`);
-}
-
 /** The text with `?` for each parameter, and the parameters' names in the order they stand. */
 export function positional(sql: string): { text: string; names: string[] } {
   const names: string[] = [];
@@ -67,7 +63,7 @@ export function positional(sql: string): { text: string; names: string[] } {
 
 /** The parameters' values from the caller's object, in order, for a one-off statement. */
 export function valuesOf(names: readonly string[], args: Args): unknown[] {
-  return names.map((n) => (n in args ? value(args[n], n) : missing(n)));
+  return names.map((n) => (n in args ? value(args[n], n) : missingParameter(n)));
 }
 
 function compile(sqlite: Sqlite, sql: string): Named {
@@ -75,10 +71,13 @@ function compile(sqlite: Sqlite, sql: string): Named {
   const stmt = sqlite.prepare(text);
   // A missing parameter is an error, as the driver's named parameters made it (undefined binds NULL).
   const params = names
-    .map((n) => `(${JSON.stringify(n)} in a ? value(a.${n}, ${JSON.stringify(n)}) : missing(${JSON.stringify(n)}))`)
+    .map((n) => {
+      const q = JSON.stringify(n);
+      return `(${q} in a ? value(a.${n}, ${q}) : missing(${q}))`;
+    })
     .join(', ');
   const make = <R>(body: string): ((a: Args) => R) =>
-    new Function('s', 'value', 'missing', `return function (a) { ${body} };`)(stmt, value, missing);
+    new Function('s', 'value', 'missing', `return function (a) { ${body} };`)(stmt, value, missingParameter);
   const run = make<number>(`return s.run(${params}).changes;`);
   if (!stmt.reader) return { run, get: notReader(sql), all: notReader(sql) };
   const columns = stmt.columns().map((c) => c.name);
