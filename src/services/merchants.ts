@@ -213,51 +213,51 @@ async function stripePatch(
   return patch;
 }
 
+/**
+ * Replace a merchant's secret or apiKey: the previous one keeps working for SECRET_GRACE_MS, so
+ * clients can move over. The row is read inside the unit of work, so the value kept as previous
+ * is the one current at the rotation.
+ */
+async function rotate(
+  ctx: Ctx,
+  id: string,
+  change: (current: MerchantRow, until: number) => Partial<Omit<MerchantRow, 'id'>>,
+): Promise<{ merchantId: string; previousValidUntil: string }> {
+  const now = ctx.clock.now();
+  const row = await ctx.store.transaction(async (tx) => {
+    const current = await tx.getMerchant(id);
+    if (!current) throw notFound('merchant');
+    await tx.updateMerchant(current.id, { ...change(current, now + SECRET_GRACE_MS), updatedAt: now });
+    return current;
+  });
+  forgetMerchants(ctx);
+  return { merchantId: row.id, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
+}
+
 export async function rotateSecret(
   ctx: Ctx,
   id: string,
 ): Promise<{ merchantId: string; secret: string; previousValidUntil: string }> {
-  const now = ctx.clock.now();
   const secret = `sk_${randomToken(24)}`;
   const secretEnc = ctx.vault.encrypt(secret);
-  const row = await ctx.store.transaction(async (tx) => {
-    // Read inside the unit of work: the previous secret kept must be the one current at the rotation.
-    const current = await tx.getMerchant(id);
-    if (!current) throw notFound('merchant');
-    await tx.updateMerchant(current.id, {
-      secretEnc,
-      prevSecretEnc: current.secretEnc,
-      prevSecretUntil: now + SECRET_GRACE_MS,
-      updatedAt: now,
-    });
-    return current;
-  });
-  forgetMerchants(ctx);
-  return { merchantId: row.id, secret, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
+  const r = await rotate(ctx, id, (current, until) => ({
+    secretEnc,
+    prevSecretEnc: current.secretEnc,
+    prevSecretUntil: until,
+  }));
+  return { merchantId: r.merchantId, secret, previousValidUntil: r.previousValidUntil };
 }
 
 const newApiKey = (): string => `ak_${randomToken(18)}`;
 
-/** A new apiKey; the old one keeps working 24 hours, like a rotated secret (so clients can move over). */
+/** A new apiKey; the old one keeps working 24 hours, like a rotated secret. */
 export async function rotateApiKey(
   ctx: Ctx,
   id: string,
 ): Promise<{ merchantId: string; apiKey: string; previousValidUntil: string }> {
-  const now = ctx.clock.now();
   const apiKey = newApiKey();
-  const row = await ctx.store.transaction(async (tx) => {
-    const current = await tx.getMerchant(id);
-    if (!current) throw notFound('merchant');
-    await tx.updateMerchant(current.id, {
-      apiKey,
-      prevApiKey: current.apiKey,
-      prevApiKeyUntil: now + SECRET_GRACE_MS,
-      updatedAt: now,
-    });
-    return current;
-  });
-  forgetMerchants(ctx);
-  return { merchantId: row.id, apiKey, previousValidUntil: formatTime(now + SECRET_GRACE_MS, ctx.zone) };
+  const r = await rotate(ctx, id, (current, until) => ({ apiKey, prevApiKey: current.apiKey, prevApiKeyUntil: until }));
+  return { merchantId: r.merchantId, apiKey, previousValidUntil: r.previousValidUntil };
 }
 
 /** The secrets a request may be signed with now: the current one, and the previous one during its grace period. */

@@ -67,6 +67,16 @@ export interface PageCard {
   cvv: string;
 }
 
+/**
+ * A card typed on a hosted page (checkout, card update, portal), checked as the API checks one.
+ * Browsers' cc-exp autofill may give "3" and "30": the pages accept them; the API does not.
+ */
+export function validatePageCard(ctx: Ctx, input: PageCard): ValidCard {
+  const month = /^\d$/.test(input.month) ? `0${input.month}` : input.month;
+  const year = /^\d{2}$/.test(input.year) ? `20${input.year}` : input.year;
+  return validateCard({ ...input, month, year, cardNumber: String(input.cardNumber ?? '') }, ctx.clock.now(), ctx.zone);
+}
+
 /** The third declined card on a checkout page ends the transaction FAILED (SPEC §11). */
 export const MAX_CHECKOUT_DECLINES = 3;
 
@@ -270,14 +280,7 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
   const row = await openRow(ctx, 'checkout', token);
   let card: ValidCard;
   try {
-    // Browsers' cc-exp autofill may give "3" and "30": the page accepts them; the API does not.
-    const month = /^\d$/.test(input.month) ? `0${input.month}` : input.month;
-    const year = /^\d{2}$/.test(input.year) ? `20${input.year}` : input.year;
-    card = validateCard(
-      { ...input, month, year, cardNumber: String(input.cardNumber ?? '') },
-      ctx.clock.now(),
-      ctx.zone,
-    );
+    card = validatePageCard(ctx, input);
   } catch (e) {
     if (isPaygateError(e))
       return { result: 'declined_retry', failReason: e.message, view: await pageView(ctx, 'checkout', row) };

@@ -90,22 +90,13 @@ export function cardLinkUsedPage(view: CardPageView): string {
 
 /** `holderName` refills the name after a decline, so only the card has to be typed again. */
 export function checkoutPage(view: PageView, csrf: string, error?: string, holderName?: string): string {
-  const year = new Date().getUTCFullYear();
   const attemptsLeft = Math.max(0, 3 - view.declines);
   return `<div class="card">${summary(view)}
 ${error ? `<p class="error" role="alert">${esc(error)}${attemptsLeft > 0 ? ` You can try again (${attemptsLeft} attempt${attemptsLeft === 1 ? '' : 's'} left).` : ''}</p>` : ''}
 <form method="post" action="/checkout/${esc(view.token)}" autocomplete="on">
 <input type="hidden" name="csrf" value="${esc(csrf)}">
 <input type="hidden" name="action" value="pay">
-<label for="cc-name">Name on card</label>
-<input id="cc-name" name="holderName" autocomplete="cc-name" maxlength="100"${holderName ? ` value="${esc(holderName)}"` : ''} required>
-<label for="cc-number">Card number</label>
-<input id="cc-number" name="cardNumber" autocomplete="cc-number" inputmode="numeric" maxlength="23" pattern="[0-9 ]{12,23}" required>
-<div class="row">
-<div><label for="cc-exp-month">Month (MM)</label><input id="cc-exp-month" name="month" autocomplete="cc-exp-month" inputmode="numeric" maxlength="2" placeholder="MM" pattern="[0-9]{1,2}" required></div>
-<div><label for="cc-exp-year">Year (YYYY)</label><input id="cc-exp-year" name="year" autocomplete="cc-exp-year" inputmode="numeric" maxlength="4" placeholder="${year + 2}" pattern="[0-9]{2}|[0-9]{4}" required></div>
-<div><label for="cc-csc">Security code</label><input id="cc-csc" name="cvv" autocomplete="cc-csc" inputmode="numeric" maxlength="4" pattern="[0-9]{3,4}" required></div>
-</div>
+${cardFields(holderName)}
 <button type="submit">Pay ${esc(view.amount)} ${esc(view.currency)}</button>
 </form>
 <form method="post" action="/checkout/${esc(view.token)}">

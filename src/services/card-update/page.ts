@@ -2,8 +2,8 @@ import type { Ctx } from '../../ctx.js';
 import { isPaygateError } from '../../domain/errors.js';
 import { formatAmount } from '../../domain/money.js';
 import type { SubscriptionRow } from '../../store/store.js';
-import { validateCard, type ValidCard } from '../../vault/card.js';
-import { stripeChallengeOrigins, type PageCard } from '../pages.js';
+import type { ValidCard } from '../../vault/card.js';
+import { stripeChallengeOrigins, validatePageCard, type PageCard } from '../pages.js';
 import { STATUS } from '../transactions/view.js';
 import { CardLinkInUse, replaceCard, type CardUpdateResult } from './check.js';
 import { openCardLink } from './link.js';
@@ -68,14 +68,7 @@ export async function submitCardPage(ctx: Ctx, token: string, input: PageCard): 
   const view = await viewOf(ctx, s, token);
   let card: ValidCard;
   try {
-    // Browsers' cc-exp autofill may give "3" and "30": the page accepts them.
-    const month = /^\d$/.test(input.month) ? `0${input.month}` : input.month;
-    const year = /^\d{2}$/.test(input.year) ? `20${input.year}` : input.year;
-    card = validateCard(
-      { ...input, month, year, cardNumber: String(input.cardNumber ?? '') },
-      ctx.clock.now(),
-      ctx.zone,
-    );
+    card = validatePageCard(ctx, input);
   } catch (e) {
     if (isPaygateError(e)) return { result: 'declined', failReason: e.message, view };
     throw e;

@@ -3,9 +3,9 @@ import { isPaygateError, notAllowed, notFound } from '../../domain/errors.js';
 import { portalActionsOf, type PortalAction } from '../../domain/portal-actions.js';
 import { formatTime } from '../../domain/time.js';
 import type { SubscriptionRow } from '../../store/store.js';
-import { validateCard, type ValidCard } from '../../vault/card.js';
+import type { ValidCard } from '../../vault/card.js';
 import { replaceCard, type CardUpdateResult } from '../card-update/check.js';
-import type { PageCard } from '../pages.js';
+import { validatePageCard, type PageCard } from '../pages.js';
 import { cancelSubscription, pauseSubscription, periodEnd, resumeSubscription } from '../subscriptions/index.js';
 import { STATUS } from '../transactions/status.js';
 import type { OpenPortal } from './session.js';
@@ -70,10 +70,7 @@ export async function cardFromPortal(
   requireAllowed(portal, 'update-card');
   let card: ValidCard;
   try {
-    // Browsers' cc-exp autofill may give "3" and "30": the page accepts them, as the card page does.
-    const month = /^\d$/.test(input.month) ? `0${input.month}` : input.month;
-    const year = /^\d{2}$/.test(input.year) ? `20${input.year}` : input.year;
-    card = validateCard({ ...input, month, year }, ctx.clock.now(), ctx.zone);
+    card = validatePageCard(ctx, input);
   } catch (e) {
     if (isPaygateError(e)) return { result: 'declined', failReason: e.message };
     throw e;
