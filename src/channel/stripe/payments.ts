@@ -61,6 +61,22 @@ export async function obtainPaymentMethod(
   }
 }
 
+/** A new Customer for a card kept off-session: its id, or the fault that stopped it (no money moved). */
+export async function createCustomer(
+  client: Stripe,
+  input: Pick<PaymentInput, 'idempotencyKey' | 'customer' | 'metadata'>,
+): Promise<{ id: string } | { fault: StripeChargeResult }> {
+  try {
+    const c = await client.customers.create(
+      { ...(input.customer ?? {}), ...(input.metadata ? { metadata: input.metadata } : {}) },
+      { idempotencyKey: stepKey(input.idempotencyKey, 'customer') },
+    );
+    return { id: c.id };
+  } catch (err) {
+    return { fault: mapFault(err, false) };
+  }
+}
+
 /**
  * PAY, CHECKOUT and a SUBSCRIPTION's first charge: card → PaymentMethod (→ Customer) →
  * PaymentIntent created, then confirmed. Declines, 3DS and faults are results.
@@ -71,15 +87,9 @@ export async function createAndConfirmPayment(client: Stripe, input: PaymentInpu
   const attachedTo = typeof pm.customer === 'string' ? pm.customer : (pm.customer?.id ?? null);
   let customerId = 'customerId' in input.source ? input.source.customerId : attachedTo;
   if (input.saveForOffSession && !customerId) {
-    try {
-      const c = await client.customers.create(
-        { ...(input.customer ?? {}), ...(input.metadata ? { metadata: input.metadata } : {}) },
-        { idempotencyKey: stepKey(input.idempotencyKey, 'customer') },
-      );
-      customerId = c.id;
-    } catch (err) {
-      return { ...mapFault(err, false), card: cardOf(pm, null) };
-    }
+    const c = await createCustomer(client, input);
+    if ('fault' in c) return { ...c.fault, card: cardOf(pm, null) };
+    customerId = c.id;
   }
   const card = cardOf(pm, customerId);
   const result = await createThenConfirm(

@@ -3,7 +3,7 @@ import type { ChannelCard } from '../channel.js';
 import { failReasonOf } from './decline-codes.js';
 import { stepKey } from './idempotency-keys.js';
 import { mapChargeError, mapFault } from './map.js';
-import { cardOf, obtainPaymentMethod } from './payments.js';
+import { cardOf, createCustomer, obtainPaymentMethod } from './payments.js';
 import type { StripeChargeResult, StripePaymentResult } from './results.js';
 
 /**
@@ -76,15 +76,9 @@ export async function setUpCard(client: Stripe, input: SetupInput): Promise<Stri
   if ('outcome' in pm) return { ...pm, card: null };
   let customerId = input.customerId;
   if (!customerId) {
-    try {
-      const c = await client.customers.create(
-        { ...(input.customer ?? {}), ...(input.metadata ? { metadata: input.metadata } : {}) },
-        { idempotencyKey: stepKey(input.idempotencyKey, 'customer') },
-      );
-      customerId = c.id;
-    } catch (err) {
-      return { ...mapFault(err, false), card: null };
-    }
+    const c = await createCustomer(client, input);
+    if ('fault' in c) return { ...c.fault, card: null };
+    customerId = c.id;
   }
   const card = cardOf(pm, customerId);
   let si: Stripe.SetupIntent;
