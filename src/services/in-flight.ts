@@ -3,6 +3,7 @@ import type { UnrecordedCharge } from '../store/store.js';
 import { channelOf } from './channel-of.js';
 import { CHARGE_LEASE_MS } from './transactions/create.js';
 import { applyChargeResult } from './transactions/outcome.js';
+import { couponCoversFirstCharge, recordCoveredFirstCharge } from './transactions/zero-first-charge.js';
 import { STATUS } from './transactions/view.js';
 
 export interface InFlightSummary {
@@ -72,6 +73,11 @@ async function settleUnrecorded(ctx: Ctx, id: string): Promise<boolean> {
   const row = await ctx.store.getTransaction(id);
   if (!row || row.status !== STATUS.ACCEPTED || row.channelRef !== null) return false;
   try {
+    // No channel was to be called: record it as the request would have (its repeat may be doing so).
+    if (await couponCoversFirstCharge(ctx.store, row)) {
+      const claimed = await ctx.store.transaction((tx) => tx.claimCharge(row.id, ctx.clock.now(), CHARGE_LEASE_MS));
+      return claimed && (await recordCoveredFirstCharge(ctx, row)).status === STATUS.SUCCEEDED;
+    }
     const channel = await channelOf(ctx, row.merchantId, row.channel);
     if (!channel.chargeByKey) return false;
     // A repeat of the request (or another run) may be re-driving it now: exactly one of us owns it.

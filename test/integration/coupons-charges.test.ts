@@ -95,6 +95,33 @@ describe('the discount at each charge', () => {
     expect(page.records[1]).toMatchObject({ billingType: 'RENEW', amount: 0, couponCode: 'FREE', discountAmount: 10 });
   });
 
+  it('a first charge a 100% coupon brings to zero is recorded SUCCESS without calling the channel', async () => {
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
+    const { merchantId, planId } = await merchantWithPlan(app.ctx, { price: '10.00' });
+    await createCoupon(app.ctx, merchantId, { code: 'FREE', percentOff: '100', duration: 'ONCE' });
+    // A card the sandbox declines: asked, it would end the subscription.
+    const sub = await subscribe(app.ctx, merchantId, planId, { couponCode: 'FREE', card: '4000000000000002' });
+    expect(sub.status).toBe(200000);
+    const asked = (await rowsOf(app.ctx).get('SELECT count(*) AS n FROM sandbox_charges')) as { n: number };
+    expect(asked.n).toBe(0);
+    expect(await subRow(app.ctx, sub.subscriptionId)).toMatchObject({ status: 'ACTIVE', coupon_cycles_used: 1 });
+    // The coupon is spent: the first renewal charges the full price, and that card is declined.
+    await renewAt(app, '2026-02-15 09:00:00');
+    expect((await charged(app, sub.subscriptionId)).slice(0, 2)).toEqual([
+      ['INITIAL', 'SUCCESS', 0, 1000, 'FREE'],
+      ['RENEW', 'FAILED', 1000, 0, null],
+    ]);
+  });
+
+  it('a trial’s zero check still goes to the channel with a 100% coupon: a declined card ends the subscription', async () => {
+    app = await testApp({ now: t('2026-01-15 09:00:00') });
+    const { merchantId, planId } = await merchantWithPlan(app.ctx, { price: '10.00', trialDays: 7 });
+    await createCoupon(app.ctx, merchantId, { code: 'FREE', percentOff: '100', duration: 'ONCE' });
+    const sub = await subscribe(app.ctx, merchantId, planId, { couponCode: 'FREE', card: '4000000000000002' });
+    expect(sub.status).toBe(300000);
+    expect(await subRow(app.ctx, sub.subscriptionId)).toMatchObject({ status: 'EXPIRED' });
+  });
+
   it('a coupon taken later re-prices the PENDING renewal and shows on the subscription detail while it lasts', async () => {
     app = await testApp({ now: t('2026-01-15 09:00:00') });
     const { merchantId, planId } = await merchantWithPlan(app.ctx, { price: '10.00' });

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/channel/channel.js';
 import { requireMerchant } from '../../src/services/merchants.js';
+import { createCoupon } from '../../src/services/coupons.js';
 import { createPlan } from '../../src/services/plans.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { CHARGE_LEASE_MS, createTransaction } from '../../src/services/transactions/index.js';
-import type { MerchantRow } from '../../src/store/store.js';
+import type { MerchantRow, Tx } from '../../src/store/store.js';
 import { cardYear } from '../helpers/cards.js';
 import { TEST_NOW, testApp, testMerchant, type TestApp } from '../helpers/ctx.js';
 import { rowsOf } from '../helpers/rows.js';
@@ -194,5 +195,57 @@ describe('renewal housekeeping settles sandbox charges a killed process never re
       status: 200000,
       sub: 'ACTIVE',
     });
+  });
+
+  it("a subscription's first charge a coupon covers, cut off before it was recorded, becomes SUCCEEDED without the channel", async () => {
+    app = await testApp();
+    const { merchantId } = await testMerchant(app.ctx);
+    const p = await createPlan(app.ctx, merchantId, {
+      planName: 'Pro',
+      price: '9.99',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+    });
+    await createCoupon(app.ctx, merchantId, { code: 'FREE', percentOff: '100', duration: 'ONCE' });
+    const m: MerchantRow = await requireMerchant(app.ctx, merchantId);
+    // The process "dies" at the unit of work that would record the charge (the second one).
+    const store = app.ctx.store;
+    let units = 0;
+    let reached = () => {};
+    const cut = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    app.ctx.store = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'transaction')
+          return <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
+            if (++units === 1) return target.transaction(fn);
+            reached();
+            return new Promise<T>(() => {});
+          };
+        const v = Reflect.get(target, prop) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    void createTransaction(app.ctx, m, {
+      requestId: 's1',
+      relationId: 'sub-1',
+      paymentType: 'SUBSCRIPTION',
+      planId: p.planId,
+      userId: 'u1',
+      couponCode: 'FREE',
+      cardInfo: card('4000000000000002'),
+    });
+    await cut;
+    app.ctx.store = store;
+    expect(await one('SELECT status FROM transactions')).toEqual({ status: 100000 });
+    await renewAfter(CHARGE_LEASE_MS + 1);
+    expect(
+      await one(
+        'SELECT t.status, t.amount, s.status AS sub FROM transactions t JOIN subscriptions s ON s.id = t.subscription_id',
+      ),
+    ).toEqual({ status: 200000, amount: 0, sub: 'ACTIVE' });
+    expect(Number((await one<{ n: number | string }>('SELECT count(*) AS n FROM sandbox_charges')).n)).toBe(0);
   });
 });

@@ -11,6 +11,7 @@ import { emailOfAddress } from '../../domain/email-address.js';
 import { createFirstCharge } from '../subscribe.js';
 import { parseTransactionInput, type PaymentType, type TransactionInput } from './input.js';
 import { applyChargeResult, finishUnpaid, PAGE_TTL_MS } from './outcome.js';
+import { couponCoversFirstCharge, recordCoveredFirstCharge } from './zero-first-charge.js';
 import { acceptPay, chargeOnSandbox, payOnSandbox, relationTaken } from './pay-writes.js';
 import { STATUS, transactionView, type TransactionView } from './view.js';
 import { subscriberCustomer } from '../documents/issue.js';
@@ -227,6 +228,7 @@ async function chargeAccepted(
   row: TransactionRow,
   card: ValidCard,
 ): Promise<TransactionRow> {
+  if (await couponCoversFirstCharge(ctx.store, row)) return recordCoveredFirstCharge(ctx, row);
   const req = chargeRequestOf(row, card);
   const recorded = await chargeOnSandbox(ctx, row, req);
   if (recorded) return recorded;

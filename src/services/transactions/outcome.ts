@@ -51,7 +51,7 @@ export function paymentEventOf(
 }
 
 /** What an approved charge changes on its transaction. */
-export function succeededPatch(ref: string, now: number): TransactionPatch {
+export function succeededPatch(ref: string | null, now: number): TransactionPatch {
   return { status: STATUS.SUCCEEDED, channelRef: ref, failReason: null, txnTime: now, updatedAt: now };
 }
 
@@ -98,7 +98,8 @@ export async function finishSucceeded(
   tx: Tx,
   txn: TransactionRow,
   from: number,
-  ref: string,
+  /** The channel's reference; null for a charge no channel made (zero-first-charge.ts). */
+  ref: string | null,
   now: number,
 ): Promise<boolean> {
   const ok = await tx.updateTransactionIf(txn.id, from, succeededPatch(ref, now));
