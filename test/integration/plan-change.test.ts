@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLOSED_NOTIFY_URL, testApp, type TestApp } from '../helpers/ctx.js';
 import { rowsOf } from '../helpers/rows.js';
 import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
+import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
+import { refundTransaction } from '../../src/services/refund.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { cancelSubscription, subscriptionDetail } from '../../src/services/subscriptions/index.js';
@@ -93,6 +95,26 @@ describe('plan change now', () => {
     clock.set(t('2026-02-16 00:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-03-16 00:00:00');
+  });
+
+  it('credits only what the period paid last kept: a full refund credits nothing, a partial one in proportion', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '30.00' });
+    const cheap = await plan(ctx, merchantId, '10.00');
+    const full = await subscribe(ctx, merchantId, planId, { userId: 'full' });
+    const part = await subscribe(ctx, merchantId, planId, { userId: 'part' });
+    const m = await requireMerchant(ctx, merchantId);
+    await refundTransaction(ctx, m, { transactionOrderId: full.transactionOrderId, refundAmount: '30.00' });
+    await refundTransaction(ctx, m, { transactionOrderId: part.transactionOrderId, refundAmount: '20.00' });
+    clock.set(t('2026-01-16 00:00:00'));
+    // 16 of 31 days unused: nothing of 0.00 kept; floor(1000 × 16 / 31) = 516 of the 10.00 kept.
+    const a = await changePlan(ctx, merchantId, { subscriptionId: full.subscriptionId, planId: cheap, when: 'NOW' });
+    expect(a).toMatchObject({ result: 'CHANGED', credit: 0, creditBalance: 0 });
+    expect(a.record).toMatchObject({ billingType: 'CHANGE', amount: 10, status: 'SUCCESS' });
+    const b = await changePlan(ctx, merchantId, { subscriptionId: part.subscriptionId, planId: cheap, when: 'NOW' });
+    expect(b).toMatchObject({ result: 'CHANGED', credit: 5.16, creditBalance: 0 });
+    expect(b.record).toMatchObject({ amount: 4.84 });
   });
 
   it('keeps a credit larger than the price and spends it on the next renewals', async () => {

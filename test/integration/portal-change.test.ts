@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../helpers/ctx.js';
 import { formFields, getPage, portalShop, postForm, visibleText, type PortalShop } from '../helpers/portal.js';
 import { rowsOf } from '../helpers/rows.js';
+import { requireMerchant } from '../../src/services/merchants.js';
+import { refundTransaction } from '../../src/services/refund.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { parseTime } from '../../src/domain/time.js';
 import { unusedCredit } from '../../src/domain/proration.js';
@@ -58,6 +60,18 @@ describe('portal plan change: the amount shown is the amount charged (SPEC §18)
     const text = visibleText(refused.body);
     expect(text).toContain('The amount changed since the page was shown');
     expect(text).toContain('Change now: 30.00 USD is charged at once');
+    expect(await changeCharges()).toEqual([]);
+  });
+
+  it('refuses the change when the period paid last was refunded since the page was drawn, and shows the new amount', async () => {
+    const page = await changePageAt('2026-01-30 09:00:00');
+    expect(visibleText(page)).toContain('Change now: 44.52 USD is charged at once');
+    const m = await requireMerchant(app.ctx, shop.merchantId);
+    await refundTransaction(app.ctx, m, { transactionOrderId: shop.transactionOrderId, refundAmount: '30.00' });
+    const refused = await postForm(shop.server, shop.path, formFields(page, 'Change now and pay 44.52 USD'));
+    expect(refused.status).toBe(409);
+    // Refunded, the period credits nothing: the new plan's full price.
+    expect(visibleText(refused.body)).toContain('Change now: 60.00 USD is charged at once');
     expect(await changeCharges()).toEqual([]);
   });
 

@@ -1,13 +1,13 @@
 import { notAllowed } from '../../domain/errors.js';
 import { applyCredit, unusedCredit } from '../../domain/proration.js';
 import type { ChargeQuote } from '../../domain/discount.js';
-import type { PlanRow, Reads, SubscriptionRow } from '../../store/store.js';
+import type { BillingRecordRow, PlanRow, Reads, SubscriptionRow, Tx } from '../../store/store.js';
 import { quoteFor } from '../coupon-charge.js';
 
 /**
  * What a change NOW would charge, priced at `at`: the new plan's price less its coupon's discount,
- * then less the credit for the
- * unused part of the period paid last (as of `at`) and the credit the subscription carries.
+ * then less the credit for the unused part of the period paid last (as of `at`, on what was
+ * actually paid for it: refunds taken off) and the credit the subscription carries.
  * `basis` names everything but time the figure rests on, so a caller that showed a figure can
  * tell, under the subscription's lock, whether a renewal, a credit or the plan moved since.
  */
@@ -17,19 +17,43 @@ export interface ChangeQuote extends ChargeQuote {
   basis: string;
 }
 
-export async function quoteChange(reads: Reads, s: SubscriptionRow, plan: PlanRow, at: number): Promise<ChangeQuote> {
+export async function quoteChange(
+  reads: Reads & Partial<Pick<Tx, 'lockTransaction'>>,
+  s: SubscriptionRow,
+  plan: PlanRow,
+  at: number,
+): Promise<ChangeQuote> {
   const [last] = await reads.pageRecords(s.id, 'SUCCESS', 1, 0);
+  const refunded = last?.transactionId ? await refundedOf(reads, last.transactionId) : 0;
   // A period not paid (a renewal being retried) or a trial (paid 0) credits nothing.
   const credit =
     !last || s.paidThrough === null
       ? 0
-      : unusedCredit(last.amount + last.creditApplied, last.actualTime ?? last.scheduledTime, s.paidThrough, at);
+      : unusedCredit(paidFor(last, refunded), last.actualTime ?? last.scheduledTime, s.paidThrough, at);
   // The coupon first, then the credit (SPEC §19): a CHANGE charge is discounted and uses a cycle.
   const coupon = await quoteFor(reads, s, plan.id, { kind: 'CHANGE', price: plan.price });
   const { charge } = applyCredit(coupon.amount, credit + s.credit);
-  const basis = [s.planId, s.pendingPlanId ?? '', last?.id ?? '', s.paidThrough ?? '', s.credit, plan.id, plan.price];
-  basis.push(coupon.couponCode ?? '', coupon.discountAmount, s.couponCyclesUsed);
+  const basis = [s.planId, s.pendingPlanId ?? '', last?.id ?? '', refunded, s.paidThrough ?? '', s.credit, plan.id];
+  basis.push(plan.price, coupon.couponCode ?? '', coupon.discountAmount, s.couponCyclesUsed);
   return { ...coupon, charge, credit, basis: basis.join('|') };
+}
+
+/**
+ * What the last period was actually paid (SPEC §19): its charge less what was refunded of it, or
+ * is being refunded (a refund still PENDING is counted as refunded: it most likely will be), plus
+ * the credit it spent (money paid for earlier periods, which no refund of this charge returns).
+ */
+function paidFor(last: BillingRecordRow, refunded: number): number {
+  return Math.max(0, last.amount - refunded) + last.creditApplied;
+}
+
+/**
+ * Refunded or reserved for a refund of the charge. Inside a unit of work the row is locked, so a
+ * refund of it runs before this change or after it, never across it.
+ */
+async function refundedOf(reads: Reads & Partial<Pick<Tx, 'lockTransaction'>>, id: string): Promise<number> {
+  const txn = reads.lockTransaction ? await reads.lockTransaction(id) : await reads.getTransaction(id);
+  return txn ? txn.refundedAmount + txn.refundReserved : 0;
 }
 
 /**
