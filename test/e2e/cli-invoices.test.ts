@@ -109,6 +109,18 @@ describe('paygate invoice', () => {
     expect(cli('invoice', 'list', '--tx', 'txn_nope').stderr).toMatch(/^error 1007: /);
   });
 
+  it('refuses a PDF onto a directory, or under a file, with a one-line 1001 naming --out', () => {
+    for (const out of [dir, join(dir, 'kept-too.pdf', 'x.pdf')]) {
+      writeFileSync(join(dir, 'kept-too.pdf'), 'mine');
+      for (const extra of [[], ['--force']]) {
+        const r = cli('invoice', 'pdf', 'INV-000001', '--out', out, ...extra);
+        expect(r.status).toBe(1);
+        expect(r.stderr).toMatch(/^error 1001: out: .*(is a directory|is not a directory)[^\n]*\n$/);
+      }
+    }
+    expect(readFileSync(join(dir, 'kept-too.pdf'), 'utf8')).toBe('mine');
+  });
+
   it('refuses a PDF into a directory that does not exist, writing nothing', () => {
     const out = join(dir, 'missing', 'x.pdf');
     const r = cli('invoice', 'pdf', 'INV-000001', '--out', out);

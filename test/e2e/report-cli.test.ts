@@ -121,6 +121,12 @@ describe('paygate report', () => {
     expect(readFileSync(file, 'utf8')).toContain('<svg');
   });
 
+  it('--html naming a directory is a one-line 1001 naming --html, before anything is read', () => {
+    const r = paygate([...args(), '--html', dir]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^error 1001: html: .* is a directory: name a file\n$/);
+  });
+
   it('charged and refunded are subscription charges, and the report says so: a refunded PAY is not in them', async () => {
     // February holds the refunded 7.00 PAY (beforeAll): its figures are the subscriptions' alone.
     const february = paygate([...args(), '--json']).json().months[1];

@@ -1,10 +1,8 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { DocumentLayout } from '../../domain/document-layout.js';
-import { invalidParam } from '../../domain/errors.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
+import { outputFile, writeOutputFile } from '../output-file.js';
 import { action, UsageError, withCtx } from '../shell.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
@@ -115,17 +113,14 @@ export function registerInvoiceCommands(program: Command): void {
     .option('--merchant <id>', 'the merchant whose document it is (needed when several have one so numbered)')
     .action(
       action(async (number: string, opts: { out: string; force?: boolean; merchant?: string }, cmd: Command) => {
-        const target = resolve(opts.out);
-        if (!existsSync(dirname(target))) throw invalidParam('out', `directory does not exist: ${dirname(target)}`);
-        if (!opts.force && existsSync(target))
-          throw invalidParam('out', `${target} exists: choose another file, or add --force to replace it`);
+        const target = outputFile('out', opts.out, { replace: Boolean(opts.force) });
         await withCtx(cmd, async (ctx, out) => {
           const { findDocument } = await import('../../services/documents/queries.js');
           const { renderPdf } = await import('../../documents/pdf.js');
           const doc = await findDocument(ctx, opts.merchant, number);
           // The CLI has no other request to hold up: it renders on its own thread.
           const pdf = await renderPdf(doc.layout);
-          writeFileSync(target, pdf, { flag: opts.force ? 'w' : 'wx' });
+          writeOutputFile('out', target, pdf, { replace: Boolean(opts.force) });
           out.result({ number: doc.layout.number, file: target, bytes: pdf.length }, () => `wrote ${target}`);
         });
       }),

@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
-import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { invalidParam } from '../../domain/errors.js';
 import { formatAmount } from '../../domain/money.js';
 import chalk from 'chalk';
 import type { RevenueReport } from '../../report/figures.js';
 import { paragraph, table } from '../output.js';
+import { outputFile, writeOutputFile } from '../output-file.js';
 import { action, globalsOf, withCtx } from '../shell.js';
 import { visible } from '../visible.js';
 
@@ -81,16 +79,15 @@ export function registerReportCommands(program: Command): void {
     .option('--html <file>', 'also write a self-contained HTML page with SVG charts')
     .action(
       action(async (opts: ReportOptions, cmd: Command) => {
-        const target = opts.html ? resolve(opts.html) : undefined;
-        if (target && !existsSync(dirname(target)))
-          throw invalidParam('html', `directory does not exist: ${dirname(target)}`);
+        // The page is replaced when it exists: running the report again refreshes it.
+        const target = opts.html ? outputFile('html', opts.html, { replace: true }) : undefined;
         await withCtx(cmd, async (ctx, out) => {
           const { reportHtml } = await import('../../report/html.js');
           const { REPORT_SCOPE } = await import('../../report/figures.js');
           const { revenueReport } = await import('../../services/report.js');
           const { plot } = await import('asciichart');
           const report = await revenueReport(ctx, { merchantId: opts.merchant, from: opts.from, to: opts.to });
-          if (target) writeFileSync(target, reportHtml(report));
+          if (target) writeOutputFile('html', target, reportHtml(report), { replace: true });
           // The page is the output asked for: off a terminal, JSON too only when --json says so.
           const jsonAsked = Boolean(globalsOf(cmd).json);
           if (!target || !out.json || jsonAsked)
