@@ -53,6 +53,8 @@ export interface Invoice {
   transactionOrderId: string;
   relationId: string;
   subscriptionCode?: string;
+  /** The coupon that discounted the charge (SPEC §19); its line is among `lines` too. */
+  discount?: { couponCode: string; amount: number };
 }
 
 export interface CreditNote {
@@ -80,6 +82,8 @@ export interface ItemInput {
 export interface Reduction {
   description: string;
   amount: number;
+  /** A coupon's discount names its code (SPEC §19); a credit names none. */
+  couponCode?: string;
 }
 
 export type LineSource =

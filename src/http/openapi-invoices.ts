@@ -64,6 +64,10 @@ export const invoiceSchema = z.object({
   seller: seller.meta({ description: 'The merchant as it was when the invoice was issued' }),
   customer,
   lines: z.array(line),
+  couponCode: z.string().optional().meta({ description: 'The coupon that discounted the charge (only when one did)' }),
+  discountAmount: money
+    .optional()
+    .meta({ description: 'What the coupon took off; its negative line is among the lines too' }),
   paidWith: z
     .object({ brand: z.string(), last4: z.string() })
     .optional()

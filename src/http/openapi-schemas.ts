@@ -211,6 +211,9 @@ const subscriptionDetail = subscriptionListItem.extend({
     .optional()
     .meta({ description: 'The plan the next renewal moves to, while a plan change at period end waits' }),
   couponCode: z.string().optional().meta({ description: 'The coupon held, while it still has a charge to discount' }),
+  discountAmount: amountNumber
+    .optional()
+    .meta({ description: 'What the coupon takes off the next charge, once that charge is priced with it' }),
   email: z.string().optional().meta({
     description:
       'Where customer emails go: the first charge’s billingAddress.email, or the one set with POST /subscription/update; absent when none',

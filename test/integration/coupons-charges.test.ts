@@ -128,7 +128,11 @@ describe('the discount at each charge', () => {
     const sub = await subscribe(app.ctx, merchantId, planId);
     await createCoupon(app.ctx, merchantId, { code: 'LOYAL', amountOff: '1', duration: 'FOREVER' });
     const detail = await takeCoupon(app.ctx, merchantId, { subscriptionId: sub.subscriptionId, couponCode: 'LOYAL' });
-    expect(detail.couponCode).toBe('LOYAL');
+    expect(detail).toMatchObject({ couponCode: 'LOYAL', discountAmount: 1 });
+    expect(await subscriptionDetail(app.ctx, merchantId, sub.subscriptionId)).toMatchObject({
+      couponCode: 'LOYAL',
+      discountAmount: 1,
+    });
     expect((await charged(app, sub.subscriptionId))[1]).toEqual(['RENEW', 'PENDING', 900, 100, 'LOYAL']);
   });
 

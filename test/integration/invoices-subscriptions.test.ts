@@ -175,9 +175,13 @@ describe('subscription invoices', () => {
           { description: 'Pro', amount: '9.99' },
           { description: 'Discount (TWO)', amount: '-2.00' },
         ],
+        couponCode: 'TWO',
+        discountAmount: '2.00',
       });
     expect(third).toMatchObject({ total: '9.99', lines: [{ description: 'Pro', amount: '9.99' }] });
     expect(third?.lines).toHaveLength(1);
+    expect(third).not.toHaveProperty('couponCode');
+    expect(third).not.toHaveProperty('discountAmount');
   });
 
   it("issues a trial's zero first charge no invoice; its first paid renewal is INV-000001", async () => {

@@ -39,6 +39,8 @@ export interface InvoiceBody {
   payment?: PaymentMethod;
   relationId: string;
   subscriptionCode?: string;
+  /** The coupon that discounted the charge, and by how much (SPEC §19); absent on invoices issued before it was kept. */
+  discount?: { couponCode: string; amount: number };
 }
 
 /** What a subscription charge is for: its plan over the service period [from, to), less credits and discounts. */
@@ -95,7 +97,9 @@ export const factsOf = (txn: TransactionRow, subscriptionCode?: string): ChargeF
 /** A coupon's discount on a billing record (SPEC §19), as the invoice's negative line. */
 export function discountOf(record: Pick<BillingRecordRow, 'couponCode' | 'discountAmount'> | undefined): Reduction[] {
   if (!record?.couponCode || record.discountAmount <= 0) return [];
-  return [{ description: `Discount (${record.couponCode})`, amount: record.discountAmount }];
+  return [
+    { description: `Discount (${record.couponCode})`, amount: record.discountAmount, couponCode: record.couponCode },
+  ];
 }
 
 /**
@@ -177,13 +181,15 @@ async function linesOf(tx: Tx, f: ChargeFacts, plan: PlanCharge | undefined): Pr
 }
 
 /** The invoice of a charge with these lines, all but its number (and the seller, copied when it is taken). */
-function invoiceRow(f: ChargeFacts, lines: InvoiceLine[], now: number): NewInvoice {
+function invoiceRow(f: ChargeFacts, lines: InvoiceLine[], now: number, plan?: PlanCharge): NewInvoice {
   const payment = f.cardBrand && f.cardLast4 ? { brand: f.cardBrand, last4: f.cardLast4 } : undefined;
+  const coupon = plan?.reductions.find((r) => r.couponCode !== undefined && r.amount > 0);
   const body: InvoiceBody = {
     lines,
     ...(payment ? { payment } : {}),
     relationId: f.relationId ?? '',
     ...(f.subscriptionCode ? { subscriptionCode: f.subscriptionCode } : {}),
+    ...(coupon?.couponCode ? { discount: { couponCode: coupon.couponCode, amount: coupon.amount } } : {}),
   };
   return newInvoice({
     id: newId('inv', now),
@@ -213,7 +219,7 @@ export async function issueInvoice(
   now: number,
 ): Promise<IssuedInvoice | undefined> {
   if (f.amount <= 0) return undefined;
-  const row = invoiceRow(f, await linesOf(tx, f, plan), now);
+  const row = invoiceRow(f, await linesOf(tx, f, plan), now, plan);
   const number = await tx.issueInvoice(row);
   if (number === undefined) throw new Error(`merchant ${f.merchantId} of transaction ${f.transactionId} is missing`);
   await queueReceipt(ctx, tx, f, number, now);

@@ -45,6 +45,7 @@ export function toInvoice(r: InvoiceRow): Invoice {
     transactionOrderId: r.transactionId,
     relationId: body.relationId,
     ...(body.subscriptionCode ? { subscriptionCode: body.subscriptionCode } : {}),
+    ...(body.discount ? { discount: body.discount } : {}),
   };
 }
 
@@ -97,6 +98,9 @@ export interface InvoiceView {
   seller: MerchantIdentity;
   customer: Customer;
   lines: LineView[];
+  /** The coupon that discounted the charge and by how much (SPEC §19), shown as a negative line too. */
+  couponCode?: string;
+  discountAmount?: string;
   /** The card as printed: brand and last four digits. */
   paidWith?: { brand: string; last4: string };
   url: string;
@@ -142,6 +146,9 @@ export function invoiceView(ctx: Ctx, r: InvoiceRow, creditNotes?: readonly Link
     seller: inv.merchant,
     customer: inv.customer,
     lines: inv.lines.map((l) => lineView(l, r.currency, ctx.zone)),
+    ...(inv.discount
+      ? { couponCode: inv.discount.couponCode, discountAmount: formatAmount(inv.discount.amount, r.currency) }
+      : {}),
     ...(inv.payment ? { paidWith: { brand: inv.payment.brand, last4: inv.payment.last4 } } : {}),
     url: invoiceUrl(ctx, r.token),
     pdfUrl: invoicePdfUrl(ctx, r.token),

@@ -47,7 +47,10 @@ export async function subscriptionDetail(ctx: Ctx, merchantId: string, input: un
   const plan = (await ctx.store.getPlanInfo(s.planId)) ?? { name: '', description: null };
   const coupon = await couponInForce(ctx.store, s, s.pendingPlanId ?? s.planId);
   const couponCode = couponLasts(coupon) ? s.couponCode : null;
-  return subscriptionDetailView(ctx, s, plan, await ctx.store.nextBillingTime(s.id), couponCode);
+  // The discount the next charge gets (its PENDING record was priced with the coupon).
+  const [next] = couponCode !== null ? await ctx.store.pendingRecords(s.id) : [];
+  const discount = next && next.couponCode === couponCode ? next.discountAmount : 0;
+  return subscriptionDetailView(ctx, s, plan, await ctx.store.nextBillingTime(s.id), { couponCode, discount });
 }
 
 export const USER_LIST_REQUEST = z.object({ userId: requiredString(200), status: statusField });

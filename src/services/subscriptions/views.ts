@@ -37,6 +37,8 @@ export interface SubscriptionDetail extends SubscriptionListItem {
   pendingPlanId?: string;
   /** The coupon held (SPEC §19) while it still has a charge to discount. */
   couponCode?: string;
+  /** What the coupon takes off the next charge, when that charge is already priced with it. */
+  discountAmount?: number;
   /** Where customer emails go (SPEC §17). */
   email?: string;
 }
@@ -94,8 +96,8 @@ export function subscriptionDetailView(
   s: SubscriptionRow,
   plan: { name: string; description: string | null },
   next: number | null,
-  /** The code of the coupon held, when it still lasts. */
-  couponCode: string | null = null,
+  /** The code of the coupon held, when it still lasts, and what it takes off the next charge. */
+  coupon: { couponCode: string | null; discount: number } = { couponCode: null, discount: 0 },
 ): SubscriptionDetail {
   const item = subscriptionListItem(ctx, s, plan.name, next);
   const { subscriptionId, subscriptionCode, userId, planId, planName, amount, currency, ...rest } = item;
@@ -115,7 +117,10 @@ export function subscriptionDetailView(
     totalPaid: amountNumber(s.totalPaid, s.currency),
     ...(s.credit > 0 ? { creditBalance: amountNumber(s.credit, s.currency) } : {}),
     ...(s.pendingPlanId !== null ? { pendingPlanId: s.pendingPlanId } : {}),
-    ...(couponCode !== null ? { couponCode } : {}),
+    ...(coupon.couponCode !== null ? { couponCode: coupon.couponCode } : {}),
+    ...(coupon.couponCode !== null && coupon.discount > 0
+      ? { discountAmount: amountNumber(coupon.discount, s.currency) }
+      : {}),
     ...(s.email !== null ? { email: s.email } : {}),
   };
 }
