@@ -1192,6 +1192,11 @@ export interface components {
             pendingPlanId?: string;
             /** @description The coupon held, while it still has a charge to discount */
             couponCode?: string;
+            /**
+             * @description What the coupon takes off the next charge, once that charge is priced with it
+             * @example 9.99
+             */
+            discountAmount?: number;
             /** @description Where customer emails go: the first charge’s billingAddress.email, or the one set with POST /subscription/update; absent when none */
             email?: string;
         };
@@ -1419,6 +1424,13 @@ export interface components {
                  */
                 amount?: string;
             }[];
+            /** @description The coupon that discounted the charge (only when one did) */
+            couponCode?: string;
+            /**
+             * @description What the coupon took off; its negative line is among the lines too
+             * @example 19.99
+             */
+            discountAmount?: string;
             /** @description The card: its brand and last four digits, never more */
             paidWith?: {
                 brand: string;
