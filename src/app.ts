@@ -6,7 +6,7 @@ import { openVault } from './services/vault-open.js';
 import type { Channel, ChannelDeps } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
 import { createChannelRegistry } from './channel/registry.js';
-import { CALL_WINDOW_MS, memoryCallWindow } from './channel/stripe/budget.js';
+import { CALL_WINDOW_MS, type CallWindow, memoryCallWindow } from './channel/stripe/budget.js';
 import { useCallWindow } from './channel/stripe/pacer.js';
 import { isPostgresUrl, openStore } from './store/open.js';
 import { StoreOpenError, type Store } from './store/store.js';
@@ -52,11 +52,8 @@ export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Pro
       if (recorded) config.publicUrl = recorded;
     }
     const channels = createChannelRegistry({ sandbox: channel, vault, config });
-    const takeCallSlot = store.takeCallSlot?.bind(store);
     // Every process on a PostgreSQL database keeps to one budget per Stripe account (SPEC §13).
-    useCallWindow(
-      takeCallSlot ? { take: (key, limit, now) => takeCallSlot(key, limit, now, CALL_WINDOW_MS) } : memoryCallWindow(),
-    );
+    useCallWindow(sharedCallWindow(store) ?? memoryCallWindow());
     return {
       store,
       clock,
@@ -92,4 +89,15 @@ async function keyFingerprints(store: Store, vault: Vault): Promise<void> {
       }
     },
   });
+}
+
+/** The database's count of Stripe calls, where it keeps one for every process (PostgreSQL). */
+function sharedCallWindow(store: Store): CallWindow | undefined {
+  const { takeCallSlot, enterCallRunning, leaveCallRunning } = store;
+  if (!takeCallSlot || !enterCallRunning || !leaveCallRunning) return undefined;
+  return {
+    take: (key, limit, now) => takeCallSlot.call(store, key, limit, now, CALL_WINDOW_MS),
+    enter: (key, limit, now, until) => enterCallRunning.call(store, key, limit, now, until),
+    leave: (key, until) => leaveCallRunning.call(store, key, until),
+  };
 }

@@ -113,6 +113,13 @@ export interface Store extends Reads {
    * one process counts in memory (SQLite).
    */
   takeCallSlot?(key: string, limit: number, now: number, windowMs: number): Promise<number>;
+  /**
+   * One of `limit` places for a Stripe account's calls under way, counted for every process on
+   * the database: false when all are taken. Held until `leaveCallRunning` or `until` (epoch ms),
+   * so a process that dies frees its places. Absent where one process counts in memory (SQLite).
+   */
+  enterCallRunning?(key: string, limit: number, now: number, until: number): Promise<boolean>;
+  leaveCallRunning?(key: string, until: number): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -81,4 +81,37 @@ describe('the pacer', () => {
     await c;
     expect(third).toBe(true);
   });
+
+  it('keeps at most `concurrent` calls under way across processes sharing one count', async () => {
+    // The database's count as two processes see it: one list of lease ends.
+    const running: number[] = [];
+    const shared = {
+      ...memoryCallWindow(),
+      enter: async (_key: string, limit: number, now: number, until: number) => {
+        const live = running.filter((u) => u > now);
+        running.splice(0, running.length, ...live);
+        if (live.length >= limit) return false;
+        running.push(until);
+        return true;
+      },
+      leave: async (_key: string, until: number) => {
+        const i = running.indexOf(until);
+        if (i >= 0) running.splice(i, 1);
+      },
+    };
+    const budget = { perSecond: 100, background: 100, concurrent: 2 };
+    const [p, q] = [new AccountPacer('k', budget, shared), new AccountPacer('k', budget, shared)];
+    const a = await p.acquire(false);
+    await q.acquire(false);
+    let third = false;
+    const c = q.acquire(false).then(() => {
+      third = true;
+    });
+    await new Promise((r) => setTimeout(r, 60));
+    expect(third).toBe(false);
+    a();
+    await c;
+    expect(third).toBe(true);
+    expect(running).toHaveLength(2);
+  });
 });

@@ -51,7 +51,20 @@ export function stripeMaxRpsFrom(env: NodeJS.ProcessEnv = process.env): number |
  */
 export interface CallWindow {
   take(key: string, limit: number, now: number): Promise<number>;
+  /**
+   * Calls under way counted for every process (PostgreSQL): take one of `limit` places on `key`,
+   * held until it is left or until `until` (epoch ms: a process that dies frees its places then).
+   * Absent where one process counts its own (SQLite): the pacer's count is then the whole count.
+   */
+  enter?(key: string, limit: number, now: number, until: number): Promise<boolean>;
+  leave?(key: string, until: number): Promise<void>;
 }
+
+/**
+ * How long a place among the calls under way is held at most: the Stripe client's timeout
+ * (DEFAULT_STRIPE_TIMEOUT_MS) and a margin, so a call that runs to its timeout keeps its place.
+ */
+export const RUNNING_LEASE_MS = 25_000;
 
 /** One process's count (SQLite: one process charges at a time per database, as `serve` is one). */
 export function memoryCallWindow(windowMs: number = CALL_WINDOW_MS): CallWindow {

@@ -34,3 +34,31 @@ export async function takeWindowSlot(
   const freeing = hits[hits.length - limit] ?? now;
   return Math.max(1, freeing + windowMs - now);
 }
+
+/**
+ * Takes one of `limit` places for calls under way on `key`, held until `until` (epoch ms) unless
+ * left before: the same upsert, whose entries are lease ends and whose window is the lease, so
+ * the places kept are those whose lease has not ended at `now`. Two calls with one lease end hold
+ * two equal entries; leaving removes one of them.
+ */
+export async function enterRunning(
+  db: Queryable,
+  key: string,
+  limit: number,
+  now: number,
+  until: number,
+): Promise<boolean> {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a whole number ≥ 1, got ${limit}`);
+  if (!(until > now)) throw new RangeError('a place must be held until a later time');
+  const r = await db.query<{ last_allowed: boolean }>(TAKE_SQL, [key, until, limit, until - now]);
+  return r.rows[0]?.last_allowed ?? false;
+}
+
+const LEAVE_SQL = `UPDATE rate_limit_windows
+SET hits = hits[:array_position(hits, $2::bigint) - 1] || hits[array_position(hits, $2::bigint) + 1:]
+WHERE key = $1 AND array_position(hits, $2::bigint) IS NOT NULL`;
+
+/** Gives back one place held until `until` (nothing when it already ended and was dropped). */
+export async function leaveRunning(db: Queryable, key: string, until: number): Promise<void> {
+  await db.query(LEAVE_SQL, [key, until]);
+}

@@ -29,7 +29,7 @@ import { openPgStore, type OpenPgOptions, type PgStore as PgHandle } from './cli
 import { isConnectionLost } from './errors.js';
 import { keyPlainFingerprints } from './fingerprints.js';
 import { type Conn, pgDb, run } from './query.js';
-import { takeWindowSlot } from './call-window.js';
+import { enterRunning, leaveRunning, takeWindowSlot } from './call-window.js';
 import { merchantBatches } from './merchant-batches.js';
 import * as batched from './batched.js';
 import {
@@ -259,6 +259,15 @@ export class PgStore extends SqlReads implements Store {
   /** A Stripe account's call budget, shared by every `serve` and `renew` on the database. */
   takeCallSlot(key: string, limit: number, now: number, windowMs: number): Promise<number> {
     return takeWindowSlot(this.handle.pool, key, limit, now, windowMs);
+  }
+
+  /** A place among a Stripe account's calls under way, counted for every process on the database. */
+  enterCallRunning(key: string, limit: number, now: number, until: number): Promise<boolean> {
+    return enterRunning(this.handle.pool, key, limit, now, until);
+  }
+
+  leaveCallRunning(key: string, until: number): Promise<void> {
+    return leaveRunning(this.handle.pool, key, until);
   }
 
   close(): Promise<void> {
