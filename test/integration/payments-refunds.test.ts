@@ -86,7 +86,7 @@ describe('refunds', () => {
     });
   });
 
-  it('both ids naming different transactions is 1001; neither is 1001; unknown or foreign is 1007', async () => {
+  it('both ids not naming one transaction is 1001; neither is 1001; unknown or foreign is 1007', async () => {
     const { ctx, pay, refund } = await setup();
     const a = await pay();
     const b = await pay();
@@ -94,6 +94,18 @@ describe('refunds', () => {
       refund({ transactionOrderId: a.transactionOrderId, relationId: b.relationId, refundAmount: '1.00' }),
     ).rejects.toMatchObject({ code: '1001' });
     await expect(refund({ refundAmount: '1.00' })).rejects.toMatchObject({ code: '1001' });
+    // One naming the transaction and the other nothing: they do not name the same one either way.
+    await expect(
+      refund({ transactionOrderId: 'txn_nope', relationId: b.relationId, refundAmount: '1.00' }),
+    ).rejects.toMatchObject({ code: '1001', message: expect.stringContaining('transactionOrderId') });
+    await expect(
+      refund({ transactionOrderId: a.transactionOrderId, relationId: 'nope', refundAmount: '1.00' }),
+    ).rejects.toMatchObject({ code: '1001', message: expect.stringContaining('relationId') });
+    await expect(
+      refund({ transactionOrderId: 'txn_nope', relationId: 'nope', refundAmount: '1.00' }),
+    ).rejects.toMatchObject({
+      code: '1007',
+    });
     await expect(refund({ transactionOrderId: 'txn_nope', refundAmount: '1.00' })).rejects.toMatchObject({
       code: '1007',
     });

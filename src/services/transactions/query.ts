@@ -22,13 +22,16 @@ export async function findTransaction(ctx: Ctx, merchantId: string, ref: Transac
     ? await ctx.store.getMerchantTransaction(merchantId, ref.transactionOrderId)
     : undefined;
   const byRel = ref.relationId ? await ctx.store.getTransactionByRelation(merchantId, ref.relationId) : undefined;
-  if (ref.transactionOrderId && ref.relationId && byId && byRel && byId.id !== byRel.id) {
-    throw invalidParam('relationId', 'transactionOrderId and relationId name different transactions');
+  // Both sent must name one transaction (SPEC §5): one naming a transaction and the other
+  // another, or nothing, is 1001; both naming nothing is the transaction not found.
+  if (ref.transactionOrderId && ref.relationId && (byId || byRel) && byId?.id !== byRel?.id) {
+    if (byId && byRel)
+      throw invalidParam('relationId', 'transactionOrderId and relationId name different transactions');
+    if (byId) throw invalidParam('relationId', 'does not belong to transactionOrderId');
+    throw invalidParam('transactionOrderId', 'does not name the transaction of relationId');
   }
   const row = ref.transactionOrderId ? byId : byRel;
   if (!row) throw notFound('transaction');
-  if (ref.relationId && ref.transactionOrderId && !byRel)
-    throw invalidParam('relationId', 'does not belong to transactionOrderId');
   return row;
 }
 
