@@ -21,10 +21,20 @@ const PREFIX_RE = /^[A-Z0-9-]{1,12}$/;
 
 export type DocumentKind = 'invoice' | 'credit-note';
 
-/** A merchant's `invoicePrefix`: 1–12 of A-Z, 0-9 and `-`. Lower case is refused, not folded: the number is printed as given. */
+/**
+ * A merchant's `invoicePrefix`: 1–12 of A-Z, 0-9 and `-`. Lower case is refused, not folded: the number is printed as given.
+ * Not ending in `-CN`: invoice `X-CN-000005` would be the number credit note 5 of prefix `X` has
+ * (or had, before the prefix changed). The digits hold no `-`, so this is the only way an
+ * invoice and a credit note can share a number.
+ */
 export function parseInvoicePrefix(value: unknown, field = 'invoicePrefix'): string {
   if (typeof value !== 'string' || !PREFIX_RE.test(value))
     throw invalidParam(field, 'must be 1 to 12 characters of A-Z, 0-9 and "-", such as "INV" or "SHOP-2026"');
+  if (value.endsWith('-CN'))
+    throw invalidParam(
+      field,
+      'must not end in "-CN": credit notes are numbered PREFIX-CN-000001, so its invoices would take their numbers',
+    );
   return value;
 }
 

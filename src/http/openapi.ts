@@ -20,8 +20,11 @@ export interface PlainRouteDoc {
   url: string;
   summary: string;
   contentType: string;
-  /** Answers besides 200 and a malformed URL's 400 (health checks' 503, /metrics' 403). */
-  errors?: { status: number; description: string }[];
+  /**
+   * Answers besides 200 and a malformed URL's 400 (health checks' 503, /metrics' 403); `envelope`
+   * when that answer is the API's Failure envelope rather than the route's own body.
+   */
+  errors?: { status: number; description: string; envelope?: boolean }[];
   /** An HTML GET that may answer 303 (the Stripe 3-D Secure hand-over and return). */
   redirects?: string;
   /** A POST whose body is JSON (described so), not a page's form. */
@@ -396,8 +399,9 @@ function plainOperation(doc: PlainRouteDoc): Json {
                 description: e.description,
                 headers: { 'x-request-id': REQUEST_ID_HEADER },
                 // A PDF that cannot be sent is explained by an HTML page.
-                content:
-                  doc.contentType === 'application/pdf'
+                content: e.envelope
+                  ? { 'application/json': { schema: ref('Failure') } }
+                  : doc.contentType === 'application/pdf'
                     ? { 'text/html': { schema: { type: 'string' } } }
                     : { [doc.contentType]: { schema: bodySchema(doc) } },
               },

@@ -74,9 +74,20 @@ export const opsDocs: PlainRouteDoc[] = [
   { method: 'GET', url: '/openapi.json', summary: 'This document', contentType: 'application/json' },
 ];
 
+/** A body limit as the 413 names it: `1 MiB`, `512 KiB`. */
+function sizeText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
 /** fastify's own request errors (parser, limits) as SPEC 1000s; anything else is not the client's fault. */
-function asMalformed(err: FastifyError): MalformedRequest | undefined {
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new MalformedRequest('request body is larger than 1 MiB', 413);
+function asMalformed(err: FastifyError, req: FastifyRequest): MalformedRequest | undefined {
+  // The route's own limit (the Stripe webhook's is 512 KiB), else the server's (BODY_LIMIT).
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new MalformedRequest(
+      `request body is larger than ${sizeText(req.routeOptions.bodyLimit ?? BODY_LIMIT)}`,
+      413,
+    );
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
     return new MalformedRequest('Content-Type must be application/json', 415);
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
@@ -90,7 +101,7 @@ function asMalformed(err: FastifyError): MalformedRequest | undefined {
 
 /** The API's one error handler: PaygateError → its envelope and status; unknown → 9999 with the request id, logged. */
 export function apiErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const known = isPaygateError(err) ? err : asMalformed(err as FastifyError);
+  const known = isPaygateError(err) ? err : asMalformed(err as FastifyError, req);
   req.rtnCode = known ? known.code : RESULT_CODES.INTERNAL;
   if (known) {
     if (known instanceof RateLimited) void reply.header('retry-after', String(known.retryAfter));
@@ -175,6 +186,10 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
   });
 
   app.removeAllContentTypeParsers();
+  // Set before any plugin is registered: a plugin's scope keeps the handler its parent had when it
+  // was registered, so one set afterwards left the Stripe webhook on fastify's default (its raw
+  // message, a database's included). Hosted pages and the portal set their own.
+  app.setErrorHandler(apiErrorHandler);
   const routes: readonly ApiRoute[] = apiRoutes;
   await app.register(async (api) => {
     registerJsonParser(api);
@@ -206,7 +221,6 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
     if (isPagePath(req.url)) return void pageNotFound(reply);
     void reply.code(404).send(failure(RESULT_CODES.NOT_FOUND, 'no such endpoint (GET /openapi.json lists them)'));
   });
-  app.setErrorHandler(apiErrorHandler);
   return app;
 }
 

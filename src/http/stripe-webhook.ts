@@ -16,7 +16,13 @@ export const stripeWebhookDocs: PlainRouteDoc[] = [
         description:
           'The signature does not verify (or is missing or too old), or no webhook secret is set: nothing changed',
       },
-      { status: 404, description: 'Unknown merchant' },
+      { status: 404, description: 'Unknown merchant (an id holding U+0000 included)' },
+      { status: 413, description: 'Body larger than 512 KiB (1000): nothing changed', envelope: true },
+      {
+        status: 500,
+        description: 'A fault on paygate’s side (9999 with the request id, never the fault’s own message)',
+        envelope: true,
+      },
     ],
   },
 ];
@@ -29,10 +35,9 @@ const WEBHOOK_BODY_LIMIT = 512 * 1024;
  * signature covers them exactly, and a re-serialised JSON object would not verify.
  */
 export async function registerStripeWebhook(app: FastifyInstance, ctx: Ctx): Promise<void> {
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_req, body, done) =>
-    done(null, body),
-  );
-  app.post('/channel/stripe/:merchantId/webhook', async (req, reply) => {
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  // The limit on the route (not the parser), so the 413 of the server's error handler can name it.
+  app.post('/channel/stripe/:merchantId/webhook', { bodyLimit: WEBHOOK_BODY_LIMIT }, async (req, reply) => {
     const payload = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const signature = req.headers['stripe-signature'];
     const answer = await receiveStripeWebhook(

@@ -3,6 +3,7 @@ import type { ChargeResult } from '../channel/channel.js';
 import type { WebhookSettlement } from '../channel/stripe/index.js';
 import { toChargeResult, toRefundResult } from '../channel/stripe/to-channel.js';
 import type { StripeRefundResult } from '../channel/stripe/results.js';
+import { hasLoneSurrogate } from '../domain/text.js';
 import { recordRefundResult } from './refund.js';
 import { finishSucceeded, finishUnpaid } from './transactions/outcome.js';
 import { STATUS } from './transactions/view.js';
@@ -28,6 +29,9 @@ export async function receiveStripeWebhook(
   payload: Buffer,
   signature: string | undefined,
 ): Promise<WebhookAnswer> {
+  // The id comes from the URL path: U+0000 (which PostgreSQL cannot even compare with stored
+  // text) or a lone surrogate names no merchant, answered alike on both engines.
+  if (merchantId.includes('\u0000') || hasLoneSurrogate(merchantId)) return rejected(404, 'unknown merchant');
   const merchant = await ctx.store.getMerchant(merchantId);
   if (!merchant) return rejected(404, 'unknown merchant');
   if (!merchant.stripeWebhookSecretEnc)

@@ -165,6 +165,29 @@ describe('paygate merchant', () => {
     expect(back.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('update refuses an invoice prefix ending in -CN (its invoices would take credit note numbers), nothing changed', async () => {
+    const db = await freshDb();
+    const { merchantId } = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();
+    const r = paygate([
+      '--db',
+      db,
+      'merchant',
+      'update',
+      merchantId,
+      '--invoice-prefix',
+      'INV-CN',
+      '--invoice-next',
+      '5',
+    ]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^error 1001: invoicePrefix: must not end in "-CN"/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(paygate(['--db', db, 'merchant', 'show', merchantId]).json()).toMatchObject({
+      invoicePrefix: 'INV',
+      invoiceNext: 1,
+    });
+  });
+
   it('rotate-secret prints a new secret once', async () => {
     const db = await freshDb();
     const created = paygate(['--db', db, 'merchant', 'create', '--name', 'Shop']).json();

@@ -21,7 +21,7 @@ const receipt: CustomerEmail = {
   invoiceUrl: 'https://pay.acme.test/invoice/tok1',
 };
 const PDF = Buffer.from('%PDF-1.3\n% a stand-in for the rendered invoice\n%%EOF\n');
-const message = composeEmail(receipt, 'UTC', PDF);
+const message = composeEmail(receipt, 'UTC', Date.UTC(2026, 0, 25), PDF);
 
 let smtp: SmtpHarness | undefined;
 let sender: MailSender | undefined;

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildServer } from '../../src/http/server.js';
+import { testApp } from '../helpers/ctx.js';
 import { type StripeShop, stripeShop } from '../helpers/stripe-shop.js';
 import { signatureHeader, type StandinAccount, type StripeStandin } from '../helpers/stripe-standin/index.js';
 import { client, type Served, type TestMerchant } from '../helpers/serve.js';
@@ -178,5 +180,49 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     expect(
       (await one<{ status: number }>('SELECT status FROM transactions WHERE id = ?', t.transactionOrderId)).status,
     ).toBe(200000);
+  });
+
+  it('a merchant id holding NUL is an unknown merchant (404) on both engines, never a database message', async () => {
+    for (const id of ['a%00b', `${m.merchantId}%00`]) {
+      const res = await fetch(`${srv.url}/channel/stripe/${id}/webhook`, { method: 'POST', body: '{}' });
+      const text = await res.text();
+      expect(res.status, id).toBe(404);
+      expect(JSON.parse(text), id).toEqual({ status: 'rejected', reason: 'unknown merchant' });
+    }
+  });
+
+  it('a body over 512 KiB is a 413 in the API envelope (1000), not fastify’s own answer', async () => {
+    const res = await fetch(`${srv.url}/channel/stripe/${m.merchantId}/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"pad":"${'x'.repeat(512 * 1024)}"}`,
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({
+      rtn_code: '1000',
+      rtn_msg: 'request body is larger than 512 KiB',
+      success: false,
+    });
+  });
+
+  it('a fault while handling an event is a 9999 with the request id, never the internal message', async () => {
+    const app = await testApp();
+    try {
+      vi.spyOn(app.ctx.store, 'getMerchant').mockRejectedValue(
+        new Error('invalid byte sequence for encoding "UTF8": 0x00'),
+      );
+      const server = await buildServer(app.ctx, { logLevel: 'silent' });
+      try {
+        const res = await server.inject({ method: 'POST', url: '/channel/stripe/mer_1/webhook', payload: '{}' });
+        expect(res.statusCode).toBe(500);
+        expect(res.json()).toMatchObject({ rtn_code: '9999', success: false });
+        expect(res.json().rtn_msg).toContain(res.headers['x-request-id']);
+        expect(res.body).not.toMatch(/UTF8|byte sequence|statusCode/);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await app.close();
+    }
   });
 });

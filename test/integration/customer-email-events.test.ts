@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTime } from '../../src/domain/time.js';
+import { deliverCustomerEmails } from '../../src/services/documents/email-delivery.js';
 import { updateCard } from '../../src/services/card-update/index.js';
 import { getCardPage } from '../../src/services/card-update/page.js';
 import { runRenewal } from '../../src/services/renew/index.js';
@@ -90,10 +91,41 @@ describe('customer emails of a subscription', () => {
     expect(shop.smtp.received).toHaveLength(1);
     const got = shop.smtp.received[0];
     expectWellFormed(got);
-    expect(got?.mail.subject).toBe('Your card for Acme Shop expires soon');
-    expect(got?.mail.text).toContain('expires at the end of 01/2026, before your next payment for Pro on 2026-02-15');
+    // Sent on 2026-02-08, after January ended: the card has expired already (it said "expires soon").
+    expect(got?.mail.subject).toBe('Your card for Acme Shop has expired');
+    expect(got?.mail.text).toContain(
+      'Your card VISA ••4242 expired at the end of 01/2026. Your next payment for Pro is due on 2026-02-15.',
+    );
     const token = /\/card\/([\w-]+)/.exec(got?.mail.text ?? '')?.[1] ?? '';
     expect(await getCardPage(shop.app.ctx, token)).toMatchObject({ reason: 'expiring', amount: '9.99', last4: '4242' });
+  });
+
+  it('a card still valid when the warning is sent says it expires soon; sent only after its month ended, that it has expired', async () => {
+    const shop = await emailShop();
+    shop.app.clock.set(t('2026-01-01 09:00:00'));
+    // Valid through January 2026; the renewal on 2026-02-01 would find it expired.
+    await subscriber(shop, { month: '01', year: '2026' });
+    shop.app.clock.set(t('2026-01-25 09:00:00'));
+    expect(await runRenewal(shop.app.ctx)).toMatchObject({ emailsSent: 1 });
+    const soon = shop.smtp.received[0];
+    expectWellFormed(soon);
+    expect(soon?.mail.subject).toBe('Your card for Acme Shop expires soon');
+    expect(soon?.mail.text).toContain('expires at the end of 01/2026, before your next payment for Pro on 2026-02-01');
+
+    // The same warning for another subscriber, first refused by the SMTP server, then sent on 1 February.
+    const late = await emailShop();
+    late.app.clock.set(t('2026-01-01 09:00:00'));
+    await subscriber(late, { month: '01', year: '2026' });
+    late.smtp.mode = 'refuse-message';
+    late.app.clock.set(t('2026-01-31 22:00:00'));
+    await runRenewal(late.app.ctx);
+    expect(late.smtp.received).toHaveLength(0);
+    late.smtp.mode = 'accept';
+    late.app.clock.set(t('2026-02-01 08:00:00'));
+    await deliverCustomerEmails(late.app.ctx);
+    expect(late.smtp.received).toHaveLength(1);
+    expect(late.smtp.received[0]?.mail.subject).toBe('Your card for Acme Shop has expired');
+    expect(late.smtp.received[0]?.mail.text).toContain('expired at the end of 01/2026.');
   });
 
   it('the card-expiring link stops working once a card that reaches the renewal is on file', async () => {

@@ -45,6 +45,27 @@ describe('invoice numbering (SPEC §17)', () => {
     },
   );
 
+  it.each(['INV-CN', 'A-CN', '-CN', 'SHOP-2026-CN'])(
+    'refuses the prefix %j, which would number invoices as credit notes, with 1001 naming the field',
+    (prefix) => {
+      expect(code(() => parseInvoicePrefix(prefix, 'invoicePrefix'))).toBe('1001');
+      expect(() => parseInvoicePrefix(prefix, 'invoicePrefix')).toThrowError(/invoicePrefix.*must not end in "-CN"/);
+    },
+  );
+
+  it.each(['CN', 'INV-CN1', 'CN-INV', 'INVCN', 'INV-C'])(
+    'accepts the prefix %j, which no credit note has',
+    (prefix) => {
+      expect(parseInvoicePrefix(prefix)).toBe(prefix);
+    },
+  );
+
+  it('no invoice of an accepted prefix is numbered like a credit note (PREFIX-CN-digits)', () => {
+    for (const p of ['INV', 'CN', 'INV-CN1', 'A-', 'CN-CN1', 'CN-'])
+      for (const n of [5, 999_999, 1_000_000])
+        expect(documentNumber('invoice', parseInvoicePrefix(p), n)).not.toMatch(/^[A-Z0-9-]+-CN-\d{6,}$/);
+  });
+
   it.each([
     ['1', 1],
     ['1000', 1000],

@@ -8345,7 +8345,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unknown merchant */
+            /** @description Unknown merchant (an id holding U+0000 included) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8355,6 +8355,26 @@ export interface operations {
                     "application/json": {
                         status: string;
                     };
+                };
+            };
+            /** @description Body larger than 512 KiB (1000): nothing changed */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description A fault on paygate’s side (9999 with the request id, never the fault’s own message) */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
                 };
             };
             /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */

@@ -121,7 +121,7 @@ export function registerMerchantCommands(program: Command): void {
     .option('--email-from <email>', 'sender address of customer emails; none are sent without it ("" clears it)')
     .option(
       '--invoice-prefix <prefix>',
-      'document number prefix, 1-12 of A-Z, 0-9 and - (default INV); new documents only',
+      'document number prefix, 1-12 of A-Z, 0-9 and -, not ending in -CN (default INV); new documents only',
     )
     .option('--invoice-next <n>', 'number of the next invoice, to continue a numbering; only moves forward')
     .option('--credit-note-next <n>', 'number of the next credit note; only moves forward')

@@ -1,12 +1,13 @@
 import { layoutCreditNote, layoutInvoice, paymentLabel } from '../../domain/document-layout.js';
 import { formatMoney } from '../../domain/money.js';
 import { formatTime } from '../../domain/time.js';
+import { cardExpired } from '../../vault/card.js';
 import type { CustomerEmail } from './message.js';
 
 /**
  * A customer email as a message: subject, a plain-text part and an HTML part with the same
  * content (one body model, two renderings, as for documents), and the PDF attachment. Pure:
- * the zone and the rendered PDF come from the caller.
+ * the zone, the time it is composed at and the rendered PDF come from the caller.
  */
 
 export interface ComposedEmail {
@@ -39,7 +40,7 @@ const REASONS: Record<string, string> = {
 
 const date = (ms: number, zone: string): string => formatTime(ms, zone).slice(0, 10);
 
-function bodyOf(email: CustomerEmail, zone: string): { subject: string; body: Body } {
+function bodyOf(email: CustomerEmail, zone: string, now: number): { subject: string; body: Body } {
   const shop = email.sender.merchantName;
   switch (email.kind) {
     case 'receipt': {
@@ -104,17 +105,24 @@ function bodyOf(email: CustomerEmail, zone: string): { subject: string; body: Bo
     }
     case 'card-expiring': {
       const expiry = `${String(email.expMonth).padStart(2, '0')}/${email.expYear}`;
+      const card = `Your card ${paymentLabel(email.payment)}`;
+      const renewal = date(email.renewalAt, zone);
+      // Written up to 7 days ahead and sent later (or retried): a card whose expiry month is over
+      // when the message is composed (judged as the renewal judges it) has expired, not "expires soon".
+      const expired = cardExpired(email.expMonth, email.expYear, now, zone);
       return {
-        subject: `Your card for ${shop} expires soon`,
+        subject: expired ? `Your card for ${shop} has expired` : `Your card for ${shop} expires soon`,
         body: {
           greeting: greeting(),
           paragraphs: [
-            `Your card ${paymentLabel(email.payment)} expires at the end of ${expiry}, before your next payment for ${email.planName} on ${date(email.renewalAt, zone)}.`,
+            expired
+              ? `${card} expired at the end of ${expiry}. Your next payment for ${email.planName} is due on ${renewal}.`
+              : `${card} expires at the end of ${expiry}, before your next payment for ${email.planName} on ${renewal}.`,
             'Please add a new card so that your subscription continues without interruption.',
           ],
           rows: [
             ['Subscription', email.subscriptionCode],
-            ['Next payment', `${formatMoney(email.amount, email.currency)} on ${date(email.renewalAt, zone)}`],
+            ['Next payment', `${formatMoney(email.amount, email.currency)} on ${renewal}`],
           ],
           action: { label: 'Update your card', url: email.updateCardUrl },
           after: [],
@@ -151,8 +159,8 @@ function footer(email: CustomerEmail): string {
     : `Questions? Reply to this email to reach ${email.sender.merchantName}.`;
 }
 
-export function composeEmail(email: CustomerEmail, zone: string, pdf?: Buffer): ComposedEmail {
-  const { subject, body } = bodyOf(email, zone);
+export function composeEmail(email: CustomerEmail, zone: string, now: number, pdf?: Buffer): ComposedEmail {
+  const { subject, body } = bodyOf(email, zone, now);
   const foot = footer(email);
   const attachments: ComposedEmail['attachments'] = [];
   if (pdf && email.kind === 'receipt')

@@ -132,7 +132,7 @@ async function deliverOne(
       ? await documentMessage(ctx, row, sender)
       : { message: messageOf(row, sender) };
     if (!built?.message) return dead('stored email could not be read');
-    composed = composeEmail(built.message, ctx.zone, 'pdf' in built ? built.pdf : undefined);
+    composed = composeEmail(built.message, ctx.zone, now(), 'pdf' in built ? built.pdf : undefined);
   } catch {
     // A PDF queue momentarily full, or a document that cannot be laid out: tried again on the schedule.
     return retryOrDead(`a ${row.kind} email could not be composed`);
