@@ -107,11 +107,16 @@ export function loadVaultKey(
 
 /**
  * What `loadVaultKey` would refuse whatever the database holds, checked before the database is
- * opened: a `<db>.key` that cannot be read (a link to nowhere, a directory, a file others can
- * read, not a key) is refused before a new database file is created for it.
+ * opened: a PAYGATE_VAULT_KEY that is not base64 of 32 bytes, or a `<db>.key` that cannot be read
+ * (a link to nowhere, a directory, a file others can read, not a key), is refused before a new
+ * database file is created (and migrated) for it.
  */
 export function checkVaultKeyBeforeOpen(dbPath: string, envKey: string | undefined): void {
-  if (envKey || dbPath === ':memory:') return;
+  if (envKey) {
+    parseVaultKey(envKey, 'PAYGATE_VAULT_KEY');
+    return;
+  }
+  if (dbPath === ':memory:') return;
   const keyPath = `${dbPath}.key`;
   if (pathTaken(keyPath)) readKeyAt(keyPath);
 }

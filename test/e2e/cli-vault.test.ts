@@ -139,6 +139,17 @@ describe('the vault key must be the database’s own', () => {
     check.close();
   });
 
+  it('a malformed PAYGATE_VAULT_KEY is refused in one line before any database file is created', () => {
+    const d = dir();
+    const db = join(d, 'fresh.db');
+    const r = paygate(['--db', db, 'merchant', 'list'], { env: { PAYGATE_VAULT_KEY: 'abc' } });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'error startup: PAYGATE_VAULT_KEY must be base64 of exactly 32 bytes (make one with: paygate vault new-key)',
+    ]);
+    expect(readdirSync(d)).toEqual([]);
+  });
+
   it('a new empty database still gets its key file made on first use', () => {
     const db = join(dir(), 'new.db');
     expect(paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY }).status).toBe(0);
