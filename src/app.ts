@@ -1,7 +1,7 @@
 import type { AppConfig } from './config.js';
 import type { Ctx } from './ctx.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import type { Vault } from './vault/crypto.js';
+import { checkVaultKeyBeforeOpen, type Vault } from './vault/crypto.js';
 import { openVault } from './services/vault-open.js';
 import type { Channel, ChannelDeps } from './channel/channel.js';
 import { createSandboxChannel } from './channel/sandbox.js';
@@ -33,6 +33,8 @@ export async function openApp(config: AppConfig, opts: OpenAppOptions = {}): Pro
       'a PostgreSQL database needs PAYGATE_VAULT_KEY (the same 32-byte base64 key on every instance; generate one with `openssl rand -base64 32` and keep it with your secrets): no key file is kept beside a PostgreSQL database',
     );
   }
+  // Refused now rather than after the store is opened: a refusal creates no database file.
+  checkVaultKeyBeforeOpen(config.dbPath, config.vaultKey);
   const store = await openStore(config.dbPath, { PAYGATE_DB_POOL: config.dbPool });
   try {
     const zone = await store.settleZone(config.zone);

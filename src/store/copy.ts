@@ -89,10 +89,46 @@ export function safeInteger(v: number | bigint, where: string): number {
   return n;
 }
 
-/** The refusal of a target that holds rows (checked before anything is written to it). */
-export function notEmpty(what: string, occupied: Array<{ table: string; rows: number }>): Error {
-  const list = occupied.map((o) => `${o.table}: ${o.rows}`).join(', ');
-  return invalidParam('to', `${what} is not empty (${list}); db copy only fills an empty database`);
+/**
+ * Every table paygate keeps in its schema on either engine, and drizzle's bookkeeping (SQLite
+ * keeps it beside them; PostgreSQL in its own "drizzle" schema). Anything else in a target is
+ * another application's, which `db copy` never fills (SPEC §1: an empty database).
+ */
+export const OWN_TABLE_NAMES: ReadonlySet<string> = new Set([...TABLES.map((t) => t.name), '__drizzle_migrations']);
+
+/** What a target held before anything was written to it. */
+export interface TargetContents {
+  /** paygate's tables that hold rows, with their counts. */
+  occupied: Array<{ table: string; rows: number }>;
+  /** Tables and views that are not paygate's, whatever they hold. */
+  foreign: string[];
+}
+
+/** At most this many foreign tables are named: the message stays one readable line. */
+const FOREIGN_NAMED = 10;
+
+/** A table name as one printable word (names may hold any character, a newline included). */
+const tableWord = (name: string): string => (/^[\w$]+$/.test(name) ? name : JSON.stringify(name));
+
+/** The refusal of a target that holds rows, or tables of another application (checked before anything is written to it). */
+export function notEmpty(
+  what: string,
+  occupied: Array<{ table: string; rows: number }>,
+  foreign: string[] = [],
+): Error {
+  const parts = occupied.length > 0 ? [occupied.map((o) => `${o.table}: ${o.rows}`).join(', ')] : [];
+  if (foreign.length > 0) {
+    const named = foreign.slice(0, FOREIGN_NAMED).map(tableWord).join(', ');
+    const more = foreign.length > FOREIGN_NAMED ? ` and ${foreign.length - FOREIGN_NAMED} more` : '';
+    parts.push(`tables that are not paygate's: ${named}${more}`);
+  }
+  return invalidParam('to', `${what} is not empty (${parts.join('; ')}); db copy only fills an empty database`);
+}
+
+/** Refuse a target that is not empty, before it is migrated or written. */
+export function refuseUnlessEmpty(what: string, contents: TargetContents): void {
+  if (contents.occupied.length > 0 || contents.foreign.length > 0)
+    throw notEmpty(what, contents.occupied, contents.foreign);
 }
 
 /** How a target is named in messages: the file, or the URL without its password. */

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, linkSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, lstatSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 
 /**
  * AES-256-GCM under the vault key (SPEC §1, §10). Ciphertext text form:
@@ -92,23 +92,73 @@ export function loadVaultKey(
   if (envKey) return { key: parseVaultKey(envKey, 'PAYGATE_VAULT_KEY'), source: { kind: 'env' } };
   if (dbPath === ':memory:') return { key: randomBytes(32), source: { kind: 'memory' } };
   const keyPath = `${dbPath}.key`;
-  if (existsSync(keyPath))
-    return { key: parseVaultKey(readKeyFile(keyPath), keyPath), source: { kind: 'file', path: keyPath } };
+  if (pathTaken(keyPath)) return readKeyAt(keyPath);
   if (!mayCreate()) {
     throw new VaultKeyError(
       `this database holds data but its vault key was not found: set PAYGATE_VAULT_KEY to the key it was created with, or put its ${keyPath} back (a new key would not open its cards and secrets)`,
     );
   }
   const key = randomBytes(32);
-  // Write a private temp file, then link it into place: link() is atomic and fails if another
-  // process got there first, so concurrent first runs agree on one key and never read a half file.
-  const tmp = `${keyPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  if (linkNewKeyFile(keyPath, key)) return { key, source: { kind: 'file', path: keyPath } };
+  // Something took the path between the check and the link: another process's first run (its key
+  // is the one to use), or a link to nowhere. Read it once; what cannot be read is refused.
+  return readKeyAt(keyPath);
+}
+
+/**
+ * What `loadVaultKey` would refuse whatever the database holds, checked before the database is
+ * opened: a PAYGATE_VAULT_KEY that is not base64 of 32 bytes, or a `<db>.key` that cannot be read
+ * (a link to nowhere, a directory, a file others can read, not a key), is refused before a new
+ * database file is created (and migrated) for it.
+ */
+export function checkVaultKeyBeforeOpen(dbPath: string, envKey: string | undefined): void {
+  if (envKey) {
+    parseVaultKey(envKey, 'PAYGATE_VAULT_KEY');
+    return;
+  }
+  if (dbPath === ':memory:') return;
+  const keyPath = `${dbPath}.key`;
+  if (pathTaken(keyPath)) readKeyAt(keyPath);
+}
+
+const readKeyAt = (keyPath: string): LoadedKey => ({
+  key: parseVaultKey(readKeyFile(keyPath), keyPath),
+  source: { kind: 'file', path: keyPath },
+});
+
+/**
+ * Whether anything is at `path`, a link to a missing file included (existsSync follows links and
+ * says no to one, and a key generated "beside" it could then never be linked into place).
+ */
+function pathTaken(path: string): boolean {
   try {
-    linkSync(tmp, keyPath);
-    return { key, source: { kind: 'file', path: keyPath } };
+    lstatSync(path);
+    return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return loadVaultKey(dbPath, undefined, mayCreate);
+    const code = (e as NodeJS.ErrnoException).code;
+    // Anything else (EACCES) is for readKeyFile to report in its own words.
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
+}
+
+/**
+ * Write a private temp file, then link it into place: link() is atomic and fails if another
+ * process got there first, so concurrent first runs agree on one key and never read a half file.
+ * False when the path was taken; the temp file is removed in every case.
+ */
+function linkNewKeyFile(keyPath: string, key: Buffer): boolean {
+  const tmp = `${keyPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    try {
+      writeFileSync(fd, key.toString('base64') + '\n');
+    } finally {
+      closeSync(fd);
+    }
+    linkSync(tmp, keyPath);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;
   } finally {
     unlinkSync(tmp);
@@ -126,6 +176,11 @@ export function readKeyFile(path: string): string {
   try {
     fd = openSync(path, 'r');
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && isLink(path)) {
+      throw new VaultKeyError(
+        `the vault key file ${path} is a symbolic link to a file that does not exist: restore the key file it points to, or set PAYGATE_VAULT_KEY`,
+      );
+    }
     throw new VaultKeyError(`cannot read the vault key file ${path}: ${(e as Error).message}`);
   }
   try {
@@ -140,6 +195,14 @@ export function readKeyFile(path: string): string {
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
+  }
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

@@ -1,7 +1,9 @@
+import { existsSync, readlinkSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ENGINE, tempDir } from '../helpers/env.js';
 import { paygate } from '../helpers/cli.js';
+import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import { rowsOf, shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 
 /** A temp dir of the file's own: SQLite paths that are not shop databases (a missing directory, a backup). */
@@ -422,5 +424,36 @@ describe.skipIf(TEST_ENGINE === 'postgres')('paygate db backup', () => {
     const r = paygate(['--db', db, 'db', 'backup', db]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/already exists/);
+  });
+
+  it('refuses a symbolic link to a missing file like an existing file (1001 naming file), writing nothing through it', async () => {
+    const db = await freshDb();
+    paygate(['--db', db, 'merchant', 'list']);
+    const link = join(dir, 'dangling-backup.db');
+    const nowhere = join(dir, 'nowhere.db');
+    symlinkSync(nowhere, link);
+    const r = paygate(['--db', db, 'db', 'backup', link]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`error 1001: file: ${link} already exists (a symbolic link to a file that does not exist)\n`);
+    expect(readlinkSync(link)).toBe(nowhere);
+    expect(existsSync(nowhere)).toBe(false);
+  });
+
+  it('the store refuses such a link too, with 1001 naming file (a link made after the command checked)', async () => {
+    const t = tempDir('paygate-backup-');
+    const store = openSqliteStore(join(t.dir, 'shop.db'));
+    try {
+      const link = join(t.dir, 'late.db');
+      symlinkSync(join(t.dir, 'nowhere.db'), link);
+      await expect(store.backup(link)).rejects.toMatchObject({
+        code: '1001',
+        field: 'file',
+        message: `file: ${link} already exists`,
+      });
+      expect(existsSync(join(t.dir, 'nowhere.db'))).toBe(false);
+    } finally {
+      await store.close();
+      t.cleanup();
+    }
   });
 });

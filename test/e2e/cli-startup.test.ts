@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paygate } from '../helpers/cli.js';
-import { tempDir } from '../helpers/env.js';
+import { BIN, paygate } from '../helpers/cli.js';
+import { TEST_VAULT_KEY, tempDir } from '../helpers/env.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -78,6 +78,55 @@ describe('start-up failures are one clear line with exit 2', () => {
       paygate(['--db', d, 'merchant', 'list']),
       /cannot open database .*dir\.db: it is a directory \(a database is a file, for example .*dir\.db\/paygate\.db\); nothing was changed/,
     );
+  });
+});
+
+/** nobody on Debian-like systems: a user who owns nothing here and whom permission bits do stop. */
+const NOBODY = 65534;
+
+/**
+ * Run paygate as a user who cannot write `db`. SQLite falls back to read-only only when the open
+ * for writing is denied, and permission bits never deny root (the tests run as root): there the
+ * command runs as nobody on a file nobody owns with mode 0400, in a directory nobody owns (so only
+ * the file refuses writing); as any other user, as itself on its own 0400 file.
+ */
+function asUserWhoCannotWrite(db: string, args: string[]): ReturnType<typeof paygate> {
+  const home = dirname(db);
+  chmodSync(db, 0o400);
+  if (process.getuid?.() !== 0) return paygate(args);
+  chownSync(db, NOBODY, NOBODY);
+  chownSync(home, NOBODY, NOBODY);
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    cwd: home,
+    uid: NOBODY,
+    gid: NOBODY,
+    env: { PATH: process.env.PATH, HOME: home, PAYGATE_VAULT_KEY: TEST_VAULT_KEY },
+  });
+  // The checkout must be readable by others for nobody to run it; say so rather than fail obscurely.
+  if (/Cannot find module|EACCES: permission denied, (open|scandir|lstat) '(?!.*\.db)/.test(r.stderr))
+    throw new Error(`nobody cannot run ${BIN} (run this test as a non-root user instead): ${r.stderr}`);
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
+}
+
+describe('a database file paygate cannot write is refused at start-up', () => {
+  it('mode 0400 (not its owner’s to write): one line, exit 2, and no WAL or shared-memory file is made', () => {
+    const t = tempDir();
+    try {
+      const db = join(t.dir, 'ro.db');
+      expect(paygate(['--db', db, 'merchant', 'list']).status).toBe(0);
+      const before = readFileSync(db);
+      const r = asUserWhoCannotWrite(db, ['--db', db, 'merchant', 'list']);
+      expectStartupFailure(r, /it cannot be opened for writing/);
+      expect(r.stderr).toBe(
+        `error startup: cannot open database ${db}: it cannot be opened for writing (permission denied); nothing was changed\n`,
+      );
+      expect(readdirSync(t.dir)).toEqual(['ro.db']);
+      expect(statSync(db).mode & 0o777).toBe(0o400);
+      expect(readFileSync(db).equals(before)).toBe(true);
+    } finally {
+      t.cleanup();
+    }
   });
 });
 

@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +139,17 @@ describe('the vault key must be the database’s own', () => {
     check.close();
   });
 
+  it('a malformed PAYGATE_VAULT_KEY is refused in one line before any database file is created', () => {
+    const d = dir();
+    const db = join(d, 'fresh.db');
+    const r = paygate(['--db', db, 'merchant', 'list'], { env: { PAYGATE_VAULT_KEY: 'abc' } });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'error startup: PAYGATE_VAULT_KEY must be base64 of exactly 32 bytes (make one with: paygate vault new-key)',
+    ]);
+    expect(readdirSync(d)).toEqual([]);
+  });
+
   it('a new empty database still gets its key file made on first use', () => {
     const db = join(dir(), 'new.db');
     expect(paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY }).status).toBe(0);
@@ -151,6 +173,20 @@ describe('a vault key file must be private to its owner (SPEC §1, like ssh with
 
     chmodSync(`${db}.key`, 0o600);
     expect(paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY }).status).toBe(0);
+  });
+
+  it('a <db>.key that is a link to a missing file is refused in one line, before any database file is created', () => {
+    const d = dir();
+    const db = join(d, 'k.db');
+    symlinkSync(join(d, 'gone', 'nokey'), `${db}.key`);
+    const r = paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `error startup: the vault key file ${db}.key is a symbolic link to a file that does not exist: restore the key file it points to, or set PAYGATE_VAULT_KEY`,
+    ]);
+    // No temp key files, no database: only the link, as it was.
+    expect(readdirSync(d)).toEqual(['k.db.key']);
+    expect(readlinkSync(`${db}.key`)).toBe(join(d, 'gone', 'nokey'));
   });
 
   it('a --new-key-file readable by group or others is refused before anything is re-encrypted', () => {

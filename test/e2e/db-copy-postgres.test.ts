@@ -86,6 +86,34 @@ describe.skipIf(!pgAvailable())('paygate db copy: SQLite → PostgreSQL → SQLi
     expect(await pgTables(pgDb.url)).toEqual(before);
   });
 
+  it("a PostgreSQL database holding another application's table where paygate's would go is refused with 1001, nothing created", async () => {
+    const foreign = await createPgDatabase();
+    try {
+      const client = new pg.Client({ connectionString: foreign.url });
+      await client.connect();
+      try {
+        await client.query('CREATE TABLE foo (x int); INSERT INTO foo VALUES (1), (2)');
+        const r = paygate(['--db', source, 'db', 'copy', '--to', foreign.url]);
+        expect(r.status).toBe(1);
+        expect(r.stderr.trim().split('\n')).toEqual([
+          expect.stringMatching(
+            /^error 1001: to: postgres:\/\/.* is not empty \(tables that are not paygate's: foo\); db copy only fills an empty database$/,
+          ),
+        ]);
+        // Not migrated: foo is still the only table, and drizzle's bookkeeping was never created.
+        const tables = await client.query(
+          "SELECT table_schema || '.' || table_name AS t FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')",
+        );
+        expect(tables.rows.map((row) => row.t)).toEqual(['public.foo']);
+        expect((await client.query("SELECT 1 FROM pg_namespace WHERE nspname = 'drizzle'")).rowCount).toBe(0);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await foreign.drop();
+    }
+  });
+
   it('copied back into a new SQLite file, every table equals the original, and the copy answers the CLI', async () => {
     const back = join(dir, 'back.db');
     const store = await openPgStore(pgDb.url);

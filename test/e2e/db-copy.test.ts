@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite/client.js';
+import { Database } from '../../src/store/sqlite/driver.js';
 import { paygate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/env.js';
 import { populate, sqliteTables, type Populated } from '../helpers/populated-db.js';
@@ -96,6 +97,22 @@ describe('paygate db copy --to FILE (SQLite → SQLite)', () => {
     expect(r.stderr).toMatch(/^error 1001: to: .*copy\.db is not empty \(meta: \d+, merchants: 2, /);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(sha(copy)).toBe(hash);
+  });
+
+  it("another application's SQLite file is refused with 1001 naming its tables, and left exactly as it was", () => {
+    const foreign = join(dir, 'foreign.db');
+    const other = new Database(foreign);
+    other.exec('CREATE TABLE foo (x); INSERT INTO foo VALUES (1), (2); CREATE TABLE bar (y)');
+    other.close();
+    const hash = sha(foreign);
+    const r = paygate(['--db', source, 'db', 'copy', '--to', foreign]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      `error 1001: to: ${foreign} is not empty (tables that are not paygate's: bar, foo); db copy only fills an empty database\n`,
+    );
+    // Not migrated, not switched to WAL, no key written beside it.
+    expect(sha(foreign)).toBe(hash);
+    for (const f of ['-wal', '-shm', '-journal', '.key']) expect(existsSync(`${foreign}${f}`), f).toBe(false);
   });
 
   it('an existing database with no rows (migrated, never used) is filled', () => {

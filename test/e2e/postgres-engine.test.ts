@@ -64,6 +64,18 @@ describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
     expect(await count(db.url, "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public'")).toBe(0);
   });
 
+  it('refuses a malformed PAYGATE_VAULT_KEY in one line before creating any table', async () => {
+    const db = await freshDb();
+    const r = paygate(['--db', db.url, 'merchant', 'list'], { env: { PAYGATE_VAULT_KEY: 'abc' } });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'error startup: PAYGATE_VAULT_KEY must be base64 of exactly 32 bytes (make one with: paygate vault new-key)',
+    ]);
+    expect(await count(db.url, "SELECT count(*) AS n FROM pg_tables WHERE schemaname IN ('public', 'drizzle')")).toBe(
+      0,
+    );
+  });
+
   it('refuses a PAYGATE_DB_POOL that is not a number of connections with 1001 naming it', async () => {
     const db = await freshDb();
     const r = paygate(['--db', db.url, 'merchant', 'list'], { env: { PAYGATE_DB_POOL: 'lots' } });

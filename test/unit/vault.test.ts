@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCsrf } from '../../src/http/pages/csrf.js';
@@ -61,6 +61,45 @@ describe('vault key file beside the database', () => {
     expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600);
     expect(Buffer.from(readFileSync(`${db}.key`, 'utf8').trim(), 'base64').equals(first)).toBe(true);
     expect(loadVaultKey(db, undefined).key.equals(first)).toBe(true);
+  });
+
+  it('a key file that is a link to a missing file is refused in one line, and no temp file is left', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const db = join(t.dir, 'pay.db');
+    symlinkSync(join(t.dir, 'missing'), `${db}.key`);
+    expect(() => loadVaultKey(db, undefined)).toThrow(
+      `the vault key file ${db}.key is a symbolic link to a file that does not exist`,
+    );
+    expect(readdirSync(t.dir)).toEqual(['pay.db.key']);
+  });
+
+  it('a path taken between the check and the link is read once: a link to nowhere is refused, no temp file left', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const db = join(t.dir, 'pay.db');
+    // mayCreate runs between the check and the link: the link appears there, as if made meanwhile.
+    const linkMeanwhile = (): boolean => {
+      symlinkSync(join(t.dir, 'missing'), `${db}.key`);
+      return true;
+    };
+    expect(() => loadVaultKey(db, undefined, linkMeanwhile)).toThrow(
+      /is a symbolic link to a file that does not exist/,
+    );
+    expect(readdirSync(t.dir)).toEqual(['pay.db.key']);
+  });
+
+  it('a key another process linked into place first is the one used', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const db = join(t.dir, 'pay.db');
+    const theirs = randomBytes(32);
+    const writeMeanwhile = (): boolean => {
+      writeFileSync(`${db}.key`, `${theirs.toString('base64')}\n`, { mode: 0o600 });
+      return true;
+    };
+    expect(loadVaultKey(db, undefined, writeMeanwhile).key.equals(theirs)).toBe(true);
+    expect(readdirSync(t.dir)).toEqual(['pay.db.key']);
   });
 
   it('gives way to PAYGATE_VAULT_KEY when it is set', async () => {

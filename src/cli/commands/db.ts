@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { invalidParam, StoreOpenError } from '../../domain/errors.js';
 import { progressBar } from '../progress.js';
@@ -10,6 +10,20 @@ import { action, globalsOf, outputOf, StartupError, withCtx } from '../shell.js'
 /** A server database's URL (the store decides what it can open; this only tells a URL from a path). */
 const isUrl = (text: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
 
+/**
+ * "FILE already exists" when anything is at `path`, else undefined. lstat, not existsSync: that
+ * follows a link and says no to a link to a missing file, where the backup cannot be created
+ * either (it is never written through a link).
+ */
+function alreadyThere(path: string): string | undefined {
+  try {
+    const dangling = lstatSync(path).isSymbolicLink() && !existsSync(path);
+    return `${path} already exists${dangling ? ' (a symbolic link to a file that does not exist)' : ''}`;
+  } catch {
+    return undefined;
+  }
+}
+
 export function registerDbCommands(program: Command): void {
   const db = program.command('db').description('database maintenance');
   db.command('backup')
@@ -19,7 +33,8 @@ export function registerDbCommands(program: Command): void {
       action(async (file: string, _opts: object, cmd: Command) => {
         const target = resolve(file);
         if (!existsSync(dirname(target))) throw invalidParam('file', `directory does not exist: ${dirname(target)}`);
-        if (existsSync(target)) throw invalidParam('file', `${target} already exists`);
+        const taken = alreadyThere(target);
+        if (taken) throw invalidParam('file', taken);
         await withCtx(cmd, async (ctx, out) => {
           const { backupDatabase } = await import('../../services/database.js');
           const { pages } = await backupDatabase(ctx, target);

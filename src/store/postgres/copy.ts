@@ -1,5 +1,14 @@
 import pg from 'pg';
-import { notEmpty, safeInteger, type CopyRow, type CopySource, type CopyTable, type CopyTarget } from '../copy.js';
+import {
+  OWN_TABLE_NAMES,
+  refuseUnlessEmpty,
+  safeInteger,
+  type CopyRow,
+  type CopySource,
+  type CopyTable,
+  type CopyTarget,
+  type TargetContents,
+} from '../copy.js';
 import { StoreOpenError } from '../store.js';
 import { openPgStore } from './client.js';
 import { isPostgresUrl, redactUrl } from './url.js';
@@ -84,26 +93,31 @@ export async function pgCopySource(pool: pg.Pool): Promise<CopySource> {
   };
 }
 
-/** Rows of each of `tables` that exists, read before the target is migrated or written. */
-async function occupiedDatabase(
-  url: string,
-  tables: readonly CopyTable[],
-): Promise<Array<{ table: string; rows: number }>> {
+/**
+ * What the database holds, read before the target is migrated or written: rows of each of
+ * `tables` that exists, and every table, view or foreign table that is not paygate's. Both are
+ * looked for in the schema paygate's migrations would create their tables in (current_schema(),
+ * the first schema of the search_path that exists), not in "public" whatever the search_path says.
+ */
+async function databaseContents(url: string, tables: readonly CopyTable[]): Promise<TargetContents> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'paygate' });
   client.on('error', () => {});
   try {
     await client.connect();
-    const found: Array<{ table: string; rows: number }> = [];
+    const listed = await client.query<{ schema: string; name: string }>(
+      `SELECT n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY c.relname`,
+    );
+    const present = new Map(listed.rows.map((r) => [r.name, r.schema]));
+    const occupied: TargetContents['occupied'] = [];
     for (const t of tables) {
-      const reg = await client.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
-        `public.${quote(t.name)}`,
-      ]);
-      if (!reg.rows[0]?.t) continue;
-      const r = await client.query<{ n: string }>(`SELECT count(*) AS n FROM public.${quote(t.name)}`);
+      const schema = present.get(t.name);
+      if (schema === undefined) continue;
+      const r = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quote(schema)}.${quote(t.name)}`);
       const n = Number(r.rows[0]?.n ?? 0);
-      if (n > 0) found.push({ table: t.name, rows: n });
+      if (n > 0) occupied.push({ table: t.name, rows: n });
     }
-    return found;
+    return { occupied, foreign: [...present.keys()].filter((n) => !OWN_TABLE_NAMES.has(n)) };
   } catch (e) {
     throw new StoreOpenError(`cannot open database ${redactUrl(url)}: ${(e as Error).message}`);
   } finally {
@@ -112,15 +126,14 @@ async function occupiedDatabase(
 }
 
 /**
- * Open the database at `url` to be filled: looked at first and refused if it holds rows (so a
- * refused target is left as it was), then migrated by the engine's own open (advisory lock).
+ * Open the database at `url` to be filled: looked at first and refused if it holds rows or
+ * another application's tables (so a refused target is left as it was), then migrated by the engine's own open (advisory lock).
  * After the copy, outbox_events' identity sequence continues after the largest seq copied.
  */
 export async function openPgCopyTarget(url: string, tables: readonly CopyTable[]): Promise<CopyTarget> {
   if (!isPostgresUrl(url))
     throw new StoreOpenError(`not a PostgreSQL URL (postgres://… or postgresql://…): ${redactUrl(url)}`);
-  const occupied = await occupiedDatabase(url, tables);
-  if (occupied.length > 0) throw notEmpty(redactUrl(url), occupied);
+  refuseUnlessEmpty(redactUrl(url), await databaseContents(url, tables));
   const store = await openPgStore(url, { poolSize: 2 });
   const count = async (t: CopyTable): Promise<number> => {
     const r = await store.pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${quote(t.name)}`);

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StoreOpenError } from '../store.js';
-import { createPrivateFile, refuseNonDatabase } from './files.js';
+import { createPrivateFile, refuseNonDatabase, refuseReadOnlyFile } from './files.js';
 
 export type Sqlite = Database;
 
@@ -24,9 +24,10 @@ export function openSqlite(path: string, opts: { readonly?: boolean } = {}): Sql
   let sqlite: Sqlite;
   try {
     // An existing file keeps the mode its owner gave it: the CLI warns when others can read it.
-    if (path !== ':memory:' && path !== '' && !opts.readonly) createPrivateFile(path);
+    if (path !== ':memory:' && path !== '' && !opts.readonly && !createPrivateFile(path)) refuseReadOnlyFile(path);
     sqlite = new Database(path, { readonly: opts.readonly ?? false });
   } catch (e) {
+    if (e instanceof StoreOpenError) throw e;
     throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);
   }
   try {

@@ -1,8 +1,10 @@
 import { Database, type Statement } from './driver.js';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import {
-  notEmpty,
+  OWN_TABLE_NAMES,
+  refuseUnlessEmpty,
   safeInteger,
+  type TargetContents,
   type CopyRow,
   type CopySource,
   type CopyTable,
@@ -78,8 +80,11 @@ export function sqliteCopySource(db: Sqlite): CopySource {
   };
 }
 
-/** Rows of each table of `tables` that exists in the database at `path`, read without changing the file. */
-function occupiedFile(path: string, tables: readonly CopyTable[]): Array<{ table: string; rows: number }> {
+/**
+ * What the database at `path` holds, read without changing the file: rows of each of `tables`
+ * that exists, and every table or view that is not paygate's (SQLite's own sqlite_* aside).
+ */
+function fileContents(path: string, tables: readonly CopyTable[]): TargetContents {
   let db: Sqlite;
   try {
     db = new Database(path, { readonly: true, fileMustExist: true });
@@ -87,14 +92,20 @@ function occupiedFile(path: string, tables: readonly CopyTable[]): Array<{ table
     throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);
   }
   try {
-    const found: Array<{ table: string; rows: number }> = [];
+    const occupied: TargetContents['occupied'] = [];
     for (const t of tables) {
       const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t.name);
       if (!exists) continue;
       const { n } = db.prepare(`SELECT count(*) AS n FROM ${quote(t.name)}`).get() as { n: number };
-      if (n > 0) found.push({ table: t.name, rows: n });
+      if (n > 0) occupied.push({ table: t.name, rows: n });
     }
-    return found;
+    const names = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+      )
+      .pluck()
+      .all() as string[];
+    return { occupied, foreign: names.filter((n) => !OWN_TABLE_NAMES.has(n)) };
   } catch (e) {
     throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);
   } finally {
@@ -104,16 +115,14 @@ function occupiedFile(path: string, tables: readonly CopyTable[]): Array<{ table
 
 /**
  * Open `path` to be filled: a new file is created mode 0600 and migrated (openSqlite); an
- * existing one is looked at read-only first and refused if it holds rows, so a refused target
- * is left exactly as it was.
+ * existing one is looked at read-only first and refused if it holds rows or another
+ * application's tables, so a refused target is left exactly as it was (no WAL switch, no
+ * migration).
  */
 export async function openSqliteCopyTarget(path: string, tables: readonly CopyTable[]): Promise<CopyTarget> {
   refuseNonDatabase(path);
   const existed = existsSync(path) && statSync(path).size > 0;
-  if (existed) {
-    const occupied = occupiedFile(path, tables);
-    if (occupied.length > 0) throw notEmpty(path, occupied);
-  }
+  if (existed) refuseUnlessEmpty(path, fileContents(path, tables));
   const createdFile = !existsSync(path);
   const db = openSqlite(path);
   const inserts = new Map<string, Statement>();

@@ -63,6 +63,31 @@ export function refuseNonDatabase(path: string): void {
   }
 }
 
+/**
+ * Refuse an existing database this process cannot open for writing (mode 0400, another user's
+ * file, a read-only mount), the way SQLite itself tries it (open read-write). SQLite would
+ * otherwise fall back to read-only without a word: reads work, the first write fails as "attempt
+ * to write a readonly database" (9999), and the WAL and shared-memory files it creates meanwhile
+ * take the file's read-only mode. Opening read-write and closing writes nothing.
+ */
+export function refuseReadOnlyFile(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r+');
+  } catch (e) {
+    const why = NOT_WRITABLE[(e as NodeJS.ErrnoException).code ?? ''];
+    if (why) throw refused(path, `it cannot be opened for writing (${why})`);
+    throw openError(path, e);
+  }
+  closeSync(fd);
+}
+
+const NOT_WRITABLE: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+};
+
 function isLink(path: string): boolean {
   try {
     return lstatSync(path).isSymbolicLink();

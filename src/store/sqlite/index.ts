@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { invalidParam } from '../../domain/errors.js';
 import type {
   Acceptance,
   Accepted,
@@ -73,7 +74,8 @@ export class SqliteStore extends SqlReads implements Store {
 
   async backup(file: string): Promise<{ pages: number }> {
     // The copy is as sensitive as the database: 0600 before the first page is written into it.
-    if (!createPrivateFile(file)) throw new Error(`${file} already exists`);
+    // 'wx' does not follow a link: a link to nowhere is taken like any file (never written through).
+    if (!createPrivateFile(file)) throw invalidParam('file', `${file} already exists`);
     try {
       const result = await this.connection.backup(file);
       return { pages: result.totalPages };
