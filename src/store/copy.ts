@@ -110,6 +110,12 @@ const FOREIGN_NAMED = 10;
 /** A table name as one printable word (names may hold any character, a newline included). */
 const tableWord = (name: string): string => (/^[\w$]+$/.test(name) ? name : JSON.stringify(name));
 
+/** Table names for a one-line message: the first few, and how many more. */
+export function tableList(names: readonly string[]): string {
+  const more = names.length > FOREIGN_NAMED ? ` and ${names.length - FOREIGN_NAMED} more` : '';
+  return `${names.slice(0, FOREIGN_NAMED).map(tableWord).join(', ')}${more}`;
+}
+
 /** The refusal of a target that holds rows, or tables of another application (checked before anything is written to it). */
 export function notEmpty(
   what: string,
@@ -117,11 +123,7 @@ export function notEmpty(
   foreign: string[] = [],
 ): Error {
   const parts = occupied.length > 0 ? [occupied.map((o) => `${o.table}: ${o.rows}`).join(', ')] : [];
-  if (foreign.length > 0) {
-    const named = foreign.slice(0, FOREIGN_NAMED).map(tableWord).join(', ');
-    const more = foreign.length > FOREIGN_NAMED ? ` and ${foreign.length - FOREIGN_NAMED} more` : '';
-    parts.push(`tables that are not paygate's: ${named}${more}`);
-  }
+  if (foreign.length > 0) parts.push(`tables that are not paygate's: ${tableList(foreign)}`);
   return invalidParam('to', `${what} is not empty (${parts.join('; ')}); db copy only fills an empty database`);
 }
 

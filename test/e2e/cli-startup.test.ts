@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, paygate } from '../helpers/cli.js';
 import { TEST_VAULT_KEY, tempDir } from '../helpers/env.js';
@@ -69,6 +70,21 @@ describe('start-up failures are one clear line with exit 2', () => {
       paygate(['--db', file, 'merchant', 'list']),
       /cannot open database .*garbage\.db: it is not a SQLite database file; nothing was changed/,
     );
+  });
+
+  it("another application's SQLite database: refused and left exactly as it was", () => {
+    const file = join(dir, 'notes.db');
+    const other = new Database(file);
+    other.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('milk'), ('tea')");
+    other.close();
+    const before = readFileSync(file);
+    expectStartupFailure(
+      paygate(['--db', file, 'merchant', 'list']),
+      /notes\.db is another application's SQLite database \(tables: notes\), not paygate's; nothing was changed/,
+    );
+    // Not migrated, not switched to WAL (a mode the file would keep), no files beside it.
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(readdirSync(dir).filter((f) => f.startsWith('notes.db'))).toEqual(['notes.db']);
   });
 
   it('a database path that is a directory', () => {

@@ -3,6 +3,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tableList } from '../copy.js';
 import { StoreOpenError } from '../store.js';
 import { createPrivateFile, refuseNonDatabase, refuseReadOnlyFile } from './files.js';
 
@@ -33,6 +34,7 @@ export function openSqlite(path: string, opts: { readonly?: boolean } = {}): Sql
   try {
     sqlite.pragma('busy_timeout = 10000');
     if (!opts.readonly) {
+      refuseForeignDatabase(sqlite, path);
       sqlite.pragma('journal_mode = WAL');
       sqlite.pragma('synchronous = FULL');
       // Off while migrating (SQLite's own procedure for rebuilding a table): dropping a rebuilt
@@ -48,6 +50,25 @@ export function openSqlite(path: string, opts: { readonly?: boolean } = {}): Sql
     throw new StoreOpenError(`cannot open database ${path}: ${(e as Error).message}`);
   }
   return sqlite;
+}
+
+/**
+ * Refuse a SQLite database another application made (tables, and no paygate schema): migrating
+ * paygate's tables into it and switching it to WAL (a mode the file keeps) would change someone
+ * else's database, as a mistyped --db must not (SPEC §1). Reading its schema writes nothing. A new
+ * or empty file, or a database paygate migrated, opens.
+ */
+function refuseForeignDatabase(sqlite: Sqlite, path: string): void {
+  const names = sqlite
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+    )
+    .pluck()
+    .all() as string[];
+  if (names.length === 0 || names.includes('__drizzle_migrations')) return;
+  throw new StoreOpenError(
+    `${path} is another application's SQLite database (tables: ${tableList(names)}), not paygate's; nothing was changed: name paygate's own database, or a new file`,
+  );
 }
 
 /**
