@@ -58,6 +58,8 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/cli-vault.test.ts': 'vault key files beside the database file, backups and restores of a file',
   'test/e2e/db-copy.test.ts': 'db copy between SQLite files (db-copy-postgres covers PostgreSQL both ways)',
   'test/e2e/sqlite-driver.test.ts': 'which better-sqlite3 the running Node loads (Node 24 needs 13)',
+  'test/e2e/sqlite-locks.test.ts':
+    'an open SQLite store keeps its POSIX locks on the file (other processes see it in use)',
   'test/e2e/security-file-modes.test.ts':
     'permissions of the database file, its -wal/-shm and backups; --db paths that are not databases',
   'test/e2e/renew-concurrency.test.ts':

@@ -16,12 +16,16 @@ const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../.
  * (a success answer means the change is on disk), foreign keys on, a busy timeout so several
  * processes (renew, serve) can share the file.
  */
-export function openSqlite(path: string, opts: { readonly?: boolean } = {}): Sqlite {
+export function openSqlite(path: string, opts: { readonly?: boolean; besideOpen?: boolean } = {}): Sqlite {
   if (path !== ':memory:') {
     const dir = dirname(resolve(path));
     if (!existsSync(dir)) throw new StoreOpenError(`database directory does not exist: ${dir}`);
   }
-  if (path !== ':memory:' && path !== '') refuseNonDatabase(path);
+  // `besideOpen`: this process already holds the file open through SQLite, whose open checked it.
+  // The checks read the file through a descriptor of their own, and closing ANY descriptor of a
+  // file drops every POSIX lock the process holds on it, SQLite's included: another process
+  // would then take the database for unused and delete its WAL under the open connection.
+  if (path !== ':memory:' && path !== '' && !opts.besideOpen) refuseNonDatabase(path);
   let sqlite: Sqlite;
   try {
     // An existing file keeps the mode its owner gave it: the CLI warns when others can read it.

@@ -37,6 +37,10 @@ export function createPrivateFile(path: string): boolean {
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
+// The checks below open the file with a descriptor of their own. Never run them on a file this
+// process holds open through SQLite: closing any descriptor of a file drops every POSIX lock the
+// process holds on it, SQLite's among them (see openSqlite's `besideOpen`).
+
 /**
  * Refuse a `--db` path that is not a SQLite database before anything opens it, so a mistyped
  * path changes nothing on disk: a directory (SQLite would fail only after the file was touched),

@@ -116,7 +116,7 @@ export function openSqliteStore(path: string): SqliteStore {
   // both (such a database lives in one process, used by nothing concurrent in practice).
   if (path === ':memory:') return new SqliteStore(writer, writer);
   try {
-    return new SqliteStore(writer, openSqlite(path, { readonly: true }));
+    return new SqliteStore(writer, openSqlite(path, { readonly: true, besideOpen: true }));
   } catch (e) {
     writer.close();
     throw e;
