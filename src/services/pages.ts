@@ -329,8 +329,14 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
           channelRef: result.ref,
           checkoutDeclines: attempt,
         });
-      } else
-        await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, { checkoutDeclines: attempt, updatedAt: now });
+      }
+      // The page is open for another card, and for its Cancel button, again.
+      else
+        await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, {
+          checkoutDeclines: attempt,
+          chargeHeldUntil: null,
+          updatedAt: now,
+        });
     }
     return (await tx.getTransaction(row.id)) ?? cur;
   });
@@ -342,16 +348,24 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
   );
 }
 
-/** The user cancelled on the checkout page: CANCELLED (300020) → cancelUrl. */
+/**
+ * The user cancelled on the checkout page: CANCELLED (300020) → cancelUrl. Not while a card
+ * submitted on the page is being charged (a second tab, a double click): that charge may be
+ * approved, and its result is what the page then shows; the cancel answers "processing".
+ */
 export async function cancelCheckout(ctx: Ctx, token: string): Promise<PageOutcome> {
   const row = await openRow(ctx, 'checkout', token);
   const now = ctx.clock.now();
   const done = await ctx.store.transaction(async (tx) => {
+    const cur = await tx.lockTransaction(row.id);
+    if (cur?.status === STATUS.AWAITING_CHECKOUT && cur.chargeHeldUntil !== null && cur.chargeHeldUntil > now)
+      return { charging: cur, done: cur };
     if (!(await finishUnpaid(ctx, tx, row, STATUS.AWAITING_CHECKOUT, STATUS.CANCELLED, null, now))) return undefined;
-    return (await tx.getTransaction(row.id)) ?? row;
+    return { charging: undefined, done: (await tx.getTransaction(row.id)) ?? row };
   });
   if (!done) throw notFound('page');
-  return outcome(ctx, 'checkout', done);
+  if (done.charging) return { result: 'processing', view: await pageView(ctx, 'checkout', done.charging) };
+  return outcome(ctx, 'checkout', done.done);
 }
 
 /**

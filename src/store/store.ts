@@ -403,9 +403,15 @@ export interface Tx extends Reads {
   claimCharge(id: string, now: number, leaseMs: number): Promise<boolean>;
   /** The channel threw: let the next repeat of the request re-drive the charge at once. */
   releaseCharge(id: string, now: number, leaseMs: number): Promise<void>;
-  /** Push an open, unexpired page's expiry to at least `until`; false when it is no longer open. */
+  /**
+   * Push an open, unexpired page's expiry to at least `until` and hold it for a charge until then
+   * (`chargeHeldUntil`: no cancel closes it meanwhile); false when it is no longer open.
+   */
   holdPage(id: string, openStatus: number, now: number, until: number): Promise<boolean>;
-  /** End an open first charge (ACCEPTED, 3DS or checkout) as `status`, its page token cleared; false if not open. */
+  /**
+   * End an open first charge (3DS or checkout) as `status`, its page token cleared; false if not
+   * open, or if a charge is under way (ACCEPTED, or a page held for its charge): that completes.
+   */
   closeOpenCharge(id: string, status: number, now: number): Promise<boolean>;
 
   /**

@@ -211,6 +211,38 @@ describe('30-minute expiry', () => {
     expect(await status(v.transactionOrderId)).toBe(200000);
   });
 
+  it('Cancel while the card is being charged answers processing; the approved charge is recorded, not cancelled', async () => {
+    const { ctx, checkout } = await setup();
+    const { v, token } = await checkout();
+    const real = ctx.channel;
+    let cancelled: unknown;
+    ctx.channel = {
+      ...real,
+      charge: async (req) => {
+        // The shopper's second tab presses Cancel while the first tab's card is with the channel.
+        cancelled = await cancelCheckout(ctx, token);
+        return real.charge(req);
+      },
+    };
+    expect(await submitCheckoutCard(ctx, token, pageCard())).toMatchObject({
+      result: 'succeeded',
+      redirectUrl: expect.stringContaining(urls.returnUrl),
+    });
+    expect(cancelled).toMatchObject({ result: 'processing' });
+    expect(await status(v.transactionOrderId)).toBe(200000);
+    expect((await events()).map((e) => e.event_type)).toEqual(['PAYMENT']);
+  });
+
+  it('after a declined card the page can be cancelled at once: the hold ends with the charge', async () => {
+    const { ctx, checkout } = await setup();
+    const { v, token } = await checkout();
+    expect(await submitCheckoutCard(ctx, token, pageCard('4000000000000002'))).toMatchObject({
+      result: 'declined_retry',
+    });
+    expect(await cancelCheckout(ctx, token)).toMatchObject({ result: 'cancelled' });
+    expect(await status(v.transactionOrderId)).toBe(300020);
+  });
+
   it('a page held for the channel still expires once the grace has passed without an answer recorded', async () => {
     const { ctx, checkout } = await setup();
     const { v, token } = await checkout();

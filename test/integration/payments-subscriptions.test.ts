@@ -2,6 +2,7 @@ import { rowsOf } from '../helpers/rows.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTransaction } from '../../src/services/transactions/index.js';
 import { completeThreeDs } from '../../src/services/pages.js';
+import { cancelSubscription } from '../../src/services/subscriptions/index.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
 import { billingTime, trialEnd } from '../../src/domain/calendar.js';
@@ -192,6 +193,42 @@ describe('SUBSCRIPTION first charge', () => {
       ['INITIAL', 'SUCCESS'],
       ['RENEW', 'PENDING'],
     ]);
+  });
+
+  it('cancelled while its 3DS Complete is with the channel: the approved charge is recorded (SPEC §6), the subscription stays CANCELLED', async () => {
+    const { ctx, m, subscribe } = await setup();
+    const v = await subscribe({ cardInfo: card('4000002500003155') });
+    const real = ctx.channel;
+    ctx.channel = {
+      ...real,
+      completeAction: async (ref, passed) => {
+        await cancelSubscription(ctx, m.id, { subscriptionId: v.subscriptionId });
+        return real.completeAction(ref, passed);
+      },
+    };
+    expect((await completeThreeDs(ctx, String(v.url).split('/').pop() ?? '', true)).result).toBe('succeeded');
+    expect(await one('SELECT status, amount FROM transactions')).toEqual({ status: 200000, amount: 999 });
+    expect((await one<Sub>('SELECT * FROM subscriptions')).status).toBe('CANCELLED');
+    const payments = await all<{ payload: string }>("SELECT payload FROM outbox_events WHERE event_type = 'PAYMENT'");
+    expect(payments.map((e) => JSON.parse(e.payload).status)).toEqual(['200000']);
+  });
+
+  it('cancelled while its first charge is with the channel: the charge completes and is recorded', async () => {
+    const { ctx, m, subscribe } = await setup();
+    const real = ctx.channel;
+    let subscriptionId = '';
+    ctx.channel = {
+      ...real,
+      charge: async (req) => {
+        subscriptionId = (await one<Sub>('SELECT * FROM subscriptions')).id;
+        await cancelSubscription(ctx, m.id, { subscriptionId });
+        return real.charge(req);
+      },
+    };
+    const v = await subscribe();
+    expect(v.status).toBe('200000');
+    expect(await one('SELECT status FROM transactions')).toEqual({ status: 200000 });
+    expect((await one<Sub>('SELECT * FROM subscriptions')).status).toBe('CANCELLED');
   });
 
   it('3DS Fail → EXPIRED with a SUBSCRIPTION_EXPIRED callback and the PAYMENT callback', async () => {

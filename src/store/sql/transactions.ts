@@ -182,24 +182,30 @@ export async function finishRenewalTransaction(
 /**
  * A page whose card or 3DS answer is being sent to the channel: push its expiry to at least
  * `until`, while it is still open and unexpired, so the expiry sweep cannot close it under a
- * charge in flight. False when it is no longer open (expired, finished, or another submit won).
+ * charge in flight, and hold it for the charge until `until` (chargeHeldUntil), so no cancel can
+ * either. False when it is no longer open (expired, finished, or another submit won).
  */
 export async function holdPage(db: Db, id: string, openStatus: number, now: number, until: number): Promise<boolean> {
   return (
     (await db.run(
-      `UPDATE transactions SET page_expires_at = ${db.dialect.greatest('page_expires_at', 'CAST(@until AS BIGINT)')}
+      `UPDATE transactions SET page_expires_at = ${db.dialect.greatest('page_expires_at', 'CAST(@until AS BIGINT)')},
+         charge_held_until = @until
        WHERE id = @id AND status = @openStatus AND page_expires_at > @now`,
       { id, openStatus, now, until },
     )) === 1
   );
 }
 
-/** A cancelled subscription's open first charge ends (its page stops working); false when it was not open. */
+/**
+ * A cancelled subscription's open first charge ends (its page stops working); false when it was
+ * not open, or when its card is being charged: a charge under way completes and its result is
+ * recorded (SPEC §6), whether the processor has it (100000) or the page's submit does (the hold).
+ */
 export async function closeOpenCharge(db: Db, id: string, status: number, now: number): Promise<boolean> {
   return (
     (await db.run(
       `UPDATE transactions SET status = @status, page_token = NULL, page_expires_at = NULL, txn_time = @now, updated_at = @now
-       WHERE id = @id AND status IN (100000, 100040, 100050)`,
+       WHERE id = @id AND status IN (100040, 100050) AND (charge_held_until IS NULL OR charge_held_until <= @now)`,
       { id, status, now },
     )) === 1
   );

@@ -42,6 +42,12 @@ export const transactions = table(
     /** CARD_CHECK: the vaulted card this zero-amount check verifies before it replaces a subscription's card. */
     cardId: text(),
     pageExpiresAt: instant(),
+    /**
+     * An open page's card being charged now (a checkout submit, a 3DS completion): until then a
+     * cancel (the page's, the subscription's) leaves the page to the charge, whose result is
+     * recorded. Null when no charge is under way.
+     */
+    chargeHeldUntil: instant(),
     checkoutDeclines: integer().notNull().default(0),
     txnTime: instant(),
     createdAt: instant().notNull(),

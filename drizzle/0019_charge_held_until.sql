@@ -1,0 +1,1 @@
+ALTER TABLE `transactions` ADD `charge_held_until` integer;

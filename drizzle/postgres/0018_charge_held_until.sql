@@ -1,0 +1,1 @@
+ALTER TABLE "transactions" ADD COLUMN "charge_held_until" bigint;
