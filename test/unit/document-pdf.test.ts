@@ -113,6 +113,13 @@ describe.skipIf(!havePoppler && process.env.CI !== 'true')('invoice and credit n
     expect(pdfText(await renderPdf(layout, { fonts: HELVETICA })).split('\n')).toContain('?ukasz ?ó?w');
   });
 
+  it.skipIf(!haveDejaVu)('prints what DejaVu cannot draw (CJK, emoji) as "?", never as empty boxes', async () => {
+    const layout = layoutInvoice(sampleInvoice({ customer: { name: 'Łukasz 日本 📦', addressLines: [] } }), 'UTC');
+    const pdf = await renderPdf(layout);
+    expect(pdfFontNames(pdf)).toEqual(['DejaVuSans-Bold', 'DejaVuSans']);
+    expect(pdfText(pdf).split('\n')).toContain('Łukasz ?? ?');
+  });
+
   it('renders off the event loop the same document as in it', async () => {
     const layout = layoutInvoice(sampleInvoice(), 'UTC');
     const creationDate = new Date(Date.UTC(2026, 0, 5));
