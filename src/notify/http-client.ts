@@ -12,6 +12,12 @@ import { guardedConnector, RefusedTargetError } from './connector.js';
 export const CALLBACK_TIMEOUT_MS = 10_000;
 /** At most this much of a response is read; the rest is discarded with the connection. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
+/**
+ * How long the body is read once the status is in. The status decides the attempt; the body is
+ * only read so that a connection whose body ends at once can be reused, and for the excerpt of a
+ * non-2xx in lastError. A body still coming after this is cut, with its connection.
+ */
+export const RESPONSE_BODY_MS = 1_000;
 /** Connections per origin. */
 export const CONNECTIONS_PER_ORIGIN = 4;
 
@@ -47,9 +53,10 @@ export async function closeCallbackAgents(): Promise<void> {
 export type PostResult = { ok: true; status: number; snippet: string } | { ok: false; status?: number; error: string };
 
 /**
- * POST `body` to `url`. The whole exchange (queueing for a connection, connecting, headers and
- * reading the capped body) is bounded by `timeoutMs`, so a hanging receiver costs one slot for
- * at most that long. Never throws.
+ * POST `body` to `url`. The status line decides (SPEC §8): a 2xx whose status and headers arrive
+ * within `timeoutMs` is delivered, whatever its body does after. The whole exchange (queueing for
+ * a connection, connecting, headers and the short read of the body) is bounded by `timeoutMs`, so
+ * a hanging receiver costs one slot for at most that long. Never throws.
  */
 export async function postJson(
   url: URL,
@@ -71,6 +78,7 @@ export async function postJson(
       headersTimeout: timeoutMs + 1000,
       bodyTimeout: timeoutMs + 1000,
     });
+    // Past this point nothing may turn the answer into a failure: readCapped never throws.
     const snippet = await readCapped(res.body);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return ok
@@ -92,18 +100,29 @@ export async function postJson(
   }
 }
 
-/** Read at most MAX_RESPONSE_BYTES, then drop the rest; returns a short printable excerpt. */
+/**
+ * Read at most MAX_RESPONSE_BYTES for at most RESPONSE_BODY_MS (and never past the request's
+ * signal, which undici also applies to the body), then drop the rest; returns a short printable
+ * excerpt of what arrived. Never throws: a body that fails or is cut keeps what came before.
+ * A body not read to its end is destroyed, which closes its connection (it cannot be reused), so
+ * a slow body never holds a socket of the agent.
+ */
 async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    chunks.push(buf);
-    size += buf.length;
-    if (size >= MAX_RESPONSE_BYTES) {
-      body.destroy();
-      break;
+  const cut = setTimeout(() => body.destroy(), RESPONSE_BODY_MS);
+  try {
+    for await (const chunk of body) {
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      chunks.push(buf);
+      size += buf.length;
+      if (size >= MAX_RESPONSE_BYTES) break;
     }
+  } catch {
+    // Cut at RESPONSE_BODY_MS, aborted by the timeout, or reset by the receiver: the status stands.
+  } finally {
+    clearTimeout(cut);
+    if (!body.readableEnded) body.destroy();
   }
   const text = Buffer.concat(chunks).subarray(0, 200).toString('utf8');
   return text.replace(/\s+/g, ' ').trim();

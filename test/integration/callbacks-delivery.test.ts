@@ -313,6 +313,44 @@ describe('guard rails', () => {
     }
   });
 
+  it('a 200 whose body is still coming after the timeout is delivered at once, and its connection is closed', async () => {
+    // The status line decides (SPEC §8): this receiver answers 200 and one byte at once, and would
+    // end the body only after 12 s, past the 10 s timeout.
+    const closed: Promise<void>[] = [];
+    const late: NodeJS.Timeout[] = [];
+    const slow = createServer((req, res) => {
+      req.resume();
+      closed.push(new Promise((resolve) => res.socket?.once('close', () => resolve())));
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('O');
+      late.push(setTimeout(() => res.end('K'), 12_000));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      app = await open();
+      const port = (slow.address() as AddressInfo).port;
+      const m = await testMerchant(app.ctx, { notifyUrl: `http://127.0.0.1:${port}/slow-body` });
+      const id = await enqueue(app.ctx, { merchantId: m.merchantId, body: paymentBody(m.merchantId, 1) });
+      const started = Date.now();
+      expect(await deliverDue(app.ctx)).toEqual({ delivered: 1, failed: 0, dead: 0 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(await outboxRow(app.ctx, id)).toMatchObject({
+        status: 'DELIVERED',
+        attempts: 1,
+        lastHttpStatus: 200,
+        lastError: null,
+      });
+      // The unfinished body does not keep the connection: paygate has closed it, well before 12 s.
+      expect(closed).toHaveLength(1);
+      await closed[0];
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      for (const t of late) clearTimeout(t);
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+  });
+
   it('a disabled merchant still gets its callbacks (SPEC §2)', async () => {
     app = await open();
     const m = await testMerchant(app.ctx, { notifyUrl: rx.url() });
