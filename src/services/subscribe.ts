@@ -107,6 +107,7 @@ export async function createFirstCharge(
       couponCyclesUsed: 0,
       email: a.email ?? null,
       customer: a.customer ?? null,
+      statusChangedAt: now,
       createdAt: now,
       updatedAt: now,
     }),

@@ -20,12 +20,13 @@ export function monthOf(col: string, ends: readonly number[], lo = 0, hi = ends.
 
 /**
  * When a subscription stopped counting: the cancellation for CANCELLED, the end for FAILED and
- * EXPIRED, and for a PAUSED one its last update (its pause: nothing else updates a paused
+ * EXPIRED, and for a PAUSED one its pause, the last change of its status (not updated_at: an
+ * email, a card, a coupon or a plan change at period end may be written to a paused
  * subscription). Pauses already resumed are not recorded, so they do not show.
  */
 export const STOP_AT = `CASE WHEN s.status = 'CANCELLED' THEN coalesce(s.cancel_time, s.end_time)
   WHEN s.status IN ('FAILED', 'EXPIRED') THEN s.end_time
-  WHEN s.status = 'PAUSED' THEN s.updated_at END`;
+  WHEN s.status = 'PAUSED' THEN s.status_changed_at END`;
 
 /** Subscriptions grouped by the month they started and stopped counting (and cycle and kind). */
 export interface SubscriptionGroup {

@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseTime } from '../../src/domain/time.js';
 import { invoiceDetail } from '../../src/services/documents/queries.js';
 import { runRenewal } from '../../src/services/renew/index.js';
-import { onPostgres, type TestApp, testApp } from '../helpers/ctx.js';
+import { type TestApp, testApp } from '../helpers/ctx.js';
+import { migration } from '../helpers/migrations.js';
 import { rowsOf } from '../helpers/rows.js';
 import { merchantWithPlan, subscribe } from '../helpers/subscriptions.js';
 
@@ -18,18 +16,6 @@ let app: TestApp;
 afterEach(async () => app?.close());
 
 const t = (s: string): number => parseTime(s, 'UTC');
-const FOLDER = join(import.meta.dirname, '../../drizzle', onPostgres ? 'postgres' : '');
-
-/** The statements of the migration tagged `…_<name>`, as the migrator reads them. */
-function migration(name: string): string[] {
-  const journal = JSON.parse(readFileSync(join(FOLDER, 'meta/_journal.json'), 'utf8')) as {
-    entries: Array<{ when: number; tag: string }>;
-  };
-  const when = journal.entries.find((e) => e.tag.endsWith(`_${name}`))?.when;
-  const m = readMigrationFiles({ migrationsFolder: FOLDER }).find((f) => f.folderMillis === when);
-  if (!m) throw new Error(`no migration ${name}`);
-  return m.sql.filter((s) => s.trim() !== '');
-}
 
 describe('the subscription customer migration', () => {
   it('gives a subscription made before it the customer of its first invoice, which its renewals then bill', async () => {

@@ -4,7 +4,7 @@ import { requireMerchant } from '../../src/services/merchants.js';
 import { refundTransaction } from '../../src/services/refund.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { revenueReport } from '../../src/services/report.js';
-import { cancelSubscription } from '../../src/services/subscriptions/index.js';
+import { cancelSubscription, pauseSubscription, updateSubscription } from '../../src/services/subscriptions/index.js';
 import { testApp, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, records, subscribe } from '../helpers/subscriptions.js';
 
@@ -98,6 +98,23 @@ describe('revenue report', () => {
       },
     ]);
     expect(r).toMatchObject({ merchantId, currency: 'USD', zone: 'UTC' });
+  });
+
+  it('a paused subscription stops counting at its pause, whatever is changed on it later', async () => {
+    app = await testApp({ now: at(1, 10) });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' });
+    const { subscriptionId } = await subscribe(ctx, merchantId, planId);
+    clock.set(at(2, 5));
+    await pauseSubscription(ctx, merchantId, { subscriptionId });
+    const active = async () =>
+      (await revenueReport(ctx, { merchantId, from: '2026-01', to: '2026-05' })).months.map((m) => m.active);
+    clock.set(at(4, 15));
+    expect(await active()).toEqual([1, 0, 0, 0, 0]);
+    // A new email address in April (`sub update --email`) is not a pause in April.
+    await updateSubscription(ctx, merchantId, { subscriptionId, email: 'ada@example.com' });
+    clock.set(at(5, 20));
+    expect(await active()).toEqual([1, 0, 0, 0, 0]);
   });
 
   it('puts a month boundary at midnight in the database’s zone', async () => {

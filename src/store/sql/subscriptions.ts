@@ -92,7 +92,8 @@ export async function activateSubscription(
   const activated =
     (await db.run(
       `UPDATE subscriptions SET status = 'ACTIVE', paid_through = @paidThrough, billing_count = billing_count + 1,
-         total_paid = total_paid + CAST(@amount AS BIGINT), updated_at = @now WHERE id = @id AND status = 'INCOMPLETE'`,
+         total_paid = total_paid + CAST(@amount AS BIGINT), status_changed_at = @now, updated_at = @now
+       WHERE id = @id AND status = 'INCOMPLETE'`,
       { id, ...a },
     )) === 1;
   if (!activated) {
@@ -128,16 +129,19 @@ export async function addChargeToSubscription(
 export async function expireSubscription(db: Db, id: string, now: number): Promise<boolean> {
   return (
     (await db.run(
-      `UPDATE subscriptions SET status = 'EXPIRED', end_time = @now, failed_count = failed_count + 1, updated_at = @now
+      `UPDATE subscriptions SET status = 'EXPIRED', end_time = @now, failed_count = failed_count + 1,
+         status_changed_at = @now, updated_at = @now
        WHERE id = @id AND status = 'INCOMPLETE'`,
       { id, now },
     )) === 1
   );
 }
 
+/** status_changed_at moves only when the status does (a resume of a claimed charge may write ACTIVE again). */
 export async function setSubscriptionStatus(db: Db, id: string, patch: SubscriptionStatusPatch): Promise<void> {
   await db.run(
     `UPDATE subscriptions SET status = @status, updated_at = @now,
+       status_changed_at = CASE WHEN status = @status THEN status_changed_at ELSE @now END,
        end_time = CASE WHEN @setEnd = 1 THEN CAST(@endTime AS BIGINT) ELSE end_time END,
        cancel_time = CASE WHEN @setCancel = 1 THEN CAST(@cancelTime AS BIGINT) ELSE cancel_time END,
        anchor_time = coalesce(CAST(@anchorTime AS BIGINT), anchor_time)

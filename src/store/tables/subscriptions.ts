@@ -55,6 +55,12 @@ export const subscriptions = table(
      * email on them is `email`'s as it is then.
      */
     customer: text(),
+    /**
+     * When the status last changed, written only by status changes (updatedAt moves with any
+     * edit): the revenue report takes a PAUSED subscription's pause from it. Rows from before
+     * the column took their updatedAt then.
+     */
+    statusChangedAt: instant(),
     createdAt: instant().notNull(),
     updatedAt: instant().notNull(),
   },

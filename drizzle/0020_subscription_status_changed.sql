@@ -1,0 +1,1 @@
+ALTER TABLE `subscriptions` ADD `status_changed_at` integer;

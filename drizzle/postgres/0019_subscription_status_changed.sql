@@ -1,0 +1,1 @@
+ALTER TABLE "subscriptions" ADD COLUMN "status_changed_at" bigint;
