@@ -3,7 +3,8 @@ import { existsSync, lstatSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { invalidParam, StoreOpenError } from '../../domain/errors.js';
 import { progressBar } from '../progress.js';
-import { action, globalsOf, outputOf, StartupError, withCtx } from '../shell.js';
+import { action, globalsOf, Interrupted, outputOf, StartupError, withCtx } from '../shell.js';
+import { stopSignal } from '../stop-signal.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
@@ -96,14 +97,22 @@ export function registerDbCommands(program: Command): void {
         if (!isUrl(to) && !existsSync(dirname(target)))
           throw invalidParam('to', `directory does not exist: ${dirname(target)}`);
         await withCtx(cmd, async (ctx, out) => {
-          const { copyDatabase } = await import('../../services/database.js');
+          const { copyDatabase, CopyInterrupted } = await import('../../services/database.js');
           const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+          // Ctrl-C or a SIGTERM stops the copy between batches and undoes it: the target is left
+          // as it was (a file the copy created is removed), never half filled.
+          const stop = stopSignal();
           let summary;
           try {
-            summary = await copyDatabase(ctx, target, (p) => bar?.update(p.copied, p.total));
+            summary = await copyDatabase(ctx, target, (p) => bar?.update(p.copied, p.total), stop.signal);
+          } catch (e) {
+            if (e instanceof CopyInterrupted) throw new Interrupted(e.message, stop.received() ?? 'SIGINT');
+            throw e;
           } finally {
+            stop.dispose();
             bar?.done();
           }
+          if (stop.requested()) out.note('The copy was complete and checked when the signal came: it is kept.');
           const rows = Object.values(summary.tables).reduce((a, b) => a + b, 0);
           out.result(summary, () =>
             [
