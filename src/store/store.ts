@@ -618,6 +618,15 @@ export interface CopyProgress {
   total: number;
 }
 
+/** What `paygate db migrate --dry-run` reports, read without changing the database (either engine). */
+export interface MigrationStatus {
+  /** Migrations this build has, by tag, in order. */
+  known: string[];
+  /** Those the database does not have yet (all of them for a database that does not exist). */
+  pending: string[];
+  exists: boolean;
+}
+
 /** Rows per table in the copy, each checked equal to the source's. */
 export interface CopySummary {
   tables: Record<string, number>;

@@ -53,14 +53,18 @@ export function registerDbCommands(program: Command): void {
     .action(
       action(async (opts: { dryRun?: boolean }, cmd: Command) => {
         const g = globalsOf(cmd);
-        const [{ loadConfig }, { migrationStatus }] = await Promise.all([
+        const [{ displayDb, loadConfig }, { migrationStatus }] = await Promise.all([
           import('../../config.js'),
           import('../../app.js'),
         ]);
-        const target = loadConfig({ db: g.db, tz: g.tz }).dbPath;
+        const db = loadConfig({ db: g.db, tz: g.tz }).dbPath;
+        // What is pending is read first, without changing anything (SQLite's __drizzle_migrations,
+        // PostgreSQL's drizzle.__drizzle_migrations); opening the store then applies it, on
+        // PostgreSQL under the advisory lock every opening process queues on.
+        const target = displayDb(db);
         let status;
         try {
-          status = await migrationStatus(target);
+          status = await migrationStatus(db);
         } catch (e) {
           if (e instanceof StoreOpenError) throw new StartupError(e.message);
           throw e;
