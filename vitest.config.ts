@@ -52,7 +52,8 @@ const BOTH_ENGINES_E2E = [
 /** End-to-end suites that run in the `sqlite` project only, and why. */
 const SQLITE_ONLY_E2E: Record<string, string> = {
   // About SQLite files themselves.
-  'test/e2e/cli-db-migrate.test.ts': 'migrates older SQLite files, written with better-sqlite3',
+  'test/e2e/cli-db-migrate.test.ts':
+    'migrates older SQLite files, written with better-sqlite3 (and PostgreSQL databases it picks itself)',
   'test/e2e/cli-new-database.test.ts': 'the "created a new database" note and where the file goes',
   'test/e2e/cli-startup.test.ts': 'start-up errors of a SQLite path (a directory, a file that is not SQLite)',
   'test/e2e/cli-vault.test.ts': 'vault key files beside the database file, backups and restores of a file',

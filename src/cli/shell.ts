@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { OpenAppOptions } from '../app.js';
@@ -8,9 +9,23 @@ import { VaultKeyError } from '../vault/crypto.js';
 import { exposedDatabaseFiles, exposedFilesWarning } from './file-modes.js';
 import { createOutput, loadTables, printError, type Output } from './output.js';
 import { Declined, isPromptExit } from './prompts.js';
+import { visible } from './visible.js';
 
 /** A usage error: exit status 2 (SPEC §12). */
 export class UsageError extends Error {}
+
+/**
+ * A long command stopped by SIGINT or SIGTERM after cleaning up: one line saying what it left,
+ * exit status 128 + the signal's number (130, 143), as a shell reports a process the signal ended.
+ */
+export class Interrupted extends Error {
+  constructor(
+    message: string,
+    readonly signal: NodeJS.Signals,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * paygate could not start as configured — the database cannot be opened, the port is taken, a
@@ -76,6 +91,10 @@ export function handleError(e: unknown): never {
   if (isPromptExit(e)) {
     process.stderr.write('\n');
     process.exit(130);
+  }
+  if (e instanceof Interrupted) {
+    process.stderr.write(`${visible(e.message)}\n`);
+    process.exit(128 + (constants.signals[e.signal] ?? constants.signals.SIGINT));
   }
   if (e instanceof Declined) {
     process.stderr.write('not confirmed: nothing changed\n');

@@ -48,3 +48,17 @@ export const isPaygateError = (e: unknown): e is PaygateError => e instanceof Pa
  * a start-up error. Here, not in store/, so the shells can tell it apart without importing the store.
  */
 export class StoreOpenError extends Error {}
+
+/**
+ * `db copy` stopped by its caller's AbortSignal (the CLI's SIGINT/SIGTERM) and undone: the target
+ * is as it was before, or, when undoing it failed, `undone` is false and the message says what is
+ * left. Here for the same reason as StoreOpenError.
+ */
+export class CopyInterrupted extends Error {
+  constructor(
+    message: string,
+    readonly undone: boolean,
+  ) {
+    super(message);
+  }
+}

@@ -1,6 +1,8 @@
 import type { Ctx } from '../ctx.js';
 import type { CopyProgress, CopySummary } from '../store/store.js';
 
+export { CopyInterrupted } from '../store/store.js';
+
 /**
  * The operator's whole-database operations (`paygate db backup`, `db copy`), so the CLI reaches
  * the store only through services. The engine decides what it can do: a backup is SQLite's
@@ -11,6 +13,12 @@ export function backupDatabase(ctx: Ctx, file: string): Promise<{ pages: number 
   return ctx.store.backup(file);
 }
 
-export function copyDatabase(ctx: Ctx, target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary> {
-  return ctx.store.copyTo(target, onProgress);
+/** `signal` stops the copy and undoes it (rejecting with CopyInterrupted): the target is left as it was. */
+export function copyDatabase(
+  ctx: Ctx,
+  target: string,
+  onProgress?: (p: CopyProgress) => void,
+  signal?: AbortSignal,
+): Promise<CopySummary> {
+  return ctx.store.copyTo(target, onProgress, signal);
 }

@@ -1,4 +1,4 @@
-import { invalidParam } from '../domain/errors.js';
+import { CopyInterrupted, invalidParam } from '../domain/errors.js';
 import { checkCopyText, insertOrName } from './copy-check.js';
 import { isPostgresUrl, redactUrl } from './postgres/url.js';
 import type { TableSpec } from './tables/define.js';
@@ -51,8 +51,8 @@ export interface CopyTarget {
   count(table: CopyTable): Promise<number>;
   /** After the last batch: engine bookkeeping (PostgreSQL's identity sequence of outbox_events). */
   finish(): Promise<void>;
-  /** A failed copy: remove what was written (the target was empty), or the file it created. */
-  discard(): Promise<void>;
+  /** A failed or interrupted copy: remove what was written (the target was empty), or the file it created. */
+  discard(): Promise<'emptied' | 'removed'>;
   close(): Promise<void>;
 }
 
@@ -147,7 +147,7 @@ export function copyInto(
   source: CopySource,
   target: string,
   onProgress?: (p: CopyProgress) => void,
-  opts: { batch?: number } = {},
+  opts: { batch?: number; signal?: AbortSignal } = {},
 ): Promise<CopySummary> {
   const what = describeTarget(target);
   // The target's engine is imported only now: a copy between two SQLite files never loads pg.
@@ -155,7 +155,32 @@ export function copyInto(
     isPostgresUrl(target)
       ? (await import('./postgres/copy.js')).openPgCopyTarget(target, COPY_TABLES)
       : (await import('./sqlite/copy.js')).openSqliteCopyTarget(target, COPY_TABLES);
-  return copyDatabase(source, open, what, onProgress, opts.batch, { postgres: isPostgresUrl(target) });
+  return copyDatabase(source, open, what, onProgress, opts.batch, { postgres: isPostgresUrl(target) }, opts.signal);
+}
+
+/**
+ * Between batches: let the event loop run (a SQLite → SQLite copy is synchronous work chained by
+ * promises, which would otherwise hold back the signal handler that aborts `signal`), then stop
+ * if the caller asked to.
+ */
+async function checkpoint(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  signal.throwIfAborted();
+}
+
+/** The one line an interrupted copy ends with: what became of the target. */
+async function undoInterrupted(target: CopyTarget, what: string): Promise<CopyInterrupted> {
+  try {
+    const how = await target.discard();
+    const state = how === 'removed' ? `${what}, which the copy created, was removed` : `${what} is empty again`;
+    return new CopyInterrupted(`db copy interrupted: nothing was copied (${state})`, true);
+  } catch (e) {
+    return new CopyInterrupted(
+      `db copy interrupted, and undoing it failed (${(e as Error).message}): ${what} holds part of the copy; empty or remove it before copying again`,
+      false,
+    );
+  }
 }
 
 export async function copyDatabase(
@@ -165,18 +190,25 @@ export async function copyDatabase(
   onProgress: (p: CopyProgress) => void = () => {},
   batch = COPY_BATCH,
   targetEngine: { postgres: boolean } = { postgres: true },
+  signal?: AbortSignal,
 ): Promise<CopySummary> {
   try {
     const counts = new Map<string, number>();
     for (const t of COPY_TABLES) counts.set(t.name, await source.count(t));
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    // Interrupted before the target is touched: nothing to undo.
+    if (signal?.aborted)
+      throw new CopyInterrupted(`db copy interrupted: nothing was copied (${what} was not touched)`, true);
     const target = await openTarget();
     try {
       const occupied = await target.occupied(COPY_TABLES);
       if (occupied.length > 0) throw notEmpty(what, occupied);
       let written = 0;
       onProgress({ table: COPY_TABLES[0]?.name ?? '', copied: 0, total });
+      // Everything from here on is undone by discard(): on a failure, and on an interrupt (the
+      // target may have been created and migrated while the signal came).
       try {
+        await checkpoint(signal);
         for (const table of COPY_TABLES) {
           const last = table.key.map((k) => table.columns.findIndex((c) => c.name === k));
           let after: CopyValue[] | null = null;
@@ -190,6 +222,7 @@ export async function copyDatabase(
             const end = rows[rows.length - 1] as CopyRow;
             after = last.map((i) => end[i] ?? null);
             if (rows.length < batch) break;
+            await checkpoint(signal);
           }
         }
         await target.finish();
@@ -201,8 +234,11 @@ export async function copyDatabase(
             throw new Error(`copy check failed: ${table.name} has ${got} rows in ${what}, ${want} in the source`);
           tables[table.name] = got;
         }
+        // The last moment a stop still undoes the copy; after this it is whole and checked.
+        await checkpoint(signal);
         return { tables };
       } catch (e) {
+        if (signal?.aborted) throw await undoInterrupted(target, what);
         await target.discard().catch(() => {});
         throw e;
       }

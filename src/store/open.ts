@@ -1,7 +1,5 @@
-import type { Store } from './store.js';
-import type { MigrationStatus } from './sqlite/client.js';
+import type { MigrationStatus, Store } from './store.js';
 import { isPostgresUrl } from './postgres/url.js';
-import { StoreOpenError } from './store.js';
 
 export type { MigrationStatus };
 
@@ -18,12 +16,11 @@ export async function openStore(db: string, env: NodeJS.ProcessEnv = process.env
   return (await import('./sqlite/index.js')).openSqliteStore(db);
 }
 
-/** The migrations a database still lacks, read without changing it (`paygate db migrate --dry-run`). */
+/**
+ * The migrations a database still lacks, read without changing it (`paygate db migrate --dry-run`):
+ * a SQLite file's __drizzle_migrations, or PostgreSQL's drizzle.__drizzle_migrations.
+ */
 export async function migrationStatus(db: string): Promise<MigrationStatus> {
-  if (isPostgresUrl(db)) {
-    throw new StoreOpenError(
-      'db migrate --dry-run reads SQLite files; a PostgreSQL database is migrated when paygate opens it (under an advisory lock)',
-    );
-  }
+  if (isPostgresUrl(db)) return (await import('./postgres/migrate.js')).pgMigrationStatus(db);
   return (await import('./sqlite/client.js')).sqliteMigrationStatus(db);
 }

@@ -56,9 +56,10 @@ export interface Store extends Reads {
    * from one snapshot into the EMPTY database `target` — a SQLite file or a postgres:// URL,
    * created and migrated if needed — in batches, verified by row counts per table. Sealed
    * values are copied as they are (same vault key). A target holding rows is refused (1001)
-   * before anything is written; a failed copy removes what it wrote. See store/copy.ts.
+   * before anything is written; a failed copy removes what it wrote, and so does one stopped by
+   * `signal` (it rejects with CopyInterrupted). See store/copy.ts.
    */
-  copyTo(target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary>;
+  copyTo(target: string, onProgress?: (p: CopyProgress) => void, signal?: AbortSignal): Promise<CopySummary>;
   /** Figures for /metrics, read from the database so other processes' work counts too. */
   operationalCounts(): Promise<OperationalCounts>;
   /**
@@ -623,6 +624,15 @@ export interface CopyProgress {
   total: number;
 }
 
+/** What `paygate db migrate --dry-run` reports, read without changing the database (either engine). */
+export interface MigrationStatus {
+  /** Migrations this build has, by tag, in order. */
+  known: string[];
+  /** Those the database does not have yet (all of them for a database that does not exist). */
+  pending: string[];
+  exists: boolean;
+}
+
 /** Rows per table in the copy, each checked equal to the source's. */
 export interface CopySummary {
   tables: Record<string, number>;
@@ -643,7 +653,7 @@ export interface OperationalCounts {
   callbacks: Array<{ status: string; events: number; attempts: number }>;
 }
 
-export { StoreOpenError } from '../domain/errors.js';
+export { CopyInterrupted, StoreOpenError } from '../domain/errors.js';
 
 /** Every table, by its name in tables/. */
 type Tables = Omit<typeof tables, 'TABLES'>;

@@ -10,7 +10,8 @@ import type { CopyProgress } from '../../src/store/store.js';
 import { paygate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/env.js';
 import { wtf8 } from '../helpers/wtf8.js';
-import { populate, sqliteTables, type Populated } from '../helpers/populated-db.js';
+import { interruptWhen } from '../helpers/interrupt.js';
+import { bigDatabase, populate, sqliteTables, type Populated } from '../helpers/populated-db.js';
 import { createPgDatabase, pgAvailable, usePgDatabase } from '../helpers/postgres.js';
 
 type Row = Record<string, unknown>;
@@ -215,4 +216,42 @@ describe.skipIf(!pgAvailable())('paygate db copy of text an older version stored
       cleanup();
     }
   });
+});
+
+/** Rows of sandbox_charges in the PostgreSQL database at `url` now (0 before the copy created the table). */
+async function pgLedgerRows(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const r = await client.query("SELECT CASE WHEN to_regclass('sandbox_charges') IS NULL THEN 0 ELSE 1 END AS t");
+    if (Number(r.rows[0].t) === 0) return 0;
+    return Number((await client.query('SELECT count(*) AS n FROM sandbox_charges')).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(!pgAvailable())('an interrupted db copy into PostgreSQL', () => {
+  it('SIGINT mid-copy: the database is empty again, exit 130 with one line; copying again works', async () => {
+    const { dir, cleanup } = tempDir();
+    const target = await createPgDatabase();
+    try {
+      const big = join(dir, 'big.db');
+      bigDatabase(big, 200_000);
+      const r = await interruptWhen(['--db', big, 'db', 'copy', '--to', target.url], 'SIGINT', () =>
+        pgLedgerRows(target.url),
+      );
+      expect(r.seen).toBeGreaterThan(0);
+      expect(r.status, r.stderr).toBe(130);
+      expect(r.stderr).toMatch(/^db copy interrupted: nothing was copied \(postgres:\/\/\S+ is empty again\)\n$/);
+      for (const [table, rows] of Object.entries(await pgTables(target.url))) expect(rows, table).toEqual([]);
+
+      const again = paygate(['--db', big, 'db', 'copy', '--to', target.url, '--json']);
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.json().tables.sandbox_charges).toBe(200_000);
+    } finally {
+      await target.drop();
+      cleanup();
+    }
+  }, 180_000);
 });

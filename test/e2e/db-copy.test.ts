@@ -6,7 +6,8 @@ import { openSqlite } from '../../src/store/sqlite/client.js';
 import { Database } from '../../src/store/sqlite/driver.js';
 import { paygate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/env.js';
-import { populate, sqliteTables, type Populated } from '../helpers/populated-db.js';
+import { interruptWhen } from '../helpers/interrupt.js';
+import { bigDatabase, populate, sqliteTables, type Populated } from '../helpers/populated-db.js';
 import { paygatePtyRun } from '../helpers/pty.js';
 
 let dir: string;
@@ -156,4 +157,65 @@ describe('paygate db copy --to FILE (SQLite → SQLite)', () => {
     expect(r.output).toMatch(/outbox_events\s+\d+/);
     expect(r.output).toContain("every table's row count matches");
   });
+});
+
+/** Rows of sandbox_charges in the SQLite file `db` as another process sees them now (0 before it exists). */
+function ledgerRows(db: string): number {
+  try {
+    const sqlite = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      return (sqlite.prepare('SELECT count(*) AS n FROM sandbox_charges').get() as { n: number }).n;
+    } finally {
+      sqlite.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
+describe('an interrupted db copy (SQLite target) leaves the target as it was', () => {
+  const ROWS = 400_000;
+  let big: string;
+
+  beforeAll(() => {
+    big = join(dir, 'big.db');
+    bigDatabase(big, ROWS);
+  }, 120_000);
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    '%s mid-copy: the file the copy created is removed, exit %d with one line; copying again works',
+    async (signal, status) => {
+      const target = join(dir, `interrupted-${signal}.db`);
+      const r = await interruptWhen(['--db', big, 'db', 'copy', '--to', target], signal, () => ledgerRows(target));
+      expect(r.seen).toBeGreaterThan(0);
+      expect(r.signal).toBeNull();
+      expect(r.status, r.stderr).toBe(status);
+      expect(r.stderr).toBe(
+        `db copy interrupted: nothing was copied (${target}, which the copy created, was removed)\n`,
+      );
+      expect(r.stdout).toBe('');
+      for (const f of ['', '-wal', '-shm', '-journal', '.key']) expect(existsSync(`${target}${f}`), f).toBe(false);
+
+      const again = paygate(['--db', big, 'db', 'copy', '--to', target, '--json']);
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.json().tables.sandbox_charges).toBe(ROWS);
+    },
+    120_000,
+  );
+
+  it('an existing database with no rows is emptied again (and stays a paygate database); copying again works', async () => {
+    const target = join(dir, 'interrupted-existing.db');
+    openSqlite(target).close();
+    const r = await interruptWhen(['--db', big, 'db', 'copy', '--to', target], 'SIGINT', () => ledgerRows(target));
+    expect(r.status, r.stderr).toBe(130);
+    expect(r.stderr).toBe(`db copy interrupted: nothing was copied (${target} is empty again)\n`);
+    for (const [table, rows] of Object.entries(sqliteTables(target))) expect(rows, table).toEqual([]);
+
+    const again = paygate(['--db', big, 'db', 'copy', '--to', target, '--json']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.json().tables.sandbox_charges).toBe(ROWS);
+  }, 120_000);
 });

@@ -143,3 +143,24 @@ export function sqliteTables(db: string): Record<string, unknown[]> {
     sqlite.close();
   }
 }
+
+/**
+ * A database big enough that `db copy` takes a while (about a second per 300,000 rows on a quiet
+ * machine): one merchant made by the CLI, then `rows` sandbox ledger entries written as rows.
+ */
+export function bigDatabase(db: string, rows: number): void {
+  const r = paygate(['--db', db, 'merchant', 'create', '--name', 'Big Shop', '--json']);
+  expect(r.status, r.stderr).toBe(0);
+  const sqlite = new Database(db);
+  try {
+    sqlite
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO sandbox_charges (id, idempotency_key, kind, amount, currency, customer_present, outcome, created_at, updated_at)
+         SELECT 'sch_' || printf('%09d', i), 'bulk-' || i, 'CHARGE', 100, 'USD', 1, 'approved', 1, 1 FROM n`,
+      )
+      .run(rows);
+  } finally {
+    sqlite.close();
+  }
+}

@@ -3,7 +3,8 @@ import { existsSync, lstatSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { invalidParam, StoreOpenError } from '../../domain/errors.js';
 import { progressBar } from '../progress.js';
-import { action, globalsOf, outputOf, StartupError, withCtx } from '../shell.js';
+import { action, globalsOf, Interrupted, outputOf, StartupError, withCtx } from '../shell.js';
+import { stopSignal } from '../stop-signal.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
@@ -52,14 +53,18 @@ export function registerDbCommands(program: Command): void {
     .action(
       action(async (opts: { dryRun?: boolean }, cmd: Command) => {
         const g = globalsOf(cmd);
-        const [{ loadConfig }, { migrationStatus }] = await Promise.all([
+        const [{ displayDb, loadConfig }, { migrationStatus }] = await Promise.all([
           import('../../config.js'),
           import('../../app.js'),
         ]);
-        const target = loadConfig({ db: g.db, tz: g.tz }).dbPath;
+        const db = loadConfig({ db: g.db, tz: g.tz }).dbPath;
+        // What is pending is read first, without changing anything (SQLite's __drizzle_migrations,
+        // PostgreSQL's drizzle.__drizzle_migrations); opening the store then applies it, on
+        // PostgreSQL under the advisory lock every opening process queues on.
+        const target = displayDb(db);
         let status;
         try {
-          status = await migrationStatus(target);
+          status = await migrationStatus(db);
         } catch (e) {
           if (e instanceof StoreOpenError) throw new StartupError(e.message);
           throw e;
@@ -96,14 +101,22 @@ export function registerDbCommands(program: Command): void {
         if (!isUrl(to) && !existsSync(dirname(target)))
           throw invalidParam('to', `directory does not exist: ${dirname(target)}`);
         await withCtx(cmd, async (ctx, out) => {
-          const { copyDatabase } = await import('../../services/database.js');
+          const { copyDatabase, CopyInterrupted } = await import('../../services/database.js');
           const bar = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+          // Ctrl-C or a SIGTERM stops the copy between batches and undoes it: the target is left
+          // as it was (a file the copy created is removed), never half filled.
+          const stop = stopSignal();
           let summary;
           try {
-            summary = await copyDatabase(ctx, target, (p) => bar?.update(p.copied, p.total));
+            summary = await copyDatabase(ctx, target, (p) => bar?.update(p.copied, p.total), stop.signal);
+          } catch (e) {
+            if (e instanceof CopyInterrupted) throw new Interrupted(e.message, stop.received() ?? 'SIGINT');
+            throw e;
           } finally {
+            stop.dispose();
             bar?.done();
           }
+          if (stop.requested()) out.note('The copy was complete and checked when the signal came: it is kept.');
           const rows = Object.values(summary.tables).reduce((a, b) => a + b, 0);
           out.result(summary, () =>
             [

@@ -8,6 +8,7 @@ import { runRenewal, type RenewProgress, type RenewResult } from '../../services
 import { record, table } from '../output.js';
 import type { Output } from '../output.js';
 import { progressBar } from '../progress.js';
+import { type StopSignal, stopSignal } from '../stop-signal.js';
 import type { RenewCliOptions } from './renew.js';
 
 /** What `paygate renew` does once its options are checked and the database is open. */
@@ -85,36 +86,6 @@ function printResult(ctx: Ctx, out: Output, r: RenewResult): void {
     return;
   }
   out.result(r, () => `renewal run at ${formatTime(ctx.clock.now(), ctx.zone)}\n${record(r)}`);
-}
-
-interface StopSignal {
-  requested: () => boolean;
-  /** Resolves when a stop is requested. */
-  wait: Promise<void>;
-  dispose: () => void;
-}
-
-/** SIGINT/SIGTERM request a clean stop instead of killing the process mid-charge. */
-function stopSignal(): StopSignal {
-  let stopped = false;
-  let wake: () => void = () => undefined;
-  const wait = new Promise<void>((resolve) => {
-    wake = resolve;
-  });
-  const onSignal = (): void => {
-    stopped = true;
-    wake();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    requested: () => stopped,
-    wait,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
 }
 
 async function runEvery(

@@ -164,6 +164,7 @@ export async function openPgCopyTarget(url: string, tables: readonly CopyTable[]
     async discard() {
       // The target was empty when the copy began: emptying what was copied restores it.
       await store.pool.query(`TRUNCATE ${tables.map((t) => quote(t.name)).join(', ')} RESTART IDENTITY`);
+      return 'emptied';
     },
     async close() {
       await store.close();

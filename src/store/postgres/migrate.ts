@@ -1,8 +1,10 @@
 import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type pg from 'pg';
-import { StoreOpenError } from '../store.js';
+import pg from 'pg';
+import { type MigrationStatus, StoreOpenError } from '../store.js';
+import { redactUrl } from './url.js';
 
 export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle/postgres');
 
@@ -67,7 +69,32 @@ export async function migrate(pool: pg.Pool, migrationsFolder = MIGRATIONS_FOLDE
   }
 }
 
-async function appliedLatest(client: pg.PoolClient): Promise<number> {
+/**
+ * Which of this build's migrations the database at `url` still lacks, read without changing it
+ * (`paygate db migrate --dry-run`): one connection, two SELECTs on drizzle's bookkeeping, no lock
+ * taken, nothing created. A database migrated by a newer paygate is refused as on open.
+ */
+export async function pgMigrationStatus(url: string, migrationsFolder = MIGRATIONS_FOLDER): Promise<MigrationStatus> {
+  const journal = JSON.parse(readFileSync(resolve(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
+    entries: Array<{ tag: string; when: number }>;
+  };
+  const known = journal.entries.map((e) => e.tag);
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'paygate' });
+  client.on('error', () => {});
+  let applied: number;
+  try {
+    await client.connect();
+    applied = await appliedLatest(client);
+  } catch (e) {
+    throw new StoreOpenError(`cannot open database ${redactUrl(url)}: ${(e as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+  if (applied > (journal.entries.at(-1)?.when ?? 0)) throw new StoreOpenError(NEWER_SCHEMA_MESSAGE);
+  return { known, pending: journal.entries.filter((e) => e.when > applied).map((e) => e.tag), exists: true };
+}
+
+async function appliedLatest(client: pg.ClientBase): Promise<number> {
   const exists = await client.query<{ t: string | null }>(
     "SELECT to_regclass('drizzle.__drizzle_migrations')::text AS t",
   );

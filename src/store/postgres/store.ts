@@ -232,10 +232,10 @@ export class PgStore extends SqlReads implements Store {
   }
 
   /** From one REPEATABLE READ snapshot on a pooled connection (store/copy.ts orchestrates). */
-  async copyTo(target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary> {
+  async copyTo(target: string, onProgress?: (p: CopyProgress) => void, signal?: AbortSignal): Promise<CopySummary> {
     // `db copy` only: the copy modules (and the other engine) are not loaded by any other command.
     const [{ copyInto }, { pgCopySource }] = await Promise.all([import('../copy.js'), import('./copy.js')]);
-    return copyInto(await pgCopySource(this.handle.pool), target, onProgress);
+    return copyInto(await pgCopySource(this.handle.pool), target, onProgress, { signal });
   }
 
   /**

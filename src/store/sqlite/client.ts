@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tableList } from '../copy.js';
-import { StoreOpenError } from '../store.js';
+import { type MigrationStatus, StoreOpenError } from '../store.js';
 import { createPrivateFile, refuseNonDatabase, refuseReadOnlyFile } from './files.js';
 
 export type Sqlite = Database;
@@ -118,14 +118,6 @@ function migrate(sqlite: Sqlite): void {
         throw new StoreOpenError(`migration left ${broken.length} broken references; nothing was changed`);
     })
     .immediate();
-}
-
-export interface MigrationStatus {
-  /** Migrations this build has, by tag, in order. */
-  known: string[];
-  /** Those the database does not have yet (all of them for a database that does not exist). */
-  pending: string[];
-  exists: boolean;
 }
 
 /**

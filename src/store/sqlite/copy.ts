@@ -163,11 +163,12 @@ export async function openSqliteCopyTarget(path: string, tables: readonly CopyTa
       if (createdFile) {
         close();
         for (const f of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) rmSync(f, { force: true });
-        return;
+        return 'removed';
       }
       db.transaction(() => {
         for (const t of [...tables].reverse()) db.prepare(`DELETE FROM ${quote(t.name)}`).run();
       }).immediate();
+      return 'emptied';
     },
     async close() {
       close();

@@ -85,11 +85,11 @@ export class SqliteStore extends SqlReads implements Store {
     }
   }
 
-  async copyTo(target: string, onProgress?: (p: CopyProgress) => void): Promise<CopySummary> {
+  async copyTo(target: string, onProgress?: (p: CopyProgress) => void, signal?: AbortSignal): Promise<CopySummary> {
     // The read-only connection holds the snapshot (the writer, for ':memory:', which has one).
     // `db copy` only: the copy modules (and the other engine) are not loaded by any other command.
     const [{ copyInto }, { sqliteCopySource }] = await Promise.all([import('../copy.js'), import('./copy.js')]);
-    return copyInto(sqliteCopySource(this.reader), target, onProgress);
+    return copyInto(sqliteCopySource(this.reader), target, onProgress, { signal });
   }
 
   async keyPlainFingerprints(opts: RekeyOptions): Promise<number> {
