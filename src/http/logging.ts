@@ -22,7 +22,12 @@ const REDACT = [
   'headers["x-paygate-signature"]',
 ];
 
-const SECRET_QUERY = /^(sign|cardinfo|cardnumber|cvv|secret|authorization|apikey|token)$/i;
+/**
+ * Query parameters whose values never reach the log: paygate's own, and any name ending in
+ * `secret` or `token` — Stripe's 3DS return adds `payment_intent_client_secret` (and
+ * `setup_intent_client_secret`), which Stripe asks never to log.
+ */
+const SECRET_QUERY = /^(sign|cardinfo|cardnumber|cvv|authorization|apikey)$|(^|_)(secret|token)$/i;
 
 /** Route parameters that are credentials: the apiKey of payment endpoints, the page token. */
 const CREDENTIAL_PARAMS = new Set(['apiKey', 'token']);

@@ -108,6 +108,19 @@ describe('credentials never reach the logs or an answer, whatever the request-ta
     expect(srv.output()).not.toContain(m.apiKey.slice(6));
   });
 
+  it("Stripe's client secrets in a 3DS return's query never reach the log", async () => {
+    const secret = 'pi_3Sxyz_secret_FvhLbL3LxsshY0P9HnDIq';
+    const setup = 'seti_1Abc_secret_Q2w3e4r5t6y7u8i9o0p';
+    const r = await raw(
+      `${srv.url}/3ds/return/txn_unknown?payment_intent=pi_3Sxyz&payment_intent_client_secret=${secret}&setup_intent_client_secret=${setup}&redirect_status=succeeded`,
+    );
+    expect(r.status).toBeLessThan(500);
+    const line = await logLine(r.headers.get('x-request-id') as string);
+    expect(line).toContain('payment_intent=pi_3Sxyz');
+    expect(srv.output()).not.toContain('FvhLbL3Lxs');
+    expect(srv.output()).not.toContain('Q2w3e4r5t6');
+  });
+
   it('percent-encoded and unrouted spellings of the apiKey are cut in the log too', async () => {
     const encoded = m.apiKey.replace('_', '%5F');
     for (const path of [
