@@ -49,6 +49,8 @@ export interface PageView {
   handOverOrigins?: string[];
   failedUrl?: string;
   cancelUrl?: string;
+  /** A charge on the sandbox, not a Stripe merchant's: the page says no real money moves. */
+  sandbox: boolean;
 }
 
 export interface PageOutcome {
@@ -106,6 +108,7 @@ async function pageView(ctx: Ctx, kind: PageKind, row: TransactionRow): Promise<
     ...(row.failedUrl ? { failedUrl: row.failedUrl } : {}),
     ...(row.cancelUrl ? { cancelUrl: row.cancelUrl } : {}),
     ...(row.channel === 'stripe' ? { handOverOrigins: stripeChallengeOrigins() } : {}),
+    sandbox: row.channel !== 'stripe',
   };
 }
 

@@ -130,6 +130,8 @@ describe.skipIf(skipBrowser)('Stripe 3-D Secure hand-over in Chromium', () => {
     const t = await transaction({ paymentType: 'CHECKOUT' });
     const page = await browser.newPage();
     await page.goto(t.url);
+    // Real money moves through the merchant's Stripe account: no sandbox notice on its pages.
+    expect(await page.locator('body').innerText()).not.toMatch(/sandbox|no real money/i);
     await fillCard(page, '4242 4242 4242 4242');
     await Promise.all([page.waitForURL(landed('/ok')), page.getByRole('button', { name: /^Pay/ }).click()]);
     expect(await status(t.transactionOrderId)).toMatchObject({ status: '200000' });

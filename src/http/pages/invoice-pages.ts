@@ -124,7 +124,7 @@ function registerDocumentPages(app: FastifyInstance, ctx: Ctx, sandbox: boolean,
     if (!doc) return notThere(reply, kind);
     const nonce = newNonce();
     return secure(reply.code(200).header('content-type', 'text/html; charset=utf-8'), nonce).send(
-      documentPage(doc.layout, { nonce, pdfUrl: doc.pdfUrl, sandbox }),
+      documentPage(doc.layout, { nonce, pdfUrl: doc.pdfUrl, sandbox: sandbox && doc.sandbox }),
     );
   });
 

@@ -119,7 +119,9 @@ interface PageContext {
 
 /** After a final result: 303 to the merchant's URL, or our own result page when it named none (SPEC §11). */
 function finish(reply: FastifyReply, out: PageOutcome, page: PageContext, holderName?: string): FastifyReply {
-  const { csrf, sandbox } = page;
+  const { csrf } = page;
+  // The server's sandbox, for a charge made on it (a Stripe merchant's pages move real money).
+  const sandbox = page.sandbox && out.view.sandbox;
   // Our own 3DS page: a relative path built from the page token (URL-safe base64).
   if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
   if (out.result === 'processing') {
@@ -254,7 +256,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
         kind === 'checkout' ? 'Checkout' : '3-D Secure',
         () => (kind === 'checkout' ? checkoutPage(view, token) : threeDsPage(view, token)),
         view,
-        page.sandbox,
+        page.sandbox && view.sandbox,
       );
     });
   }
@@ -283,7 +285,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
       'Update your card',
       () => cardUpdatePage(view, csrf.issue('card', view.token)),
       view,
-      page.sandbox,
+      page.sandbox && view.sandbox,
     );
   });
 
@@ -300,20 +302,21 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
       cvv: field(form, 'cvv').trim(),
     });
     if (out.result === 'three_ds' && out.redirectUrl) return reply.code(303).header('location', out.redirectUrl).send();
+    const sandbox = page.sandbox && out.view.sandbox;
     if (out.result === 'updated')
-      return sendPage(reply, 200, 'Card updated', () => cardUpdatedPage(out.view), undefined, page.sandbox);
+      return sendPage(reply, 200, 'Card updated', () => cardUpdatedPage(out.view), undefined, sandbox);
     if (out.result === 'processing')
-      return sendPage(reply, 200, 'Card being checked', () => cardCheckingPage(out.view), undefined, page.sandbox);
+      return sendPage(reply, 200, 'Card being checked', () => cardCheckingPage(out.view), undefined, sandbox);
     // 409: this card was not taken; the one submitted just before it on the same link decides.
     if (out.result === 'used')
-      return sendPage(reply, 409, 'Card update', () => cardLinkUsedPage(out.view), undefined, page.sandbox);
+      return sendPage(reply, 409, 'Card update', () => cardLinkUsedPage(out.view), undefined, sandbox);
     return sendPage(
       reply,
       200,
       'Update your card',
       () => cardUpdatePage(out.view, csrf.issue('card', token), reasonText(out.failReason), holderName),
       out.view,
-      page.sandbox,
+      sandbox,
     );
   });
 

@@ -22,6 +22,8 @@ export interface CardPageView {
   reason: 'declined' | 'expiring';
   /** A Stripe merchant: the form may lead (through paygate's 3DS page) to Stripe's challenge pages. */
   handOverOrigins?: string[];
+  /** A sandbox merchant's subscription: the page says no real money moves. */
+  sandbox: boolean;
 }
 
 export interface CardPageOutcome {
@@ -56,6 +58,7 @@ async function viewOf(ctx: Ctx, s: SubscriptionRow, token: string): Promise<Card
     reason: retry ? 'declined' : 'expiring',
     ...(card ? { last4: card.last4 } : {}),
     ...(merchant?.channel === 'stripe' ? { handOverOrigins: stripeChallengeOrigins() } : {}),
+    sandbox: merchant?.channel !== 'stripe',
   };
 }
 

@@ -147,6 +147,13 @@ export interface HostedDocument {
   number: string;
   layout: DocumentLayout;
   pdfUrl: string;
+  /** The charge was the sandbox's, not a Stripe merchant's: the page says no real money moved. */
+  sandbox: boolean;
+}
+
+/** Whether a document's charge was made on the sandbox (a missing charge reads as one). */
+async function onSandbox(ctx: Ctx, transactionId: string): Promise<boolean> {
+  return (await ctx.store.getTransaction(transactionId))?.channel !== 'stripe';
 }
 
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
@@ -155,7 +162,12 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
 export async function invoiceByToken(ctx: Ctx, token: string): Promise<HostedDocument> {
   const row = TOKEN_RE.test(token) ? await ctx.store.getInvoiceByToken(token) : undefined;
   if (!row) throw notFound('invoice');
-  return { number: row.number, layout: layoutInvoice(toInvoice(row), ctx.zone), pdfUrl: invoiceView(ctx, row).pdfUrl };
+  return {
+    number: row.number,
+    layout: layoutInvoice(toInvoice(row), ctx.zone),
+    pdfUrl: invoiceView(ctx, row).pdfUrl,
+    sandbox: await onSandbox(ctx, row.transactionId),
+  };
 }
 
 /** The same for a credit note's page (`/credit-note/{token}`). */
@@ -166,5 +178,6 @@ export async function creditNoteByToken(ctx: Ctx, token: string): Promise<Hosted
     number: row.number,
     layout: layoutCreditNote(toCreditNote(row), ctx.zone),
     pdfUrl: creditNotePdfUrl(ctx, row.token),
+    sandbox: await onSandbox(ctx, row.transactionId),
   };
 }
