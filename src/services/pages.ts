@@ -167,6 +167,25 @@ async function abandonAtChannel(ctx: Ctx, row: TransactionRow): Promise<'expire'
   }
 }
 
+/**
+ * Before a subscription's cancel closes its first charge's 3-D Secure page: a challenge Stripe
+ * runs is cancelled at Stripe first (the shopper could still pass it there and be charged), or
+ * recorded as Stripe says it ended (paid, declined, processing). True when the page may be closed
+ * as cancelled; false when Stripe could not be asked or would not cancel: the page stays open and
+ * the expiry sweep asks again, so an intent that may still be paid is never recorded cancelled.
+ */
+export async function releaseChallengeForCancel(ctx: Ctx, transactionId: string): Promise<boolean> {
+  const row = await ctx.store.getTransaction(transactionId);
+  if (!row || !askStripeFirst(row)) return true;
+  const r = await abandonAtChannel(ctx, row);
+  if (r === 'expire') return true;
+  if (r.outcome === 'approved' || r.outcome === 'declined' || (r.outcome === 'in_flight' && r.cause === 'processing')) {
+    await settleThreeDs(ctx, row, r);
+    return true;
+  }
+  return false;
+}
+
 /** Expire it in its own unit of work (a Stripe 3DS payment only once Stripe says it was not paid); the row as it is afterwards. */
 async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<TransactionRow | undefined> {
   if (askStripeFirst(row)) {

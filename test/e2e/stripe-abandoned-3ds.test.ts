@@ -121,3 +121,59 @@ describe('a 3-D Secure session that ran out on Stripe', () => {
     expect(cancels(intent)).toHaveLength(1);
   });
 });
+
+describe("a subscription cancelled while its first charge's Stripe challenge is open", () => {
+  let planId = '';
+  /** A SUBSCRIPTION whose first charge asks for 3-D Secure: INCOMPLETE, its intent waiting. */
+  async function threeDsSubscribe(): Promise<{ sub: string; txn: string; intent: string }> {
+    if (!planId) {
+      const p = await client(srv.url, m).post('/subscription/plan/create', {
+        planName: 'Tea club',
+        price: '10.00',
+        currency: 'USD',
+        cycleType: 'MONTHLY',
+        cycleLength: 1,
+      });
+      expect(p.body.rtn_code, p.text).toBe('0000');
+      planId = p.body.data.planId as string;
+    }
+    n++;
+    const r = await client(srv.url, m).post(`/payment/${m.apiKey}/transaction`, {
+      requestId: `cs-${n}`,
+      relationId: `cs-${n}`,
+      paymentType: 'SUBSCRIPTION',
+      planId,
+      userId: `u-${n}`,
+      cardInfo: JSON.stringify({ cardNumber: '4000002500003155', month: '12', year: YEAR, cvv: '123' }),
+    });
+    expect(r.body.data.status, r.text).toBe('100040');
+    const txn = r.body.data.transactionOrderId as string;
+    return { sub: r.body.data.subscriptionId as string, txn, intent: (await row(txn)).channel_ref };
+  }
+  const cancel = (subscriptionId: string) => client(srv.url, m).post('/subscription/cancel', { subscriptionId });
+  const subStatus = async (id: string) =>
+    (await shop.rows.get<{ status: string }>('SELECT status FROM subscriptions WHERE id = ?', id))?.status;
+
+  it('the intent is cancelled at Stripe before the charge is recorded cancelled: the challenge finished later charges nothing', async () => {
+    const { sub, txn, intent } = await threeDsSubscribe();
+    expect((await cancel(sub)).body.rtn_code).toBe('0000');
+    expect(await row(txn)).toMatchObject({ status: 300020 });
+    expect(acct.state.intents.get(intent)?.status).toBe('canceled');
+    await completeOnStripe(intent, 'pass');
+    expect([...acct.state.charges.values()].filter((c) => c.intentId === intent && c.succeeded)).toHaveLength(0);
+    expect(await subStatus(sub)).toBe('CANCELLED');
+  });
+
+  it('passed at Stripe just before the cancel: the payment is recorded 200000, then the paid subscription is cancelled', async () => {
+    const { sub, txn, intent } = await threeDsSubscribe();
+    await completeOnStripe(intent, 'pass');
+    expect((await cancel(sub)).body.rtn_code).toBe('0000');
+    expect(await row(txn)).toMatchObject({ status: 200000 });
+    expect(await subStatus(sub)).toBe('CANCELLED');
+    const paid = await shop.rows.get<{ billing_count: number; total_paid: number }>(
+      'SELECT billing_count, total_paid FROM subscriptions WHERE id = ?',
+      sub,
+    );
+    expect(paid).toMatchObject({ billing_count: 1, total_paid: 1000 });
+  });
+});

@@ -6,6 +6,7 @@ import type { SubscriptionRow, Tx } from '../../store/store.js';
 import { queueSubscriptionEnded } from '../customer-email.js';
 import { endSubscription } from './end.js';
 import { requireSubscription, subscriptionIdOf } from './queries.js';
+import { releaseChallengeForCancel } from '../pages.js';
 import { withArticle } from '../../domain/words.js';
 
 /** The transaction status a cancelled subscription's open first charge ends with (SPEC §5: 300020 CANCELLED). */
@@ -20,7 +21,13 @@ export const CANCELLED_TXN_STATUS = 300020;
  */
 export async function cancelSubscription(ctx: Ctx, merchantId: string, input: unknown): Promise<true> {
   const id = subscriptionIdOf(input);
-  await requireSubscription(ctx, merchantId, id);
+  const before = await requireSubscription(ctx, merchantId, id);
+  // A first charge waiting on a challenge Stripe runs is settled with Stripe before its page is
+  // closed (outside the unit of work: it asks the network); one Stripe cannot close stays open.
+  const closable =
+    before.status !== 'INCOMPLETE' ||
+    before.initialTransactionId === null ||
+    (await releaseChallengeForCancel(ctx, before.initialTransactionId));
   await ctx.store.transaction(async (tx) => {
     const s = await tx.lockSubscription(merchantId, id);
     if (!s) throw notAllowed('subscription disappeared');
@@ -29,7 +36,8 @@ export async function cancelSubscription(ctx: Ctx, merchantId: string, input: un
     const now = ctx.clock.now();
     const cancelled = await tx.cancelUnclaimedRecords(s.id);
     for (const r of cancelled) {
-      if (r.billingType === 'INITIAL' && r.transactionId) await closeOpenPage(ctx, tx, r.transactionId, s, now);
+      if (r.billingType === 'INITIAL' && r.transactionId && closable)
+        await closeOpenPage(ctx, tx, r.transactionId, s, now);
     }
     const endTime = periodEnd(s, now);
     await endSubscription(tx, s, 'CANCELLED', { now, endTime, cancelTime: now });
