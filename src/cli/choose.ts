@@ -36,7 +36,7 @@ export const MAX_LIMIT = 1000;
 export function addPaging(cmd: Command): Command {
   return cmd
     .option('--limit <n>', `rows per page (1–${MAX_LIMIT})`, String(DEFAULT_LIMIT))
-    .option('--page <n>', 'page number, newest first (1 = the newest rows)', '1');
+    .option('--page <n>', "page number, in the list's own order (1 = the first rows)", '1');
 }
 
 export function pageOf(opts: { limit: string; page: string }): PageRequest {

@@ -45,25 +45,38 @@ export const AMOUNT_KEYS = new Set([
   'refundAmount',
   'refundableAmount',
   'refundedAmount',
+  'discountAmount',
+  'credit',
+  'creditBalance',
+  'amountOff',
 ]);
 
 /**
  * Money in CLI output is always a string with its currency's exponent — `"4.50"`, never `4.5` —
  * in JSON and in tables alike (the HTTP API keeps its own documented shapes).
  */
-export function moneyStrings(data: unknown): unknown {
-  if (Array.isArray(data)) return data.map(moneyStrings);
+export function moneyStrings(data: unknown, inherited?: string): unknown {
+  if (Array.isArray(data)) return data.map((d) => moneyStrings(d, inherited));
   if (data === null || typeof data !== 'object') return data;
   const obj = data as Record<string, unknown>;
-  const currency =
-    typeof obj.currency === 'string' ? obj.currency : typeof obj.txnCurrency === 'string' ? obj.txnCurrency : undefined;
+  const currency = currencyOf(obj) ?? currencyOf(obj.record) ?? inherited;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     if (AMOUNT_KEYS.has(k) && typeof v === 'number' && currency !== undefined && isCurrency(currency))
       out[k] = v.toFixed(currencyExponent(currency));
-    else out[k] = typeof v === 'object' ? moneyStrings(v) : v;
+    else out[k] = typeof v === 'object' ? moneyStrings(v, currency) : v;
   }
   return out;
+}
+
+/**
+ * The currency an object's amounts are in: its own, else (a plan change's answer, whose credit
+ * has none beside it) its record's, else its parent's.
+ */
+function currencyOf(v: unknown): string | undefined {
+  if (v === null || typeof v !== 'object') return undefined;
+  const o = v as Record<string, unknown>;
+  return typeof o.currency === 'string' ? o.currency : typeof o.txnCurrency === 'string' ? o.txnCurrency : undefined;
 }
 
 /** `--wide`: tables show every column even when wider than the terminal. Set once per run. */

@@ -96,6 +96,18 @@ describe('paygate subscribe --coupon and sub coupon', () => {
     expect(cli('show', 'TENOFF', '--json').json()).toMatchObject({ redemptions: 1 });
   });
 
+  it('prints every discount and coupon amount as a string with its decimals, as every amount (--json)', () => {
+    expect(cli('show', 'TENOFF', '--json').json()).toMatchObject({ amountOff: '1.00' });
+    const sub = subscribe('--coupon', 'LOYAL').json() as { subscriptionCode: string; subscriptionId: string };
+    const [first] = paygate(['--db', db, 'billing', 'list', '--subscription', sub.subscriptionCode, '--json']).json()
+      .records as Array<Record<string, unknown>>;
+    expect(first).toMatchObject({ amount: '8.99', discountAmount: '1.00', couponCode: 'LOYAL' });
+    expect(paygate(['--db', db, 'sub', 'show', sub.subscriptionId, '--json']).json()).toMatchObject({
+      couponCode: 'LOYAL',
+      discountAmount: '1.00',
+    });
+  });
+
   it('subscribe --coupon with a code that cannot be taken exits with one 1012 line and creates nothing', () => {
     const r = paygate([
       '--db',

@@ -119,9 +119,12 @@ function asUserWhoCannotWrite(db: string, args: string[]): ReturnType<typeof pay
     gid: NOBODY,
     env: { PATH: process.env.PATH, HOME: home, PAYGATE_VAULT_KEY: TEST_VAULT_KEY },
   });
-  // The checkout must be readable by others for nobody to run it; say so rather than fail obscurely.
-  if (/Cannot find module|EACCES: permission denied, (open|scandir|lstat) '(?!.*\.db)/.test(r.stderr))
-    throw new Error(`nobody cannot run ${BIN} (run this test as a non-root user instead): ${r.stderr}`);
+  // The checkout (and Node) must be reachable by others for nobody to run it; say so rather than
+  // fail obscurely (a spawn that could not even start has no status and no stderr).
+  if (r.error || /Cannot find module|EACCES: permission denied, (open|scandir|lstat) '(?!.*\.db)/.test(r.stderr))
+    throw new Error(
+      `nobody cannot run ${process.execPath} ${BIN} (make the checkout readable by others, or run this test as a non-root user): ${r.error?.message ?? r.stderr}`,
+    );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
 }
 

@@ -76,7 +76,7 @@ export function registerSubCommands(program: Command): void {
     .argument('<id>', 'subscription id or code')
     .requiredOption('--email <address>', 'where its customer emails go from now on')
     .option('--merchant <id>', 'only if it belongs to this merchant')
-    .description("change a subscription's email address (customer emails, SPEC §17)")
+    .description("change a subscription's email address, where its customer emails go")
     .action(
       action(async (id: string, opts: { email: string; merchant?: string }, cmd: Command) => {
         await withCtx(cmd, async (ctx, out) => {
