@@ -1,4 +1,4 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { invalidParam, type PaygateError } from '../domain/errors.js';
 
@@ -12,12 +12,27 @@ export function outputFile(option: string, file: string, opts: { replace: boolea
   const parent = dirname(target);
   if (!existsSync(parent)) throw invalidParam(option, `directory does not exist: ${parent}`);
   if (!statSync(parent).isDirectory()) throw invalidParam(option, `${parent} is not a directory`);
-  if (existsSync(target)) {
-    if (statSync(target).isDirectory()) throw invalidParam(option, `${target} is a directory: name a file`);
-    if (!opts.replace)
-      throw invalidParam(option, `${target} exists: choose another file, or add --force to replace it`);
-  }
+  if (existsSync(target) && statSync(target).isDirectory())
+    throw invalidParam(option, `${target} is a directory: name a file`);
+  const taken = alreadyThere(target);
+  // A link to nowhere is never written through (the file would appear where it points), --force or not.
+  if (taken && (!opts.replace || !existsSync(target)))
+    throw invalidParam(option, `${taken}: choose another file, or add --force to replace it`);
   return target;
+}
+
+/**
+ * "FILE already exists" when anything is at `path`, else undefined. lstat, not existsSync: that
+ * follows a link and says no to a link to a missing file, where a new file cannot be created
+ * either (paygate never writes through such a link).
+ */
+export function alreadyThere(path: string): string | undefined {
+  try {
+    const dangling = lstatSync(path).isSymbolicLink() && !existsSync(path);
+    return `${path} already exists${dangling ? ' (a symbolic link to a file that does not exist)' : ''}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Write it: replacing it only when `replace`; a failure is the same kind of one-line 1001. */

@@ -168,22 +168,31 @@ async function abandonAtChannel(ctx: Ctx, row: TransactionRow): Promise<'expire'
 }
 
 /**
+ * Give up a challenge Stripe runs: 'abandoned' when the intent was cancelled at Stripe (nothing
+ * can be charged any more), 'settled' when Stripe says it ended otherwise (paid, declined,
+ * processing) and that is now recorded, 'unknown' when Stripe could not be asked or would not
+ * cancel — then nothing may be recorded on a guess, and the expiry sweep asks again.
+ */
+async function giveUpAtStripe(ctx: Ctx, row: TransactionRow): Promise<'abandoned' | 'settled' | 'unknown'> {
+  const r = await abandonAtChannel(ctx, row);
+  if (r === 'expire') return 'abandoned';
+  if (r.outcome === 'approved' || r.outcome === 'declined' || (r.outcome === 'in_flight' && r.cause === 'processing')) {
+    await settleThreeDs(ctx, row, r);
+    return 'settled';
+  }
+  return 'unknown';
+}
+
+/**
  * Before a subscription's cancel closes its first charge's 3-D Secure page: a challenge Stripe
- * runs is cancelled at Stripe first (the shopper could still pass it there and be charged), or
- * recorded as Stripe says it ended (paid, declined, processing). True when the page may be closed
- * as cancelled; false when Stripe could not be asked or would not cancel: the page stays open and
- * the expiry sweep asks again, so an intent that may still be paid is never recorded cancelled.
+ * runs is given up at Stripe first (the shopper could still pass it there and be charged). True
+ * when the page may be closed as cancelled (or is closed already); false when Stripe's answer is
+ * unknown: the page stays open, so an intent that may still be paid is never recorded cancelled.
  */
 export async function releaseChallengeForCancel(ctx: Ctx, transactionId: string): Promise<boolean> {
   const row = await ctx.store.getTransaction(transactionId);
   if (!row || !askStripeFirst(row)) return true;
-  const r = await abandonAtChannel(ctx, row);
-  if (r === 'expire') return true;
-  if (r.outcome === 'approved' || r.outcome === 'declined' || (r.outcome === 'in_flight' && r.cause === 'processing')) {
-    await settleThreeDs(ctx, row, r);
-    return true;
-  }
-  return false;
+  return (await giveUpAtStripe(ctx, row)) !== 'unknown';
 }
 
 /** Expire it in its own unit of work (a Stripe 3DS payment only once Stripe says it was not paid); the row as it is afterwards. */
@@ -191,19 +200,10 @@ async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<Tr
   if (askStripeFirst(row)) {
     // The shopper may have passed Stripe's challenge and never come back: Stripe says how it
     // ended, and a challenge still open is cancelled there before it is recorded EXPIRED.
-    const r = await abandonAtChannel(ctx, row);
-    if (r !== 'expire') {
-      if (
-        r.outcome === 'approved' ||
-        r.outcome === 'declined' ||
-        (r.outcome === 'in_flight' && r.cause === 'processing')
-      ) {
-        await settleThreeDs(ctx, row, r);
-        return ctx.store.getTransaction(row.id);
-      }
-      // Stripe could not be asked, or would not cancel: not expired on a guess (the next sweep asks again).
-      return row;
-    }
+    const given = await giveUpAtStripe(ctx, row);
+    if (given === 'settled') return ctx.store.getTransaction(row.id);
+    // Stripe could not be asked, or would not cancel: not expired on a guess (the next sweep asks again).
+    if (given === 'unknown') return row;
   }
   return ctx.store.transaction(async (tx) => {
     await expireRow(ctx, tx, row, now);
@@ -381,13 +381,13 @@ export async function cancelCheckout(ctx: Ctx, token: string): Promise<PageOutco
   const done = await ctx.store.transaction(async (tx) => {
     const cur = await tx.lockTransaction(row.id);
     if (cur?.status === STATUS.AWAITING_CHECKOUT && cur.chargeHeldUntil !== null && cur.chargeHeldUntil > now)
-      return { charging: cur, done: cur };
+      return { row: cur, charging: true };
     if (!(await finishUnpaid(ctx, tx, row, STATUS.AWAITING_CHECKOUT, STATUS.CANCELLED, null, now))) return undefined;
-    return { charging: undefined, done: (await tx.getTransaction(row.id)) ?? row };
+    return { row: (await tx.getTransaction(row.id)) ?? row, charging: false };
   });
   if (!done) throw notFound('page');
-  if (done.charging) return { result: 'processing', view: await pageView(ctx, 'checkout', done.charging) };
-  return outcome(ctx, 'checkout', done.done);
+  if (done.charging) return { result: 'processing', view: await pageView(ctx, 'checkout', done.row) };
+  return outcome(ctx, 'checkout', done.row);
 }
 
 /**

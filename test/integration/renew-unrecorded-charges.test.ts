@@ -64,6 +64,16 @@ async function cutOff(cardNumber: string, charged: boolean, input: Record<string
   return { ctx, m, request, id: txn.id };
 }
 
+/** A subscription's first charge, as the API sends it (the tests cut it off at different points). */
+const subscription = (planId: string, cardNumber = '4242424242424242') => ({
+  requestId: 's1',
+  relationId: 'sub-1',
+  paymentType: 'SUBSCRIPTION',
+  planId,
+  userId: 'u1',
+  cardInfo: card(cardNumber),
+});
+
 const one = async <T>(sql: string, ...a: unknown[]) => (await rowsOf(app.ctx).get(sql, ...a)) as T;
 const status = async (id: string) =>
   await one<{ status: number; fail_reason: string | null }>(
@@ -174,16 +184,7 @@ describe('renewal housekeeping settles sandbox charges a killed process never re
     const real = app.ctx.channel;
     const dying = dyingChannel(real, true);
     app.ctx.channel = dying.channel;
-    void createTransaction(app.ctx, m, {
-      requestId: 's1',
-      relationId: 'sub-1',
-      paymentType: 'SUBSCRIPTION',
-      planId: p.planId,
-      userId: 'u1',
-      payAmount: '9.99',
-      currency: 'USD',
-      cardInfo: card('4242424242424242'),
-    });
+    void createTransaction(app.ctx, m, { ...subscription(p.planId), payAmount: '9.99', currency: 'USD' });
     await dying.reached;
     app.ctx.channel = real;
     await renewAfter(CHARGE_LEASE_MS + 1);
@@ -228,15 +229,7 @@ describe('renewal housekeeping settles sandbox charges a killed process never re
         return typeof v === 'function' ? v.bind(target) : v;
       },
     });
-    void createTransaction(app.ctx, m, {
-      requestId: 's1',
-      relationId: 'sub-1',
-      paymentType: 'SUBSCRIPTION',
-      planId: p.planId,
-      userId: 'u1',
-      couponCode: 'FREE',
-      cardInfo: card('4000000000000002'),
-    });
+    void createTransaction(app.ctx, m, { ...subscription(p.planId, '4000000000000002'), couponCode: 'FREE' });
     await cut;
     app.ctx.store = store;
     expect(await one('SELECT status FROM transactions')).toEqual({ status: 100000 });

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { existsSync, lstatSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { invalidParam, StoreOpenError } from '../../domain/errors.js';
+import { alreadyThere } from '../output-file.js';
 import { progressBar } from '../progress.js';
 import { action, globalsOf, Interrupted, outputOf, StartupError, withCtx } from '../shell.js';
 import { stopSignal } from '../stop-signal.js';
@@ -10,20 +11,6 @@ import { stopSignal } from '../stop-signal.js';
 
 /** A server database's URL (the store decides what it can open; this only tells a URL from a path). */
 const isUrl = (text: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
-
-/**
- * "FILE already exists" when anything is at `path`, else undefined. lstat, not existsSync: that
- * follows a link and says no to a link to a missing file, where the backup cannot be created
- * either (it is never written through a link).
- */
-function alreadyThere(path: string): string | undefined {
-  try {
-    const dangling = lstatSync(path).isSymbolicLink() && !existsSync(path);
-    return `${path} already exists${dangling ? ' (a symbolic link to a file that does not exist)' : ''}`;
-  } catch {
-    return undefined;
-  }
-}
 
 export function registerDbCommands(program: Command): void {
   const db = program.command('db').description('database maintenance');
