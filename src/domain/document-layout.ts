@@ -38,6 +38,12 @@ export interface DocumentLayout {
   notes: string[];
 }
 
+/** Printed on every document of a sandbox charge: on the page, in the PDF and in the CLI's text. */
+export const SANDBOX_NOTE = 'Sandbox — test mode: no real money moved.';
+
+const withSandbox = (doc: { sandbox?: boolean }, notes: string[]): string[] =>
+  doc.sandbox ? [SANDBOX_NOTE, ...notes] : notes;
+
 export const LINE_COLUMNS = ['Description', 'Qty', 'Unit price', 'Amount'] as const;
 
 /** `VISA ••4242`: a card on a document is its brand and last four digits, never more. */
@@ -103,7 +109,7 @@ export function layoutInvoice(inv: Invoice, zone: string): DocumentLayout {
     meta,
     table: { columns: LINE_COLUMNS, rows: inv.lines.map((l) => lineRow(l, inv.currency, zone)) },
     totals: [{ label: 'Total paid', value: formatMoney(inv.total, inv.currency) }],
-    notes: [`Paid in full on ${formatTime(inv.issuedAt, zone).slice(0, 10)}.`],
+    notes: withSandbox(inv, [`Paid in full on ${formatTime(inv.issuedAt, zone).slice(0, 10)}.`]),
   };
 }
 
@@ -127,6 +133,6 @@ export function layoutCreditNote(cn: CreditNote, zone: string): DocumentLayout {
     meta,
     table: { columns: LINE_COLUMNS, rows: [[`Refund of ${what}`, '', '', formatMoney(-cn.amount, cn.currency)]] },
     totals: [{ label: 'Total credited', value: formatMoney(cn.amount, cn.currency) }],
-    notes: ['Refunded to the original payment method.'],
+    notes: withSandbox(cn, ['Refunded to the original payment method.']),
   };
 }

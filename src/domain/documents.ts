@@ -55,6 +55,8 @@ export interface Invoice {
   subscriptionCode?: string;
   /** The coupon that discounted the charge (SPEC §19); its line is among `lines` too. */
   discount?: { couponCode: string; amount: number };
+  /** Charged on the sandbox: the document must not pass for a real receipt. */
+  sandbox?: boolean;
 }
 
 export interface CreditNote {
@@ -69,6 +71,8 @@ export interface CreditNote {
   customer: Customer;
   transactionOrderId: string;
   relationId: string;
+  /** Refunded on the sandbox: no real money moved back. */
+  sandbox?: boolean;
 }
 
 /** One entry of a transaction's `items` as stored: a price is a (12,2) string. */

@@ -84,6 +84,15 @@ describe('invoices over HTTP (happy)', () => {
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
     if (havePoppler) expect(words(pdfText(bytes))).toEqual(expect.arrayContaining(words(articleText(page.text))));
   });
+
+  it('marks a sandbox charge’s invoice as test mode on its page and in its PDF', async () => {
+    const txn = await pay(v2);
+    const [inv] = (await client(shop.url, v2).get('/invoice/list', { transactionOrderId: txn })).body.data.records;
+    const note = 'Sandbox — test mode: no real money moved.';
+    expect(articleText((await raw(inv.url)).text)).toContain(note);
+    const bytes = Buffer.from(await (await fetch(inv.pdfUrl)).arrayBuffer());
+    if (havePoppler) expect(words(pdfText(bytes)).join(' ')).toContain(words(note).join(' '));
+  });
 });
 
 describe('credit notes over HTTP (happy)', () => {

@@ -131,4 +131,12 @@ describe('document layout', () => {
     const { payment: _none, ...inv } = sampleInvoice();
     expect(layoutInvoice(inv, 'UTC').meta.map((m) => m.label)).not.toContain('Paid with');
   });
+
+  it('says on a sandbox charge’s invoice and credit note that no real money moved, and only there', () => {
+    const note = 'Sandbox — test mode: no real money moved.';
+    expect(layoutInvoice({ ...sampleInvoice(), sandbox: true }, 'UTC').notes[0]).toBe(note);
+    expect(layoutCreditNote({ ...sampleCreditNote(), sandbox: true }, 'UTC').notes[0]).toBe(note);
+    expect(layoutInvoice(sampleInvoice(), 'UTC').notes).not.toContain(note);
+    expect(layoutCreditNote({ ...sampleCreditNote(), sandbox: false }, 'UTC').notes).not.toContain(note);
+  });
 });

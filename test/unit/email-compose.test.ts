@@ -129,6 +129,18 @@ describe('customer emails (SPEC §17)', () => {
     expect(m.text).toMatch(/For invoice\s+INV-000042/);
   });
 
+  it('says in a sandbox charge’s receipt and refund email that no real money moved', () => {
+    const note = 'Sandbox — test mode: no real money moved.';
+    const receipt = { ...emails.receipt, invoice: { ...sampleInvoice(), sandbox: true } } as CustomerEmail;
+    const refund = { ...emails['credit-note'], creditNote: { ...sampleCreditNote(), sandbox: true } } as CustomerEmail;
+    for (const email of [receipt, refund]) {
+      const m = composeEmail(email, 'UTC', COMPOSED_AT);
+      expect(m.text).toContain(note);
+      expect(m.html).toContain(note);
+    }
+    expect(composeEmail(emails.receipt, 'UTC', COMPOSED_AT).text).not.toContain(note);
+  });
+
   it('links a refund’s credit note page, and the invoice it credits', () => {
     const m = composeEmail(emails['credit-note'], 'UTC', COMPOSED_AT);
     expect(m.text).toContain('https://pay.acme.test/credit-note/tok9');

@@ -92,15 +92,13 @@ export interface DocumentPageOptions {
   nonce: string;
   /** Link to the same document as PDF. */
   pdfUrl?: string;
-  sandbox?: boolean;
 }
 
 export function documentPage(doc: DocumentLayout, opts: DocumentPageOptions): string {
   const pdf = opts.pdfUrl ? `<a href="${esc(opts.pdfUrl)}" download>Download PDF</a>` : '';
-  const sandbox = opts.sandbox ? '<p class="foot">Sandbox — test mode: no real money moved.</p>' : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><meta name="robots" content="noindex"><title>${esc(doc.title)}</title><style nonce="${esc(opts.nonce)}">${CSS}</style></head>
-<body><main>${sandbox}${documentArticle(doc)}
+<body><main>${documentArticle(doc)}
 <p class="actions">${pdf}</p><p class="foot">Secured by paygate</p></main></body></html>`;
 }

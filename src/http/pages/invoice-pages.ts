@@ -114,17 +114,17 @@ async function found<T>(read: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-export function registerInvoicePages(app: FastifyInstance, ctx: Ctx, sandbox: boolean): void {
-  for (const kind of KINDS) registerDocumentPages(app, ctx, sandbox, kind);
+export function registerInvoicePages(app: FastifyInstance, ctx: Ctx): void {
+  for (const kind of KINDS) registerDocumentPages(app, ctx, kind);
 }
 
-function registerDocumentPages(app: FastifyInstance, ctx: Ctx, sandbox: boolean, kind: DocumentKind): void {
+function registerDocumentPages(app: FastifyInstance, ctx: Ctx, kind: DocumentKind): void {
   app.get(`${kind.path}/:token`, async (req, reply) => {
     const doc = await found(() => kind.read(ctx, tokenOf(req)));
     if (!doc) return notThere(reply, kind);
     const nonce = newNonce();
     return secure(reply.code(200).header('content-type', 'text/html; charset=utf-8'), nonce).send(
-      documentPage(doc.layout, { nonce, pdfUrl: doc.pdfUrl, sandbox: sandbox && doc.sandbox }),
+      documentPage(doc.layout, { nonce, pdfUrl: doc.pdfUrl }),
     );
   });
 

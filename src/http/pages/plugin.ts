@@ -212,7 +212,7 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
   app.setErrorHandler(pageErrorHandler);
   const csrf = createCsrf(ctx.vault.derive('hosted-page-csrf'));
   const page: PageContext = { csrf, sandbox: ctx.channel.name === 'sandbox' };
-  registerInvoicePages(app, ctx, page.sandbox);
+  registerInvoicePages(app, ctx);
 
   const forbidden = (reply: FastifyReply) =>
     sendPage(reply, 403, 'Payment page', () =>

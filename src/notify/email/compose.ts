@@ -1,4 +1,4 @@
-import { layoutCreditNote, layoutInvoice, paymentLabel } from '../../domain/document-layout.js';
+import { layoutCreditNote, layoutInvoice, paymentLabel, SANDBOX_NOTE } from '../../domain/document-layout.js';
 import { formatMoney } from '../../domain/money.js';
 import { formatTime } from '../../domain/time.js';
 import { cardExpired } from '../../vault/card.js';
@@ -50,7 +50,10 @@ function bodyOf(email: CustomerEmail, zone: string, now: number): { subject: str
         subject: `Your receipt from ${shop} — invoice ${inv.number}`,
         body: {
           greeting: greeting(inv.customer.name),
-          paragraphs: [`Thank you for your payment to ${shop}. Your invoice ${inv.number} is attached as a PDF.`],
+          paragraphs: [
+            `Thank you for your payment to ${shop}. Your invoice ${inv.number} is attached as a PDF.`,
+            ...(inv.sandbox ? [SANDBOX_NOTE] : []),
+          ],
           rows: [
             ...layout.table.rows.map(([d, q, , a]): [string, string] => [q && q !== '1' ? `${d} × ${q}` : d, a]),
             ['Total paid', formatMoney(inv.total, inv.currency)],
@@ -70,7 +73,10 @@ function bodyOf(email: CustomerEmail, zone: string, now: number): { subject: str
         subject: `Refund from ${shop} — credit note ${cn.number}`,
         body: {
           greeting: greeting(cn.customer.name),
-          paragraphs: [`${shop} has refunded ${formatMoney(cn.amount, cn.currency)} to ${to}.`],
+          paragraphs: [
+            `${shop} has refunded ${formatMoney(cn.amount, cn.currency)} to ${to}.`,
+            ...(cn.sandbox ? [SANDBOX_NOTE] : []),
+          ],
           rows: layout.meta.filter((m) => m.label !== 'Issued').map((m): [string, string] => [m.label, m.value]),
           action: { label: 'View your credit note', url: email.creditNoteUrl },
           after: [

@@ -3,7 +3,7 @@ import { layoutCreditNote, layoutInvoice } from '../../domain/document-layout.js
 import type { CustomerEmail, EmailSender } from '../../notify/email/message.js';
 import type { CustomerEmailRow } from '../../store/store.js';
 import { withLinks } from './credit-note-links.js';
-import { toCreditNote, toInvoice } from './read.js';
+import { readCreditNote, readInvoice } from './read.js';
 import { creditNoteUrl, invoiceUrl } from './urls.js';
 
 /**
@@ -21,7 +21,7 @@ export async function documentEmail(
   if (row.kind === 'receipt' && facts.invoiceNumber) {
     const [found] = await ctx.store.invoicesByNumber(row.merchantId, facts.invoiceNumber);
     if (!found) return undefined;
-    const invoice = toInvoice(found);
+    const invoice = await readInvoice(ctx, found);
     const { renderPdfOffThread } = await import('../../documents/pdf-renderer.js');
     const pdf = await renderPdfOffThread(layoutInvoice(invoice, ctx.zone));
     return {
@@ -36,7 +36,7 @@ export async function documentEmail(
     if (!found) return undefined;
     const txn = await ctx.store.getTransaction(found.transactionId);
     const invoice = await ctx.store.getInvoiceByTransaction(found.transactionId);
-    const creditNote = toCreditNote(found);
+    const creditNote = await readCreditNote(ctx, found);
     const { renderPdfOffThread } = await import('../../documents/pdf-renderer.js');
     const pdf = await renderPdfOffThread(layoutCreditNote(creditNote, ctx.zone));
     return {

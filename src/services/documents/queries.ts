@@ -7,7 +7,14 @@ import type { DocumentFilter, InvoiceRow } from '../../store/store.js';
 import type { Page, PageRequest } from '../operator.js';
 import { withLinks } from './credit-note-links.js';
 import { creditNotePdfUrl } from './urls.js';
-import { creditNoteView, type CreditNoteView, invoiceView, type InvoiceView, toCreditNote, toInvoice } from './read.js';
+import {
+  creditNoteView,
+  type CreditNoteView,
+  invoiceView,
+  type InvoiceView,
+  readCreditNote,
+  readInvoice,
+} from './read.js';
 
 /** Reading invoices and credit notes: the API's list and detail, the CLI's, and the hosted page's. */
 
@@ -131,14 +138,14 @@ export async function findDocument(ctx: Ctx, merchantId: string | undefined, num
     return {
       kind: 'credit-note',
       view: creditNoteView(ctx, linked),
-      layout: layoutCreditNote(toCreditNote(note), ctx.zone),
+      layout: layoutCreditNote(await readCreditNote(ctx, note), ctx.zone),
     };
   }
   const row = await merchantInvoice(ctx, merchantId, number);
   return {
     kind: 'invoice',
     view: invoiceView(ctx, row, await withLinks(ctx, await ctx.store.creditNotesOfTransaction(row.transactionId))),
-    layout: layoutInvoice(toInvoice(row), ctx.zone),
+    layout: layoutInvoice(await readInvoice(ctx, row), ctx.zone),
   };
 }
 
@@ -147,13 +154,6 @@ export interface HostedDocument {
   number: string;
   layout: DocumentLayout;
   pdfUrl: string;
-  /** The charge was the sandbox's, not a Stripe merchant's: the page says no real money moved. */
-  sandbox: boolean;
-}
-
-/** Whether a document's charge was made on the sandbox (a missing charge reads as one). */
-async function onSandbox(ctx: Ctx, transactionId: string): Promise<boolean> {
-  return (await ctx.store.getTransaction(transactionId))?.channel !== 'stripe';
 }
 
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
@@ -164,9 +164,8 @@ export async function invoiceByToken(ctx: Ctx, token: string): Promise<HostedDoc
   if (!row) throw notFound('invoice');
   return {
     number: row.number,
-    layout: layoutInvoice(toInvoice(row), ctx.zone),
+    layout: layoutInvoice(await readInvoice(ctx, row), ctx.zone),
     pdfUrl: invoiceView(ctx, row).pdfUrl,
-    sandbox: await onSandbox(ctx, row.transactionId),
   };
 }
 
@@ -176,8 +175,7 @@ export async function creditNoteByToken(ctx: Ctx, token: string): Promise<Hosted
   if (!row?.token) throw notFound('credit note');
   return {
     number: row.number,
-    layout: layoutCreditNote(toCreditNote(row), ctx.zone),
+    layout: layoutCreditNote(await readCreditNote(ctx, row), ctx.zone),
     pdfUrl: creditNotePdfUrl(ctx, row.token),
-    sandbox: await onSandbox(ctx, row.transactionId),
   };
 }

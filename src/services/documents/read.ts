@@ -31,6 +31,24 @@ function sellerOf(r: Seller): MerchantIdentity {
 
 const customerOf = (json: string): Customer => ({ addressLines: [], ...parse<Partial<Customer>>(json, {}) });
 
+/**
+ * Whether a document's charge was made on the sandbox (a missing charge reads as one): its page, PDF,
+ * text and email then say no real money moved. A Stripe merchant's never do.
+ */
+async function onSandbox(ctx: Ctx, transactionId: string): Promise<boolean> {
+  return ctx.channel.name === 'sandbox' && (await ctx.store.getTransaction(transactionId))?.channel !== 'stripe';
+}
+
+/** An invoice as every reader shows it: the stored document, marked when its charge was a sandbox one. */
+export async function readInvoice(ctx: Ctx, r: InvoiceRow): Promise<Invoice> {
+  return { ...toInvoice(r), sandbox: await onSandbox(ctx, r.transactionId) };
+}
+
+/** A credit note as every reader shows it (see readInvoice). */
+export async function readCreditNote(ctx: Ctx, r: CreditNoteRow): Promise<CreditNote> {
+  return { ...toCreditNote(r), sandbox: await onSandbox(ctx, r.transactionId) };
+}
+
 export function toInvoice(r: InvoiceRow): Invoice {
   const body = parse<InvoiceBody>(r.document, { lines: [], relationId: '' });
   return {
