@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalidParam, PaygateError, RESULT_CODES } from './errors.js';
 import { AMOUNT_RE } from './money.js';
 import { canonicalJson } from './signature.js';
-import { escapeLoneSurrogates, loneSurrogatePath } from './text.js';
+import { badTextPath, escapeLoneSurrogates, hasLoneSurrogate, hasNul } from './text.js';
 
 /**
  * Zod building blocks for request fields (SPEC §3) and the one function that turns a zod
@@ -119,9 +119,18 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
-/** SPEC §3: text that is not valid Unicode is 1001 naming its field (domain/text.ts). */
-function refuseLoneSurrogates(value: unknown, prefix: string): void {
-  const path = loneSurrogatePath(value);
+/**
+ * SPEC §3's text rules at any depth (domain/text.ts): U+0000 is 1000, as the HTTP layer answers it
+ * in a top-level parameter; text that is not valid Unicode is 1001 naming its field.
+ */
+function refuseBadText(value: unknown, prefix: string): void {
+  const nul = badTextPath(value, hasNul);
+  if (nul)
+    throw new PaygateError(
+      RESULT_CODES.MALFORMED,
+      `parameter ${JSON.stringify(escapeLoneSurrogates(fieldPath(prefix, nul)).replaceAll('\u0000', '').slice(0, 64))} contains the NUL character (U+0000), which no parameter may contain`,
+    );
+  const path = badTextPath(value, hasLoneSurrogate);
   if (!path) return;
   throw invalidParam(
     escapeLoneSurrogates(fieldPath(prefix, path)) || prefix || 'request',
@@ -134,11 +143,11 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefi
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new PaygateError(RESULT_CODES.MALFORMED, 'request body must be a JSON object');
   }
-  refuseLoneSurrogates(input, prefix);
+  refuseBadText(input, prefix);
   const result = schema.safeParse(input);
   if (result.success) {
     // A field sent as JSON text (a trackingList string) is parsed by its schema: check what it held.
-    refuseLoneSurrogates(result.data, prefix);
+    refuseBadText(result.data, prefix);
     return result.data;
   }
   const issue = result.error.issues[0];

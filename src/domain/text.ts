@@ -12,22 +12,34 @@ export function hasLoneSurrogate(text: string): boolean {
 }
 
 /**
- * The path of the first string — an object key or a value, at any depth — holding a lone
- * surrogate; a key is reported as its own path (the field that is wrong is its name).
+ * U+0000: PostgreSQL cannot store it in text, so one engine would keep it and the other fail.
+ * No parameter may hold it, at any depth, also inside a JSON document sent as a string.
  */
-export function loneSurrogatePath(value: unknown, path: readonly PropertyKey[] = []): PropertyKey[] | undefined {
-  if (typeof value === 'string') return hasLoneSurrogate(value) ? [...path] : undefined;
+export function hasNul(text: string): boolean {
+  return text.includes('\u0000');
+}
+
+/**
+ * The path of the first string — an object key or a value, at any depth — that `bad` finds
+ * wrong; a key is reported as its own path (the field that is wrong is its name).
+ */
+export function badTextPath(
+  value: unknown,
+  bad: (text: string) => boolean,
+  path: readonly PropertyKey[] = [],
+): PropertyKey[] | undefined {
+  if (typeof value === 'string') return bad(value) ? [...path] : undefined;
   if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) {
-      const found = loneSurrogatePath(v, [...path, i]);
+      const found = badTextPath(v, bad, [...path, i]);
       if (found) return found;
     }
     return undefined;
   }
   if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (hasLoneSurrogate(k)) return [...path, k];
-      const found = loneSurrogatePath(v, [...path, k]);
+      if (bad(k)) return [...path, k];
+      const found = badTextPath(v, bad, [...path, k]);
       if (found) return found;
     }
   }

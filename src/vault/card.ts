@@ -35,8 +35,14 @@ export interface ValidCard {
   last4: string;
 }
 
+const HOLDER_NAME_MAX = 200;
+
 export const cardShape = z.object({
-  holderName: z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters').optional().nullable(),
+  holderName: z
+    .string({ error: 'must be a string' })
+    .max(HOLDER_NAME_MAX, `must be at most ${HOLDER_NAME_MAX} characters`)
+    .optional()
+    .nullable(),
   cardNumber: z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
     .min(1, 'is required')
@@ -112,6 +118,8 @@ export function validateCard(card: CardInput, now: number, zone: string): ValidC
   // The hosted pages hand their form here without parseInput: the same text rule (SPEC §3).
   if (card.holderName !== undefined && hasLoneSurrogate(card.holderName))
     throw invalidParam('holderName', 'is not valid Unicode text: it holds a lone surrogate');
+  if (card.holderName !== undefined && card.holderName.length > HOLDER_NAME_MAX)
+    throw invalidParam('holderName', `must be at most ${HOLDER_NAME_MAX} characters`);
   const number = card.cardNumber.replace(/[\s-]/g, '');
   if (!/^\d{12,19}$/.test(number)) throw rejected('cardNumber', 'must be 12 to 19 digits');
   if (!luhnValid(number)) throw rejected('cardNumber', 'fails the Luhn check');

@@ -75,4 +75,17 @@ describe('text on the hosted pages is valid Unicode', () => {
     expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await statusOf(t.id)).toBe(100050);
   });
+
+  it('a form field holding U+0000 is a 400 page on both engines, nothing charged; an over-long holder name is a card reason', async () => {
+    const t = await checkout();
+    const r = await send(t.path, t.csrf, 'Evil%00Name');
+    expect(r.status).toBe(400);
+    expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await statusOf(t.id)).toBe(100050);
+    const long = await send(t.path, t.csrf, 'x'.repeat(201));
+    expect(long.text).toContain('Please check your card details: must be at most 200 characters');
+    expect(await statusOf(t.id)).toBe(100050);
+    await send(t.path, t.csrf, 'x'.repeat(200));
+    expect(await statusOf(t.id)).toBe(200000);
+  });
 });

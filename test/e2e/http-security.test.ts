@@ -177,6 +177,59 @@ describe('signatures (security)', () => {
     expect((await c.get(LIST, {})).body.data).toHaveLength(before);
   });
 
+  it('a NUL spelled inside a JSON document sent as text (cardInfo, billingAddress, trackingList) is 1000 naming the field, and nothing is written', async () => {
+    const c = client(srv.url, v2);
+    const planId = (await c.post(CREATE, { ...plan, planName: 'NUL docs' })).body.data.planId as string;
+    const card = (holder: string) =>
+      JSON.stringify({ holderName: holder, cardNumber: '4242424242424242', month: '12', year: '2040', cvv: '123' });
+    const subscribe = (n: string, extra: Record<string, string>) =>
+      c.post('/subscription/create', {
+        requestId: n,
+        relationId: n,
+        planId,
+        userId: 'nul',
+        cardInfo: card('Ada'),
+        ...extra,
+      });
+    const refused = (r: { status: number; body: Record<string, unknown> }, field: string) => {
+      expect([r.status, r.body.rtn_code], JSON.stringify(r.body)).toEqual([400, '1000']);
+      expect(r.body.rtn_msg).toBe(
+        `parameter "${field}" contains the NUL character (U+0000), which no parameter may contain`,
+      );
+    };
+    refused(await subscribe('nul-doc-1', { cardInfo: card('Evil\u0000Name') }), 'cardInfo.holderName');
+    refused(
+      await subscribe('nul-doc-2', { billingAddress: '{"email":"a\\u0000b@x.example"}' }),
+      'billingAddress.email',
+    );
+    const sub = await subscribe('nul-doc-3', {});
+    expect(sub.body.rtn_code, JSON.stringify(sub.body)).toBe('0000');
+    const subscriptionId = sub.body.data.subscriptionId as string;
+    refused(
+      await c.post('/subscription/card/update', { subscriptionId, cardInfo: card('Evil\u0000Name') }),
+      'cardInfo.holderName',
+    );
+    const paid = await c.post(`/payment/${v2.apiKey}/transaction`, {
+      requestId: 'nul-doc-4',
+      relationId: 'nul-doc-4',
+      paymentType: 'PAY',
+      payAmount: '1.00',
+      currency: 'USD',
+      cardInfo: card('Ada'),
+    });
+    expect(paid.body.data.status).toBe('200000');
+    const tracking = `[{"relationId":"nul-doc-4","trackingNo":"a\\u0000b","trackingChannel":"UPS"}]`;
+    const upload = await c.post(`/payment/${v2.apiKey}/tracking/upload`, { trackingList: tracking });
+    expect([upload.status, upload.body.rtn_code]).toEqual([400, '1000']);
+    expect(upload.body.rtn_msg).toMatch(/^parameter "trackingList\[0\]\.trackingNo" contains the NUL character/);
+    const count = async (sql: string, ...args: string[]) =>
+      Number((await shop.rows.get<{ n: number | string }>(sql, ...args))?.n);
+    expect(await count("SELECT count(*) AS n FROM subscriptions WHERE user_id = 'nul'")).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM tracking_entries')).toBe(0);
+    const holder = 'SELECT holder_name FROM cards WHERE id = (SELECT card_id FROM subscriptions WHERE id = ?)';
+    expect(await shop.rows.get(holder, subscriptionId)).toEqual({ holder_name: 'Ada' });
+  });
+
   it('a URL the router cannot decode, or with an over-long segment, is 400/1000 in the envelope', async () => {
     for (const path of ['/payment/%zz/transaction', `/payment/${'a'.repeat(150)}/transaction`, '/subscription/%zz']) {
       const r = await raw(srv.url + path, {
