@@ -78,6 +78,18 @@ export function firstBillingAfter(
   return { n, time: billingTime(anchorMs, cycle, n, zone) };
 }
 
+/**
+ * Where the billing period that ends at `end` began: the billing time one cycle before it, or
+ * undefined when `end` is not a billing time of this calendar. A period is paid for as a whole
+ * whenever its charge lands (a retry days later, a late renewal run), so this — not the charge's
+ * time — is where its proration starts.
+ */
+export function periodStartBefore(anchorMs: number, cycle: Cycle, end: number, zone: string): number | undefined {
+  if (end <= anchorMs) return undefined;
+  const { n, time } = firstBillingAfter(anchorMs, cycle, end - 1, zone);
+  return time === end ? billingTime(anchorMs, cycle, n - 1, zone) : undefined;
+}
+
 /** Trial end: start + trialDays on the wall clock (same local time of day). */
 export function trialEnd(startMs: number, trialDays: number, zone: string): number {
   return billingTime(startMs, { cycleType: 'DAILY', cycleLength: 1 }, trialDays, zone);

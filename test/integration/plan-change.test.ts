@@ -6,6 +6,7 @@ import { requireMerchant } from '../../src/services/merchants.js';
 import { createPlan } from '../../src/services/plans.js';
 import { refundTransaction } from '../../src/services/refund.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
+import { updateCard } from '../../src/services/card-update/index.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { cancelSubscription, subscriptionDetail } from '../../src/services/subscriptions/index.js';
 import { isPaygateError } from '../../src/domain/errors.js';
@@ -95,6 +96,31 @@ describe('plan change now', () => {
     clock.set(t('2026-02-16 00:00:00'));
     expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
     expect((await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).nextBillingTime).toBe('2026-03-16 00:00:00');
+  });
+
+  it('credits a period paid late by its retry from the period’s start, as its invoice reads, not from the retry', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '30.00' }, { notifyUrl: CLOSED_NOTIFY_URL });
+    const pro = await plan(ctx, merchantId, '50.00');
+    // The card's first attempt at each renewal is declined; its first retry, a day later, is approved.
+    const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000000036' });
+    clock.set(t('2026-02-01 00:00:00'));
+    expect(await runRenewal(ctx)).toMatchObject({ due: 1, failed: 1 });
+    clock.set(t('2026-02-02 00:00:00'));
+    expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ paid_through: t('2026-03-01 00:00:00') });
+    clock.set(t('2026-02-19 00:00:00'));
+    // A card whose first attempt is not declined, for the change's own charge.
+    const card = { cardNumber: '4242424242424242', month: '12', year: '2030', cvv: '123' };
+    expect((await updateCard(ctx, merchantId, { subscriptionId: sub.subscriptionId, cardInfo: card })).status).toBe(
+      '200000',
+    );
+    const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
+    // The retry paid for 2026-02-01 – 2026-03-01: 10 of its 28 days unused, floor(3000 × 10 / 28) = 1071.
+    // Counted from the retry (27 days) it would be floor(3000 × 10 / 27) = 1111.
+    expect(r).toMatchObject({ result: 'CHANGED', credit: 10.71 });
+    expect(r.record).toMatchObject({ billingType: 'CHANGE', amount: 39.29 });
   });
 
   it('credits only what the period paid last kept: a full refund credits nothing, a partial one in proportion', async () => {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
-import { billingTime, firstBillingAfter, trialEnd, type Cycle, type CycleType } from '../../src/domain/calendar.js';
+import {
+  billingTime,
+  firstBillingAfter,
+  periodStartBefore,
+  trialEnd,
+  type Cycle,
+  type CycleType,
+} from '../../src/domain/calendar.js';
 import { formatTime, parseTime, wallTime } from '../../src/domain/time.js';
 
 const M1: Cycle = { cycleType: 'MONTHLY', cycleLength: 1 };
@@ -70,6 +77,25 @@ describe('firstBillingAfter', () => {
     expect(fmt(firstBillingAfter(a, M1, at('2026-07-15 00:00:00'), 'UTC').time)).toBe('2026-07-31 09:00:00');
     // Years behind stays cheap and exact.
     expect(fmt(firstBillingAfter(a, M1, at('2046-03-01 00:00:00'), 'UTC').time)).toBe('2046-03-31 09:00:00');
+  });
+});
+
+describe('periodStartBefore', () => {
+  it('is the billing time one cycle before a billing time, month ends and DST included', () => {
+    const a = at('2026-01-31 09:00:00');
+    expect(fmt(periodStartBefore(a, M1, at('2026-03-31 09:00:00'), 'UTC') ?? 0)).toBe('2026-02-28 09:00:00');
+    expect(periodStartBefore(a, M1, at('2026-02-28 09:00:00'), 'UTC')).toBe(a);
+    const ny = at('2026-02-08 09:00:00', 'America/New_York');
+    const w: Cycle = { cycleType: 'WEEKLY', cycleLength: 1 };
+    // The week across the spring-forward night is 167 hours; it still starts at 09:00 local.
+    const start = periodStartBefore(ny, w, at('2026-03-15 09:00:00', 'America/New_York'), 'America/New_York');
+    expect(fmt(start ?? 0, 'America/New_York')).toBe('2026-03-08 09:00:00');
+  });
+
+  it('is undefined for an instant that is not on the calendar, or not after the anchor', () => {
+    const a = at('2026-01-31 09:00:00');
+    expect(periodStartBefore(a, M1, at('2026-03-15 00:00:00'), 'UTC')).toBeUndefined();
+    expect(periodStartBefore(a, M1, a, 'UTC')).toBeUndefined();
   });
 });
 

@@ -108,7 +108,7 @@ async function writeIntent(
   renewalInTheWay(await tx.pendingRecords(s.id), now);
   const card = s.cardId !== null ? await tx.getCard(s.cardId) : undefined;
   if (!card) throw notAllowed('the subscription has no card on file');
-  const quote = await quoteChange(tx, s, plan, shown?.at ?? now);
+  const quote = await quoteChange(tx, s, plan, shown?.at ?? now, ctx.zone);
   if (shown) assertShown(quote, shown);
   // A change at period end already holds the place on this plan.
   if (plan.id !== s.pendingPlanId) await reserveTarget(tx, plan);

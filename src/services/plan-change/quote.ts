@@ -1,3 +1,4 @@
+import { periodStartBefore } from '../../domain/calendar.js';
 import { notAllowed } from '../../domain/errors.js';
 import { applyCredit, unusedCredit } from '../../domain/proration.js';
 import type { ChargeQuote } from '../../domain/discount.js';
@@ -22,6 +23,7 @@ export async function quoteChange(
   s: SubscriptionRow,
   plan: PlanRow,
   at: number,
+  zone: string,
 ): Promise<ChangeQuote> {
   const [last] = await reads.pageRecords(s.id, 'SUCCESS', 1, 0);
   const refunded = last?.transactionId ? await refundedOf(reads, last.transactionId) : 0;
@@ -29,13 +31,22 @@ export async function quoteChange(
   const credit =
     !last || s.paidThrough === null
       ? 0
-      : unusedCredit(paidFor(last, refunded), last.actualTime ?? last.scheduledTime, s.paidThrough, at);
+      : unusedCredit(paidFor(last, refunded), periodStart(s, last, s.paidThrough, zone), s.paidThrough, at);
   // The coupon first, then the credit (SPEC §19): a CHANGE charge is discounted and uses a cycle.
   const coupon = await quoteFor(reads, s, plan.id, { kind: 'CHANGE', price: plan.price });
   const { charge } = applyCredit(coupon.amount, credit + s.credit);
   const basis = [s.planId, s.pendingPlanId ?? '', last?.id ?? '', refunded, s.paidThrough ?? '', s.credit, plan.id];
   basis.push(plan.price, coupon.couponCode ?? '', coupon.discountAmount, s.couponCyclesUsed);
   return { ...coupon, charge, credit, basis: basis.join('|') };
+}
+
+/**
+ * The start of the period paid through `end`: one cycle of the calendar before it, however late its
+ * charge came (a retry pays for the whole period its renewal was for, as its invoice says). A
+ * period off the calendar (none is written so) starts when it was charged.
+ */
+function periodStart(s: SubscriptionRow, last: BillingRecordRow, end: number, zone: string): number {
+  return periodStartBefore(s.anchorTime, s, end, zone) ?? last.actualTime ?? last.scheduledTime;
 }
 
 /**

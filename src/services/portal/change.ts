@@ -65,7 +65,7 @@ export async function changeOptions(ctx: Ctx, token: string, s: SubscriptionRow)
     let nowPart: ChangeOption['now'];
     if (blocked) nowPart = { unavailable: blocked };
     else {
-      const q = await quoteChange(ctx.store, s, p, now);
+      const q = await quoteChange(ctx.store, s, p, now, ctx.zone);
       const fields = { at: String(now), charge: String(q.charge), basis: q.basis };
       nowPart = {
         charge: money(q.charge),
