@@ -1,9 +1,11 @@
 /**
  * What paygate accepts as a customer's email address: one mailbox `local@domain.tld`, no
- * display name, no spaces or list separators (a comma would make one address two recipients),
- * at most 254 characters (RFC 5321's path limit).
+ * display name, no spaces, list separators (a comma would make one address two recipients) or
+ * control characters (an SMTP server refuses them on every attempt), at most 254 characters
+ * (RFC 5321's path limit). The API refuses anything else where it takes an address.
  */
-const EMAIL = /^[^\s@<>",;()[\]\\]+@[^\s@<>",;()[\]\\]+\.[^\s@<>",;()[\]\\]+$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+const EMAIL = /^[^\s@<>",;()[\]\\\x00-\x1f\x7f]+@[^\s@<>",;()[\]\\\x00-\x1f\x7f]+\.[^\s@<>",;()[\]\\\x00-\x1f\x7f]+$/;
 
 export function isEmailAddress(v: string): boolean {
   return v.length <= 254 && EMAIL.test(v);

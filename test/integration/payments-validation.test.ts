@@ -61,6 +61,19 @@ const cases: [string, Record<string, unknown>, string, string][] = [
   ['billingAddress not JSON', { billingAddress: '{oops' }, '1001', 'billingAddress'],
   ['billingAddress an array', { billingAddress: '[]' }, '1001', 'billingAddress'],
   ['billingAddress a number value', { billingAddress: JSON.stringify({ city: 5 }) }, '1001', 'billingAddress.city'],
+  // The rule customer email writes by (domain/email-address.ts): nothing accepted here is skipped or refused later.
+  ...[
+    'ann@example',
+    'ann@example.com;',
+    'ann(x)@example.com',
+    'esc\u001b[31mred@example.com',
+    'del\u007fx@example.com',
+  ].map((email): [string, Record<string, string>, string, string] => [
+    `billingAddress email ${JSON.stringify(email)}`,
+    { billingAddress: JSON.stringify({ email }) },
+    '1001',
+    'billingAddress.email',
+  ]),
   [
     'billingAddress bad birthDate',
     { billingAddress: JSON.stringify({ birthDate: '1990-01-01' }) },

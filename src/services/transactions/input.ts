@@ -1,3 +1,4 @@
+import { isEmailAddress } from '../../domain/email-address.js';
 import { z } from 'zod';
 import { invalidParam, PaygateError, RESULT_CODES } from '../../domain/errors.js';
 import {
@@ -102,7 +103,11 @@ export const addressShape = z
     address: addressText,
     postalCode: addressText,
     phone: addressText,
-    email: blankOr(/^[^\s@]+@[^\s@]+$/, 'must be an email address'),
+    // The rule customer email uses: an address accepted here is one paygate can write to.
+    email: addressText.refine(
+      (v) => !v || isEmailAddress(v.trim()),
+      'must be an email address such as ada@example.com',
+    ),
     countryName: addressText,
     provinceName: addressText,
     number: addressText,
