@@ -185,6 +185,22 @@ describe('no path of the hosted pages answers anything but an HTML page or a red
   });
 });
 
+describe('the 3DS page’s form', () => {
+  it('an action other than its two buttons is a 400 saying so, not an expired form, and completes nothing', async () => {
+    const { path, id } = await checkout(shop);
+    const toThreeDs = await post(path, payForm(csrfOf((await raw(srv.url + path)).text), '4000000000003220'));
+    const threeDs = toThreeDs.headers.get('location') as string;
+    const csrf = csrfOf((await raw(srv.url + threeDs)).text);
+    for (const action of ['COMPLETE', '']) {
+      const r = await post(threeDs, { csrf, action });
+      expect(r.status, action).toBe(400);
+      expect(r.text, action).toContain('Please use the Complete or Fail button on the page.');
+      expect(r.text, action).not.toContain('expired');
+    }
+    expect((await row(id)).status).toBe(100040);
+  });
+});
+
 describe('a DISABLED merchant', () => {
   let d: TestMerchant;
   beforeAll(() => {

@@ -325,7 +325,11 @@ export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<voi
     const form = formOf(req);
     if (!csrf.check('3ds', token, form.csrf)) return forbidden(reply);
     const action = field(form, 'action');
-    if (action !== 'complete' && action !== 'fail') return forbidden(reply);
+    // Only the page's own two buttons send an action: anything else was not sent from it.
+    if (action !== 'complete' && action !== 'fail')
+      return sendPage(reply, 400, 'Payment page', () =>
+        messagePage('Something is wrong with that request', 'Please use the Complete or Fail button on the page.'),
+      );
     return finish(reply, await completeThreeDs(ctx, token, action === 'complete'), page);
   });
 }
