@@ -237,8 +237,12 @@ export interface Reads {
   nextBillingTime(subscriptionId: string): Promise<number | null>;
   /** A subscription's PENDING records, oldest scheduled first. */
   pendingRecords(subscriptionId: string): Promise<BillingRecordRow[]>;
-  /** The latest record of a subscription (by creation), whatever its status. */
-  latestRecord(subscriptionId: string): Promise<BillingRecordRow | undefined>;
+  /**
+   * The latest record of a subscription's calendar (by creation), whatever its status: INITIAL,
+   * RENEW or RETRY. A CHANGE is left out: a declined one moves no date, and a successful one
+   * is followed by the RENEW it schedules.
+   */
+  latestCalendarRecord(subscriptionId: string): Promise<BillingRecordRow | undefined>;
   /** When the subscription's last RENEW charged at or before `at` was charged (a RETRY's RENEW), or null. */
   renewChargedBefore(subscriptionId: string, at: number): Promise<number | null>;
   getRecord(id: string): Promise<BillingRecordRow | undefined>;

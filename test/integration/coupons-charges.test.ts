@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseTime } from '../../src/domain/time.js';
 import { createCoupon } from '../../src/services/coupons.js';
+import { invoiceDetail } from '../../src/services/documents/queries.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { listBillingRecords, subscriptionDetail } from '../../src/services/subscriptions/index.js';
@@ -181,6 +182,13 @@ describe('the discount at each charge', () => {
     expect(change).toMatchObject({ status: 'SUCCESS', amount: 3950, credit_applied: 1050, discount_amount: 5000 });
     expect(await subRow(app.ctx, sub.subscriptionId)).toMatchObject({ coupon_cycles_used: 2 });
     expect(recs.at(-1)).toMatchObject({ billing_type: 'RENEW', status: 'PENDING', amount: 10000, discount_amount: 0 });
+    // Its invoice lists the reductions in the order they apply, as a renewal's does.
+    const inv = await invoiceDetail(app.ctx, merchantId, { invoiceNumber: 'INV-000002' });
+    expect(inv.lines.map((l) => [l.description, l.amount])).toEqual([
+      ['Max', '100.00'],
+      ['Discount (HALF)', '-50.00'],
+      ['Credit for unused time on the previous plan', '-10.50'],
+    ]);
   });
 
   it('subscription callbacks carry couponCode and discountAmount when the charge was discounted, and only then', async () => {

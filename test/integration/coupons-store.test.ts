@@ -88,7 +88,7 @@ describe('the coupons table', () => {
     const { subscriptionId } = await subscribe(app.ctx, merchantId, planId);
     const s = await app.ctx.store.getSubscription(merchantId, subscriptionId);
     expect(s).toMatchObject({ couponId: null, couponCode: null, couponTakenAt: null, couponCyclesUsed: 0 });
-    const first = await app.ctx.store.latestRecord(subscriptionId);
+    const first = await app.ctx.store.latestCalendarRecord(subscriptionId);
     expect(first).toMatchObject({ couponCode: null, discountAmount: 0 });
   });
 });

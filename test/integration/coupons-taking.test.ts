@@ -4,7 +4,7 @@ import { parseTime } from '../../src/domain/time.js';
 import { createCoupon, deactivateCoupon, showCoupon } from '../../src/services/coupons.js';
 import { createPlan } from '../../src/services/plans.js';
 import { runRenewal } from '../../src/services/renew/index.js';
-import { pauseSubscription, resumeSubscription } from '../../src/services/subscriptions/index.js';
+import { cancelSubscription, pauseSubscription, resumeSubscription } from '../../src/services/subscriptions/index.js';
 import { takeCoupon } from '../../src/services/take-coupon.js';
 import { testApp, type TestApp } from '../helpers/ctx.js';
 import { merchantWithPlan, planCount, records, subRow, subscribe } from '../helpers/subscriptions.js';
@@ -89,6 +89,19 @@ describe('taking a coupon', () => {
     await createCoupon(app.ctx, merchantId, { code: 'ONE', percentOff: '10', duration: 'ONCE', maxRedemptions: 1 });
     const declined = await subscribe(app.ctx, merchantId, planId, { couponCode: 'ONE', card: '4000000000000002' });
     expect(declined.status).toBe(300000);
+    expect((await showCoupon(app.ctx, merchantId, 'ONE')).redemptions).toBe(0);
+    expect((await subscribe(app.ctx, merchantId, planId, { couponCode: 'ONE' })).status).toBe(200000);
+  });
+
+  it('a subscription cancelled while its first charge waits for 3DS gives its redemption back', async () => {
+    app = await testApp();
+    const { merchantId, planId } = await merchantWithPlan(app.ctx);
+    await createCoupon(app.ctx, merchantId, { code: 'ONE', percentOff: '10', duration: 'ONCE', maxRedemptions: 1 });
+    const waiting = await subscribe(app.ctx, merchantId, planId, { couponCode: 'ONE', card: '4000000000003220' });
+    expect(waiting.status).toBe(100040);
+    expect((await showCoupon(app.ctx, merchantId, 'ONE')).redemptions).toBe(1);
+    await cancelSubscription(app.ctx, merchantId, waiting.subscriptionId);
+    expect((await subRow(app.ctx, waiting.subscriptionId)).status).toBe('CANCELLED');
     expect((await showCoupon(app.ctx, merchantId, 'ONE')).redemptions).toBe(0);
     expect((await subscribe(app.ctx, merchantId, planId, { couponCode: 'ONE' })).status).toBe(200000);
   });

@@ -8,7 +8,12 @@ import { refundTransaction } from '../../src/services/refund.js';
 import { changePlan } from '../../src/services/plan-change/index.js';
 import { updateCard } from '../../src/services/card-update/index.js';
 import { runRenewal } from '../../src/services/renew/index.js';
-import { cancelSubscription, subscriptionDetail } from '../../src/services/subscriptions/index.js';
+import {
+  cancelSubscription,
+  pauseSubscription,
+  resumeSubscription,
+  subscriptionDetail,
+} from '../../src/services/subscriptions/index.js';
 import { isPaygateError } from '../../src/domain/errors.js';
 import { parseTime } from '../../src/domain/time.js';
 import type { Ctx } from '../../src/ctx.js';
@@ -224,6 +229,27 @@ describe('plan change now', () => {
     });
     expect([await planCount(ctx, planId), await planCount(ctx, pro)]).toEqual([1, 0]);
     expect((await events(app, sub.subscriptionId)).map((e) => e.eventType)).not.toContain('PLAN_CHANGED');
+  });
+
+  it('a declined CHANGE moves no date: paused and resumed before the period ends, the renewal stays at the old time', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' }, { notifyUrl: CLOSED_NOTIFY_URL });
+    const pro = await plan(ctx, merchantId, '30.00');
+    const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000000341' });
+    clock.set(t('2026-01-11 00:00:00'));
+    const r = await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro, when: 'NOW' });
+    expect(r.result).toBe('DECLINED');
+    clock.set(t('2026-01-12 00:00:00'));
+    await pauseSubscription(ctx, merchantId, sub.subscriptionId);
+    clock.set(t('2026-01-15 00:00:00'));
+    await resumeSubscription(ctx, merchantId, sub.subscriptionId);
+    // SPEC §6: the RENEW goes back to the old nextBillingTime, which has not passed.
+    expect(await subscriptionDetail(ctx, merchantId, sub.subscriptionId)).toMatchObject({
+      nextBillingTime: '2026-02-01 00:00:00',
+    });
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ anchor_time: t('2026-01-01 00:00:00') });
+    expect(await runRenewal(ctx)).toMatchObject({ due: 0 });
   });
 
   it('refuses what the rules forbid: another merchant’s plan 1007, an inactive plan 1009, a PAUSED subscription 1008, the current plan 1008', async () => {

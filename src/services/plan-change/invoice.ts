@@ -14,9 +14,10 @@ export async function changeInvoice(
 ): Promise<DocumentFields | undefined> {
   const txn = record.transactionId ? await tx.getTransaction(record.transactionId) : undefined;
   if (!txn || !record.planId) return undefined;
+  // In the order they apply (SPEC §19): the coupon's discount off the price, then the credit.
   const reductions = [
-    { description: 'Credit for unused time on the previous plan', amount: record.creditApplied },
     ...discountOf(record),
+    { description: 'Credit for unused time on the previous plan', amount: record.creditApplied },
   ];
   return issueInvoice(
     ctx,

@@ -35,12 +35,17 @@ export async function cancelSubscription(ctx: Ctx, merchantId: string, input: un
     if (to !== 'CANCELLED') throw notAllowed(`cannot cancel ${withArticle(s.status)} subscription`);
     const now = ctx.clock.now();
     const cancelled = await tx.cancelUnclaimedRecords(s.id);
+    let firstChargeClosed = false;
     for (const r of cancelled) {
       if (r.billingType === 'INITIAL' && r.transactionId && closable)
-        await closeOpenPage(ctx, tx, r.transactionId, s, now);
+        firstChargeClosed = (await closeOpenPage(ctx, tx, r.transactionId, s, now)) || firstChargeClosed;
     }
     const endTime = periodEnd(s, now);
     await endSubscription(tx, s, 'CANCELLED', { now, endTime, cancelTime: now });
+    // A subscription that never started gives its coupon redemption back, as one whose first charge
+    // failed or expired does; not while that charge is still under way (it completes, discounted).
+    if (s.status === 'INCOMPLETE' && firstChargeClosed && s.couponId !== null)
+      await tx.releaseCouponRedemption(s.couponId);
     // An INCOMPLETE subscription never started: its subscriber is told nothing ended.
     if (s.status !== 'INCOMPLETE') await queueSubscriptionEnded(ctx, tx, s, { status: 'CANCELLED', endTime }, now);
   });
@@ -54,10 +59,17 @@ export function periodEnd(s: SubscriptionRow, now: number): number {
   return paid !== null && paid > now ? paid : now;
 }
 
-async function closeOpenPage(ctx: Ctx, tx: Tx, transactionId: string, s: SubscriptionRow, now: number): Promise<void> {
-  if (!(await tx.closeOpenCharge(transactionId, CANCELLED_TXN_STATUS, now))) return;
+/** Close the first charge's open page (CANCELLED, with its callback); whether it was open to close. */
+async function closeOpenPage(
+  ctx: Ctx,
+  tx: Tx,
+  transactionId: string,
+  s: SubscriptionRow,
+  now: number,
+): Promise<boolean> {
+  if (!(await tx.closeOpenCharge(transactionId, CANCELLED_TXN_STATUS, now))) return false;
   const txn = await tx.getTransaction(transactionId);
-  if (!txn) return;
+  if (!txn) return true;
   await tx.enqueueEvent({
     merchantId: txn.merchantId,
     kind: 'PAYMENT',
@@ -68,4 +80,5 @@ async function closeOpenPage(ctx: Ctx, tx: Tx, transactionId: string, s: Subscri
     body: paymentCallbackBody(txn, ctx.zone, { id: s.id, code: s.code }),
     now,
   });
+  return true;
 }

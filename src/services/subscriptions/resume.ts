@@ -55,7 +55,7 @@ async function oldNextBilling(
   s: SubscriptionRow,
   zone: string,
 ): Promise<{ time: number; cycleIndex: number } | null> {
-  const last = await tx.latestRecord(s.id);
+  const last = await tx.latestCalendarRecord(s.id);
   if (!last) return null;
   if (last.status === 'CANCELLED') return { time: last.scheduledTime, cycleIndex: last.cycleIndex };
   if (last.status === 'SUCCESS') {

@@ -49,7 +49,7 @@ const readStatements = {
   listSubscriptions: subs.listSubscriptionRows,
   nextBillingTime: records.nextBillingTime,
   pendingRecords: records.pendingRecords,
-  latestRecord: records.latestRecord,
+  latestCalendarRecord: records.latestCalendarRecord,
   renewChargedBefore: records.renewChargedBefore,
   getRecord: records.getRecord,
   stalePendingChanges: records.stalePendingChanges,

@@ -35,10 +35,11 @@ export async function nextBillingTime(db: Db, subscriptionId: string): Promise<n
   return row?.t ?? null;
 }
 
-/** The latest record of a subscription (by creation), whatever its status. */
-export function latestRecord(db: Db, subscriptionId: string): Promise<BillingRecordRow | undefined> {
+/** The latest record of a subscription's billing calendar (by creation, CHANGE records left out), whatever its status. */
+export function latestCalendarRecord(db: Db, subscriptionId: string): Promise<BillingRecordRow | undefined> {
   return db.get(
-    `SELECT ${COLUMNS} FROM billing_records r WHERE r.subscription_id = @subscriptionId
+    `SELECT ${COLUMNS} FROM billing_records r
+     WHERE r.subscription_id = @subscriptionId AND r.billing_type <> 'CHANGE'
      ORDER BY r.created_at DESC, ${db.dialect.bytewise('r.id')} DESC LIMIT 1`,
     { subscriptionId },
   );
