@@ -119,14 +119,23 @@ export function handleError(e: unknown): never {
 
 /** Transaction statuses that leave the order unpaid: FAILED (declined included), EXPIRED, CANCELLED. */
 const UNPAID = new Set(['300000', '300010', '300020']);
-
-export const unpaid = (status: string | undefined): boolean => status !== undefined && UNPAID.has(status);
+/** Not decided yet: ACCEPTED (the processor has not answered) and waiting for 3-D Secure. */
+const UNDECIDED = new Set(['100000', '100040']);
 
 /**
- * SPEC §12: a charge that ended declined, failed or expired, and a tracking upload with failed
- * entries, print their result as usual and exit 3, so a script's `paygate pay … && ship` never
- * ships an unpaid order. Called after the result is printed.
+ * A charge's exit status, set after its result is printed (SPEC §12): 3 when it ended unpaid
+ * (declined, failed, expired, cancelled), 4 while it is not decided yet (3-D Secure or the
+ * processor still to answer), so a script's `paygate pay … && ship` never ships an unpaid order
+ * and can tell "refused" from "ask again later". A checkout page waiting for its shopper (100050)
+ * is what `pay --checkout` was asked to make: 0.
  */
+export function exitForCharge(status: string | undefined): void {
+  if (status === undefined) return;
+  if (UNPAID.has(status)) process.exitCode = 3;
+  else if (UNDECIDED.has(status)) process.exitCode = 4;
+}
+
+/** A tracking upload with failed entries, a declined plan change: exit 3 after the result is printed. */
 export function exitThreeIf(failed: boolean): void {
   if (failed) process.exitCode = 3;
 }

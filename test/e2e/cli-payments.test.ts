@@ -44,6 +44,12 @@ describe('paygate pay / refund (issue 3 done-when)', () => {
     expect(r.json()).toMatchObject({ status: '300000', failReason: 'card_declined' });
   });
 
+  it('a card that asks for 3-D Secure → 100040, printed, exit status 4: not paid yet, so `pay && ship` ships nothing', () => {
+    const r = cli(['pay', '--amount', '10.00', ...card('4000000000003220'), '--json']);
+    expect(r.status).toBe(4);
+    expect(r.json()).toMatchObject({ status: '100040' });
+  });
+
   it('refund 4.00 → PARTIALLY_REFUNDED, then 7.00 → error 1010', () => {
     const a = cli(['refund', '--tx', paid, '--amount', '4.00', '--json']);
     expect(a.status).toBe(0);
@@ -64,6 +70,8 @@ describe('paygate pay / refund (issue 3 done-when)', () => {
 
   it('--checkout answers 100050 with a checkout url', () => {
     const r = cli(['pay', '--amount', '5.00', '--checkout', '--json']);
+    // Making the page is what was asked: exit 0; the shopper pays on it later.
+    expect(r.status).toBe(0);
     expect(r.json()).toMatchObject({ status: '100050' });
     expect(r.json().url).toMatch(/\/checkout\//);
   });

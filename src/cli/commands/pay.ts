@@ -7,7 +7,7 @@ import { askMissing, checkGiven, type MissingField } from '../prompts.js';
 import { amountCheck, cardNumberCheck, cvvCheck, EXPIRY_RE, expiryCheck } from '../validate.js';
 import { record } from '../output.js';
 import type { Output } from '../output.js';
-import { action, exitThreeIf, outputOf, UsageError, unpaid, withCtx } from '../shell.js';
+import { action, exitForCharge, outputOf, UsageError, withCtx } from '../shell.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
@@ -149,7 +149,7 @@ export function registerPayCommands(program: Command): void {
         });
         const card = (await showTransaction(ctx, view.transactionOrderId, merchant.id)).card;
         out.result(view, () => renderTransaction(view, card));
-        exitThreeIf(unpaid(view.status));
+        exitForCharge(view.status);
       });
     }),
   );

@@ -3,7 +3,7 @@ import { addCardOptions, cardInfoFrom, type CardOptions } from './pay.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { confirmIrreversible } from '../prompts.js';
-import { action, exitThreeIf, outputOf, unpaid, withCtx } from '../shell.js';
+import { action, exitForCharge, exitThreeIf, outputOf, withCtx } from '../shell.js';
 import { visible } from '../visible.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
@@ -106,7 +106,7 @@ export function registerSubCommands(program: Command): void {
         const ref = await subscriptionRef(ctx, id, opts.merchant);
         const r = await updateCard(ctx, ref.merchantId, { subscriptionId: ref.id, cardInfo });
         out.result(r, () => record(r));
-        exitThreeIf(unpaid(r.status));
+        exitForCharge(r.status);
       });
     }),
   );
@@ -155,6 +155,7 @@ export function registerSubCommands(program: Command): void {
             }),
           );
           exitThreeIf(r.result === 'DECLINED');
+          if (r.result === 'PENDING') process.exitCode = 4;
         });
       }),
     );

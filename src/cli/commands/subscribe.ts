@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { askMissing, type MissingField } from '../prompts.js';
 import { textCheck } from '../validate.js';
-import { action, exitThreeIf, outputOf, unpaid, withCtx } from '../shell.js';
+import { action, exitForCharge, outputOf, withCtx } from '../shell.js';
 import { addCardOptions, cardInfoFrom, cliId, renderTransaction, type CardOptions } from './pay.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
@@ -59,7 +59,7 @@ export function registerSubscribeCommands(program: Command): void {
         });
         const card = (await showTransaction(ctx, view.transactionOrderId, merchant.id)).card;
         out.result(view, () => renderTransaction(view, card));
-        exitThreeIf(unpaid(view.status));
+        exitForCharge(view.status);
       });
     }),
   );
