@@ -7,6 +7,9 @@ import { escapeXml, lineChart } from './svg-chart.js';
  * image or stylesheet from anywhere (its CSP forbids them), so it can be mailed or archived and
  * opens the same offline. Numbers are the same figures `--json` prints.
  */
+/** Marks a page as a report paygate wrote: `report --html` may refresh it in place (cli/commands/report.ts). */
+export const REPORT_GENERATOR = '<meta name="generator" content="paygate revenue report">';
+
 export function reportHtml(report: RevenueReport): string {
   const money = (minor: number): string => formatAmount(minor, report.currency);
   const labels = report.months.map((m) => m.month);
@@ -38,6 +41,7 @@ export function reportHtml(report: RevenueReport): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+${REPORT_GENERATOR}
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>paygate revenue report — ${escapeXml(who)}</title>
 <style>

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
@@ -119,6 +119,29 @@ describe('paygate report', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(readFileSync(file, 'utf8')).toContain('<svg');
+  });
+
+  it('--html refreshes a report page written before, and refuses any other file there unless --force', () => {
+    const page = join(dir, 'again.html');
+    expect(paygate([...args(), '--html', page]).status).toBe(0);
+    expect(paygate([...args(), '--html', page]).status).toBe(0);
+    // The database's key beside it (or the database itself) is never written over by mistake.
+    const other = join(dir, 'notes.html');
+    writeFileSync(other, 'my own notes\n');
+    const r = paygate([...args(), '--html', other]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /^error 1001: html: .*notes\.html already exists: choose another file, or add --force to replace it\n$/,
+    );
+    expect(readFileSync(other, 'utf8')).toBe('my own notes\n');
+    // The vault key file beside a SQLite database (and on PostgreSQL, any file of the operator's).
+    const key = join(dir, 'paygate.db.key');
+    writeFileSync(key, `${Buffer.alloc(32, 1).toString('base64')}\n`, { mode: 0o600 });
+    const key0 = readFileSync(key);
+    expect(paygate([...args(), '--html', key]).status).toBe(1);
+    expect(readFileSync(key).equals(key0)).toBe(true);
+    expect(paygate([...args(), '--html', other, '--force']).status).toBe(0);
+    expect(readFileSync(other, 'utf8')).toContain('<svg');
   });
 
   it('--html naming a directory is a one-line 1001 naming --html, before anything is read', () => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
 import { formatAmount } from '../../domain/money.js';
 import chalk from 'chalk';
 import type { RevenueReport } from '../../report/figures.js';
@@ -14,6 +15,7 @@ interface ReportOptions {
   from?: string;
   to?: string;
   html?: string;
+  force?: boolean;
 }
 
 /** The report as `--json` prints it: every amount a string with the currency's decimals. */
@@ -69,6 +71,23 @@ function terminalReport(r: RevenueReport, plot: typeof import('asciichart').plot
   return `${head}\n${body}\n\nMRR at month end (${r.currency})\n${chart}\n${axis}`;
 }
 
+/** Whether `file` is a page `report --html` wrote: its head carries the report's generator tag. */
+async function isReportPage(file: string): Promise<boolean> {
+  const { REPORT_GENERATOR } = await import('../../report/html.js');
+  let fd: number | undefined;
+  try {
+    if (!lstatSync(file).isFile()) return false;
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(2048);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, n).toString('utf8').includes(REPORT_GENERATOR);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 export function registerReportCommands(program: Command): void {
   program
     .command('report')
@@ -76,18 +95,24 @@ export function registerReportCommands(program: Command): void {
     .option('--merchant <id>', 'one merchant (default: all)')
     .option('--from <yyyy-MM>', 'first month (default: 11 months before --to)')
     .option('--to <yyyy-MM>', 'last month (default: this month)')
-    .option('--html <file>', 'also write a self-contained HTML page with SVG charts')
+    .option(
+      '--html <file>',
+      'also write a self-contained HTML page with SVG charts (a report page written before is refreshed)',
+    )
+    .option('--force', 'replace the --html file even if it is not a report page paygate wrote')
     .action(
       action(async (opts: ReportOptions, cmd: Command) => {
-        // The page is replaced when it exists: running the report again refreshes it.
-        const target = opts.html ? outputFile('html', opts.html, { replace: true }) : undefined;
+        // Running the report again refreshes its page; any other file there is refused (it may be
+        // the database or its key) unless --force says so.
+        const replace = Boolean(opts.force) || (opts.html !== undefined && (await isReportPage(opts.html)));
+        const target = opts.html ? outputFile('html', opts.html, { replace }) : undefined;
         await withCtx(cmd, async (ctx, out) => {
           const { reportHtml } = await import('../../report/html.js');
           const { REPORT_SCOPE } = await import('../../report/figures.js');
           const { revenueReport } = await import('../../services/report.js');
           const { plot } = await import('asciichart');
           const report = await revenueReport(ctx, { merchantId: opts.merchant, from: opts.from, to: opts.to });
-          if (target) writeOutputFile('html', target, reportHtml(report), { replace: true });
+          if (target) writeOutputFile('html', target, reportHtml(report), { replace });
           // The page is the output asked for: off a terminal, JSON too only when --json says so.
           const jsonAsked = Boolean(globalsOf(cmd).json);
           if (!target || !out.json || jsonAsked)
