@@ -41,10 +41,15 @@ function changedNotice(c: { out: ChangeResult; planName: string; charged: string
   switch (out.result) {
     case 'CHANGED':
       return { text: `You are now on ${planName}. ${c.charged} was charged.` };
-    case 'SCHEDULED':
-      return {
-        text: `${planName} starts with your next payment${out.nextBillingTime ? ` on ${out.nextBillingTime}` : ''}.`,
-      };
+    case 'SCHEDULED': {
+      // Not out.nextBillingTime: while a retry waits, that is the retry, which charges the current plan.
+      const p = sub.pendingPlan;
+      if (p?.afterRetry)
+        return {
+          text: `${planName} starts with the renewal on ${p.startsAt}; the payment being retried is still for ${sub.planName}.`,
+        };
+      return { text: `${planName} starts with your next payment${p?.startsAt ? ` on ${p.startsAt}` : ''}.` };
+    }
     case 'UNSCHEDULED':
       return { text: `You stay on ${sub.planName}: the change you had planned was withdrawn.` };
     case 'DECLINED':

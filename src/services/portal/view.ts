@@ -9,6 +9,7 @@ import { withLinks } from '../documents/credit-note-links.js';
 import { creditNotePdfUrl, creditNoteUrl, invoicePdfUrl, invoiceUrl } from '../documents/urls.js';
 import { cardReplaceable } from '../card-update/rules.js';
 import { couponInForce } from '../coupon-charge.js';
+import { newPlanStart } from '../plan-change/period-end.js';
 import { stripeChallengeOrigins } from '../pages.js';
 import { couponText, type DiscountLine, discountLine } from './coupon-text.js';
 import type { OpenPortal } from './session.js';
@@ -51,7 +52,11 @@ export interface PortalSubscription {
   next?: { time: string; amount: string; retry: boolean; discount?: DiscountLine };
   /** The coupon in force while it still discounts a charge: `WELCOME: 50% off, 2 more payments`. */
   coupon?: string;
-  pendingPlanName?: string;
+  /**
+   * A change at period end: the plan, when it is first charged, and whether a retry of the
+   * current plan's payment (the "next attempt") comes before that.
+   */
+  pendingPlan?: { name: string; startsAt?: string; afterRetry: boolean };
   /** `VISA ••4242`, and `12/2030`. */
   card?: { label: string; expiry: string };
   history: PortalRecord[];
@@ -103,6 +108,7 @@ async function subscriptionOf(
 ): Promise<PortalSubscription> {
   const money = (minor: number) => formatMoney(minor, s.currency);
   const pending = (await ctx.store.pendingRecords(s.id))[0];
+  const pendingStart = s.pendingPlanId !== null ? newPlanStart(s, pending, s.pendingPlanId, ctx.zone) : undefined;
   const card = s.cardId !== null ? await ctx.store.getCard(s.cardId) : undefined;
   const pendingPlan = s.pendingPlanId !== null ? await ctx.store.getPlanInfo(s.pendingPlanId) : undefined;
   const records = await ctx.store.pageRecords(s.id, undefined, HISTORY_SHOWN, 0);
@@ -134,7 +140,15 @@ async function subscriptionOf(
         }
       : {}),
     ...(coupon && couponLasts(coupon) ? { coupon: couponText(coupon) } : {}),
-    ...(pendingPlan ? { pendingPlanName: pendingPlan.name } : {}),
+    ...(pendingPlan
+      ? {
+          pendingPlan: {
+            name: pendingPlan.name,
+            ...(pendingStart ? { startsAt: formatTime(pendingStart.time, ctx.zone) } : {}),
+            afterRetry: pendingStart?.afterRetry ?? false,
+          },
+        }
+      : {}),
     ...(card?.last4
       ? {
           card: {
