@@ -9,6 +9,7 @@ import {
   requireAllowed,
   shownQuote,
   transition,
+  type CardCheckOutcome,
   type PortalSubscription,
 } from '../../services/portal/index.js';
 import type { ChangeResult } from '../../services/plan-change/index.js';
@@ -61,6 +62,25 @@ function changedNotice(c: { out: ChangeResult; planName: string; charged: string
   }
 }
 
+/** What became of a new card, where the subscriber lands: after the form, or back from 3-D Secure. */
+export function cardNotice(card: CardCheckOutcome): Notice {
+  switch (card.result) {
+    case 'updated':
+      return { text: 'Your new card is on file.' };
+    case 'processing':
+      return { text: 'Your bank has not confirmed the new card yet; it replaces the old one as soon as it does.' };
+    case 'waiting':
+      return {
+        text: 'Your bank is still waiting for you to confirm the new card; until then the old card stays on file.',
+      };
+    case 'failed':
+      return {
+        text: `Your new card was not saved: ${reasonText(card.failReason)} The card you had stays on file.`,
+        bad: true,
+      };
+  }
+}
+
 /** One form of the portal, after the link, its rate limit, its CSRF token and the subscription's owner were checked. */
 export async function portalAction(r: PortalRequest, reply: FastifyReply, s: SubscriptionRow): Promise<FastifyReply> {
   const { ctx } = r.deps;
@@ -104,7 +124,7 @@ export async function portalAction(r: PortalRequest, reply: FastifyReply, s: Sub
           year: text(r.form, 'year').trim(),
           cvv: text(r.form, 'cvv').trim(),
         },
-        `${ctx.config.publicUrl}${r.base.path}`,
+        r.token,
       );
       if (out.result === 'three_ds') return reply.code(303).header('location', out.redirectUrl).send();
       if (out.result === 'declined') {
@@ -112,11 +132,7 @@ export async function portalAction(r: PortalRequest, reply: FastifyReply, s: Sub
         const page = cardPage(r.base, sub, reasonText(out.failReason), holderName);
         return sendPortal(reply, 200, 'Update your card', page, view);
       }
-      if (out.result === 'processing')
-        return overview(r, reply, {
-          text: 'Your bank has not confirmed the new card yet; it replaces the old one as soon as it does.',
-        });
-      return overview(r, reply, { text: 'Your new card is on file.' });
+      return overview(r, reply, cardNotice({ result: out.result }));
     }
     case 'change': {
       requireAllowed(r.portal, 'change-plan');
