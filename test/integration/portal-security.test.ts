@@ -164,8 +164,23 @@ describe('portal security (SPEC §18)', () => {
     const refused = await postForm(shop.server, shop.path, fields);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    app.clock.advance(60_000);
+    expect(visibleText(refused.body)).toMatch(/Please wait \d+ seconds and try again\./);
+    app.clock.advance(59_500);
+    const last = await postForm(shop.server, shop.path, fields);
+    expect(last.headers['retry-after']).toBe('1');
+    expect(visibleText(last.body)).toContain('Please wait 1 second and try again.');
+    app.clock.advance(500);
     expect((await postForm(shop.server, shop.path, fields)).status).toBe(200);
+  });
+
+  it('answers HEAD on a valid link as GET, without the body; on an unknown one, not found', async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    const head = await shop.server.inject({ method: 'HEAD', url: shop.path });
+    expect(head.statusCode).toBe(200);
+    expect(String(head.headers['content-type'])).toMatch(/^text\/html/);
+    expect(head.body).toBe('');
+    expect((await shop.server.inject({ method: 'HEAD', url: '/portal/not-a-real-token' })).statusCode).toBe(404);
   });
 
   it(`checks at most ${PORTAL_CARD_CHECKS} cards through one link`, async () => {

@@ -57,7 +57,7 @@ function history(s: PortalSubscription): string {
         `<tr><td>${esc(r.time)}</td><td>${esc(r.type)}</td><td class="n">${esc(r.amount)}${r.discount ? `<br><small>${esc(r.discount.label)}<br>${esc(r.discount.amount)}</small>` : ''}</td><td>${esc(r.status)}${r.failReason ? `<br><small>${esc(reasonText(r.failReason))}</small>` : ''}</td><td class="docs">${documents(r)}</td></tr>`,
     )
     .join('');
-  return `<div class="scroll" role="region" aria-label="Billing history of ${esc(s.planName)}" tabindex="0"><table class="items history">
+  return `<div class="scroll" role="region" aria-label="Billing history of ${esc(s.planName)}, subscription ${esc(s.subscriptionCode)}" tabindex="0"><table class="items history">
 <caption>Billing history</caption>
 <thead><tr><th scope="col">Date</th><th scope="col">Type</th><th scope="col" class="n">Amount</th><th scope="col">Status</th><th scope="col">Documents</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
@@ -96,7 +96,7 @@ function subscriptionCard(f: FormBase, s: PortalSubscription): string {
     s.can.has('cancel') ? form(f, 'cancel', s.subscriptionId, 'Cancel subscription', { secondary: true }) : '',
   ].join('');
   return `<section class="card sub" aria-labelledby="h-${esc(s.subscriptionId)}">
-<h2 id="h-${esc(s.subscriptionId)}">${esc(s.planName)}</h2>${retryNote}
+<h2 id="h-${esc(s.subscriptionId)}">${esc(s.planName)} <small>subscription ${esc(s.subscriptionCode)}</small></h2>${retryNote}
 <dl>${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`).join('')}</dl>
 ${buttons}${history(s)}</section>`;
 }

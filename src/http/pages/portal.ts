@@ -78,7 +78,10 @@ export async function registerPortal(app: FastifyInstance, ctx: Ctx, limiter: Ra
     return { deps, token, portal, base: { path: `/portal/${token}`, csrf: deps.csrf.issue('portal', token) } };
   };
 
-  app.get('/portal/:token', async (req, reply) => overview({ ...(await open(req)), form: {} }, reply));
+  // HEAD answers as GET without the body (a link checker, a mail scanner): the page exists.
+  app.get('/portal/:token', { exposeHeadRoute: true }, async (req, reply) =>
+    overview({ ...(await open(req)), form: {} }, reply),
+  );
 
   // The 3-D Secure page (or Stripe's return) sends the browser here; what it says of the card is
   // read from the check's transaction, never from the query those pages add.
@@ -105,7 +108,10 @@ export async function registerPortal(app: FastifyInstance, ctx: Ctx, limiter: Ra
     if (!hit.ok) {
       void reply.header('retry-after', String(hit.retryAfter));
       return sendPage(reply, 429, 'Too many requests', () =>
-        messagePage('Too many requests', `Please wait ${hit.retryAfter} seconds and try again.`),
+        messagePage(
+          'Too many requests',
+          `Please wait ${hit.retryAfter} ${hit.retryAfter === 1 ? 'second' : 'seconds'} and try again.`,
+        ),
       );
     }
     if (!deps.csrf.check('portal', r.token, r.form.csrf)) {
