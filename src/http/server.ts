@@ -140,7 +140,8 @@ export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<F
   awaitHandlersOnClose(app);
   app.decorate('paygateRoutes', [] as RegisteredRoute[]);
   app.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) app.paygateRoutes.push({ method, url: r.url });
+    // A HEAD route is its GET's (RFC 9110 §9.3.2), documented with it.
+    for (const method of [r.method].flat()) if (method !== 'HEAD') app.paygateRoutes.push({ method, url: r.url });
   });
 
   const limiter = rateLimiterFor(ctx, opts.rateLimit !== false);

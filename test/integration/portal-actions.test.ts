@@ -106,9 +106,8 @@ describe('portal actions (SPEC §18)', () => {
     expect(visibleText(done.body)).toContain('MASTERCARD ••4444, expires 11/');
   });
 
-  it('sends a card that asks for 3-D Secure to the 3DS page, which returns to the portal', async () => {
-    app = await testApp();
-    shop = await portalShop(app);
+  /** A card asking for 3-D Secure entered on the portal, the challenge answered: where the browser is sent back. */
+  async function throughThreeDs(button: 'Complete' | 'Fail'): Promise<URL> {
     const form = await press('Update card');
     const fields = {
       ...formFields(form.body, 'Save card'),
@@ -123,10 +122,39 @@ describe('portal actions (SPEC §18)', () => {
     const threeDs = String(res.headers.location);
     expect(threeDs).toMatch(/^\/3ds\//);
     const challenge = await getPage(shop.server, threeDs);
-    const completed = await postForm(shop.server, threeDs, { ...formFields(challenge.body, 'Complete') });
-    expect(completed.status).toBe(303);
-    expect(new URL(String(completed.headers.location)).pathname).toBe(shop.path);
-    expect(visibleText((await getPage(shop.server, shop.path)).body)).toContain('VISA ••3220');
+    const answered = await postForm(shop.server, threeDs, { ...formFields(challenge.body, button) });
+    expect(answered.status).toBe(303);
+    return new URL(String(answered.headers.location));
+  }
+
+  it('sends a card that asks for 3-D Secure to the 3DS page, which returns to the portal saying the card is on file', async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    const back = await throughThreeDs('Complete');
+    const landed = await getPage(shop.server, `${back.pathname}${back.search}`);
+    expect(landed.status).toBe(200);
+    const text = visibleText(landed.body);
+    expect(text).toContain('Your new card is on file.');
+    expect(text).toContain('VISA ••3220');
+    // The page is the portal itself: its forms post to the link as any other.
+    expect(formFields(landed.body, 'Update card').csrf).toBe(csrfOf((await getPage(shop.server, shop.path)).body));
+  });
+
+  it('says after a failed 3-D Secure that the new card was not saved and the old one stays, whatever the query says', async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    const back = await throughThreeDs('Fail');
+    expect(back.searchParams.get('status')).toBe('300000');
+    // The status the 3DS page adds is a hint anyone can edit: the notice comes from the check itself.
+    back.searchParams.set('status', '200000');
+    const landed = await getPage(shop.server, `${back.pathname}${back.search}`);
+    const text = visibleText(landed.body);
+    expect(text).toContain(
+      'Your new card was not saved: The card authentication failed. The card you had stays on file.',
+    );
+    expect(landed.body).toContain('role="alert"');
+    expect(text).toContain('Card VISA ••4242');
+    expect(text).not.toContain('Your new card is on file.');
   });
 
   it('shows a declined card with the reason and keeps the old one', async () => {

@@ -7,7 +7,9 @@ import { refundTransaction } from '../../src/services/refund.js';
 import { runRenewal } from '../../src/services/renew/index.js';
 import { parseTime } from '../../src/domain/time.js';
 import { unusedCredit } from '../../src/domain/proration.js';
-import { QUOTE_TTL_MS } from '../../src/services/portal/index.js';
+import { createPortalSession, QUOTE_TTL_MS } from '../../src/services/portal/index.js';
+import { subscribe } from '../helpers/subscriptions.js';
+import { cardYear } from '../helpers/cards.js';
 
 let app: TestApp;
 let shop: PortalShop;
@@ -100,5 +102,57 @@ describe('portal plan change: the amount shown is the amount charged (SPEC §18)
     const replay = await postForm(shop.server, shop.path, fields);
     expect(replay.status).toBe(409);
     expect(await changeCharges()).toEqual([4452]);
+  });
+
+  it('a change at period end while a retry waits names the renewal after the retry, which is when the new plan is first charged', async () => {
+    app = await testApp();
+    shop = await portalShop(app, { actions: ALL });
+    // user-2 (Pro, 30.00 a month from 2026-01-15 09:00): its renewal of 2026-02-15 is declined, a retry waits for 2026-02-16.
+    const s = await subscribe(app.ctx, shop.merchantId, shop.planId, { userId: 'user-2', card: '4000000000000341' });
+    app.clock.advance(31 * 86_400_000);
+    await runRenewal(app.ctx);
+    const path = new URL((await createPortalSession(app.ctx, shop.merchantId, { userId: 'user-2' })).url).pathname;
+    const options = await postForm(
+      shop.server,
+      path,
+      formFields((await getPage(shop.server, path)).body, 'Change plan'),
+    );
+    expect(visibleText(options.body)).toContain(
+      '60.00 USD every month starts on 2026-03-15 09:00:00 (the payment being retried is still for Pro).',
+    );
+    const done = await postForm(shop.server, path, formFields(options.body, 'Change at period end'));
+    const text = visibleText(done.body);
+    expect(text).toContain(
+      'Premium starts with the renewal on 2026-03-15 09:00:00; the payment being retried is still for Pro.',
+    );
+    expect(text).toContain('Next attempt 30.00 USD on 2026-02-16 09:00:00');
+    expect(text).toContain('Plan change Premium from the renewal on 2026-03-15 09:00:00');
+    expect(text).not.toContain('From the next payment');
+    // What the page said is what happens: a good card, the retry charges Pro, and Premium's 60.00 comes on 2026-03-15.
+    const card = await postForm(shop.server, path, formFields(done.body, 'Update card'));
+    await postForm(shop.server, path, {
+      ...formFields(card.body, 'Save card'),
+      holderName: 'Ada Lovelace',
+      cardNumber: '4242424242424242',
+      month: '11',
+      year: cardYear(app.clock.now()),
+      cvv: '123',
+    });
+    await runRenewal(app.ctx);
+    const records = await rowsOf(app.ctx).all<{
+      billing_type: string;
+      amount: number;
+      status: string;
+      scheduled_time: number;
+    }>(
+      "SELECT billing_type, amount, status, scheduled_time FROM billing_records WHERE subscription_id = ? AND billing_type <> 'INITIAL' ORDER BY created_at, id",
+      s.subscriptionId,
+    );
+    expect(records.map((r) => [r.billing_type, Number(r.amount), r.status])).toEqual([
+      ['RENEW', 3000, 'FAILED'],
+      ['RETRY', 3000, 'SUCCESS'],
+      ['RENEW', 6000, 'PENDING'],
+    ]);
+    expect(Number(records[2]?.scheduled_time)).toBe(t('2026-03-15 09:00:00'));
   });
 });

@@ -3,7 +3,7 @@ import { testApp, type TestApp } from '../helpers/ctx.js';
 import { getPage, portalShop, visibleText, type PortalShop } from '../helpers/portal.js';
 import { createPortalSession, PORTAL_TTL_MS } from '../../src/services/portal/index.js';
 import { runRenewal } from '../../src/services/renew/index.js';
-import { cancelSubscription, pauseSubscription } from '../../src/services/subscriptions/index.js';
+import { cancelSubscription, pauseSubscription, resumeSubscription } from '../../src/services/subscriptions/index.js';
 import { subscribe } from '../helpers/subscriptions.js';
 import { requireMerchant } from '../../src/services/merchants.js';
 import { refundTransaction } from '../../src/services/refund.js';
@@ -112,5 +112,40 @@ describe('the customer portal page (SPEC §18)', () => {
     const pdf = await shop.server.inject({ method: 'GET', url: `${url.pathname}/pdf` });
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
+  });
+
+  it('lists the last 12 billing records that are history: not the next payment, not the renewals a pause cancelled', async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    // INITIAL and 12 monthly renewals paid: 13 records of history, a RENEW pending.
+    for (let i = 0; i < 12; i++) {
+      app.clock.advance(31 * 86_400_000);
+      await runRenewal(app.ctx);
+    }
+    // A pause cancels the pending RENEW (never charged), the resume schedules another.
+    await pauseSubscription(app.ctx, shop.merchantId, shop.subscriptionId);
+    await resumeSubscription(app.ctx, shop.merchantId, shop.subscriptionId);
+    await shop.relink();
+    const body = (await getPage(shop.server, shop.path)).body;
+    const rows = [...(body.split('<tbody>')[1] ?? '').matchAll(/<tr>/g)];
+    expect(rows).toHaveLength(12);
+    expect(visibleText(body)).not.toContain('CANCELLED');
+    expect(visibleText(body)).not.toContain('PENDING');
+    expect(visibleText(body)).not.toMatch(/INITIAL/); // the oldest, 13th record
+  });
+
+  it('tells two subscriptions to one plan apart: each heading and billing history names its subscription', async () => {
+    app = await testApp();
+    shop = await portalShop(app);
+    const second = await subscribe(app.ctx, shop.merchantId, shop.planId, { userId: 'user-1' });
+    const body = (await getPage(shop.server, shop.path)).body;
+    const text = visibleText(body);
+    expect(text).toContain(`Pro subscription ${second.subscriptionCode}`);
+    const labels = [...body.matchAll(/aria-label="([^"]+)"/g)].map((m) => m[1]);
+    expect(labels).toContain(`Billing history of Pro, subscription ${second.subscriptionCode}`);
+    expect(new Set(labels).size).toBe(labels.length);
+    const headings = [...body.matchAll(/<h2[^>]*>([\s\S]*?)<\/h2>/g)].map((m) => m[1]);
+    expect(headings).toHaveLength(2);
+    expect(new Set(headings).size).toBe(2);
   });
 });

@@ -9,6 +9,7 @@ import {
   requireAllowed,
   shownQuote,
   transition,
+  type CardCheckOutcome,
   type PortalSubscription,
 } from '../../services/portal/index.js';
 import type { ChangeResult } from '../../services/plan-change/index.js';
@@ -41,10 +42,15 @@ function changedNotice(c: { out: ChangeResult; planName: string; charged: string
   switch (out.result) {
     case 'CHANGED':
       return { text: `You are now on ${planName}. ${c.charged} was charged.` };
-    case 'SCHEDULED':
-      return {
-        text: `${planName} starts with your next payment${out.nextBillingTime ? ` on ${out.nextBillingTime}` : ''}.`,
-      };
+    case 'SCHEDULED': {
+      // Not out.nextBillingTime: while a retry waits, that is the retry, which charges the current plan.
+      const p = sub.pendingPlan;
+      if (p?.afterRetry)
+        return {
+          text: `${planName} starts with the renewal on ${p.startsAt}; the payment being retried is still for ${sub.planName}.`,
+        };
+      return { text: `${planName} starts with your next payment${p?.startsAt ? ` on ${p.startsAt}` : ''}.` };
+    }
     case 'UNSCHEDULED':
       return { text: `You stay on ${sub.planName}: the change you had planned was withdrawn.` };
     case 'DECLINED':
@@ -53,6 +59,25 @@ function changedNotice(c: { out: ChangeResult; planName: string; charged: string
       return { text: 'Your bank has not confirmed the payment yet. Your plan changes as soon as it does.' };
     case 'ENDED':
       return { text: 'The subscription ended meanwhile: the plan did not change.', bad: true };
+  }
+}
+
+/** What became of a new card, where the subscriber lands: after the form, or back from 3-D Secure. */
+export function cardNotice(card: CardCheckOutcome): Notice {
+  switch (card.result) {
+    case 'updated':
+      return { text: 'Your new card is on file.' };
+    case 'processing':
+      return { text: 'Your bank has not confirmed the new card yet; it replaces the old one as soon as it does.' };
+    case 'waiting':
+      return {
+        text: 'Your bank is still waiting for you to confirm the new card; until then the old card stays on file.',
+      };
+    case 'failed':
+      return {
+        text: `Your new card was not saved: ${reasonText(card.failReason)} The card you had stays on file.`,
+        bad: true,
+      };
   }
 }
 
@@ -99,7 +124,7 @@ export async function portalAction(r: PortalRequest, reply: FastifyReply, s: Sub
           year: text(r.form, 'year').trim(),
           cvv: text(r.form, 'cvv').trim(),
         },
-        `${ctx.config.publicUrl}${r.base.path}`,
+        r.token,
       );
       if (out.result === 'three_ds') return reply.code(303).header('location', out.redirectUrl).send();
       if (out.result === 'declined') {
@@ -107,11 +132,7 @@ export async function portalAction(r: PortalRequest, reply: FastifyReply, s: Sub
         const page = cardPage(r.base, sub, reasonText(out.failReason), holderName);
         return sendPortal(reply, 200, 'Update your card', page, view);
       }
-      if (out.result === 'processing')
-        return overview(r, reply, {
-          text: 'Your bank has not confirmed the new card yet; it replaces the old one as soon as it does.',
-        });
-      return overview(r, reply, { text: 'Your new card is on file.' });
+      return overview(r, reply, cardNotice({ result: out.result }));
     }
     case 'change': {
       requireAllowed(r.portal, 'change-plan');

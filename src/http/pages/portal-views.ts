@@ -57,10 +57,19 @@ function history(s: PortalSubscription): string {
         `<tr><td>${esc(r.time)}</td><td>${esc(r.type)}</td><td class="n">${esc(r.amount)}${r.discount ? `<br><small>${esc(r.discount.label)}<br>${esc(r.discount.amount)}</small>` : ''}</td><td>${esc(r.status)}${r.failReason ? `<br><small>${esc(reasonText(r.failReason))}</small>` : ''}</td><td class="docs">${documents(r)}</td></tr>`,
     )
     .join('');
-  return `<div class="scroll" role="region" aria-label="Billing history of ${esc(s.planName)}" tabindex="0"><table class="items history">
+  return `<div class="scroll" role="region" aria-label="Billing history of ${esc(s.planName)}, subscription ${esc(s.subscriptionCode)}" tabindex="0"><table class="items history">
 <caption>Billing history</caption>
 <thead><tr><th scope="col">Date</th><th scope="col">Type</th><th scope="col" class="n">Amount</th><th scope="col">Status</th><th scope="col">Documents</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
+}
+
+/** A change at period end: from the next payment, or — a retry of the current plan waiting first — from the renewal after it. */
+function pendingPlanFact(s: PortalSubscription, p: NonNullable<PortalSubscription['pendingPlan']>): [string, string] {
+  if (!p.afterRetry) return ['From the next payment', esc(p.name)];
+  return [
+    'Plan change',
+    `${esc(p.name)} from the renewal on ${esc(p.startsAt ?? '')}<br><small>The payment being retried is for ${esc(s.planName)}.</small>`,
+  ];
 }
 
 function subscriptionCard(f: FormBase, s: PortalSubscription): string {
@@ -74,7 +83,7 @@ function subscriptionCard(f: FormBase, s: PortalSubscription): string {
       `${esc(s.next.amount)} on ${esc(s.next.time)}${s.next.discount ? `<br><small>${esc(s.next.discount.label)}: ${esc(s.next.discount.amount)}</small>` : ''}`,
     ]);
   if (s.coupon) facts.push(['Coupon', esc(s.coupon)]);
-  if (s.pendingPlanName) facts.push(['From the next payment', esc(s.pendingPlanName)]);
+  if (s.pendingPlan) facts.push(pendingPlanFact(s, s.pendingPlan));
   if (s.card) facts.push(['Card', `${esc(s.card.label)}, expires ${esc(s.card.expiry)}`]);
   const retryNote = s.next?.retry
     ? `<p class="error" role="status">Your last payment failed${s.can.has('update-card') ? '; update your card and it is tried again at once' : '; please contact the shop'}.</p>`
@@ -87,7 +96,7 @@ function subscriptionCard(f: FormBase, s: PortalSubscription): string {
     s.can.has('cancel') ? form(f, 'cancel', s.subscriptionId, 'Cancel subscription', { secondary: true }) : '',
   ].join('');
   return `<section class="card sub" aria-labelledby="h-${esc(s.subscriptionId)}">
-<h2 id="h-${esc(s.subscriptionId)}">${esc(s.planName)}</h2>${retryNote}
+<h2 id="h-${esc(s.subscriptionId)}">${esc(s.planName)} <small>subscription ${esc(s.subscriptionCode)}</small></h2>${retryNote}
 <dl>${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`).join('')}</dl>
 ${buttons}${history(s)}</section>`;
 }
@@ -148,7 +157,7 @@ ${form(f, 'change-submit', s.subscriptionId, `Change now and pay ${o.now.charge}
     .join('')}`,
 })}`;
   const later = o.periodEnd
-    ? `<p>Or at the end of this period: nothing is charged now; ${esc(o.price)} starts on ${esc(o.periodEnd.startsAt)}.</p>
+    ? `<p>Or at the end of this period: nothing is charged now; ${esc(o.price)} starts on ${esc(o.periodEnd.startsAt)}${o.periodEnd.afterRetry ? ` (the payment being retried is still for ${esc(s.planName)})` : ''}.</p>
 ${form(f, 'change-submit', s.subscriptionId, 'Change at period end', { secondary: true, extra: `${planField}<input type="hidden" name="when" value="PERIOD_END">` })}`
     : '';
   return `<section class="option" aria-labelledby="p-${esc(o.planId)}"><h2 id="p-${esc(o.planId)}">${esc(o.planName)}</h2>

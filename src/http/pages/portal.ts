@@ -2,12 +2,12 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../ctx.js';
 import { isPaygateError, RESULT_CODES } from '../../domain/errors.js';
-import { openPortal, ownSubscription, PortalExpired } from '../../services/portal/index.js';
+import { openPortal, ownSubscription, PortalExpired, returnToPortal } from '../../services/portal/index.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { createCsrf } from './csrf.js';
 import { parseForm } from './form.js';
-import { portalAction } from './portal-actions.js';
+import { cardNotice, portalAction } from './portal-actions.js';
 import { overview, type Form, type PortalDeps, type PortalRequest } from './portal-reply.js';
 import { sendPage } from './send.js';
 import { messagePage } from './views.js';
@@ -17,6 +17,13 @@ export const portalDocs: PlainRouteDoc[] = [
     method: 'GET',
     url: '/portal/:token',
     summary: "Customer portal (HTML): the user's subscriptions, billing history and what they may do",
+    contentType: 'text/html',
+  },
+  {
+    method: 'GET',
+    url: '/portal/return/:transactionOrderId/:sealed',
+    summary:
+      'Back to the customer portal from the 3-D Secure check of a card entered there (HTML): the overview, saying whether the card was saved',
     contentType: 'text/html',
   },
   {
@@ -71,7 +78,26 @@ export async function registerPortal(app: FastifyInstance, ctx: Ctx, limiter: Ra
     return { deps, token, portal, base: { path: `/portal/${token}`, csrf: deps.csrf.issue('portal', token) } };
   };
 
-  app.get('/portal/:token', async (req, reply) => overview({ ...(await open(req)), form: {} }, reply));
+  // HEAD answers as GET without the body (a link checker, a mail scanner): the page exists.
+  app.get('/portal/:token', { exposeHeadRoute: true }, async (req, reply) =>
+    overview({ ...(await open(req)), form: {} }, reply),
+  );
+
+  // The 3-D Secure page (or Stripe's return) sends the browser here; what it says of the card is
+  // read from the check's transaction, never from the query those pages add.
+  app.get('/portal/return/:transactionOrderId/:sealed', async (req, reply) => {
+    const { transactionOrderId, sealed } = req.params as { transactionOrderId: string; sealed: string };
+    if (transactionOrderId.includes('\u0000')) throw Object.assign(new Error('bad id'), { statusCode: 404 });
+    const back = await returnToPortal(ctx, transactionOrderId, sealed);
+    const r: PortalRequest = {
+      deps,
+      token: back.token,
+      portal: back.portal,
+      base: { path: `/portal/${back.token}`, csrf: deps.csrf.issue('portal', back.token) },
+      form: {},
+    };
+    return overview(r, reply, cardNotice(back.card));
+  });
 
   app.post('/portal/:token', async (req, reply) => {
     const r: PortalRequest = {
@@ -82,7 +108,10 @@ export async function registerPortal(app: FastifyInstance, ctx: Ctx, limiter: Ra
     if (!hit.ok) {
       void reply.header('retry-after', String(hit.retryAfter));
       return sendPage(reply, 429, 'Too many requests', () =>
-        messagePage('Too many requests', `Please wait ${hit.retryAfter} seconds and try again.`),
+        messagePage(
+          'Too many requests',
+          `Please wait ${hit.retryAfter} ${hit.retryAfter === 1 ? 'second' : 'seconds'} and try again.`,
+        ),
       );
     }
     if (!deps.csrf.check('portal', r.token, r.form.csrf)) {

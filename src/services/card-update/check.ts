@@ -44,7 +44,11 @@ export async function replaceCard(
   merchantId: string,
   subscriptionId: string,
   card: ValidCard,
-  opts: { viaLink?: string; returnUrl?: string } = {},
+  opts: {
+    viaLink?: string;
+    /** Where a 3-D Secure challenge returns to, made for the check's transaction id (the customer portal). */
+    returnUrl?: (transactionId: string) => string;
+  } = {},
 ): Promise<CardUpdateResult> {
   const merchant = await ctx.store.getMerchant(merchantId);
   const onStripe = merchant?.channel === 'stripe';
@@ -65,8 +69,10 @@ export async function replaceCard(
     await tx.insertCard(rowOf('cards', vaulted));
     // The card Stripe keeps now names the subscription's Customer: the new card joins it.
     const current = onStripe && s.cardId !== null ? await tx.getCard(s.cardId) : undefined;
+    const id = newId('txn', now);
+    const back = opts.returnUrl?.(id) ?? null;
     const row: TransactionRow = rowOf('transactions', {
-      id: newId('txn', now),
+      id,
       merchantId,
       paymentType: 'CARD_CHECK',
       status: STATUS.ACCEPTED,
@@ -81,8 +87,8 @@ export async function replaceCard(
       cardLast4: card.last4,
       cardBrand: card.brand,
       // The customer portal's card form: after a 3-D Secure challenge, back to the portal.
-      returnUrl: opts.returnUrl ?? null,
-      failedUrl: opts.returnUrl ?? null,
+      returnUrl: back,
+      failedUrl: back,
       // No callback for a card check: the merchant has the answer, and a 3DS result shows on the page.
       notifyUrl: null,
       channel: onStripe ? 'stripe' : ctx.channel.name,

@@ -7,6 +7,7 @@ import type { ChangeResult } from './view.js';
 
 export { CHANGE_PLAN_REQUEST, CHANGE_WHEN, type ChangeWhen } from './request.js';
 export type { ChangeResult } from './view.js';
+export { newPlanStart, type NewPlanStart } from './period-end.js';
 
 /** POST /subscription/change and `paygate sub change`: move an ACTIVE subscription to another plan, now or at period end. */
 export async function changePlan(ctx: Ctx, merchantId: string, input: unknown): Promise<ChangeResult> {

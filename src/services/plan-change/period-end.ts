@@ -1,6 +1,7 @@
 import type { Ctx } from '../../ctx.js';
+import { firstBillingAfter } from '../../domain/calendar.js';
 import { notAllowed } from '../../domain/errors.js';
-import type { SubscriptionRow, Tx } from '../../store/store.js';
+import type { BillingRecordRow, SubscriptionRow, Tx } from '../../store/store.js';
 import { renewalPrice } from './price.js';
 import type { ChangePlanInput } from './request.js';
 import { lockForChange, reserveTarget } from './rules.js';
@@ -38,4 +39,30 @@ async function repriceNextRenewal(tx: Tx, s: SubscriptionRow): Promise<void> {
   for (const r of await tx.pendingRecords(s.id)) {
     if (r.billingType === 'RENEW' && r.transactionId === null) await tx.repriceRecord(r.id, await renewalPrice(tx, s));
   }
+}
+
+/** When a plan chosen at period end is first charged, and whether a retry of the old plan comes before. */
+export interface NewPlanStart {
+  time: number;
+  /** A retry of the current period waits first, and it charges the plan its renewal was for. */
+  afterRetry: boolean;
+}
+
+/**
+ * The charge that starts `planId` if the subscription moves to it at period end. The waiting RENEW
+ * is repriced for it (above), so it starts then. A waiting RETRY is not: it charges what its
+ * renewal did, and when it succeeds the next RENEW is the first anchor date after it
+ * (services/renew/record.ts) — that renewal is the new plan's first charge. Only a retry already
+ * priced for this very plan (the change was made before its renewal) starts it.
+ */
+export function newPlanStart(
+  s: SubscriptionRow,
+  next: Pick<BillingRecordRow, 'billingType' | 'scheduledTime' | 'planId'> | undefined,
+  planId: string,
+  zone: string,
+): NewPlanStart | undefined {
+  if (!next) return undefined;
+  if (next.billingType !== 'RETRY' || next.planId === planId) return { time: next.scheduledTime, afterRetry: false };
+  const cycle = { cycleType: s.cycleType, cycleLength: s.cycleLength };
+  return { time: firstBillingAfter(s.anchorTime, cycle, next.scheduledTime, zone).time, afterRetry: true };
 }

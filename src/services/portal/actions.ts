@@ -8,6 +8,7 @@ import { replaceCard, type CardUpdateResult } from '../card-update/check.js';
 import { validatePageCard, type PageCard } from '../pages.js';
 import { cancelSubscription, pauseSubscription, periodEnd, resumeSubscription } from '../subscriptions/index.js';
 import { STATUS } from '../transactions/status.js';
+import { cardReturnUrl } from './card-return.js';
 import type { OpenPortal } from './session.js';
 
 /**
@@ -58,14 +59,14 @@ export type PortalCardOutcome =
 /**
  * A new card from the portal's form: the same check as POST /subscription/card/update (zero
  * amount, customer present, 3-D Secure or Stripe's hand-over when the card asks), returning to
- * the portal after a challenge.
+ * the portal after a challenge (through `token`'s sealed return route, which says how it went).
  */
 export async function cardFromPortal(
   ctx: Ctx,
   portal: OpenPortal,
   s: SubscriptionRow,
   input: PageCard,
-  portalUrl: string,
+  token: string,
 ): Promise<PortalCardOutcome> {
   requireAllowed(portal, 'update-card');
   let card: ValidCard;
@@ -79,7 +80,9 @@ export async function cardFromPortal(
     tx.countPortalCardCheck(portal.session.tokenHash, PORTAL_CARD_CHECKS),
   );
   if (!counted) return { result: 'declined', failReason: 'too many cards were tried on this link' };
-  const r: CardUpdateResult = await replaceCard(ctx, portal.merchant.id, s.id, card, { returnUrl: portalUrl });
+  // Never the portal's own URL: the row would hold the token in plain text (card-return.ts).
+  const returnUrl = (transactionId: string) => cardReturnUrl(ctx, token, transactionId);
+  const r: CardUpdateResult = await replaceCard(ctx, portal.merchant.id, s.id, card, { returnUrl });
   if (r.status === String(STATUS.SUCCEEDED)) return { result: 'updated', ...(r.card ? { card: r.card } : {}) };
   if (r.status === String(STATUS.REQUIRES_3DS) && r.url)
     return { result: 'three_ds', redirectUrl: new URL(r.url).pathname };

@@ -4,7 +4,7 @@ import { isPaygateError } from '../../domain/errors.js';
 import { formatMoney } from '../../domain/money.js';
 import { formatTime } from '../../domain/time.js';
 import type { SubscriptionRow } from '../../store/store.js';
-import { changeAtPeriodEnd } from '../plan-change/period-end.js';
+import { changeAtPeriodEnd, newPlanStart } from '../plan-change/period-end.js';
 import { changeNow } from '../plan-change/now.js';
 import { quoteChange, renewalInTheWay, type ShownQuote } from '../plan-change/quote.js';
 import type { ChangeResult } from '../plan-change/view.js';
@@ -24,8 +24,11 @@ export interface ChangeOption {
   price: string;
   /** Change now: exactly what is charged at once (or why it cannot be done now). */
   now: { charge: string; credit: string; quote: SignedQuote } | { unavailable: string };
-  /** Change at the period's end: the new price starts then. */
-  periodEnd?: { startsAt: string };
+  /**
+   * Change at the period's end: the new price starts with the charge at `startsAt`; `afterRetry`
+   * when a retry of the current plan's payment comes before it.
+   */
+  periodEnd?: { startsAt: string; afterRetry: boolean };
 }
 
 /** The hidden form fields that carry a shown figure back: signed, so a form cannot name its own figure. */
@@ -48,7 +51,7 @@ export async function changeOptions(ctx: Ctx, token: string, s: SubscriptionRow)
     (p) => p.currency === s.currency && p.id !== s.planId,
   );
   const pending = await ctx.store.pendingRecords(s.id);
-  const next = await ctx.store.nextBillingTime(s.id);
+  const next = pending.find((r) => r.billingType === 'RENEW' || r.billingType === 'RETRY');
   const card = s.cardId !== null ? await ctx.store.getCard(s.cardId) : undefined;
   let blocked: string | undefined;
   try {
@@ -73,12 +76,13 @@ export async function changeOptions(ctx: Ctx, token: string, s: SubscriptionRow)
         quote: { ...fields, mac: macOf(ctx, token, s.id, p.id, fields) },
       };
     }
+    const starts = newPlanStart(s, next, p.id, ctx.zone);
     options.push({
       planId: p.id,
       planName: p.name,
       price: `${money(p.price)} ${cycleText(p.cycleType, p.cycleLength)}`,
       now: nowPart,
-      ...(next !== null ? { periodEnd: { startsAt: formatTime(next, ctx.zone) } } : {}),
+      ...(starts ? { periodEnd: { startsAt: formatTime(starts.time, ctx.zone), afterRetry: starts.afterRetry } } : {}),
     });
   }
   return options;

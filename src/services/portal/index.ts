@@ -11,3 +11,4 @@ export { type DocumentLink, portalView, type PortalSubscription, type PortalView
 export { changeFromPortal, changeOptions, shownQuote, QUOTE_TTL_MS, type ChangeOption } from './change.js';
 export { cancelEndTime, cardFromPortal, ownSubscription, requireAllowed, transition } from './actions.js';
 export { QuoteMoved } from '../plan-change/quote.js';
+export { type CardCheckOutcome, type CardReturn, returnToPortal } from './card-return.js';

@@ -9,6 +9,7 @@ import { withLinks } from '../documents/credit-note-links.js';
 import { creditNotePdfUrl, creditNoteUrl, invoicePdfUrl, invoiceUrl } from '../documents/urls.js';
 import { cardReplaceable } from '../card-update/rules.js';
 import { couponInForce } from '../coupon-charge.js';
+import { newPlanStart } from '../plan-change/period-end.js';
 import { stripeChallengeOrigins } from '../pages.js';
 import { couponText, type DiscountLine, discountLine } from './coupon-text.js';
 import type { OpenPortal } from './session.js';
@@ -51,7 +52,11 @@ export interface PortalSubscription {
   next?: { time: string; amount: string; retry: boolean; discount?: DiscountLine };
   /** The coupon in force while it still discounts a charge: `WELCOME: 50% off, 2 more payments`. */
   coupon?: string;
-  pendingPlanName?: string;
+  /**
+   * A change at period end: the plan, when it is first charged, and whether a retry of the
+   * current plan's payment (the "next attempt") comes before that.
+   */
+  pendingPlan?: { name: string; startsAt?: string; afterRetry: boolean };
   /** `VISA ••4242`, and `12/2030`. */
   card?: { label: string; expiry: string };
   history: PortalRecord[];
@@ -103,9 +108,9 @@ async function subscriptionOf(
 ): Promise<PortalSubscription> {
   const money = (minor: number) => formatMoney(minor, s.currency);
   const pending = (await ctx.store.pendingRecords(s.id))[0];
+  const pendingStart = s.pendingPlanId !== null ? newPlanStart(s, pending, s.pendingPlanId, ctx.zone) : undefined;
   const card = s.cardId !== null ? await ctx.store.getCard(s.cardId) : undefined;
   const pendingPlan = s.pendingPlanId !== null ? await ctx.store.getPlanInfo(s.pendingPlanId) : undefined;
-  const records = await ctx.store.pageRecords(s.id, undefined, HISTORY_SHOWN, 0);
   // The plan the next charge is for, as the subscription's detail reads it: a coupon restricted to plans may not cover it.
   const coupon = await couponInForce(ctx.store, s, s.pendingPlanId ?? s.planId);
   const can = new Set<PortalAction>();
@@ -134,7 +139,15 @@ async function subscriptionOf(
         }
       : {}),
     ...(coupon && couponLasts(coupon) ? { coupon: couponText(coupon) } : {}),
-    ...(pendingPlan ? { pendingPlanName: pendingPlan.name } : {}),
+    ...(pendingPlan
+      ? {
+          pendingPlan: {
+            name: pendingPlan.name,
+            ...(pendingStart ? { startsAt: formatTime(pendingStart.time, ctx.zone) } : {}),
+            afterRetry: pendingStart?.afterRetry ?? false,
+          },
+        }
+      : {}),
     ...(card?.last4
       ? {
           card: {
@@ -143,10 +156,24 @@ async function subscriptionOf(
           },
         }
       : {}),
-    // The charge still to come is the "next payment" above, not history.
-    history: await Promise.all(records.filter((r) => r.status !== 'PENDING').map((r) => recordOf(ctx, r, money))),
+    history: await Promise.all((await historyOf(ctx, s.id)).map((r) => recordOf(ctx, r, money))),
     can,
   };
+}
+
+/**
+ * The last HISTORY_SHOWN records that are history: not the charge still to come (the "next
+ * payment" above), nor the ones never charged — a RENEW or RETRY cancelled with a pause or a
+ * cancel, dated when it would have been — which read as payments that did not happen.
+ */
+async function historyOf(ctx: Ctx, subscriptionId: string): Promise<BillingRecordRow[]> {
+  const kept: BillingRecordRow[] = [];
+  for (let offset = 0; kept.length < HISTORY_SHOWN; offset += HISTORY_SHOWN) {
+    const page = await ctx.store.pageRecords(subscriptionId, undefined, HISTORY_SHOWN, offset);
+    kept.push(...page.filter((r) => r.status !== 'PENDING' && r.status !== 'CANCELLED'));
+    if (page.length < HISTORY_SHOWN) break;
+  }
+  return kept.slice(0, HISTORY_SHOWN);
 }
 
 async function recordOf(ctx: Ctx, r: BillingRecordRow, money: (minor: number) => string): Promise<PortalRecord> {
