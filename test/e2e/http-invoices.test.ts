@@ -85,6 +85,20 @@ describe('invoices over HTTP (happy)', () => {
     if (havePoppler) expect(words(pdfText(bytes))).toEqual(expect.arrayContaining(words(articleText(page.text))));
   });
 
+  it('answers HEAD on an invoice’s page and PDF as GET, without the body; an unknown link is 404', async () => {
+    const txn = await pay(v2);
+    const [inv] = (await client(shop.url, v2).get('/invoice/list', { transactionOrderId: txn })).body.data.records;
+    for (const [url, type] of [
+      [inv.url, 'text/html; charset=utf-8'],
+      [inv.pdfUrl, 'application/pdf'],
+    ]) {
+      const r = await fetch(url, { method: 'HEAD' });
+      expect([r.status, r.headers.get('content-type')], url).toEqual([200, type]);
+      expect(await r.text()).toBe('');
+    }
+    expect((await fetch(`${shop.url}/invoice/${'A'.repeat(42)}`, { method: 'HEAD' })).status).toBe(404);
+  });
+
   it('marks a sandbox charge’s invoice as test mode on its page and in its PDF', async () => {
     const txn = await pay(v2);
     const [inv] = (await client(shop.url, v2).get('/invoice/list', { transactionOrderId: txn })).body.data.records;

@@ -119,7 +119,8 @@ export function registerInvoicePages(app: FastifyInstance, ctx: Ctx): void {
 }
 
 function registerDocumentPages(app: FastifyInstance, ctx: Ctx, kind: DocumentKind): void {
-  app.get(`${kind.path}/:token`, async (req, reply) => {
+  // HEAD answers as GET without the body: mail scanners and link checkers try a receipt's links so.
+  app.get(`${kind.path}/:token`, { exposeHeadRoute: true }, async (req, reply) => {
     const doc = await found(() => kind.read(ctx, tokenOf(req)));
     if (!doc) return notThere(reply, kind);
     const nonce = newNonce();
@@ -128,7 +129,7 @@ function registerDocumentPages(app: FastifyInstance, ctx: Ctx, kind: DocumentKin
     );
   });
 
-  app.get(`${kind.path}/:token/pdf`, async (req, reply) => {
+  app.get(`${kind.path}/:token/pdf`, { exposeHeadRoute: true }, async (req, reply) => {
     const doc = await found(() => kind.read(ctx, tokenOf(req)));
     if (!doc) return notThere(reply, kind);
     let pdf: Buffer;
