@@ -459,6 +459,47 @@ describe('plan change at period end', () => {
     ]);
   });
 
+  it('a plan chosen again while the retry of the changing renewal waits is the one that retry starts, each place counted once', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' }, { notifyUrl: CLOSED_NOTIFY_URL });
+    const pro = await plan(ctx, merchantId, '20.00');
+    const max = await plan(ctx, merchantId, '30.00');
+    // The card's first attempt at each renewal is declined, its first retry (a day later) approved.
+    const sub = await subscribe(ctx, merchantId, planId, { card: '4000000000000036' });
+    await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro });
+    clock.set(t('2026-02-01 00:00:00'));
+    expect(await runRenewal(ctx)).toMatchObject({ due: 1, failed: 1 });
+    await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: max });
+    expect((await records(ctx, sub.subscriptionId)).at(-1)).toMatchObject({
+      billing_type: 'RETRY',
+      plan_id: max,
+      amount: 3000,
+    });
+    clock.set(t('2026-02-02 00:00:00'));
+    expect(await runRenewal(ctx)).toMatchObject({ due: 1, succeeded: 1 });
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ plan_id: max, amount: 3000, pending_plan_id: null });
+    expect([await planCount(ctx, planId), await planCount(ctx, pro), await planCount(ctx, max)]).toEqual([0, 0, 1]);
+  });
+
+  it('a plan cannot be chosen again while the charge that starts the pending one is under way (1008)', async () => {
+    app = await testApp({ now: t('2026-01-01 00:00:00') });
+    const { ctx, clock } = app;
+    const { merchantId, planId } = await merchantWithPlan(ctx, { price: '10.00' });
+    const pro = await plan(ctx, merchantId, '20.00');
+    const max = await plan(ctx, merchantId, '30.00');
+    const sub = await subscribe(ctx, merchantId, planId);
+    await changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: pro });
+    clock.set(t('2026-02-01 00:00:00'));
+    // A run has claimed the renewal and is charging it (its transaction written, no outcome yet).
+    const renew = (await records(ctx, sub.subscriptionId)).at(-1) as { id: string };
+    await rowsOf(ctx).run("UPDATE billing_records SET transaction_id = 'txn-in-flight' WHERE id = ?", renew.id);
+    const again = changePlan(ctx, merchantId, { subscriptionId: sub.subscriptionId, planId: max });
+    expect(await codeOf(again)).toBe('1008');
+    expect(await subRow(ctx, sub.subscriptionId)).toMatchObject({ pending_plan_id: pro });
+    expect([await planCount(ctx, pro), await planCount(ctx, max)]).toEqual([1, 0]);
+  });
+
   it('asking for the current plan withdraws a pending change and gives its place back', async () => {
     app = await testApp();
     const { ctx } = app;

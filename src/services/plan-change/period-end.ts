@@ -17,6 +17,9 @@ export async function changeAtPeriodEnd(ctx: Ctx, merchantId: string, req: Chang
   return ctx.store.transaction(async (tx) => {
     const { s, plan } = await lockForChange(tx, merchantId, req.subscriptionId, req.planId);
     const now = ctx.clock.now();
+    // The charge that starts the pending plan is with the channel: what it moves to is decided.
+    if ((await tx.pendingRecords(s.id)).some((r) => startsPendingPlan(s, r) && r.transactionId !== null))
+      throw notAllowed('the renewal that starts the new plan is being charged; change the plan after it');
     let result: ChangeResult['result'] = 'SCHEDULED';
     if (plan.id === s.planId) {
       if (s.pendingPlanId === null) throw notAllowed('the subscription is already on this plan');
@@ -34,10 +37,25 @@ export async function changeAtPeriodEnd(ctx: Ctx, merchantId: string, req: Chang
   });
 }
 
-/** The waiting RENEW (not a retry of the current period, not a charge a run already claimed) charges the plan it will renew on. */
+/**
+ * A record priced for another plan than the subscription's: the renewal (or its retry) that moves
+ * it to the plan chosen at period end when it is paid (services/renew/record.ts).
+ */
+function startsPendingPlan(s: SubscriptionRow, r: Pick<BillingRecordRow, 'planId'>): boolean {
+  return r.planId !== null && r.planId !== s.planId;
+}
+
+/**
+ * The records not claimed yet that charge the plan the subscription renews on: the waiting RENEW,
+ * and a RETRY of a renewal that was to start a plan chosen at period end (it starts the plan
+ * chosen now instead; withdrawn, it retries the current plan). A retry of the current plan's own
+ * period charges what its renewal did: the new plan starts with the renewal after it.
+ */
 async function repriceNextRenewal(tx: Tx, s: SubscriptionRow): Promise<void> {
   for (const r of await tx.pendingRecords(s.id)) {
-    if (r.billingType === 'RENEW' && r.transactionId === null) await tx.repriceRecord(r.id, await renewalPrice(tx, s));
+    if (r.transactionId !== null) continue;
+    if (r.billingType === 'RENEW' || (r.billingType === 'RETRY' && startsPendingPlan(s, r)))
+      await tx.repriceRecord(r.id, await renewalPrice(tx, s));
   }
 }
 
