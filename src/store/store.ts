@@ -269,6 +269,11 @@ export interface Reads {
   dueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage>;
   /** How many records `dueRecords` would list at `now` (from the start). */
   countDue(now: number): Promise<number>;
+  /**
+   * Merchants whose records due at `now` (as `dueRecords`) are charged through Stripe (their card
+   * is kept there), each with its sealed Stripe key: what `renew --at` checks before running ahead.
+   */
+  dueStripeKeys(now: number): Promise<Array<{ merchantId: string; stripeSecretKeyEnc: string }>>;
 
   /** Outbox events, newest first. */
   listEvents(f: EventFilter): Promise<EventRow[]>;
