@@ -533,7 +533,7 @@ export interface Tx extends Reads {
   /** Record an attempt and release the lease; false when the lease was lost. */
   finishAttempt(id: string, owner: string, o: AttemptOutcome): Promise<boolean>;
   /** Mark DEAD up to `limit` due events that have no target at all; how many. */
-  sweepUnaddressed(now: number, limit: number, error: string): Promise<number>;
+  sweepUnaddressed(now: number, leaseNow: number, limit: number, error: string): Promise<number>;
   /** A DEAD or DELIVERED event back to PENDING, due at `now`, attempts cleared; false otherwise. */
   requeueEvent(id: string, now: number): Promise<boolean>;
 
@@ -732,8 +732,11 @@ export interface EmailFilter {
 }
 
 export interface EmailClaim {
+  /** Business time: an email is due when its next attempt is at or before it. */
   now: number;
   owner: string;
+  /** Real time (Clock.wall): leases are taken and compared on it, whatever clock judges "due". */
+  leaseNow: number;
   leaseUntil: number;
   max: number;
 }
@@ -943,8 +946,11 @@ export interface EventFilter {
 export type EventRow = Omit<OutboxEventRow, 'seq' | 'payload' | 'leaseOwner' | 'leaseUntil'>;
 
 export interface EventClaim {
+  /** Business time: an event is due when its next attempt is at or before it. */
   now: number;
   owner: string;
+  /** Real time (Clock.wall): leases are taken and compared on it, whatever clock judges "due". */
+  leaseNow: number;
   leaseUntil: number;
   max: number;
   /** At most this many of one merchant, counting `inFlight` (deliveries the caller already runs). */
