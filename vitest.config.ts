@@ -17,6 +17,7 @@ import { findPostgres } from './test/helpers/postgres-cluster.js';
 const BOTH_ENGINES_E2E = [
   'test/e2e/http-*.test.ts',
   'test/e2e/callbacks-renew-at.test.ts',
+  'test/e2e/renew-at-live-key.test.ts',
   'test/e2e/email-cli-serve.test.ts',
   'test/e2e/cli-card-update.test.ts',
   'test/e2e/cli-coupons.test.ts',

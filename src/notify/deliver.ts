@@ -69,7 +69,7 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
   while (!stopping() && started < limit) {
     const chunk = Math.min(SWEEP_CHUNK, limit - started);
     const at = now();
-    const n = await ctx.store.transaction((tx) => tx.sweepUnaddressed(at, chunk, NO_TARGET_ERROR));
+    const n = await ctx.store.transaction((tx) => tx.sweepUnaddressed(at, ctx.clock.wall(), chunk, NO_TARGET_ERROR));
     summary.dead += n;
     started += n;
     if (n < chunk) break;
@@ -104,8 +104,18 @@ async function runPass(ctx: Ctx, opts: DeliverOptions, stopping: () => boolean):
     let claimed: ClaimedEvent[] = [];
     if (free > 0 && !stopping() && !failure) {
       const at = now();
+      // Due on the delivery clock; the lease on real time, shared with every other deliverer.
+      const wall = ctx.clock.wall();
       try {
-        const claim = { now: at, owner, leaseUntil: at + DELIVERY_LEASE_MS, max: free, perMerchant, inFlight };
+        const claim = {
+          now: at,
+          owner,
+          leaseNow: wall,
+          leaseUntil: wall + DELIVERY_LEASE_MS,
+          max: free,
+          perMerchant,
+          inFlight,
+        };
         claimed = await ctx.store.transaction((tx) => tx.claimDueEvents(claim));
       } catch (e) {
         failure = { error: e }; // stop claiming, let the deliveries in flight finish, then report

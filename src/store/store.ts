@@ -273,6 +273,11 @@ export interface Reads {
   dueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage>;
   /** How many records `dueRecords` would list at `now` (from the start). */
   countDue(now: number): Promise<number>;
+  /**
+   * Merchants whose records due at `now` (as `dueRecords`) are charged through Stripe (their card
+   * is kept there), each with its sealed Stripe key: what `renew --at` checks before running ahead.
+   */
+  dueStripeKeys(now: number): Promise<Array<{ merchantId: string; stripeSecretKeyEnc: string }>>;
 
   /** Outbox events, newest first. */
   listEvents(f: EventFilter): Promise<EventRow[]>;
@@ -532,7 +537,7 @@ export interface Tx extends Reads {
   /** Record an attempt and release the lease; false when the lease was lost. */
   finishAttempt(id: string, owner: string, o: AttemptOutcome): Promise<boolean>;
   /** Mark DEAD up to `limit` due events that have no target at all; how many. */
-  sweepUnaddressed(now: number, limit: number, error: string): Promise<number>;
+  sweepUnaddressed(now: number, leaseNow: number, limit: number, error: string): Promise<number>;
   /** A DEAD or DELIVERED event back to PENDING, due at `now`, attempts cleared; false otherwise. */
   requeueEvent(id: string, now: number): Promise<boolean>;
 
@@ -731,8 +736,11 @@ export interface EmailFilter {
 }
 
 export interface EmailClaim {
+  /** Business time: an email is due when its next attempt is at or before it. */
   now: number;
   owner: string;
+  /** Real time (Clock.wall): leases are taken and compared on it, whatever clock judges "due". */
+  leaseNow: number;
   leaseUntil: number;
   max: number;
 }
@@ -942,8 +950,11 @@ export interface EventFilter {
 export type EventRow = Omit<OutboxEventRow, 'seq' | 'payload' | 'leaseOwner' | 'leaseUntil'>;
 
 export interface EventClaim {
+  /** Business time: an event is due when its next attempt is at or before it. */
   now: number;
   owner: string;
+  /** Real time (Clock.wall): leases are taken and compared on it, whatever clock judges "due". */
+  leaseNow: number;
   leaseUntil: number;
   max: number;
   /** At most this many of one merchant, counting `inFlight` (deliveries the caller already runs). */

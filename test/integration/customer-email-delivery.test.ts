@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FixedClock } from '../../src/domain/clock.js';
 import { parseTime } from '../../src/domain/time.js';
 import { deliverCustomerEmails } from '../../src/services/documents/email-delivery.js';
 import type { SmtpTimeouts } from '../../src/notify/email/smtp.js';
@@ -69,6 +70,24 @@ describe('customer email delivery', () => {
     expect(await deliver(shop)).toEqual({ sent: 0, failed: 0, dead: 0 });
     expect(shop.smtp.received).toHaveLength(1);
     expect((await emailRows(shop.app))[0]).toMatchObject({ status: 'SENT', attempts: 2 });
+  });
+
+  it('a deliverer whose test clock runs a month ahead does not send an email another deliverer is still sending', async () => {
+    const shop = await oneEmailWaiting('hang');
+    const serving = deliver(shop);
+    for (let i = 0; i < 400 && shop.smtp.attempts === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(shop.smtp.attempts).toBe(1);
+
+    // renew --at a month ahead: the same database and real time, its business clock later.
+    const clock = new FixedClock(shop.app.clock.now() + 30 * 86_400_000, shop.app.clock);
+    const later = { ...shop.app.ctx, clock };
+    expect(await deliverCustomerEmails(later, { now: clock.now(), timeouts: TIMEOUTS })).toEqual({
+      sent: 0,
+      failed: 0,
+      dead: 0,
+    });
+    expect(shop.smtp.attempts).toBe(1);
+    expect(await serving).toEqual({ sent: 0, failed: 1, dead: 0 });
   });
 
   it('a server that never answers the message times out and leaves the email PENDING', async () => {

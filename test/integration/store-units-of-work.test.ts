@@ -335,6 +335,7 @@ describe('claiming due callback events', () => {
       tx.claimDueEvents({
         now,
         owner: 'w1',
+        leaseNow: now,
         leaseUntil: now + 60_000,
         max: 2,
         perMerchant: 2,
@@ -348,7 +349,15 @@ describe('claiming due callback events', () => {
     const { now, ids } = await twoMerchantsWithEvents(4);
     const claim = (owner: string) =>
       app.ctx.store.transaction((tx) =>
-        tx.claimDueEvents({ now, owner, leaseUntil: now + 60_000, max: 3, perMerchant: 2, inFlight: new Map() }),
+        tx.claimDueEvents({
+          now,
+          owner,
+          leaseNow: now,
+          leaseUntil: now + 60_000,
+          max: 3,
+          perMerchant: 2,
+          inFlight: new Map(),
+        }),
       );
     expect((await claim('w1')).map((e) => e.id)).toEqual([ids.busy[0], ids.busy[1], ids.other]);
     expect((await claim('w2')).map((e) => e.id)).toEqual([ids.busy[2], ids.busy[3]]);

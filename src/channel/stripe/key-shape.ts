@@ -8,3 +8,11 @@ export function keyShapeError(key: string): string | null {
     return 'not a Stripe secret key (expected sk_live_…, sk_test_… or rk_…)';
   return null;
 }
+
+/**
+ * A test-mode key (sk_test_…, rk_test_…) moves no real money. Anything else counts as live: a
+ * key of an unknown shape is never taken for a test key.
+ */
+export function isTestModeKey(key: string): boolean {
+  return /^(sk|rk)_test_/.test(key);
+}

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { FixedClock } from '../../domain/clock.js';
+import { FixedClock, systemClock } from '../../domain/clock.js';
 import { invalidParam } from '../../domain/errors.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
@@ -81,7 +81,8 @@ export function registerEventsCommands(program: Command): void {
     .option('--concurrency <n>', 'deliveries in flight at once', '8')
     .action(
       action(async (opts: { at?: string; limit?: string; concurrency: string }, cmd: Command) => {
-        const clock = opts.at !== undefined ? new FixedClock(0) : undefined;
+        // Due on the test clock; leases stay on the real one (serve shares them).
+        const clock = opts.at !== undefined ? new FixedClock(0, systemClock) : undefined;
         const limit = opts.limit === undefined ? undefined : positiveInt('limit', opts.limit);
         const concurrency = positiveInt('concurrency', opts.concurrency);
         await withCtx(

@@ -1,10 +1,9 @@
-import { parseStripeApiUrl, stripeApiUrlFrom } from '../../channel/stripe/endpoint.js';
 import { Cron } from 'croner';
 import type { Ctx } from '../../ctx.js';
 import type { FixedClock } from '../../domain/clock.js';
 import { invalidParam } from '../../domain/errors.js';
 import { formatTime, parseTime } from '../../domain/time.js';
-import { runRenewal, type RenewProgress, type RenewResult } from '../../services/renew/index.js';
+import { liveMerchantsDueAt, runRenewal, type RenewProgress, type RenewResult } from '../../services/renew/index.js';
 import { record, table } from '../output.js';
 import type { Output } from '../output.js';
 import { progressBar } from '../progress.js';
@@ -21,10 +20,16 @@ export async function renew(
 ): Promise<void> {
   if (clock && opts.at !== undefined) {
     const at = parseTime(opts.at, ctx.zone, 'at');
-    // A future time would charge real customers early: only the sandbox may be run ahead.
-    // Stripe merchants count too, unless Stripe is a local stand-in (plain http is loopback only).
-    if (at > Date.now() && (await chargesRealMoney(ctx)))
-      throw invalidParam('at', 'a time in the future needs the sandbox channel');
+    // A future time charges early: refused, before anything is claimed, when a merchant with
+    // records due then would be charged real money (SPEC §7).
+    if (at > Date.now()) {
+      const live = await liveMerchantsDueAt(ctx, at);
+      if (live.length > 0)
+        throw invalidParam(
+          'at',
+          `a time in the future would charge ${live.length === 1 ? 'merchant' : 'merchants'} ${live.join(', ')} early with a live Stripe key; only sandbox cards and test-mode keys (sk_test_…, rk_test_…) may be run ahead`,
+        );
+    }
     clock.set(at);
   }
   const stop = stopSignal();
@@ -112,10 +117,4 @@ async function runEvery(
   await stop.wait;
   job.stop();
   await running;
-}
-
-/** Whether a run charges a real processor: a merchant on Stripe whose API is not a local stand-in. */
-async function chargesRealMoney(ctx: Ctx): Promise<boolean> {
-  const onStripe = (await ctx.store.listMerchants()).some((m) => m.channel === 'stripe');
-  return onStripe && parseStripeApiUrl(stripeApiUrlFrom()).protocol === 'https';
 }

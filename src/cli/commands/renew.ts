@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { FixedClock } from '../../domain/clock.js';
+import { FixedClock, systemClock } from '../../domain/clock.js';
 import { invalidParam } from '../../domain/errors.js';
 import { action, UsageError, withCtx } from '../shell.js';
 
@@ -28,7 +28,8 @@ export function registerRenewCommands(program: Command): void {
         const limit = opts.limit === undefined ? undefined : positiveInt(opts.limit);
         if (opts.every !== undefined && opts.at !== undefined)
           throw new UsageError('--every and --at cannot be combined');
-        const clock = opts.at !== undefined ? new FixedClock(0) : undefined;
+        // Business time on the test clock; leases stay on the real one (serve shares them).
+        const clock = opts.at !== undefined ? new FixedClock(0, systemClock) : undefined;
         await withCtx(
           cmd,
           // loaded on first use: --help and the other commands never need the renewal run

@@ -70,7 +70,9 @@ function startupProblem(e: unknown, host: string, port: number): unknown {
 function serveClock(env: NodeJS.ProcessEnv): { clock?: Clock } {
   const offset = Number(env.PAYGATE_TEST_CLOCK_OFFSET_MS ?? '0');
   if (env.NODE_ENV !== 'test' || !Number.isFinite(offset) || offset === 0) return {};
-  return { clock: { now: () => Date.now() + offset } };
+  // The whole server is moved in time, leases included: it stands for a later moment.
+  const shifted = (): number => Date.now() + offset;
+  return { clock: { now: shifted, wall: shifted } };
 }
 
 export function registerServeCommands(program: Command): void {

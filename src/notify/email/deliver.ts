@@ -73,9 +73,11 @@ export async function deliverDueEmails(
   try {
     while (left > 0 && !stopping()) {
       const at = now();
+      // Due on the delivery clock; the lease on real time, shared with every other deliverer.
+      const wall = ctx.clock.wall();
       const max = Math.min(concurrency, left);
       const claimed = await ctx.store.transaction((tx) =>
-        tx.claimDueEmails({ now: at, owner, leaseUntil: at + EMAIL_LEASE_MS, max }),
+        tx.claimDueEmails({ now: at, owner, leaseNow: wall, leaseUntil: wall + EMAIL_LEASE_MS, max }),
       );
       if (claimed.length === 0) break;
       left -= claimed.length;

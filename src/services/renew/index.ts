@@ -9,3 +9,4 @@ export {
 export { countDue, dueItems, type DueItem } from './due.js';
 export { chargeRecord, type ChargeOutcome } from './charge.js';
 export { recordOutcome, type RecordedAs } from './record.js';
+export { liveMerchantsDueAt } from './run-ahead.js';

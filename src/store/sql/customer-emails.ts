@@ -16,7 +16,8 @@ import type { Db } from './db.js';
 /**
  * The customer email outbox (SPEC §17), one copy for both engines. Like callbacks, a claim is a
  * conditional write of a lease checked by its result, so any number of deliverers (serve
- * instances, renew runs) never send the same attempt twice.
+ * instances, renew runs) never send the same attempt twice. Due is judged on the claimer's
+ * business clock (`now`), the lease on real time (`leaseNow`), as the callback outbox's.
  */
 
 /**
@@ -79,19 +80,24 @@ export function getEmail(db: Db, id: string): Promise<CustomerEmailRow | undefin
 }
 
 const DUE = `SELECT id FROM customer_emails
-  WHERE status = 'PENDING' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
+  WHERE status = 'PENDING' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @leaseNow)
   ORDER BY next_attempt_at, seq LIMIT @limit`;
 
 const CLAIM = `UPDATE customer_emails SET lease_owner = @owner, lease_until = @leaseUntil
-  WHERE id = @id AND status = 'PENDING' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)`;
+  WHERE id = @id AND status = 'PENDING' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @leaseNow)`;
 
 /** Claim up to `max` due emails for `owner`, oldest due first; rows another deliverer holds are passed over. */
 export async function claimDueEmails(db: Db, c: EmailClaim): Promise<ClaimedEmail[]> {
   if (c.max <= 0) return [];
-  const due = await db.all<{ id: string }>(`${DUE}${db.dialect.skipLocked}`, { now: c.now, limit: c.max });
+  const due = await db.all<{ id: string }>(`${DUE}${db.dialect.skipLocked}`, {
+    now: c.now,
+    leaseNow: c.leaseNow,
+    limit: c.max,
+  });
   const claimed: ClaimedEmail[] = [];
   for (const { id } of due) {
-    if ((await db.run(CLAIM, { id, owner: c.owner, leaseUntil: c.leaseUntil, now: c.now })) !== 1) continue;
+    if ((await db.run(CLAIM, { id, owner: c.owner, leaseUntil: c.leaseUntil, now: c.now, leaseNow: c.leaseNow })) !== 1)
+      continue;
     const row = await getEmail(db, id);
     if (row) claimed.push(row);
   }

@@ -94,7 +94,9 @@ export async function requeueEvent(db: Db, id: string, now: number): Promise<boo
  * The outbox claim protocol. Like renewals (SPEC §7), a claim is a conditional UPDATE of
  * lease_owner / lease_until that repeats the candidates' conditions — no process-local lock — so
  * any number of deliverers (serve instances, renew runs) on one database never send the same
- * attempt twice. Candidates are read passing over rows another deliverer is claiming right now
+ * attempt twice. Due is judged on the claimer's business clock (`now`: renew --at delivers what it
+ * caused); the lease on real time (`leaseNow`), the one clock all deliverers share, so a test
+ * clock ahead neither takes an attempt under way nor leaves a lease that outlives its deliverer. Candidates are read passing over rows another deliverer is claiming right now
  * (PostgreSQL's SKIP LOCKED; SQLite's writer runs alone).
  *
  * Ordering rule (docs/callbacks.md): an event of a subscription is not claimed while an earlier
@@ -102,7 +104,7 @@ export async function requeueEvent(db: Db, id: string, now: number): Promise<boo
  * for a retry. DELIVERED and DEAD events do not block.
  */
 const CLAIM = perDialect((d) => {
-  const due = `e.status = 'PENDING' AND e.next_attempt_at <= @now AND (e.lease_until IS NULL OR e.lease_until < @now)
+  const due = `e.status = 'PENDING' AND e.next_attempt_at <= @now AND (e.lease_until IS NULL OR e.lease_until < @leaseNow)
     AND (e.subscription_id IS NULL OR NOT EXISTS (
       SELECT 1 FROM outbox_events p${d.indexedBy('outbox_subscription')}
       WHERE p.subscription_id = e.subscription_id AND p.seq < e.seq AND p.status = 'PENDING'))`;
@@ -128,6 +130,7 @@ export async function claimDueEvents(db: Db, a: EventClaim): Promise<ClaimedEven
   const busy = [...counts].filter(([, n]) => n >= a.perMerchant).map(([m]) => m);
   const candidates = await db.all<{ id: string; merchantId: string }>(sql.candidates, {
     now: a.now,
+    leaseNow: a.leaseNow,
     busy,
     limit: a.max * 4,
   });
@@ -145,6 +148,7 @@ export async function claimDueEvents(db: Db, a: EventClaim): Promise<ClaimedEven
     owner: a.owner,
     leaseUntil: a.leaseUntil,
     now: a.now,
+    leaseNow: a.leaseNow,
   });
   const byId = new Map(rows.map((r) => [r.id, r]));
   return chosen.flatMap((id) => byId.get(id) ?? []);
@@ -175,16 +179,22 @@ export async function finishAttempt(db: Db, id: string, owner: string, o: Attemp
  * merchant has a notifyUrl. Events another deliverer holds are passed over (the merchants are read
  * by a subquery, so only the events are locked).
  */
-export async function sweepUnaddressed(db: Db, now: number, limit: number, error: string): Promise<number> {
+export async function sweepUnaddressed(
+  db: Db,
+  now: number,
+  leaseNow: number,
+  limit: number,
+  error: string,
+): Promise<number> {
   // Stored notifyUrls are never '' (validation turns an empty one into NULL), so NULL is "none".
   if (!(await db.get('SELECT 1 FROM merchants WHERE notify_url IS NULL LIMIT 1'))) return 0;
   return db.run(
     `UPDATE outbox_events SET status = 'DEAD', last_error = @error, lease_owner = NULL, lease_until = NULL
      WHERE id IN (
        SELECT e.id FROM outbox_events e${db.dialect.indexedBy('outbox_due')}
-       WHERE e.status = 'PENDING' AND e.next_attempt_at <= @now AND (e.lease_until IS NULL OR e.lease_until < @now)
+       WHERE e.status = 'PENDING' AND e.next_attempt_at <= @now AND (e.lease_until IS NULL OR e.lease_until < @leaseNow)
          AND e.notify_url IS NULL AND e.merchant_id IN (SELECT id FROM merchants WHERE notify_url IS NULL)
        LIMIT @limit${db.dialect.skipLocked})`,
-    { now, limit, error },
+    { now, leaseNow, limit, error },
   );
 }

@@ -60,6 +60,7 @@ const readStatements = {
   pageRecords: records.pageRecords,
   dueRecords: records.dueRecords,
   countDue: records.countDue,
+  dueStripeKeys: records.dueStripeKeys,
   listEvents: outbox.listEvents,
   getEvent: outbox.getEvent,
   listEmails: emails.listEmails,

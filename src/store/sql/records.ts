@@ -190,6 +190,22 @@ export async function dueRecords(
   return { ids: rows.map((r) => r.id), next: next as unknown as DueCursor };
 }
 
+/**
+ * The merchants whose due records (as `dueRecords` lists them at `now`) go to Stripe — the card
+ * is kept by Stripe, so the merchant's own key charges it whatever channel the merchant is on now
+ * — with the sealed key that would charge them. One pass over the due index, as countDue.
+ */
+export function dueStripeKeys(db: Db, now: number): Promise<Array<{ merchantId: string; stripeSecretKeyEnc: string }>> {
+  return db.all(
+    `SELECT DISTINCT k.id AS "merchantId", k.stripe_secret_key_enc AS "stripeSecretKeyEnc"
+     FROM billing_records r${db.dialect.indexedBy('billing_records_due')}
+     JOIN subscriptions s ON s.id = r.subscription_id JOIN cards c ON c.id = s.card_id
+     JOIN merchants k ON k.id = r.merchant_id
+     WHERE ${DUE_WHERE} AND c.channel = 'stripe' AND k.stripe_secret_key_enc IS NOT NULL`,
+    { now },
+  );
+}
+
 /** How many records `dueRecords` lists from the start. */
 export async function countDue(db: Db, now: number): Promise<number> {
   const row = await db.get<{ n: number }>(
