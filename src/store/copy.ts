@@ -25,6 +25,8 @@ export type CopyRow = CopyValue[];
 export interface CopyColumn {
   name: string;
   type: 'text' | 'integer' | 'boolean';
+  /** The database numbers it (serial): after a copy, its numbering must go on past the copied rows. */
+  numbered?: true;
 }
 
 export interface CopyTable {
@@ -68,6 +70,7 @@ function describeTable(spec: TableSpec): CopyTable {
     ([key, c]): CopyColumn => ({
       name: sqlName(key),
       type: c.spec.kind === 'boolean' ? 'boolean' : c.spec.kind === 'text' ? 'text' : 'integer',
+      ...(c.spec.kind === 'serial' ? { numbered: true as const } : {}),
     }),
   );
   const key = spec.primaryKey?.map(sqlName) ?? entries.filter(([, c]) => c.spec.primaryKey).map(([k]) => sqlName(k));

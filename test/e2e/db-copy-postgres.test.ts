@@ -157,18 +157,28 @@ describe.skipIf(!pgAvailable())('paygate db copy: SQLite → PostgreSQL → SQLi
     }
   });
 
-  it("PostgreSQL's outbox sequence continues after the largest copied seq", async () => {
+  it("PostgreSQL's numbering of callback events and customer emails continues after the largest copied seq", async () => {
     const client = new pg.Client({ connectionString: pgDb.url });
     await client.connect();
     try {
-      const max = Number((await client.query('SELECT max(seq) AS m FROM outbox_events')).rows[0].m);
-      expect(max).toBeGreaterThan(0);
-      const r = await client.query(
+      const next = async (table: string, insert: string): Promise<[number, number]> => {
+        const max = Number((await client.query(`SELECT max(seq) AS m FROM ${table}`)).rows[0].m);
+        expect(max, table).toBeGreaterThan(0);
+        return [Number((await client.query(insert, [shop.merchantId])).rows[0].seq), max + 1];
+      };
+      const [event, afterEvents] = await next(
+        'outbox_events',
         `INSERT INTO outbox_events (id, merchant_id, kind, event_type, payload, next_attempt_at, created_at)
          VALUES ('evt_after_copy', $1, 'PAYMENT', 'PAYMENT', '{}', 0, 0) RETURNING seq`,
-        [shop.merchantId],
       );
-      expect(Number(r.rows[0].seq)).toBe(max + 1);
+      expect(event).toBe(afterEvents);
+      // Before, the emails' identity started again at 1: the next email clashed and was dropped unseen.
+      const [email, afterEmails] = await next(
+        'customer_emails',
+        `INSERT INTO customer_emails (id, merchant_id, kind, recipient, details, next_attempt_at, created_at)
+         VALUES ('eml_after_copy', $1, 'receipt', 'bob@example.com', '{}', 0, 0) RETURNING seq`,
+      );
+      expect(email).toBe(afterEmails);
     } finally {
       await client.end();
     }

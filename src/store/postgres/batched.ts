@@ -239,7 +239,7 @@ const INSERT_EMAILS = `INSERT INTO customer_emails (id, merchant_id, kind, recip
     now: 'bigint',
   })} JOIN merchants m ON m.id = v."merchantId"
   WHERE m.email_from IS NOT NULL AND m.email_from <> '' AND m.customer_emails = 'on'
-  ON CONFLICT DO NOTHING RETURNING id`;
+  ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`;
 
 /**
  * Tx.enqueueEmail: the email's id, or undefined when not written (the merchant sends no customer

@@ -128,7 +128,7 @@ async function databaseContents(url: string, tables: readonly CopyTable[]): Prom
 /**
  * Open the database at `url` to be filled: looked at first and refused if it holds rows or
  * another application's tables (so a refused target is left as it was), then migrated by the engine's own open (advisory lock).
- * After the copy, outbox_events' identity sequence continues after the largest seq copied.
+ * After the copy, each identity sequence (outbox_events.seq, customer_emails.seq) continues after the largest number copied.
  */
 export async function openPgCopyTarget(url: string, tables: readonly CopyTable[]): Promise<CopyTarget> {
   if (!isPostgresUrl(url))
@@ -157,9 +157,16 @@ export async function openPgCopyTarget(url: string, tables: readonly CopyTable[]
     },
     count,
     async finish() {
-      await store.pool.query(
-        "SELECT setval(pg_get_serial_sequence('outbox_events', 'seq'), coalesce((SELECT max(seq) FROM outbox_events), 0) + 1, false)",
-      );
+      // Rows came with their numbers: each identity goes on past them (SQLite's AUTOINCREMENT does
+      // so by itself), or the next callback event or customer email would take a copied number.
+      for (const t of tables)
+        for (const c of t.columns.filter((col) => col.numbered)) {
+          const [table, column] = [quote(t.name), quote(c.name)];
+          await store.pool.query(
+            `SELECT setval(pg_get_serial_sequence($1, $2), coalesce((SELECT max(${column}) FROM ${table}), 0) + 1, false)`,
+            [table, c.name],
+          );
+        }
     },
     async discard() {
       // The target was empty when the copy began: emptying what was copied restores it.

@@ -42,7 +42,7 @@ export function emailInsertSql(p: string, over: { from?: string; dedupeKey?: str
        ${over.dedupeKey ?? `@${p}dedupeKey`}, ${over.details ?? `@${p}details`}, 'PENDING', 0, @${p}now, @${p}now
      FROM merchants m${over.from ? `, ${over.from}` : ''}
      WHERE m.id = CAST(@${p}merchantId AS TEXT) AND m.email_from IS NOT NULL AND m.email_from <> '' AND m.customer_emails = 'on'
-     ON CONFLICT DO NOTHING`;
+     ON CONFLICT (dedupe_key) DO NOTHING`;
 }
 
 /** An email's id and its parameters for emailInsertSql (under `p`). */
