@@ -86,7 +86,8 @@ function requestObject(schema: z.ZodType): Json {
   const json = jsonSchemaOf(schema);
   const fields = Object.entries(json.properties as Record<string, Json>).map(([name, s]) => [
     name,
-    FIELD_TEXT[name] ? { ...s, description: FIELD_TEXT[name] } : s,
+    // A field's own description (its schema's meta) wins over the shared one of its name.
+    s.description === undefined && FIELD_TEXT[name] ? { ...s, description: FIELD_TEXT[name] } : s,
   ]);
   const properties = { merchantId: MERCHANT_ID, ...Object.fromEntries(fields), sign: SIGN };
   const required = ['merchantId', ...((json.required as string[] | undefined) ?? [])];

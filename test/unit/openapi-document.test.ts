@@ -11,6 +11,11 @@ const operations = Object.entries(doc.paths as Record<string, Record<string, any
 const signed = operations.filter((o) => !['Operations', 'Hosted pages', 'Channels'].includes(o.op.tags[0]));
 
 describe('the OpenAPI document', () => {
+  it('describes a field by its own meaning where it has one: the portal’s returnUrl is its back link, not a payment’s return', () => {
+    expect(schemas.PortalSessionRequest.properties.returnUrl.description).toMatch(/Back to the shop/);
+    expect(schemas.PayRequest.properties.returnUrl.description).toMatch(/after paying/);
+  });
+
   it('gives every operation an operationId (unique), a tag and a summary', () => {
     const ids = operations.map((o) => o.op.operationId);
     expect(new Set(ids).size).toBe(ids.length);

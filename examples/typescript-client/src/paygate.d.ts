@@ -852,6 +852,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/return/{transactionOrderId}/{sealed}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Back to the customer portal from the 3-D Secure check of a card entered there (HTML): the overview, saying whether the card was saved
+         * @description Unsigned: for operators, monitoring and load balancers, not part of the merchant API.
+         */
+        get: operations["getPortalReturnTransactionOrderIdSealedPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/channel/stripe/{merchantId}/webhook": {
         parameters: {
             query?: never;
@@ -1963,7 +1983,7 @@ export interface components {
             merchantId: string;
             /** @description Your id of the subscribing user (SUBSCRIPTION); a user may hold several subscriptions */
             userId: string;
-            /** @description Where the hosted page sends the customer after paying */
+            /** @description Where the portal’s “Back to the shop” link takes the user (your account page); no link without it */
             returnUrl?: string | "" | null;
             /** @description v1 signature (merchants with signatureVersion 1): lowercase hex SHA-256, see docs/api.md "Signing, version 1". v2 merchants leave it out. */
             sign?: string;
@@ -8280,6 +8300,66 @@ export interface operations {
             };
             /** @description Not a form submission */
             415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The server is shutting down: retry the request (on another instance). Answered by the HTTP framework, not in the envelope */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: string;
+                        message?: string;
+                        /** @constant */
+                        statusCode: 503;
+                    };
+                };
+            };
+        };
+    };
+    getPortalReturnTransactionOrderIdSealedPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transaction that waited on 3-D Secure */
+                transactionOrderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back to the customer portal from the 3-D Secure check of a card entered there (HTML): the overview, saying whether the card was saved */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unknown, expired or finished session */
+            404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

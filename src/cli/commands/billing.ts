@@ -9,6 +9,7 @@ export function registerBillingCommands(program: Command): void {
   const billing = program.command('billing').description('billing records of a subscription');
   billing
     .command('list')
+    .description("a subscription's billing records, newest first, a page at a time")
     .requiredOption('--subscription <code>', 'subscription code or id')
     .option('--merchant <id>', 'only if it belongs to this merchant')
     .option('--status <status>', 'PENDING, SUCCESS, FAILED or CANCELLED')

@@ -16,7 +16,9 @@ const EXPIRED_KEPT_MS = 24 * 60 * 60_000;
 /** POST /portal/session and `paygate portal link`. */
 export const PORTAL_SESSION_REQUEST = z.object({
   userId: requiredString(200),
-  returnUrl: optionalRedirectUrl,
+  returnUrl: optionalRedirectUrl.meta({
+    description: 'Where the portal’s “Back to the shop” link takes the user (your account page); no link without it',
+  }),
 });
 
 export interface PortalLink {
