@@ -35,15 +35,21 @@ export function alreadyThere(path: string): string | undefined {
   }
 }
 
-/** Write it: replacing it only when `replace`; a failure is the same kind of one-line 1001. */
+/**
+ * Write it: replacing it only when `replace`; a failure is the same kind of one-line 1001. `mode`
+ * is a new file's (a file replaced keeps its own: paygate changes no mode of a file it did not create).
+ */
 export function writeOutputFile(
   option: string,
   target: string,
   data: string | Uint8Array,
-  opts: { replace: boolean },
+  opts: { replace: boolean; mode?: number },
 ): void {
   try {
-    writeFileSync(target, data, { flag: opts.replace ? 'w' : 'wx' });
+    writeFileSync(target, data, {
+      flag: opts.replace ? 'w' : 'wx',
+      ...(opts.mode !== undefined ? { mode: opts.mode } : {}),
+    });
   } catch (e) {
     throw cannotWrite(option, target, e);
   }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardYear } from '../helpers/cards.js';
@@ -74,6 +74,8 @@ describe('paygate invoice', () => {
       const text = pdfText(pdf);
       for (const word of ['INV-000001', 'Green tea', '24.00 USD', 'Tea Shop']) expect(text).toContain(word);
     }
+    // The customer's name, address and email are in it: its owner's only, whatever the umask.
+    expect(statSync(out).mode & 0o777).toBe(0o600);
   });
 
   it('keeps an existing file, with a one-line error', () => {

@@ -120,7 +120,8 @@ export function registerInvoiceCommands(program: Command): void {
           const doc = await findDocument(ctx, opts.merchant, number);
           // The CLI has no other request to hold up: it renders on its own thread.
           const pdf = await renderPdf(doc.layout);
-          writeOutputFile('out', target, pdf, { replace: Boolean(opts.force) });
+          // A document holds the customer's name, address and email: readable by its owner only, as a backup is.
+          writeOutputFile('out', target, pdf, { replace: Boolean(opts.force), mode: 0o600 });
           out.result({ number: doc.layout.number, file: target, bytes: pdf.length }, () => `wrote ${target}`);
         });
       }),
