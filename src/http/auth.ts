@@ -54,6 +54,7 @@ function cachingVault(vault: Vault): Vault {
   return {
     encrypt: (plain) => vault.encrypt(plain),
     derive: (purpose) => vault.derive(purpose),
+    retired: (purpose) => vault.retired(purpose),
     decrypt(sealed) {
       let plain = map.get(sealed);
       if (plain === undefined) {

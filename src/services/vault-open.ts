@@ -1,6 +1,6 @@
 import { META, type Store } from '../store/store.js';
 import { loadVaultKey, VaultKeyError, vaultFromKey, type LoadedKey, type Vault } from '../vault/crypto.js';
-import { keyCheckValue, openPinned, sameCheckValue } from '../vault/key-check.js';
+import { keyCheckValue, openRetired, sameCheckValue } from '../vault/key-check.js';
 
 export interface OpenedVault {
   vault: Vault;
@@ -51,6 +51,6 @@ export async function openVault(
       'a vault key rotation was started and has not finished: run `paygate vault rotate` again with the same new key to finish it before anything else uses the database',
     );
   }
-  const pinned = await store.getMeta(META.pinned);
-  return { vault: pinned === undefined ? plain : vaultFromKey(loaded.key, openPinned(pinned, plain)), loaded };
+  const retired = await store.getMeta(META.pinned);
+  return { vault: retired === undefined ? plain : vaultFromKey(loaded.key, openRetired(retired, plain)), loaded };
 }

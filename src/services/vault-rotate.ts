@@ -2,7 +2,9 @@ import type { Ctx } from '../ctx.js';
 import { invalidParam, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { META, SEALED_COLUMNS } from '../store/store.js';
 import { vaultFromKey, type Vault } from '../vault/crypto.js';
-import { keyCheckValue, PINNED_PURPOSES, sameCheckValue, sealPinned } from '../vault/key-check.js';
+import { keyCheckValue, retiredAfterRotation, sameCheckValue, sealRetired } from '../vault/key-check.js';
+import { PORTAL_TTL_MS } from './portal/session.js';
+import { PAGE_TTL_MS } from './transactions/outcome.js';
 
 export interface RotationProgress {
   done: number;
@@ -21,6 +23,13 @@ export function countSealedValues(ctx: Ctx): Promise<number> {
   return ctx.store.countSealed();
 }
 
+/**
+ * How long a form rendered before a rotation may still be posted: the longest a hosted page stays
+ * open for its token (the portal's hour; checkout and 3DS pages end after 30 minutes). Every
+ * process is stopped during a rotation, so every such form is older than its start.
+ */
+const FORM_LIFETIME_MS = Math.max(PAGE_TTL_MS, PORTAL_TTL_MS);
+
 /** Rows per write transaction: short enough never to hold the write lock long. */
 const BATCH = 500;
 
@@ -30,8 +39,11 @@ const BATCH = 500;
  *     same key can open the database, so nothing writes values under the old key meanwhile;
  *  2. values are re-encrypted batch by batch, each batch one transaction; a value that already
  *     opens under the new key is left alone, so a rerun after a crash carries on where it stopped;
- *  3. one last transaction switches the key check value and the pinned derived keys (request
- *     fingerprints stay valid: they are kept, sealed under the new key) and ends the rotation.
+ *  3. one last transaction switches the key check value and the retired derived keys and ends the
+ *     rotation. From then on fingerprints and CSRF tokens are made under keys derived from the new
+ *     key, so a leaked old key does not open what is written after; the old derived keys are kept
+ *     (sealed under the new key, vault/key-check.ts) only to recognise what was written before:
+ *     a repeat of an earlier request, a form rendered before the rotation within its lifetime.
  * Every other paygate process must be stopped meanwhile (docs/security.md).
  */
 export async function rotateVaultKey(
@@ -52,11 +64,12 @@ export async function rotateVaultKey(
       'a rotation to another new key was started and has not finished: run it again with that key',
     );
   }
-  // The derived keys to keep, as the current vault answers them (pinned ones included), sealed
-  // under the new key before any value moves, so the final switch needs nothing from the old key.
+  // The derived keys to keep (the old key's and those it kept itself), sealed under the new key
+  // before any value moves, so the final switch needs nothing from the old key. A resumed run
+  // keeps what the first run sealed: the CSRF key's time runs from the first start.
   if ((await store.getMeta(META.pinnedNext)) === undefined) {
-    const pinnedNext = sealPinned(new Map(PINNED_PURPOSES.map((p) => [p, ctx.vault.derive(p)])), next);
-    await store.transaction((tx) => tx.setMeta(META.pinnedNext, pinnedNext));
+    const kept = sealRetired(retiredAfterRotation(ctx.vault, ctx.clock.wall(), FORM_LIFETIME_MS), next);
+    await store.transaction((tx) => tx.setMeta(META.pinnedNext, kept));
   }
 
   const summary: RotationSummary = { reencrypted: 0, alreadyDone: 0 };

@@ -586,7 +586,10 @@ export const META = {
   keyCheck: 'vault_kcv',
   /** Key check value of the key a rotation under way is moving to. */
   rotatingTo: 'vault_rotating_to',
-  /** Derived keys kept across rotations, sealed under the current key (JSON purpose → base64). */
+  /**
+   * Derived keys of earlier vault keys kept by rotations to recognise what was written under them,
+   * sealed under the current key (vault/key-check.ts; earlier versions: JSON purpose → base64).
+   */
   pinned: 'vault_pinned',
   /** The same, sealed under the key a rotation under way is moving to. */
   pinnedNext: 'vault_pinned_next',

@@ -11,16 +11,28 @@ export interface Vault {
   /**
    * A 32-byte key for another purpose (HMAC-SHA256 of the purpose under the vault key): every
    * process on this database derives the same one, and it reveals nothing of the vault key.
+   * Always the current key's: what is written now must not be computable from an earlier key.
    */
   derive(purpose: string): Buffer;
+  /**
+   * The same purpose's keys derived from earlier vault keys, newest first, kept by rotations to
+   * recognise what was written under them (fingerprints of past requests cannot be recomputed
+   * under a new key: the requests are not kept). Only ever compared with, never written with.
+   */
+  retired(purpose: string): readonly RetiredKey[];
+}
+
+export interface RetiredKey {
+  key: Buffer;
+  /** Real time (ms) after which nothing made under it is accepted any more; absent: for good. */
+  until?: number;
 }
 
 /**
- * `pinned` holds derived keys that must outlive a key rotation (the fingerprint key: stored
- * fingerprints of past requests cannot be recomputed under a new key). `paygate vault rotate`
- * seals them under the new key; they are answered by `derive` instead of a fresh derivation.
+ * `retired` holds the derived keys of earlier vault keys that `paygate vault rotate` kept (sealed
+ * under the new key, vault/key-check.ts), by purpose.
  */
-export function vaultFromKey(key: Buffer, pinned: ReadonlyMap<string, Buffer> = new Map()): Vault {
+export function vaultFromKey(key: Buffer, retired: ReadonlyMap<string, readonly RetiredKey[]> = new Map()): Vault {
   if (key.length !== 32) throw new Error('the vault key must be 32 bytes (base64 of 32 random bytes)');
   const derived = new Map<string, Buffer>();
   return {
@@ -46,11 +58,12 @@ export function vaultFromKey(key: Buffer, pinned: ReadonlyMap<string, Buffer> = 
       // Asked on every signed request (fingerprints, signature keys): derived once per purpose.
       let k = derived.get(purpose);
       if (!k) {
-        k = pinned.get(purpose) ?? createHmac('sha256', key).update(`paygate-derived-key:${purpose}`).digest();
+        k = createHmac('sha256', key).update(`paygate-derived-key:${purpose}`).digest();
         derived.set(purpose, k);
       }
       return k;
     },
+    retired: (purpose) => retired.get(purpose) ?? [],
   };
 }
 

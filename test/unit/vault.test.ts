@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCsrf } from '../../src/http/pages/csrf.js';
 import { loadVaultKey, vaultFromKey } from '../../src/vault/crypto.js';
+import { openRetired, retiredAfterRotation } from '../../src/vault/key-check.js';
 import { tempDir } from '../helpers/ctx.js';
 
 const PAN = '4242424242424242';
@@ -127,5 +128,41 @@ describe('hosted-page CSRF tokens', () => {
     ).toBe(false);
     expect(csrf.check('checkout', 'tok123', undefined)).toBe(false);
     expect(csrf.check('checkout', 'tok123', issued.slice(1))).toBe(false);
+  });
+
+  it('of a retired key verify until its time is up, and never without one', async () => {
+    const old = randomBytes(32);
+    const issued = createCsrf(old).issue('checkout', 'tok123');
+    let now = 1_000;
+    const csrf = createCsrf(randomBytes(32), [{ key: old, until: 2_000 }], () => now);
+    expect(csrf.check('checkout', 'tok123', issued)).toBe(true);
+    now = 2_000;
+    expect(csrf.check('checkout', 'tok123', issued)).toBe(false);
+    expect(createCsrf(randomBytes(32), [{ key: old }]).check('checkout', 'tok123', issued)).toBe(false);
+  });
+});
+
+describe('derived keys kept by a vault key rotation', () => {
+  it('are those of earlier versions when sealed by one: the pinned fingerprint key is retired, the pinned CSRF key dropped', async () => {
+    const current = vaultFromKey(randomBytes(32));
+    const old = vaultFromKey(randomBytes(32));
+    const legacy = JSON.stringify({
+      'request-fingerprint': old.derive('request-fingerprint').toString('base64'),
+      'hosted-page-csrf': old.derive('hosted-page-csrf').toString('base64'),
+    });
+    const retired = openRetired(current.encrypt(legacy), current);
+    expect(retired.get('request-fingerprint')).toEqual([{ key: old.derive('request-fingerprint') }]);
+    expect(retired.has('hosted-page-csrf')).toBe(false);
+  });
+
+  it('drop earlier CSRF keys whose forms are past their lifetime, and keep every fingerprint key, newest first', async () => {
+    const k0 = vaultFromKey(randomBytes(32));
+    const k1 = vaultFromKey(randomBytes(32), retiredAfterRotation(k0, 1_000, 500));
+    const k2 = vaultFromKey(randomBytes(32), retiredAfterRotation(k1, 2_000, 500));
+    expect(k2.retired('request-fingerprint').map((r) => r.key)).toEqual([
+      k1.derive('request-fingerprint'),
+      k0.derive('request-fingerprint'),
+    ]);
+    expect(k2.retired('hosted-page-csrf')).toEqual([{ key: k1.derive('hosted-page-csrf'), until: 2_500 }]);
   });
 });

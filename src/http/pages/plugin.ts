@@ -18,7 +18,7 @@ import {
 import { getCardPage, submitCardPage } from '../../services/card-update/page.js';
 import { splitUrl } from '../body.js';
 import type { PlainRouteDoc } from '../openapi.js';
-import { createCsrf, type Csrf } from './csrf.js';
+import { csrfOf, type Csrf } from './csrf.js';
 import { invoicePageDocs, registerInvoicePages } from './invoice-pages.js';
 import { sendPage } from './send.js';
 import {
@@ -210,7 +210,7 @@ function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply:
 export async function registerPages(app: FastifyInstance, ctx: Ctx): Promise<void> {
   await app.register(formbody, { bodyLimit: PAGE_BODY_LIMIT, parser: parseForm });
   app.setErrorHandler(pageErrorHandler);
-  const csrf = createCsrf(ctx.vault.derive('hosted-page-csrf'));
+  const csrf = csrfOf(ctx.vault, ctx.clock);
   const page: PageContext = { csrf, sandbox: ctx.channel.name === 'sandbox' };
   registerInvoicePages(app, ctx);
 

@@ -5,7 +5,7 @@ import { isPaygateError, RESULT_CODES } from '../../domain/errors.js';
 import { openPortal, ownSubscription, PortalExpired, returnToPortal } from '../../services/portal/index.js';
 import type { PlainRouteDoc } from '../openapi.js';
 import type { RateLimiter } from '../rate-limit.js';
-import { createCsrf } from './csrf.js';
+import { csrfOf } from './csrf.js';
 import { parseForm } from './form.js';
 import { cardNotice, portalAction } from './portal-actions.js';
 import { overview, type Form, type PortalDeps, type PortalRequest } from './portal-reply.js';
@@ -70,7 +70,7 @@ function portalErrorHandler(err: FastifyError | Error, req: FastifyRequest, repl
 export async function registerPortal(app: FastifyInstance, ctx: Ctx, limiter: RateLimiter): Promise<void> {
   await app.register(formbody, { bodyLimit: 16 * 1024, parser: parseForm });
   app.setErrorHandler(portalErrorHandler);
-  const deps: PortalDeps = { ctx, csrf: createCsrf(ctx.vault.derive('hosted-page-csrf')), limiter };
+  const deps: PortalDeps = { ctx, csrf: csrfOf(ctx.vault, ctx.clock), limiter };
   const open = async (req: FastifyRequest): Promise<Omit<PortalRequest, 'form'>> => {
     const token = (req.params as { token: string }).token;
     if (token.includes('\u0000')) throw Object.assign(new Error('bad token'), { statusCode: 404 });
