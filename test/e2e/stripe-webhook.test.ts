@@ -131,6 +131,27 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     }
   });
 
+  it('a refund Stripe made but answered 500 (its id never learnt) is settled by charge.refunded through the paygate id it carries', async () => {
+    const t = await pay();
+    stripe.faults.inject({ kind: 'server_error', executed: true }, { match: { method: 'POST', path: '/v1/refunds' } });
+    await client(srv.url, m).post(`/payment/${m.apiKey}/refund`, {
+      transactionOrderId: t.transactionOrderId,
+      refundAmount: '4.00',
+    });
+    await stripe.webhooksIdle();
+    const made = [...acct.state.refunds.values()].at(-1);
+    expect(stripe.deliveries.filter((x) => x.type === 'charge.refunded').at(-1)?.status).toBe(200);
+    expect(await one('SELECT status, channel_ref FROM refunds WHERE transaction_id = ?', t.transactionOrderId)).toEqual(
+      {
+        status: 'SUCCEEDED',
+        channel_ref: made?.id,
+      },
+    );
+    expect(
+      await one('SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?', t.transactionOrderId),
+    ).toEqual({ status: 400010, refunded_amount: 400, refund_reserved: 0 });
+  });
+
   it('a bad or missing signature answers 400 and changes nothing; the same bytes correctly signed settle it', async () => {
     stripe.faults.inject({ kind: 'processing' }, { match: { path: /\/confirm$/ } });
     const t = await pay();

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import { mapIntent, mapRefund } from './map.js';
+import { REFUND_TAG } from './refunds.js';
 import { mapSetupIntent } from './setup-intents.js';
 import type { StripeChargeResult, StripeRefundResult } from './results.js';
 
@@ -7,7 +8,8 @@ import type { StripeChargeResult, StripeRefundResult } from './results.js';
 export type WebhookSettlement =
   /** A PaymentIntent (pi_…) or a SetupIntent (seti_…) that ended. */
   | { kind: 'payment'; intentId: string; result: StripeChargeResult }
-  | { kind: 'refund'; refundId: string; intentId: string | null; result: StripeRefundResult }
+  /** tag: the paygate refund id the Refund was made for (its metadata), when it carries one. */
+  | { kind: 'refund'; refundId: string; tag: string | null; intentId: string | null; result: StripeRefundResult }
   /**
    * The charge's refunded total changed. Refunds listed on the charge (older API versions
    * include them) are mapped; otherwise the refunds are settled by their own refund.updated.
@@ -17,7 +19,7 @@ export type WebhookSettlement =
       chargeId: string;
       intentId: string | null;
       amountRefunded: number;
-      refunds: Array<{ refundId: string; result: StripeRefundResult }>;
+      refunds: Array<{ refundId: string; tag: string | null; result: StripeRefundResult }>;
     }
   | { kind: 'ignored' };
 
@@ -39,6 +41,12 @@ export interface WebhookInput {
 const idOf = (v: string | { id: string } | null | undefined): string | null =>
   v == null ? null : typeof v === 'string' ? v : v.id;
 
+/** The paygate refund id a Refund is tagged with; a value that cannot be one (edited by hand) is no tag. */
+function tagOf(r: Stripe.Refund): string | null {
+  const v: unknown = r.metadata?.[REFUND_TAG];
+  return typeof v === 'string' && /^rfd_[0-9A-Za-z]{1,60}$/.test(v) ? v : null;
+}
+
 function settlementOf(event: Stripe.Event): WebhookSettlement {
   switch (event.type) {
     case 'payment_intent.succeeded':
@@ -54,7 +62,7 @@ function settlementOf(event: Stripe.Event): WebhookSettlement {
     }
     case 'refund.updated': {
       const r = event.data.object;
-      return { kind: 'refund', refundId: r.id, intentId: idOf(r.payment_intent), result: mapRefund(r) };
+      return { kind: 'refund', refundId: r.id, tag: tagOf(r), intentId: idOf(r.payment_intent), result: mapRefund(r) };
     }
     case 'charge.refunded': {
       const ch = event.data.object as Stripe.Charge & { refunds?: { data?: Stripe.Refund[] } | null };
@@ -63,7 +71,7 @@ function settlementOf(event: Stripe.Event): WebhookSettlement {
         chargeId: ch.id,
         intentId: idOf(ch.payment_intent),
         amountRefunded: ch.amount_refunded,
-        refunds: (ch.refunds?.data ?? []).map((r) => ({ refundId: r.id, result: mapRefund(r) })),
+        refunds: (ch.refunds?.data ?? []).map((r) => ({ refundId: r.id, tag: tagOf(r), result: mapRefund(r) })),
       };
     }
     default:
