@@ -192,6 +192,59 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     expect(await status()).toBe(200000);
   });
 
+  it('a signed event without what its type needs answers 400 naming the field, never a 500; an unknown type is acknowledged', async () => {
+    const url = `${srv.url}/channel/stripe/${m.merchantId}/webhook`;
+    const post = (event: unknown) => {
+      const payload = JSON.stringify(event);
+      return fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'stripe-signature': signatureHeader(payload, acct.webhookSecret, Math.floor(Date.now() / 1000)),
+        },
+        body: payload,
+      });
+    };
+    const created = Math.floor(Date.now() / 1000);
+    const malformed: Array<[unknown, string]> = [
+      [null, 'malformed event: event'],
+      [{ id: 'evt_1', type: 'payment_intent.succeeded', created, data: {} }, 'data.object'],
+      [
+        {
+          id: 'evt_2',
+          type: 'payment_intent.succeeded',
+          created,
+          data: { object: { id: { a: 1 }, status: 'succeeded' } },
+        },
+        'data.object.id',
+      ],
+      [
+        {
+          id: 'evt_3',
+          type: 'charge.refunded',
+          created,
+          data: { object: { id: 'ch_1', amount_refunded: 100, refunds: { data: [null] } } },
+        },
+        'data.object.refunds.data.0',
+      ],
+      [
+        { id: 'evt_4', type: 'refund.updated', created, data: { object: { id: 're_1\u0000', status: 'succeeded' } } },
+        'data.object.id',
+      ],
+      [{ id: 'evt_5', type: 'refund.updated', data: { object: { id: 're_1', status: 'succeeded' } } }, 'created'],
+    ];
+    for (const [event, field] of malformed) {
+      const res = await post(event);
+      const body = (await res.json()) as { status: string; reason: string };
+      expect(res.status, JSON.stringify(event)).toBe(400);
+      expect(body.status).toBe('rejected');
+      expect(body.reason, JSON.stringify(event)).toContain(field);
+    }
+    const other = await post({ id: 'evt_6', type: 'customer.updated', created, data: { object: { id: { a: 1 } } } });
+    expect(other.status).toBe(200);
+    expect(await other.json()).toEqual({ status: 'ignored' });
+  });
+
   it('an event for an intent paygate has not recorded yet (webhook before the API answer) changes nothing; the answer settles it', async () => {
     stripe.faults.inject({ kind: 'webhook_first' }, { match: { path: /\/confirm$/ } });
     const t = await pay();

@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { checkEvent, type CheckedEvent } from './event-shape.js';
 import { mapIntent, mapRefund } from './map.js';
 import { REFUND_TAG } from './refunds.js';
 import { mapSetupIntent } from './setup-intents.js';
@@ -47,25 +48,26 @@ function tagOf(r: Stripe.Refund): string | null {
   return typeof v === 'string' && /^rfd_[0-9A-Za-z]{1,60}$/.test(v) ? v : null;
 }
 
-function settlementOf(event: Stripe.Event): WebhookSettlement {
+/** What a checked event settles; its object's fields were checked by checkEvent for its type. */
+function settlementOf(event: CheckedEvent): WebhookSettlement {
   switch (event.type) {
     case 'payment_intent.succeeded':
     case 'payment_intent.payment_failed': {
-      const pi = event.data.object;
+      const pi = event.object as Stripe.PaymentIntent;
       return { kind: 'payment', intentId: pi.id, result: mapIntent(pi) };
     }
     case 'setup_intent.succeeded':
     case 'setup_intent.setup_failed': {
       // A card saved without a charge (a trial, a card update) settles like a payment: by its intent.
-      const si = event.data.object;
+      const si = event.object as Stripe.SetupIntent;
       return { kind: 'payment', intentId: si.id, result: mapSetupIntent(si) };
     }
     case 'refund.updated': {
-      const r = event.data.object;
+      const r = event.object as Stripe.Refund;
       return { kind: 'refund', refundId: r.id, tag: tagOf(r), intentId: idOf(r.payment_intent), result: mapRefund(r) };
     }
     case 'charge.refunded': {
-      const ch = event.data.object as Stripe.Charge & { refunds?: { data?: Stripe.Refund[] } | null };
+      const ch = event.object as Stripe.Charge & { refunds?: { data?: Stripe.Refund[] } | null };
       return {
         kind: 'charge_refunded',
         chargeId: ch.id,
@@ -85,9 +87,9 @@ function settlementOf(event: Stripe.Event): WebhookSettlement {
  */
 export function verifyWebhook(input: WebhookInput): WebhookVerification {
   if (!input.signatureHeader) return { ok: false, reason: 'missing Stripe-Signature header' };
-  let event: Stripe.Event;
+  let raw: unknown;
   try {
-    event = Stripe.webhooks.constructEvent(
+    raw = Stripe.webhooks.constructEvent(
       input.payload,
       input.signatureHeader,
       input.secret,
@@ -101,6 +103,10 @@ export function verifyWebhook(input: WebhookInput): WebhookVerification {
     if (err instanceof SyntaxError) return { ok: false, reason: 'payload is not JSON' };
     throw err;
   }
+  // Signed is not well-formed: an event without what its type needs is refused, never half-read.
+  const checked = checkEvent(raw);
+  if (!checked.ok) return { ok: false, reason: checked.reason };
+  const { event } = checked;
   return {
     ok: true,
     eventId: event.id,
