@@ -97,10 +97,17 @@ export interface UnrecordedCharge {
 }
 
 export interface RefundRequest {
+  /** paygate's refund id: the processor's idempotency key derives from it (and Stripe tags the Refund with it). */
   idempotencyKey: string;
   chargeRef: string;
   amount: number;
   currency: string;
+  /**
+   * A call for this refund was sent before and its answer never learnt (a timeout, a stored 500):
+   * the processor looks for the refund it may have made before asking for one (its idempotency
+   * key may be forgotten by now), so a late retry never refunds twice.
+   */
+  triedBefore?: boolean;
 }
 
 export type RefundResult =

@@ -465,7 +465,18 @@ export async function returnFromThreeDs(ctx: Ctx, transactionId: string): Promis
   if (row?.channel !== 'stripe' || !row.channelRef) throw notFound('page');
   if (!(await merchantActive(ctx.store, row.merchantId))) throw notFound('page');
   if (row.status !== STATUS.REQUIRES_3DS) return outcome(ctx, '3ds', row);
-  if (row.pageToken) await holdForChannel(ctx, '3ds', row.pageToken, row);
+  if (row.pageToken) {
+    try {
+      await holdForChannel(ctx, '3ds', row.pageToken, row);
+    } catch (err) {
+      // Settled between the read and the hold (the webhook, another return): that is its result.
+      if (err instanceof PageExpiredError) throw err;
+      const settled = await ctx.store.getTransaction(row.id);
+      if (!settled || settled.status === STATUS.REQUIRES_3DS || !(await merchantActive(ctx.store, settled.merchantId)))
+        throw err;
+      return outcome(ctx, '3ds', settled);
+    }
+  }
   return settleThreeDs(ctx, row, await retrieveCharge(ctx, row));
 }
 

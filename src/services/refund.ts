@@ -171,7 +171,9 @@ async function driveRefund(
 ): Promise<{ txn: TransactionRow; refund: RefundRow }> {
   if (!txn.channelRef) throw new Error(`transaction ${txn.id} has no channel charge to refund`);
   const channel = await channelOf(ctx, txn.merchantId, txn.channel);
-  // A refund the channel already took (answered pending) is read back, never asked for again.
+  // A refund the channel already took (answered pending) is read back, never asked for again; one
+  // sent before whose answer was lost is looked for at the channel first (triedBefore): its
+  // idempotency key alone does not protect it once the processor has forgotten the key.
   const result: RefundResult =
     refund.channelRef && channel.retrieveRefund
       ? await channel.retrieveRefund(refund.channelRef)
@@ -180,6 +182,7 @@ async function driveRefund(
           chargeRef: txn.channelRef,
           amount: refund.amount,
           currency: refund.currency,
+          ...(fresh ? {} : { triedBefore: true }),
         });
   if (result.outcome === 'refused' && fresh) await discardRefused(ctx, txn, refund, result.message);
   return ctx.store.transaction(async (tx) => {

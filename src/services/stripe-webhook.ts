@@ -4,6 +4,7 @@ import type { WebhookSettlement } from '../channel/stripe/index.js';
 import { toChargeResult, toRefundResult } from '../channel/stripe/to-channel.js';
 import type { StripeRefundResult } from '../channel/stripe/results.js';
 import { hasLoneSurrogate } from '../domain/text.js';
+import type { RefundRow } from '../store/store.js';
 import { recordRefundResult } from './refund.js';
 import { finishSucceeded, finishUnpaid } from './transactions/outcome.js';
 import { STATUS } from './transactions/view.js';
@@ -54,10 +55,10 @@ async function apply(ctx: Ctx, merchantId: string, s: WebhookSettlement): Promis
     case 'payment':
       return settlePayment(ctx, merchantId, s.intentId, toChargeResult(s.result));
     case 'refund':
-      return settleRefund(ctx, merchantId, s.refundId, s.result);
+      return settleRefund(ctx, merchantId, s);
     case 'charge_refunded': {
       let any = false;
-      for (const r of s.refunds) any = (await settleRefund(ctx, merchantId, r.refundId, r.result)) || any;
+      for (const r of s.refunds) any = (await settleRefund(ctx, merchantId, { ...r, intentId: s.intentId })) || any;
       return any;
     }
     case 'ignored':
@@ -87,11 +88,37 @@ async function settlePayment(ctx: Ctx, merchantId: string, intentId: string, r: 
   });
 }
 
-async function settleRefund(ctx: Ctx, merchantId: string, refundId: string, r: StripeRefundResult): Promise<boolean> {
-  const refund = await ctx.store.getRefundByChannelRef(merchantId, refundId);
+/**
+ * A refund paygate left PENDING, found by the Refund's id or — when paygate never learnt that id
+ * (a timeout, a 500 Stripe stored) — by the paygate refund id the Refund carries in its metadata.
+ */
+async function settleRefund(
+  ctx: Ctx,
+  merchantId: string,
+  s: { refundId: string; tag: string | null; intentId: string | null; result: StripeRefundResult },
+): Promise<boolean> {
+  const refund =
+    (await ctx.store.getRefundByChannelRef(merchantId, s.refundId)) ??
+    (s.tag ? await taggedRefund(ctx, merchantId, s.tag, s.refundId, s.intentId) : undefined);
   if (refund?.status !== 'PENDING') return false;
-  const result = toRefundResult(r);
-  if (result.outcome === 'pending') return false;
+  const result = toRefundResult(s.result);
+  // Still pending: only worth noting when it teaches paygate the Refund's id (found by its tag).
+  if (result.outcome === 'pending' && refund.channelRef) return false;
   await ctx.store.transaction((tx) => recordRefundResult(ctx, tx, refund.transactionId, refund, result));
   return true;
+}
+
+/** The merchant's refund named by a Refund's tag, if it is the refund of that intent and knows no other Refund. */
+async function taggedRefund(
+  ctx: Ctx,
+  merchantId: string,
+  tag: string,
+  refundId: string,
+  intentId: string | null,
+): Promise<RefundRow | undefined> {
+  const refund = await ctx.store.getRefund(tag);
+  if (refund?.merchantId !== merchantId || (refund.channelRef !== null && refund.channelRef !== refundId)) return;
+  const txn = await ctx.store.getTransaction(refund.transactionId);
+  if (txn?.channel !== 'stripe' || (intentId !== null && txn.channelRef !== intentId)) return;
+  return refund;
 }

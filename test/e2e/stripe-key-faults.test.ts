@@ -327,3 +327,40 @@ describe('renewal with a revoked key (paygate renew)', () => {
     ).toEqual([{ status: 200000, channel_ref: fresh[0]?.id }]);
   });
 });
+
+describe("renewal after the merchant's key was switched to another Stripe account", () => {
+  it("the stored Customer is not the new account's (No such customer): the renewal is declined processing_error and a retry is scheduled, not left in progress", async () => {
+    const { m, acct } = await stripeMerchant();
+    const c = client(srv.url, m);
+    const plan = await c.post('/subscription/plan/create', {
+      planName: 'Monthly',
+      price: '9.99',
+      currency: 'USD',
+      cycleType: 'MONTHLY',
+      cycleLength: 1,
+    });
+    const sub = await c.post('/subscription/create', {
+      requestId: 'sw-1',
+      relationId: 'sw-1',
+      planId: plan.body.data.planId,
+      userId: 'u-sw',
+      cardInfo: card(),
+    });
+    expect(sub.body.data.status).toBe('200000');
+    const subId = sub.body.data.subscriptionId as string;
+    const intentsBefore = intentsOf(acct);
+    const other = stripe.createAccount();
+    await setKey(m, other.secretKey);
+
+    const r = await cli(['--json', 'renew', '--at', at(DateTime.utc().plus({ days: 32 }))]);
+    expect(r.status, r.stderr).toBe(0);
+    const recs = await rows<{ billing_type: string; status: string; fail_reason: string | null; ts: number | null }>(
+      "SELECT r.billing_type, r.status, t.status AS ts, t.fail_reason FROM billing_records r LEFT JOIN transactions t ON t.id = r.transaction_id WHERE r.subscription_id = ? AND r.billing_type <> 'INITIAL' ORDER BY r.scheduled_time",
+      subId,
+    );
+    expect(recs[0]).toEqual({ billing_type: 'RENEW', status: 'FAILED', ts: 300000, fail_reason: 'processing_error' });
+    expect(recs.some((x) => x.billing_type === 'RETRY' && x.status === 'PENDING')).toBe(true);
+    expect(intentsOf(acct)).toBe(intentsBefore);
+    expect(intentsOf(other)).toBe(0);
+  });
+});

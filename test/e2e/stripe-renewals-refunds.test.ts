@@ -205,6 +205,38 @@ describe('refunds through Stripe', () => {
       acct.setRefundMode('succeeded');
     }
   });
+  it('a refund Stripe made but answered 500: the renewal run adopts the Refund by its tag after Stripe forgot the key, never a second one', async () => {
+    const t = await pay();
+    stripe.faults.inject({ kind: 'server_error', executed: true }, { match: { method: 'POST', path: '/v1/refunds' } });
+    const a = await refund({ transactionOrderId: t.transactionOrderId, refundAmount: '4.00', requestId: 'lost-500' });
+    expect(a.body.data, a.text).toMatchObject({ status: '200000', refundStatus: 'PENDING' });
+    const intentOf = async () =>
+      (
+        await rows<{ channel_ref: string }>('SELECT channel_ref FROM transactions WHERE id = ?', t.transactionOrderId)
+      )[0]?.channel_ref;
+    const intentId = await intentOf();
+    const madeAtStripe = () => [...acct.state.refunds.values()].filter((r) => r.intentId === intentId);
+    expect(madeAtStripe()).toHaveLength(1);
+    // A day later Stripe no longer knows the key: only the tag tells that the Refund was made.
+    stripe.advanceClock(25 * 3600_000);
+    const r = await cli([
+      '--json',
+      'renew',
+      '--at',
+      DateTime.utc().plus({ minutes: 10 }).toFormat('yyyy-MM-dd HH:mm:ss'),
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(madeAtStripe()).toHaveLength(1);
+    expect(
+      await rows('SELECT status, channel_ref FROM refunds WHERE transaction_id = ?', t.transactionOrderId),
+    ).toEqual([{ status: 'SUCCEEDED', channel_ref: madeAtStripe()[0]?.id }]);
+    expect(
+      await rows(
+        'SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?',
+        t.transactionOrderId,
+      ),
+    ).toEqual([{ status: 400010, refunded_amount: 400, refund_reserved: 0 }]);
+  });
 });
 
 describe('payments left in flight', () => {

@@ -131,6 +131,27 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     }
   });
 
+  it('a refund Stripe made but answered 500 (its id never learnt) is settled by charge.refunded through the paygate id it carries', async () => {
+    const t = await pay();
+    stripe.faults.inject({ kind: 'server_error', executed: true }, { match: { method: 'POST', path: '/v1/refunds' } });
+    await client(srv.url, m).post(`/payment/${m.apiKey}/refund`, {
+      transactionOrderId: t.transactionOrderId,
+      refundAmount: '4.00',
+    });
+    await stripe.webhooksIdle();
+    const made = [...acct.state.refunds.values()].at(-1);
+    expect(stripe.deliveries.filter((x) => x.type === 'charge.refunded').at(-1)?.status).toBe(200);
+    expect(await one('SELECT status, channel_ref FROM refunds WHERE transaction_id = ?', t.transactionOrderId)).toEqual(
+      {
+        status: 'SUCCEEDED',
+        channel_ref: made?.id,
+      },
+    );
+    expect(
+      await one('SELECT status, refunded_amount, refund_reserved FROM transactions WHERE id = ?', t.transactionOrderId),
+    ).toEqual({ status: 400010, refunded_amount: 400, refund_reserved: 0 });
+  });
+
   it('a bad or missing signature answers 400 and changes nothing; the same bytes correctly signed settle it', async () => {
     stripe.faults.inject({ kind: 'processing' }, { match: { path: /\/confirm$/ } });
     const t = await pay();
@@ -169,6 +190,59 @@ describe('POST /channel/stripe/{merchantId}/webhook', () => {
     const ok = await post({ 'stripe-signature': signatureHeader(payload, acct.webhookSecret, now) });
     expect(ok.status).toBe(200);
     expect(await status()).toBe(200000);
+  });
+
+  it('a signed event without what its type needs answers 400 naming the field, never a 500; an unknown type is acknowledged', async () => {
+    const url = `${srv.url}/channel/stripe/${m.merchantId}/webhook`;
+    const post = (event: unknown) => {
+      const payload = JSON.stringify(event);
+      return fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'stripe-signature': signatureHeader(payload, acct.webhookSecret, Math.floor(Date.now() / 1000)),
+        },
+        body: payload,
+      });
+    };
+    const created = Math.floor(Date.now() / 1000);
+    const malformed: Array<[unknown, string]> = [
+      [null, 'malformed event: event'],
+      [{ id: 'evt_1', type: 'payment_intent.succeeded', created, data: {} }, 'data.object'],
+      [
+        {
+          id: 'evt_2',
+          type: 'payment_intent.succeeded',
+          created,
+          data: { object: { id: { a: 1 }, status: 'succeeded' } },
+        },
+        'data.object.id',
+      ],
+      [
+        {
+          id: 'evt_3',
+          type: 'charge.refunded',
+          created,
+          data: { object: { id: 'ch_1', amount_refunded: 100, refunds: { data: [null] } } },
+        },
+        'data.object.refunds.data.0',
+      ],
+      [
+        { id: 'evt_4', type: 'refund.updated', created, data: { object: { id: 're_1\u0000', status: 'succeeded' } } },
+        'data.object.id',
+      ],
+      [{ id: 'evt_5', type: 'refund.updated', data: { object: { id: 're_1', status: 'succeeded' } } }, 'created'],
+    ];
+    for (const [event, field] of malformed) {
+      const res = await post(event);
+      const body = (await res.json()) as { status: string; reason: string };
+      expect(res.status, JSON.stringify(event)).toBe(400);
+      expect(body.status).toBe('rejected');
+      expect(body.reason, JSON.stringify(event)).toContain(field);
+    }
+    const other = await post({ id: 'evt_6', type: 'customer.updated', created, data: { object: { id: { a: 1 } } } });
+    expect(other.status).toBe(200);
+    expect(await other.json()).toEqual({ status: 'ignored' });
   });
 
   it('an event for an intent paygate has not recorded yet (webhook before the API answer) changes nothing; the answer settles it', async () => {

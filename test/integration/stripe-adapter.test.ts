@@ -497,13 +497,13 @@ describe('adapter: refunds', () => {
 
   it('partial and repeated refunds → refunded; beyond what is left → failed (amount_too_large)', async () => {
     const pi = await paid(1000);
-    expect(
-      await refundPayment(client, { idempotencyKey: refundKey('ref_1'), intentId: pi, amount: 400 }),
-    ).toMatchObject({ outcome: 'refunded' });
-    expect(
-      await refundPayment(client, { idempotencyKey: refundKey('ref_2'), intentId: pi, amount: 400 }),
-    ).toMatchObject({ outcome: 'refunded' });
-    expect(await refundPayment(client, { idempotencyKey: refundKey('ref_3'), intentId: pi, amount: 201 })).toEqual({
+    expect(await refundPayment(client, { refundId: 'ref_1', intentId: pi, amount: 400 })).toMatchObject({
+      outcome: 'refunded',
+    });
+    expect(await refundPayment(client, { refundId: 'ref_2', intentId: pi, amount: 400 })).toMatchObject({
+      outcome: 'refunded',
+    });
+    expect(await refundPayment(client, { refundId: 'ref_3', intentId: pi, amount: 201 })).toEqual({
       outcome: 'failed',
       ref: null,
       reason: 'amount_too_large',
@@ -513,7 +513,7 @@ describe('adapter: refunds', () => {
   it('a pending refund → pending, and retrieveRefund reads it refunded once it settles', async () => {
     s.account.setRefundMode('pending');
     const pi = await paid();
-    const r = await refundPayment(client, { idempotencyKey: refundKey('ref_4'), intentId: pi, amount: 100 });
+    const r = await refundPayment(client, { refundId: 'ref_4', intentId: pi, amount: 100 });
     if (r.outcome !== 'pending') throw new Error(r.outcome);
     s.settleRefund(r.ref, 'succeeded');
     expect(await retrieveRefund(client, r.ref)).toEqual({ outcome: 'refunded', ref: r.ref });
@@ -523,7 +523,7 @@ describe('adapter: refunds', () => {
     const pi = await paid(1000);
     const slow = createStripeClient({ secretKey: s.account.secretKey, apiUrl: s.url, timeoutMs: 300 });
     s.faults.inject({ kind: 'timeout' }, { match: { path: '/v1/refunds' } });
-    const input = { idempotencyKey: refundKey('ref_5'), intentId: pi, amount: 700 };
+    const input = { refundId: 'ref_5', intentId: pi, amount: 700 };
     expect(await refundPayment(slow, input)).toMatchObject({
       outcome: 'in_flight',
       cause: 'timeout',
@@ -531,6 +531,40 @@ describe('adapter: refunds', () => {
     });
     expect(await refundPayment(slow, input)).toMatchObject({ outcome: 'refunded' });
     expect(s.account.state.refunds.size).toBe(1);
+  });
+  it('a refund whose 500 Stripe stored, tried again after Stripe forgot the key: its tagged Refund is adopted, not made twice', async () => {
+    const pi = await paid(1000);
+    s.faults.inject({ kind: 'server_error', executed: true }, { match: { path: '/v1/refunds' } });
+    const input = { refundId: 'rfd_lost', intentId: pi, amount: 400 };
+    expect(await refundPayment(client, input)).toMatchObject({ outcome: 'in_flight', mayHaveMoved: true });
+    const [made] = [...s.account.state.refunds.values()];
+    expect(made?.metadata).toEqual({ paygate_refund: 'rfd_lost' });
+    s.advanceClock(25 * 3600_000);
+    expect(await refundPayment(client, { ...input, triedBefore: true })).toEqual({
+      outcome: 'refunded',
+      ref: made?.id,
+    });
+    expect(s.account.state.refunds.size).toBe(1);
+    expect(s.requests.filter((q) => q.method === 'POST' && q.path === '/v1/refunds')).toHaveLength(1);
+  });
+
+  it('a refund tried before whose call never reached Stripe (no tagged Refund) is made once, with its key', async () => {
+    const pi = await paid(1000);
+    const r = await refundPayment(client, { refundId: 'rfd_never', intentId: pi, amount: 300, triedBefore: true });
+    expect(r).toMatchObject({ outcome: 'refunded' });
+    expect(s.account.state.refunds.size).toBe(1);
+    expect(s.requests.find((q) => q.method === 'POST' && q.path === '/v1/refunds')?.idempotencyKey).toBe(
+      refundKey('rfd_never'),
+    );
+  });
+
+  it('a refund tried before while Stripe cannot be asked stays in flight: nothing is sent', async () => {
+    const pi = await paid(1000);
+    s.faults.inject({ kind: 'server_error' }, { match: { method: 'GET', path: '/v1/refunds' } });
+    expect(
+      await refundPayment(client, { refundId: 'rfd_later', intentId: pi, amount: 300, triedBefore: true }),
+    ).toMatchObject({ outcome: 'in_flight', mayHaveMoved: true });
+    expect(s.requests.filter((q) => q.method === 'POST' && q.path === '/v1/refunds')).toHaveLength(0);
   });
 });
 
@@ -550,7 +584,7 @@ describe('adapter: webhooks', () => {
     const ok = await createAndConfirmPayment(client, payment('4242424242424242'));
     const bad = await createAndConfirmPayment(client, payment('4000000000009995'));
     const refund = await refundPayment(client, {
-      idempotencyKey: refundKey('ref_w'),
+      refundId: 'ref_w',
       intentId: String((ok as { ref: string }).ref),
       amount: 200,
     });

@@ -2,7 +2,7 @@ import type Stripe from 'stripe';
 import type { AbandonResult, Channel, ChargeRequest, ChargeResult, RefundResult } from '../channel.js';
 import { abandonIntent, abandonSetup } from './cancel.js';
 import { createStripeClient } from './client.js';
-import { paymentKey, refundKey } from './idempotency-keys.js';
+import { paymentKey } from './idempotency-keys.js';
 import { chargeOffSession, createAndConfirmPayment, resumePayment, retrieveIntent } from './payments.js';
 import { refundPayment, retrieveRefund } from './refunds.js';
 import { isSetupIntentId, resumeSetup, retrieveSetup, setUpCard } from './setup-intents.js';
@@ -90,9 +90,10 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
     async refund(req): Promise<RefundResult> {
       return toRefundResult(
         await refundPayment(client, {
-          idempotencyKey: refundKey(req.idempotencyKey),
+          refundId: req.idempotencyKey,
           intentId: req.chargeRef,
           amount: req.amount,
+          ...(req.triedBefore ? { triedBefore: true } : {}),
         }),
       );
     },

@@ -243,10 +243,27 @@ export async function chargeOffSession(client: Stripe, input: OffSessionInput): 
       ),
     );
   } catch (err) {
-    r = mapChargeError(err, true);
+    r = cardGone(err) ?? mapChargeError(err, true);
   }
   // Off-session there is nobody to authenticate: an intent asking for it is a decline.
   return r.outcome === 'requires_action' ? offSessionAuth(r.ref) : r;
+}
+
+/**
+ * Stripe does not hold the stored card any more: its Customer or PaymentMethod was deleted, or the
+ * merchant's key is now another Stripe account's ("No such customer"). Nothing was charged and no
+ * retry with this key ever can: a decline (processing_error), so the retry rules apply and the
+ * shopper is sent the update-card link, instead of a renewal left in progress that every run asks
+ * again. A refused key (401/403) is not this: it says nothing about the card and stays waiting.
+ */
+function cardGone(err: unknown): StripeChargeResult | undefined {
+  if (
+    err instanceof Stripe.errors.StripeInvalidRequestError &&
+    err.code === 'resource_missing' &&
+    (err.param === 'customer' || err.param === 'payment_method')
+  )
+    return { outcome: 'declined', ref: null, reason: 'processing_error', stripeCode: 'resource_missing' };
+  return undefined;
 }
 
 /**

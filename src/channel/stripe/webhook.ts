@@ -1,5 +1,7 @@
 import Stripe from 'stripe';
+import { checkEvent, type CheckedEvent } from './event-shape.js';
 import { mapIntent, mapRefund } from './map.js';
+import { REFUND_TAG } from './refunds.js';
 import { mapSetupIntent } from './setup-intents.js';
 import type { StripeChargeResult, StripeRefundResult } from './results.js';
 
@@ -7,7 +9,8 @@ import type { StripeChargeResult, StripeRefundResult } from './results.js';
 export type WebhookSettlement =
   /** A PaymentIntent (pi_…) or a SetupIntent (seti_…) that ended. */
   | { kind: 'payment'; intentId: string; result: StripeChargeResult }
-  | { kind: 'refund'; refundId: string; intentId: string | null; result: StripeRefundResult }
+  /** tag: the paygate refund id the Refund was made for (its metadata), when it carries one. */
+  | { kind: 'refund'; refundId: string; tag: string | null; intentId: string | null; result: StripeRefundResult }
   /**
    * The charge's refunded total changed. Refunds listed on the charge (older API versions
    * include them) are mapped; otherwise the refunds are settled by their own refund.updated.
@@ -17,7 +20,7 @@ export type WebhookSettlement =
       chargeId: string;
       intentId: string | null;
       amountRefunded: number;
-      refunds: Array<{ refundId: string; result: StripeRefundResult }>;
+      refunds: Array<{ refundId: string; tag: string | null; result: StripeRefundResult }>;
     }
   | { kind: 'ignored' };
 
@@ -39,31 +42,38 @@ export interface WebhookInput {
 const idOf = (v: string | { id: string } | null | undefined): string | null =>
   v == null ? null : typeof v === 'string' ? v : v.id;
 
-function settlementOf(event: Stripe.Event): WebhookSettlement {
+/** The paygate refund id a Refund is tagged with; a value that cannot be one (edited by hand) is no tag. */
+function tagOf(r: Stripe.Refund): string | null {
+  const v: unknown = r.metadata?.[REFUND_TAG];
+  return typeof v === 'string' && /^rfd_[0-9A-Za-z]{1,60}$/.test(v) ? v : null;
+}
+
+/** What a checked event settles; its object's fields were checked by checkEvent for its type. */
+function settlementOf(event: CheckedEvent): WebhookSettlement {
   switch (event.type) {
     case 'payment_intent.succeeded':
     case 'payment_intent.payment_failed': {
-      const pi = event.data.object;
+      const pi = event.object as Stripe.PaymentIntent;
       return { kind: 'payment', intentId: pi.id, result: mapIntent(pi) };
     }
     case 'setup_intent.succeeded':
     case 'setup_intent.setup_failed': {
       // A card saved without a charge (a trial, a card update) settles like a payment: by its intent.
-      const si = event.data.object;
+      const si = event.object as Stripe.SetupIntent;
       return { kind: 'payment', intentId: si.id, result: mapSetupIntent(si) };
     }
     case 'refund.updated': {
-      const r = event.data.object;
-      return { kind: 'refund', refundId: r.id, intentId: idOf(r.payment_intent), result: mapRefund(r) };
+      const r = event.object as Stripe.Refund;
+      return { kind: 'refund', refundId: r.id, tag: tagOf(r), intentId: idOf(r.payment_intent), result: mapRefund(r) };
     }
     case 'charge.refunded': {
-      const ch = event.data.object as Stripe.Charge & { refunds?: { data?: Stripe.Refund[] } | null };
+      const ch = event.object as Stripe.Charge & { refunds?: { data?: Stripe.Refund[] } | null };
       return {
         kind: 'charge_refunded',
         chargeId: ch.id,
         intentId: idOf(ch.payment_intent),
         amountRefunded: ch.amount_refunded,
-        refunds: (ch.refunds?.data ?? []).map((r) => ({ refundId: r.id, result: mapRefund(r) })),
+        refunds: (ch.refunds?.data ?? []).map((r) => ({ refundId: r.id, tag: tagOf(r), result: mapRefund(r) })),
       };
     }
     default:
@@ -77,9 +87,9 @@ function settlementOf(event: Stripe.Event): WebhookSettlement {
  */
 export function verifyWebhook(input: WebhookInput): WebhookVerification {
   if (!input.signatureHeader) return { ok: false, reason: 'missing Stripe-Signature header' };
-  let event: Stripe.Event;
+  let raw: unknown;
   try {
-    event = Stripe.webhooks.constructEvent(
+    raw = Stripe.webhooks.constructEvent(
       input.payload,
       input.signatureHeader,
       input.secret,
@@ -93,6 +103,10 @@ export function verifyWebhook(input: WebhookInput): WebhookVerification {
     if (err instanceof SyntaxError) return { ok: false, reason: 'payload is not JSON' };
     throw err;
   }
+  // Signed is not well-formed: an event without what its type needs is refused, never half-read.
+  const checked = checkEvent(raw);
+  if (!checked.ok) return { ok: false, reason: checked.reason };
+  const { event } = checked;
   return {
     ok: true,
     eventId: event.id,

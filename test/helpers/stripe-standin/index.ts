@@ -209,6 +209,7 @@ export async function startStripeStandin(opts: StandinOptions = {}): Promise<Str
       }
       if (resource === 'refunds') {
         if (method === 'POST' && seg.length === 2) return engine.createRefund(ctx, params);
+        if (method === 'GET' && seg.length === 2) return engine.listRefunds(ctx, params);
         if (method === 'GET' && id && seg.length === 3) return engine.retrieveRefund(ctx, id);
       }
     }

@@ -72,6 +72,37 @@ export function createRefund(ctx: EngineCtx, params: FormObject): OpResult {
   return ok(renderRefund(r));
 }
 
+/**
+ * `GET /v1/refunds`: newest first, optionally only those of one PaymentIntent or charge, paged by
+ * `limit` (1..100, default 10) and `starting_after` (a refund id of the previous page), as Stripe.
+ */
+export function listRefunds(ctx: EngineCtx, params: FormObject): OpResult {
+  const piId = str(params, 'payment_intent');
+  const chargeId = str(params, 'charge');
+  const limit = int(params, 'limit', false) ?? 10;
+  if (limit < 1 || limit > 100)
+    throw invalidRequest('This value must be greater than or equal to 1 and less than or equal to 100.', {
+      code: 'parameter_invalid_integer',
+      param: 'limit',
+    });
+  if (piId) intent(ctx, piId);
+  let all = [...ctx.acct.refunds.values()]
+    .filter((r) => (piId === undefined || r.intentId === piId) && (chargeId === undefined || r.chargeId === chargeId))
+    .reverse();
+  const after = str(params, 'starting_after');
+  if (after) {
+    const at = all.findIndex((r) => r.id === after);
+    if (at < 0) throw missing('refund', after, 'starting_after');
+    all = all.slice(at + 1);
+  }
+  return ok({
+    object: 'list',
+    data: all.slice(0, limit).map(renderRefund),
+    has_more: all.length > limit,
+    url: '/v1/refunds',
+  });
+}
+
 export function retrieveRefund(ctx: EngineCtx, id: string): OpResult {
   return ok(renderRefund(refund(ctx, id)));
 }
