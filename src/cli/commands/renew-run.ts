@@ -75,17 +75,18 @@ export function stripePace(p: RenewProgress): string {
   ].join(' · ');
 }
 
+/** One line per run in JSON (JSON Lines): `--every` and cron's `>> renew.log` append run after run. */
 function printResult(ctx: Ctx, out: Output, r: RenewResult): void {
   if (r.records !== undefined) {
     const { records, ...summary } = r;
-    out.result(
+    out.line(
       { ...summary, dryRun: true, records },
       () =>
         `${table(records, { recordId: 'record', subscriptionCode: 'subscription', billingType: 'type', amount: 'amount', scheduledTime: 'scheduled', retryCount: 'retry' }, { leaveOut: ['retryCount', 'billingType', 'subscriptionCode', 'scheduledTime'] })}\n${records.length} due (dry run: nothing charged)`,
     );
     return;
   }
-  out.result(r, () => `renewal run at ${formatTime(ctx.clock.now(), ctx.zone)}\n${record(r)}`);
+  out.line(r, () => `renewal run at ${formatTime(ctx.clock.now(), ctx.zone)}\n${record(r)}`);
 }
 
 async function runEvery(
