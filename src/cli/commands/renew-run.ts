@@ -75,6 +75,10 @@ export function stripePace(p: RenewProgress): string {
   ].join(' · ');
 }
 
+/** Said under the figures of a run a signal stopped, so they do not read as a finished run. */
+const INTERRUPTED_NOTE =
+  'interrupted: the run stopped before it reached every due record; what it did is kept, and a next run charges the rest';
+
 /** One line per run in JSON (JSON Lines): `--every` and cron's `>> renew.log` append run after run. */
 function printResult(ctx: Ctx, out: Output, r: RenewResult): void {
   if (r.records !== undefined) {
@@ -86,7 +90,14 @@ function printResult(ctx: Ctx, out: Output, r: RenewResult): void {
     );
     return;
   }
-  out.line(r, () => `renewal run at ${formatTime(ctx.clock.now(), ctx.zone)}\n${record(r)}`);
+  const { interrupted, ...summary } = r;
+  out.line(r, () =>
+    [
+      `renewal run at ${formatTime(ctx.clock.now(), ctx.zone)}`,
+      record(summary),
+      ...(interrupted ? [INTERRUPTED_NOTE] : []),
+    ].join('\n'),
+  );
 }
 
 async function runEvery(

@@ -63,6 +63,11 @@ export interface RenewOptions {
 export interface RenewResult extends RenewSummary {
   /** Dry run only: the records that would be charged. */
   records?: DueItem[];
+  /**
+   * Present when `shouldStop` ended the run before it had claimed everything due: the summary
+   * counts only what it did, and the records it did not reach stay due for the next run.
+   */
+  interrupted?: true;
 }
 
 /**
@@ -167,10 +172,15 @@ async function renewal(
   let cursor: DueCursor = null;
   let done = 0;
   let fault: { error: unknown } | undefined;
+  let stopped = false;
 
   /** Claim the next batch of candidates; undefined when nothing due is left or the run must stop. */
   const claimNext = async (): Promise<Claimed[] | undefined> => {
-    if (fault || summary.due >= limit || (opts.shouldStop?.() ?? false)) return undefined;
+    if (fault || summary.due >= limit) return undefined;
+    if (opts.shouldStop?.()) {
+      stopped = true;
+      return undefined;
+    }
     try {
       const at = ctx.clock.now();
       const wallAt = Date.now();
@@ -253,7 +263,7 @@ async function renewal(
     summary.callbacksDelivered = await deliverCallbacks(ctx);
     summary.emailsSent = await deliverEmails(ctx);
   }
-  return summary;
+  return stopped && summary.due < total ? { ...summary, interrupted: true } : summary;
 }
 
 function count(summary: RenewSummary, r: RecordedAs): void {
