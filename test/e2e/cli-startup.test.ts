@@ -267,6 +267,21 @@ describe('usage errors are one line (SPEC §12)', () => {
     expect(r.stderr).toBe("error usage: unknown command 'merchnt' (Did you mean merchant?)\n");
   });
 
+  // They printed the help to stderr and exited 0, as if a command had run.
+  it('no command, or a group without its subcommand: the help on stderr and exit 2; help asked for is 0', () => {
+    for (const args of [[], ['plan']]) {
+      const r = paygate(args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^Usage: paygate /);
+    }
+    for (const args of [['--help'], ['help'], ['plan', '--help'], ['help', 'plan']]) {
+      const r = paygate(args);
+      expect(r.status, args.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: paygate /);
+    }
+  });
+
   it('a mistyped option likewise', () => {
     const r = paygate(['merchant', 'list', '--jsn']);
     expect(r.status).toBe(2);
