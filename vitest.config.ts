@@ -25,6 +25,7 @@ const BOTH_ENGINES_E2E = [
   'test/e2e/cli-operator.test.ts',
   'test/e2e/cli-payments.test.ts',
   'test/e2e/cli-public-url.test.ts',
+  'test/e2e/cli-renew-output.test.ts',
   'test/e2e/cli-rotate-key.test.ts',
   'test/e2e/cli-tables.test.ts',
   'test/e2e/cli-terminal-text.test.ts',

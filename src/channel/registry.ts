@@ -1,6 +1,7 @@
 import type { MerchantRow } from '../store/store.js';
 import type { Vault } from '../vault/crypto.js';
 import type { Channel } from './channel.js';
+import { stripeMaxRpsFrom } from './stripe/budget.js';
 import { deferredStripeChannel } from './stripe/deferred.js';
 import { stripeApiUrlFrom, stripeTimeoutFrom } from './stripe/endpoint.js';
 
@@ -25,6 +26,9 @@ export function createChannelRegistry(a: {
   const stripe = new Map<string, { sealed: string; channel: Channel }>();
   const apiUrl = stripeApiUrlFrom(a.env ?? process.env);
   const timeoutMs = stripeTimeoutFrom(a.env ?? process.env);
+  // Checked now, not at the first Stripe call: by then a charge's transaction is committed
+  // ACCEPTED, and a call that throws there leaves it so for good.
+  stripeMaxRpsFrom(a.env ?? process.env);
   return {
     sandbox: a.sandbox,
     forMerchant(merchant, channel = merchant.channel) {

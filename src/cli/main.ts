@@ -95,7 +95,10 @@ async function main(): Promise<void> {
     await program.parseAsync(process.argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      const ok = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help';
+      // Help asked for (--help, `paygate help`) is 0; help shown because no command or
+      // subcommand was named (`paygate`, `paygate plan`) is a usage error: 2, its help on stderr.
+      const asked = e.code === 'commander.help' && e.exitCode === 0;
+      const ok = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || asked;
       process.exit(ok ? 0 : 2);
     }
     throw e;

@@ -12,6 +12,12 @@ export interface Output {
   readonly interactive: boolean;
   /** Print a result: JSON, or the human rendering. */
   result(data: unknown, human?: () => string): void;
+  /**
+   * Print one result of many (a `renew` run; `renew --every` prints one per run, cron appends
+   * each to one log): JSON is one compact object on one line, so the stream is JSON Lines and
+   * each line is a JSON document of its own. The human rendering as `result`.
+   */
+  line(data: unknown, human?: () => string): void;
   /** A line for people only (hints, warnings); never printed in JSON mode. */
   note(text: string): void;
 }
@@ -28,6 +34,10 @@ export function createOutput(opts: { json: boolean; color: boolean; wide?: boole
       if (json) process.stdout.write(JSON.stringify(moneyStrings(data), null, 2) + '\n');
       else if (!human) process.stdout.write(visibleLines(JSON.stringify(moneyStrings(data), null, 2)) + '\n');
       else process.stdout.write(human() + '\n');
+    },
+    line(data, human) {
+      if (json) process.stdout.write(JSON.stringify(moneyStrings(data)) + '\n');
+      else this.result(data, human);
     },
     note(text) {
       if (!json) process.stderr.write(chalk.dim(visibleLines(text)) + '\n');

@@ -50,6 +50,22 @@ export const isPaygateError = (e: unknown): e is PaygateError => e instanceof Pa
 export class StoreOpenError extends Error {}
 
 /**
+ * The database connection was lost during ONE unit of work, which is not run again (PostgreSQL):
+ * `committed` false when the server confirmed that unit wrote nothing, 'unknown' when it could not
+ * be asked. Its message speaks for that unit only: a command made of many units (a renewal run)
+ * says what its earlier ones kept. Here for the same reason as StoreOpenError.
+ */
+export class ConnectionLostError extends Error {
+  constructor(
+    message: string,
+    readonly committed: false | 'unknown',
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
  * `db copy` stopped by its caller's AbortSignal (the CLI's SIGINT/SIGTERM) and undone: the target
  * is as it was before, or, when undoing it failed, `undone` is false and the message says what is
  * left. Here for the same reason as StoreOpenError.

@@ -1,3 +1,4 @@
+import { isPostgresUrl } from '../store/open.js';
 import { META, type Store } from '../store/store.js';
 import { loadVaultKey, VaultKeyError, vaultFromKey, type LoadedKey, type Vault } from '../vault/crypto.js';
 import { keyCheckValue, openRetired, sameCheckValue } from '../vault/key-check.js';
@@ -7,11 +8,19 @@ export interface OpenedVault {
   loaded: LoadedKey;
 }
 
-const mismatch = (loaded: LoadedKey): VaultKeyError =>
+/**
+ * What fixes a wrong key depends on the engine: a SQLite file may take its key from `<db>.key`
+ * beside it; a PostgreSQL database never has a key file, only PAYGATE_VAULT_KEY.
+ */
+const mismatch = (dbPath: string, loaded: LoadedKey): VaultKeyError =>
   new VaultKeyError(
     `the vault key does not match this database (it was sealed under another key): ${
       loaded.source.kind === 'file' ? `${loaded.source.path} holds another key; ` : ''
-    }set PAYGATE_VAULT_KEY to the key this database was created with, or restore its <db>.key file beside it`,
+    }set PAYGATE_VAULT_KEY to the key this database was created with${
+      isPostgresUrl(dbPath)
+        ? ' (the same key on every instance that uses it)'
+        : `, or restore its key file ${dbPath}.key beside it`
+    }`,
   );
 
 /**
@@ -33,18 +42,19 @@ export async function openVault(
   const kcv = keyCheckValue(plain);
   const recorded = await store.getMeta(META.keyCheck);
   if (recorded !== undefined) {
-    if (!sameCheckValue(recorded, kcv)) throw mismatch(loaded);
+    if (!sameCheckValue(recorded, kcv)) throw mismatch(dbPath, loaded);
   } else {
     const sample = await store.anySealedValue();
     if (sample !== undefined) {
       try {
         plain.decrypt(sample);
       } catch {
-        throw mismatch(loaded);
+        throw mismatch(dbPath, loaded);
       }
     }
     // Two processes opening a new database with different keys: the first to record wins.
-    if (!sameCheckValue(await store.transaction((tx) => tx.claimMeta(META.keyCheck, kcv)), kcv)) throw mismatch(loaded);
+    if (!sameCheckValue(await store.transaction((tx) => tx.claimMeta(META.keyCheck, kcv)), kcv))
+      throw mismatch(dbPath, loaded);
   }
   if ((await store.getMeta(META.rotatingTo)) !== undefined && opts.rotation !== 'allow') {
     throw new VaultKeyError(

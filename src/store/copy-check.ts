@@ -7,7 +7,7 @@ import type { CopyRow, CopyTable, CopyTarget } from './copy.js';
  * is not valid UTF-8 or holds a lone surrogate (SQLite keeps the bytes it was given; PostgreSQL
  * refuses them, or, read back as U+FFFD, two different ids collide on a unique key) and the NUL
  * character (PostgreSQL text cannot hold it). Such a copy stops before the value is written,
- * naming the table, the row (its primary key) and the column, and the target is emptied again:
+ * naming the table, the row (its primary key) and the column, and the target is left as it was:
  * an operator can find the row, while a bare driver error (9999) would say neither.
  */
 
@@ -21,7 +21,7 @@ export function rowName(table: CopyTable, row: CopyRow): string {
 export function copyRefused(table: CopyTable, row: CopyRow, column: string, why: string): PaygateError {
   return notAllowed(
     `db copy stopped: table ${table.name}, row ${rowName(table, row)}, column ${column} ${why}; ` +
-      'nothing was copied (the target is empty again). Correct or remove that value in the source, then copy again',
+      'nothing was copied (the target is as it was). Correct or remove that value in the source, then copy again',
   );
 }
 
@@ -68,7 +68,7 @@ export async function insertOrName(target: CopyTarget, table: CopyTable, rows: C
         if (!isRefusedValue(one)) throw one;
         throw notAllowed(
           `db copy stopped: table ${table.name}, row ${rowName(table, row)}: the target refused it (${(one as Error).message}); ` +
-            'nothing was copied (the target is empty again)',
+            'nothing was copied (the target is as it was)',
         );
       }
     }

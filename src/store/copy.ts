@@ -53,8 +53,11 @@ export interface CopyTarget {
   count(table: CopyTable): Promise<number>;
   /** After the last batch: engine bookkeeping (PostgreSQL's identity sequence of outbox_events). */
   finish(): Promise<void>;
-  /** A failed or interrupted copy: remove what was written (the target was empty), or the file it created. */
-  discard(): Promise<'emptied' | 'removed'>;
+  /**
+   * A failed or interrupted copy: remove what was written (the target was empty), the file it
+   * created ('removed'), or the tables it created in a database that had none of paygate's ('dropped').
+   */
+  discard(): Promise<'emptied' | 'removed' | 'dropped'>;
   close(): Promise<void>;
 }
 
@@ -176,7 +179,11 @@ async function checkpoint(signal: AbortSignal | undefined): Promise<void> {
 async function undoInterrupted(target: CopyTarget, what: string): Promise<CopyInterrupted> {
   try {
     const how = await target.discard();
-    const state = how === 'removed' ? `${what}, which the copy created, was removed` : `${what} is empty again`;
+    const state = {
+      removed: `${what}, which the copy created, was removed`,
+      dropped: `${what} is as it was: the tables the copy created were dropped`,
+      emptied: `${what} is empty again`,
+    }[how];
     return new CopyInterrupted(`db copy interrupted: nothing was copied (${state})`, true);
   } catch (e) {
     return new CopyInterrupted(

@@ -194,6 +194,21 @@ describe('subscribe, tracking, tx', () => {
     expect(cli(['tx', 'show', 'txn_nope']).stderr).toMatch(/^error 1007: /);
   });
 
+  // tx list answered a bad --status as a usage error (exit 2), the other lists as 1001 (exit 1).
+  it('a --status a list does not know is one-line 1001 and exit 1, in every list alike', () => {
+    for (const list of [
+      ['tx', 'list'],
+      ['events', 'list'],
+      ['email', 'list'],
+      ['plan', 'list'],
+      ['sub', 'list'],
+    ]) {
+      const r = cli([...list, '--status', 'BOGUS']);
+      expect(r.status, list.join(' ')).toBe(1);
+      expect(r.stderr, list.join(' ')).toMatch(/^error 1001: status: [^\n]+\n$/);
+    }
+  });
+
   it('no card number appears in any CLI output, the database or its WAL', () => {
     const pans = ['4242424242424242', '4000000000000002', '5555555555554444', '4242424242424241'];
     const all = outputs.join('\n');

@@ -95,6 +95,18 @@ describe('start-up failures are one clear line with exit 2', () => {
       /cannot open database .*dir\.db: it is a directory \(a database is a file, for example .*dir\.db\/paygate\.db\); nothing was changed/,
     );
   });
+
+  // Checked at the first Stripe call instead, it failed each charge 9999 after the charge's
+  // transaction was committed ACCEPTED, and left it so.
+  it.each(['0', 'abc', '10001'])('a malformed PAYGATE_STRIPE_MAX_RPS (%s): renew and serve refuse to start', (bad) => {
+    const db = existingDb(`rps-${bad}.db`);
+    const env = { PAYGATE_STRIPE_MAX_RPS: bad };
+    const want = new RegExp(
+      `PAYGATE_STRIPE_MAX_RPS: must be a whole number of calls per second from 1 to 10000, got "${bad}"`,
+    );
+    expectStartupFailure(paygate(['--db', db, 'renew'], { env }), want);
+    expectStartupFailure(paygate(['--db', db, 'serve', '--port', '0'], { env }), want);
+  });
 });
 
 /** nobody on Debian-like systems: a user who owns nothing here and whom permission bits do stop. */
@@ -253,6 +265,21 @@ describe('usage errors are one line (SPEC §12)', () => {
     const r = paygate(['merchnt', 'list']);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe("error usage: unknown command 'merchnt' (Did you mean merchant?)\n");
+  });
+
+  // They printed the help to stderr and exited 0, as if a command had run.
+  it('no command, or a group without its subcommand: the help on stderr and exit 2; help asked for is 0', () => {
+    for (const args of [[], ['plan']]) {
+      const r = paygate(args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^Usage: paygate /);
+    }
+    for (const args of [['--help'], ['help'], ['plan', '--help'], ['help', 'plan']]) {
+      const r = paygate(args);
+      expect(r.status, args.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: paygate /);
+    }
   });
 
   it('a mistyped option likewise', () => {

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
@@ -82,5 +82,32 @@ describe('tracking from the CLI', () => {
     const r = paygate(['--db', db, 'tracking', 'upload', '--order', txn, '--tracking-no', 'TN9', '--carrier', 'DHL']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ successCount: 1, failedCount: 0 });
+  });
+
+  // Read whole, `--file /dev/zero` ended the process with std::bad_alloc (exit 134).
+  it('--file that is not a regular file (a device, a directory) is a one-line 1001, read not at all', () => {
+    const dir = join(t.dir, 'a-directory');
+    mkdirSync(dir);
+    for (const path of ['/dev/zero', dir]) {
+      const r = paygate(['--db', db, 'tracking', 'upload', '--file', path]);
+      expect(r.status, path).toBe(1);
+      expect(r.stderr.trim()).toBe(`error 1001: file: ${path} is not a regular file: name a CSV or JSON file`);
+    }
+  });
+
+  it('--file larger than 1 MiB is a one-line 1001; 1 MiB itself is read', () => {
+    const entry = `${JSON.stringify({ orderId: txn, trackingNo: 'TN-big', trackingChannel: 'DHL' })}`;
+    const padded = (bytes: number) => `[${entry}]`.padEnd(bytes, ' ');
+    const big = join(t.dir, 'big.json');
+    writeFileSync(big, padded(1024 * 1024 + 1));
+    const r = paygate(['--db', db, 'tracking', 'upload', '--file', big]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      `error 1001: file: ${big} is larger than 1 MiB, the most one upload may be (split it)`,
+    );
+    writeFileSync(big, padded(1024 * 1024));
+    const ok = paygate(['--db', db, 'tracking', 'upload', '--file', big]);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.json()).toMatchObject({ successCount: 1 });
   });
 });

@@ -119,6 +119,7 @@ describe('the vault key must be the database’s own', () => {
     const viaEnv = paygate(['--db', db, 'renew'], { env: { PAYGATE_VAULT_KEY: key() } });
     expect(viaEnv.status).toBe(2);
     expect(viaEnv.stderr).toMatch(/vault key does not match this database/);
+    expect(viaEnv.stderr).toContain(`or restore its key file ${db}.key beside it`);
     writeFileSync(`${db}.key`, `${key()}\n`, { mode: 0o600 });
     const viaFile = paygate(['--db', db, 'merchant', 'list'], { env: NO_ENV_KEY });
     expect(viaFile.status).toBe(2);

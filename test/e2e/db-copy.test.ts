@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../src/store/sqlite/client.js';
 import { Database } from '../../src/store/sqlite/driver.js';
@@ -129,6 +129,21 @@ describe('paygate db copy --to FILE (SQLite → SQLite)', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(`error 1001: to: directory does not exist: ${join(dir, 'missing')}\n`);
     expect(existsSync(join(dir, 'missing'))).toBe(false);
+  });
+
+  // `--to d/` created a file `d` and `d.key`: the operator meant a directory.
+  it('a target ending in / (the directory there or not) or naming a directory is error 1001, nothing created', () => {
+    const existing = join(dir, 'backups');
+    mkdirSync(existing);
+    for (const to of [`${join(dir, 'meant-dir')}/`, `${existing}/`, existing]) {
+      const r = paygate(['--db', source, 'db', 'copy', '--to', to]);
+      expect(r.status, to).toBe(1);
+      expect(r.stderr).toBe(
+        `error 1001: to: ${to} is a directory: name the database file, for example ${join(resolve(to), 'paygate.db')}\n`,
+      );
+    }
+    expect(readdirSync(dir).filter((f) => f.startsWith('meant-dir'))).toEqual([]);
+    expect(readdirSync(existing)).toEqual([]);
   });
 
   it('a URL of another kind is error 1001 naming what is accepted', () => {

@@ -64,6 +64,18 @@ describe.skipIf(!pgAvailable())('paygate on a PostgreSQL database', () => {
     expect(await count(db.url, "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public'")).toBe(0);
   });
 
+  // It said "…, or restore its <db>.key file beside it": no key file is ever used beside a URL.
+  it('refuses another vault key in one line that names only PAYGATE_VAULT_KEY, no key file', async () => {
+    const db = await freshDb();
+    expect(paygate(['--db', db.url, 'merchant', 'create', '--name', 'Keyed Shop']).status).toBe(0);
+    const other = Buffer.alloc(32, 9).toString('base64');
+    const r = paygate(['--db', db.url, 'merchant', 'list'], { env: { PAYGATE_VAULT_KEY: other } });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'error startup: the vault key does not match this database (it was sealed under another key): set PAYGATE_VAULT_KEY to the key this database was created with (the same key on every instance that uses it)',
+    ]);
+  });
+
   it('refuses a malformed PAYGATE_VAULT_KEY in one line before creating any table', async () => {
     const db = await freshDb();
     const r = paygate(['--db', db.url, 'merchant', 'list'], { env: { PAYGATE_VAULT_KEY: 'abc' } });

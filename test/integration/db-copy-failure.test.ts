@@ -78,12 +78,62 @@ describe('a db copy that fails half-way', () => {
   });
 });
 
+/** Every table and schema of the database that PostgreSQL did not make itself. */
+async function pgObjects(url: string): Promise<{ tables: string[]; schemas: string[] }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const tables = await client.query<{ t: string }>(
+      `SELECT schemaname || '.' || tablename AS t FROM pg_tables
+        WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1`,
+    );
+    const schemas = await client.query<{ s: string }>(
+      "SELECT nspname AS s FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema' ORDER BY 1",
+    );
+    return { tables: tables.rows.map((r) => r.t), schemas: schemas.rows.map((r) => r.s) };
+  } finally {
+    await client.end();
+  }
+}
+
+async function pgRun(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
 describe.skipIf(!pgAvailable())('a db copy into PostgreSQL that fails half-way', () => {
   const pgDb = usePgDatabase();
+  const pgDrizzle = usePgDatabase();
+  const pgMigrated = usePgDatabase();
 
-  it('leaves the PostgreSQL tables empty again, so a good copy runs next', async () => {
+  // It left 19 empty paygate tables and drizzle.__drizzle_migrations in a database that had none.
+  it('a database that held none of paygate tables is left as it was: the tables it created are dropped', async () => {
+    const before = await pgObjects(pgDb.url);
     await expect(copyFrom(bad, pgDb.url)).rejects.toThrow(/too large/);
-    const client = new pg.Client({ connectionString: pgDb.url });
+    expect(await pgObjects(pgDb.url)).toEqual(before);
+    await expect(copyFrom(good, pgDb.url)).resolves.toMatchObject({ tables: { merchants: 1, sandbox_charges: 1 } });
+  });
+
+  it('a "drizzle" schema that was there before is kept, and what is in it', async () => {
+    await pgRun(pgDrizzle.url, 'CREATE SCHEMA drizzle; CREATE TABLE drizzle.notes (n int)');
+    const before = await pgObjects(pgDrizzle.url);
+    await expect(copyFrom(bad, pgDrizzle.url)).rejects.toThrow(/too large/);
+    expect(await pgObjects(pgDrizzle.url)).toEqual(before);
+  });
+
+  it('a database paygate migrated but never used keeps its tables, emptied again; a good copy runs next', async () => {
+    await expect(copyFrom(good, pgMigrated.url)).resolves.toBeDefined();
+    await pgRun(pgMigrated.url, 'DELETE FROM sandbox_charges; DELETE FROM merchants; DELETE FROM meta');
+    const migrated = await pgObjects(pgMigrated.url);
+    expect(migrated.tables).toContain('drizzle.__drizzle_migrations');
+    await expect(copyFrom(bad, pgMigrated.url)).rejects.toThrow(/too large/);
+    expect(await pgObjects(pgMigrated.url)).toEqual(migrated);
+    const client = new pg.Client({ connectionString: pgMigrated.url });
     await client.connect();
     try {
       const n = await client.query('SELECT (SELECT count(*) FROM merchants) + (SELECT count(*) FROM meta) AS n');
@@ -91,7 +141,9 @@ describe.skipIf(!pgAvailable())('a db copy into PostgreSQL that fails half-way',
     } finally {
       await client.end();
     }
-    await expect(copyFrom(good, pgDb.url)).resolves.toMatchObject({ tables: { merchants: 1, sandbox_charges: 1 } });
+    await expect(copyFrom(good, pgMigrated.url)).resolves.toMatchObject({
+      tables: { merchants: 1, sandbox_charges: 1 },
+    });
   });
 });
 
@@ -154,25 +206,17 @@ describe('a db copy meeting text the target cannot store', () => {
 describe.skipIf(!pgAvailable())('a db copy into PostgreSQL meeting text it cannot store', () => {
   const pgDb = usePgDatabase();
 
-  it('names the row instead of failing on the unique key the repaired ids would share, and leaves the target empty', async () => {
+  it('names the row instead of failing on the unique key the repaired ids would share, and leaves the target as it was', async () => {
     const source = join(dir, 'surrogate-pg.db');
     oldTextDatabase(source, ['order-\ud800-1', 'order-\udfff-1']);
+    const before = await pgObjects(pgDb.url);
     await expect(copyFrom(source, pgDb.url)).rejects.toMatchObject({
       code: '1008',
       message: expect.stringMatching(
         /^db copy stopped: table transactions, row id=txn_1, column relation_id holds a lone surrogate/,
       ),
     });
-    const client = new pg.Client({ connectionString: pgDb.url });
-    await client.connect();
-    try {
-      const n = await client.query(
-        'SELECT (SELECT count(*) FROM merchants) + (SELECT count(*) FROM transactions) AS n',
-      );
-      expect(Number(n.rows[0].n)).toBe(0);
-    } finally {
-      await client.end();
-    }
+    expect(await pgObjects(pgDb.url)).toEqual(before);
   });
 
   it('names a value holding U+0000, which PostgreSQL text cannot store', async () => {

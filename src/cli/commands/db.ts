@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
 import { invalidParam, StoreOpenError } from '../../domain/errors.js';
 import { alreadyThere } from '../output-file.js';
 import { progressBar } from '../progress.js';
@@ -11,6 +11,8 @@ import { stopSignal } from '../stop-signal.js';
 
 /** A server database's URL (the store decides what it can open; this only tells a URL from a path). */
 const isUrl = (text: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
+
+const isDirectory = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
 export function registerDbCommands(program: Command): void {
   const db = program.command('db').description('database maintenance');
@@ -85,6 +87,13 @@ export function registerDbCommands(program: Command): void {
           throw invalidParam('to', 'a URL must be postgres://… or postgresql://…; a SQLite target is a file path');
         }
         const target = isUrl(to) ? to : resolve(to);
+        // `--to d/` means a directory: resolve() would drop the slash and the copy would create a
+        // file `d` (and `d.key`) beside it.
+        if (!isUrl(to) && (to.endsWith('/') || to.endsWith(sep) || isDirectory(target)))
+          throw invalidParam(
+            'to',
+            `${to} is a directory: name the database file, for example ${join(target, 'paygate.db')}`,
+          );
         if (!isUrl(to) && !existsSync(dirname(target)))
           throw invalidParam('to', `directory does not exist: ${dirname(target)}`);
         await withCtx(cmd, async (ctx, out) => {

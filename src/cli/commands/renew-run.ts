@@ -80,17 +80,29 @@ export function stripePace(p: RenewProgress): string {
   ].join(' · ');
 }
 
+/** Said under the figures of a run a signal stopped, so they do not read as a finished run. */
+const INTERRUPTED_NOTE =
+  'interrupted: the run stopped before it reached every due record; what it did is kept, and a next run charges the rest';
+
+/** One line per run in JSON (JSON Lines): `--every` and cron's `>> renew.log` append run after run. */
 function printResult(ctx: Ctx, out: Output, r: RenewResult): void {
   if (r.records !== undefined) {
     const { records, ...summary } = r;
-    out.result(
+    out.line(
       { ...summary, dryRun: true, records },
       () =>
         `${table(records, { recordId: 'record', subscriptionCode: 'subscription', billingType: 'type', amount: 'amount', scheduledTime: 'scheduled', retryCount: 'retry' }, { leaveOut: ['retryCount', 'billingType', 'subscriptionCode', 'scheduledTime'] })}\n${records.length} due (dry run: nothing charged)`,
     );
     return;
   }
-  out.result(r, () => `renewal run at ${formatTime(ctx.clock.now(), ctx.zone)}\n${record(r)}`);
+  const { interrupted, ...summary } = r;
+  out.line(r, () =>
+    [
+      `renewal run at ${formatTime(ctx.clock.now(), ctx.zone)}`,
+      record(summary),
+      ...(interrupted ? [INTERRUPTED_NOTE] : []),
+    ].join('\n'),
+  );
 }
 
 async function runEvery(

@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
+import { invalidParam, isPaygateError } from '../../domain/errors.js';
 import { chooseMerchant } from '../choose.js';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
@@ -55,13 +56,44 @@ export function parseCsv(text: string): string[][] {
   return rows;
 }
 
-export function entriesFromFile(path: string): unknown[] {
-  let text: string;
+/**
+ * The largest --file read: the HTTP API's body limit (1 MiB), which holds the 500 entries an
+ * upload may have. Read unbounded, `--file /dev/zero` ended the process with std::bad_alloc.
+ */
+export const MAX_TRACKING_FILE_BYTES = 1024 * 1024;
+
+/** The file's text, read only when it is a regular file of at most MAX_TRACKING_FILE_BYTES. */
+function readTrackingFile(path: string): string {
+  let size: number;
   try {
-    text = readFileSync(path, 'utf8');
+    // stat before open: opening a FIFO would wait for a writer.
+    const st = statSync(path);
+    if (!st.isFile()) throw invalidParam('file', `${path} is not a regular file: name a CSV or JSON file`);
+    size = st.size;
   } catch (e) {
+    if (isPaygateError(e)) throw e;
     throw new UsageError(`--file: cannot read ${path}: ${(e as Error).message}`);
   }
+  const tooLarge = () => invalidParam('file', `${path} is larger than 1 MiB, the most one upload may be (split it)`);
+  if (size > MAX_TRACKING_FILE_BYTES) throw tooLarge();
+  // Read at most one byte past the limit: a file that grew since its stat is refused, not read whole.
+  const buf = Buffer.alloc(MAX_TRACKING_FILE_BYTES + 1);
+  let got = 0;
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    for (let n = 1; n > 0 && got < buf.length; got += n) n = readSync(fd, buf, got, buf.length - got, null);
+  } catch (e) {
+    throw new UsageError(`--file: cannot read ${path}: ${(e as Error).message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  if (got > MAX_TRACKING_FILE_BYTES) throw tooLarge();
+  return buf.toString('utf8', 0, got);
+}
+
+export function entriesFromFile(path: string): unknown[] {
+  const text = readTrackingFile(path);
   if (/\.json$/i.test(path) || /^\s*[[{]/.test(text)) {
     let parsed: unknown;
     try {

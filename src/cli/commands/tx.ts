@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { addPaging, pageFooter, pageOf } from '../choose.js';
 import { record, table } from '../output.js';
 import { STATUS } from '../../services/transactions/status.js';
-import { action, UsageError, withCtx } from '../shell.js';
+import { invalidParam } from '../../domain/errors.js';
+import { action, withCtx } from '../shell.js';
 
 // Services load inside each action (on first use): --help, --version, completion and usage errors never need them.
 
@@ -25,9 +26,12 @@ function statusCode(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (/^\d{6}$/.test(text)) return Number(text);
   const code = (STATUS as Record<string, number>)[text.toUpperCase()];
+  // A value the command refuses is 1001 (exit 1), as `events list`, `email list`, `plan list`,
+  // `sub list` and `billing list` answer a bad --status; a usage error (2) is a malformed command line.
   if (code === undefined)
-    throw new UsageError(
-      `--status: unknown status ${text} (use a code like 200000 or a name like ${Object.keys(STATUS).join(', ')})`,
+    throw invalidParam(
+      'status',
+      `unknown status ${text} (use a code like 200000 or a name like ${Object.keys(STATUS).join(', ')})`,
     );
   return code;
 }

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Ctx } from '../../ctx.js';
+import { ConnectionLostError, isPaygateError } from '../../domain/errors.js';
 import { randomToken } from '../../domain/ids.js';
 import type { ClaimedRecord, DueCursor } from '../../store/store.js';
 
@@ -63,6 +64,11 @@ export interface RenewOptions {
 export interface RenewResult extends RenewSummary {
   /** Dry run only: the records that would be charged. */
   records?: DueItem[];
+  /**
+   * Present when `shouldStop` ended the run before it had claimed everything due: the summary
+   * counts only what it did, and the records it did not reach stay due for the next run.
+   */
+  interrupted?: true;
 }
 
 /**
@@ -113,10 +119,39 @@ export async function runRenewal(ctx: Ctx, opts: RenewOptions = {}): Promise<Ren
     return (await ctx.store.anyStripeMerchant())
       ? await withCallScope(scope(started + HOUSEKEEPING_RETRY_MS), run)
       : await run();
+  } catch (e) {
+    throw opts.dryRun || isPaygateError(e) ? e : stoppedRun(e, summary);
   } finally {
     summary.stripeCalls = tally.calls;
     summary.stripeRateLimited = tally.rateLimited;
   }
+}
+
+/**
+ * A fault stopped the run part-way (SPEC §7: it exits non-zero). Each unit of work it finished
+ * before is committed and stays, so the fault's own words must not stand for the run: a lost
+ * PostgreSQL connection says "nothing was written" of its one unit while thousands of renewals
+ * may be recorded. Say the run stopped, that what it did is kept, and that a next run (the same
+ * idempotency keys, its claims released or their leases ended) finishes it without charging twice.
+ */
+export class RenewalStopped extends Error {}
+
+function stoppedRun(e: unknown, s: RenewSummary): RenewalStopped {
+  const lost = connectionLost(e);
+  const why =
+    lost?.committed === false
+      ? 'the database connection was lost'
+      : ((lost ?? (e instanceof Error ? e : undefined))?.message ?? String(e));
+  return new RenewalStopped(
+    `the renewal run stopped: ${why}. What it did before is kept (${s.succeeded} renewals charged, ${s.failed} declined); run renew again to finish the rest (a record it still held waits for its lease, at most ${LEASE_MS / 60_000} minutes): nothing is charged twice`,
+    { cause: e },
+  );
+}
+
+function connectionLost(e: unknown): ConnectionLostError | undefined {
+  for (let cur = e, depth = 0; cur instanceof Error && depth < 10; cur = cur.cause, depth++)
+    if (cur instanceof ConnectionLostError) return cur;
+  return undefined;
 }
 
 /** Stripe charges of one run under way at once: twice the calls an account takes at once. */
@@ -167,10 +202,15 @@ async function renewal(
   let cursor: DueCursor = null;
   let done = 0;
   let fault: { error: unknown } | undefined;
+  let stopped = false;
 
   /** Claim the next batch of candidates; undefined when nothing due is left or the run must stop. */
   const claimNext = async (): Promise<Claimed[] | undefined> => {
-    if (fault || summary.due >= limit || (opts.shouldStop?.() ?? false)) return undefined;
+    if (fault || summary.due >= limit) return undefined;
+    if (opts.shouldStop?.()) {
+      stopped = true;
+      return undefined;
+    }
     try {
       const at = ctx.clock.now();
       const wallAt = Date.now();
@@ -253,7 +293,7 @@ async function renewal(
     summary.callbacksDelivered = await deliverCallbacks(ctx);
     summary.emailsSent = await deliverEmails(ctx);
   }
-  return summary;
+  return stopped && summary.due < total ? { ...summary, interrupted: true } : summary;
 }
 
 function count(summary: RenewSummary, r: RecordedAs): void {

@@ -94,12 +94,27 @@ export async function pgCopySource(pool: pg.Pool): Promise<CopySource> {
 }
 
 /**
+ * A target that held none of paygate's tables nor drizzle's bookkeeping before the copy: the copy
+ * creates them (migrating it), so undoing the copy drops them. `schema`: whether the "drizzle"
+ * schema was there already (then it is kept).
+ */
+interface Untouched {
+  schema: boolean;
+}
+
+/** paygate's tables in the target's schema (the migrations' bookkeeping lives in "drizzle"). */
+const PAYGATE_TABLES = [...OWN_TABLE_NAMES].filter((n) => n !== '__drizzle_migrations');
+
+/**
  * What the database holds, read before the target is migrated or written: rows of each of
  * `tables` that exists, and every table, view or foreign table that is not paygate's. Both are
  * looked for in the schema paygate's migrations would create their tables in (current_schema(),
  * the first schema of the search_path that exists), not in "public" whatever the search_path says.
  */
-async function databaseContents(url: string, tables: readonly CopyTable[]): Promise<TargetContents> {
+async function databaseContents(
+  url: string,
+  tables: readonly CopyTable[],
+): Promise<TargetContents & { untouched: Untouched | undefined }> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'paygate' });
   client.on('error', () => {});
   try {
@@ -117,7 +132,16 @@ async function databaseContents(url: string, tables: readonly CopyTable[]): Prom
       const n = Number(r.rows[0]?.n ?? 0);
       if (n > 0) occupied.push({ table: t.name, rows: n });
     }
-    return { occupied, foreign: [...present.keys()].filter((n) => !OWN_TABLE_NAMES.has(n)) };
+    const bookkeeping = await client.query<{ migrations: string | null; schema: string | null }>(
+      "SELECT to_regclass('drizzle.__drizzle_migrations')::text AS migrations, to_regnamespace('drizzle')::text AS schema",
+    );
+    const marks = bookkeeping.rows[0];
+    const ownTables = [...present.keys()].some((n) => OWN_TABLE_NAMES.has(n));
+    return {
+      occupied,
+      foreign: [...present.keys()].filter((n) => !OWN_TABLE_NAMES.has(n)),
+      untouched: !ownTables && !marks?.migrations ? { schema: (marks?.schema ?? null) !== null } : undefined,
+    };
   } catch (e) {
     throw new StoreOpenError(`cannot open database ${redactUrl(url)}: ${(e as Error).message}`);
   } finally {
@@ -133,7 +157,8 @@ async function databaseContents(url: string, tables: readonly CopyTable[]): Prom
 export async function openPgCopyTarget(url: string, tables: readonly CopyTable[]): Promise<CopyTarget> {
   if (!isPostgresUrl(url))
     throw new StoreOpenError(`not a PostgreSQL URL (postgres://… or postgresql://…): ${redactUrl(url)}`);
-  refuseUnlessEmpty(redactUrl(url), await databaseContents(url, tables));
+  const before = await databaseContents(url, tables);
+  refuseUnlessEmpty(redactUrl(url), before);
   const store = await openPgStore(url, { poolSize: 2 });
   const count = async (t: CopyTable): Promise<number> => {
     const r = await store.pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${quote(t.name)}`);
@@ -169,7 +194,20 @@ export async function openPgCopyTarget(url: string, tables: readonly CopyTable[]
         }
     },
     async discard() {
-      // The target was empty when the copy began: emptying what was copied restores it.
+      if (before.untouched) {
+        // The copy created the schema: dropping it leaves the database as it was. One implicit
+        // transaction, RESTRICT: a table something else has come to depend on stops the undo
+        // whole (it says so) rather than taking that with it. Nothing that was there is dropped.
+        await store.pool.query(
+          [
+            `DROP TABLE ${PAYGATE_TABLES.map(quote).join(', ')}`,
+            'DROP TABLE drizzle.__drizzle_migrations',
+            ...(before.untouched.schema ? [] : ['DROP SCHEMA drizzle']),
+          ].join(';\n'),
+        );
+        return 'dropped';
+      }
+      // The tables were there, empty, when the copy began: emptying what was copied restores them.
       await store.pool.query(`TRUNCATE ${tables.map((t) => quote(t.name)).join(', ')} RESTART IDENTITY`);
       return 'emptied';
     },

@@ -1,3 +1,5 @@
+import { ConnectionLostError } from '../../domain/errors.js';
+
 /**
  * What went wrong, read from the driver's errors. drizzle wraps driver errors (DrizzleQueryError
  * with `cause`), services may wrap them again, so every test walks the cause chain.
@@ -46,17 +48,15 @@ export function isConnectionLost(e: unknown): boolean {
  * was confirmed, or a read lost a second time. With committed=false nothing of it is in the
  * database; the caller reports a failure (9999) and the client may retry.
  */
-export class PgConnectionLostError extends Error {
-  /** false: the server confirmed nothing was committed; 'unknown': it could not be asked. */
-  readonly committed: false | 'unknown';
+export class PgConnectionLostError extends ConnectionLostError {
   constructor(committed: false | 'unknown', cause: unknown) {
     super(
       committed === false
         ? 'the database connection was lost; nothing was written'
         : 'the database connection was lost while committing and the server could not be reached to tell whether the change was saved',
+      committed,
       { cause },
     );
     this.name = 'PgConnectionLostError';
-    this.committed = committed;
   }
 }
