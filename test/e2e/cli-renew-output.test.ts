@@ -61,6 +61,45 @@ describe('renew --json prints JSON Lines: one compact summary per run', () => {
   });
 });
 
+describe('renew --every --json: a failed run leaves a line', () => {
+  // It was a note, which --json silences: a run that failed left nothing in the log at all.
+  it('an error line on stderr with its code, and the next run goes on', async () => {
+    const child = track(
+      spawn(process.execPath, [BIN, '--db', shop.db, '--json', 'renew', '--every', '* * * * * *'], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, PAYGATE_VAULT_KEY: TEST_VAULT_KEY },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    let stdout = '';
+    let stderr = '';
+    const waitFor = (check: () => boolean) =>
+      new Promise<void>((resolve) => {
+        const tick = setInterval(() => {
+          if (check()) {
+            clearInterval(tick);
+            resolve();
+          }
+        }, 50);
+      });
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await waitFor(() => stdout.includes('\n'));
+    await shop.rows.run('ALTER TABLE billing_records RENAME TO billing_records_away');
+    try {
+      await waitFor(() => stderr.includes('renewal run failed'));
+    } finally {
+      await shop.rows.run('ALTER TABLE billing_records_away RENAME TO billing_records');
+    }
+    const before = stdout.split('\n').length;
+    await waitFor(() => stdout.split('\n').length > before);
+    child.kill('SIGTERM');
+    expect(await closed).toBe(0);
+    expect(stderr).toMatch(/^error \d{4}: renewal run failed: /m);
+    expect(jsonLines(stdout).length).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('a renewal run stopped by a signal says so', () => {
   const DUE = 4000;
   let big: ShopDatabase;

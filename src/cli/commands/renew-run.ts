@@ -1,10 +1,10 @@
 import { Cron } from 'croner';
 import type { Ctx } from '../../ctx.js';
 import type { FixedClock } from '../../domain/clock.js';
-import { invalidParam } from '../../domain/errors.js';
+import { invalidParam, isPaygateError } from '../../domain/errors.js';
 import { formatTime, parseTime } from '../../domain/time.js';
 import { liveMerchantsDueAt, runRenewal, type RenewProgress, type RenewResult } from '../../services/renew/index.js';
-import { record, table } from '../output.js';
+import { printError, record, table } from '../output.js';
 import type { Output } from '../output.js';
 import { progressBar } from '../progress.js';
 import { type StopSignal, stopSignal } from '../stop-signal.js';
@@ -119,7 +119,14 @@ async function runEvery(
     job = new Cron(expr, { protect: true }, () => {
       running = runOnce(ctx, out, opts, limit, stop.requested)
         .then((r) => printResult(ctx, out, r))
-        .catch((e: unknown) => out.note(`renewal run failed: ${e instanceof Error ? e.message : String(e)}`));
+        // An error line on stderr whatever the output mode (a note is silent under --json): a
+        // failed run must leave a trace in the log; the next tick runs again.
+        .catch((e: unknown) =>
+          printError(
+            isPaygateError(e) ? e.code : '9999',
+            `renewal run failed: ${e instanceof Error ? e.message : String(e)}`,
+          ),
+        );
       return running;
     });
   } catch (e) {
