@@ -78,6 +78,14 @@ const API_KEY_PARAM = {
  * it as a field of its JSON body, which no security scheme can place: there the alternative to
  * the v2 header is `{}` (no scheme), and the body schema holds `sign`.
  */
+/** What a hosted page's path parameter is. */
+const PATH_PARAM_TEXT: Record<string, string> = {
+  token: 'The session token from data.url',
+  transactionOrderId: 'The transaction that waited on 3-D Secure',
+  merchantId: 'The merchant the endpoint belongs to',
+  sealed: 'The portal link sealed for this return: made by the portal, never built by a client',
+};
+
 const SECURITY = [{ signatureV2: [] }, { signatureV1: [] }];
 const POST_SECURITY = [{ signatureV2: [] }, {}];
 
@@ -410,39 +418,16 @@ function plainOperation(doc: PlainRouteDoc): Json {
       ),
     },
   };
-  if (doc.url.includes(':token')) {
-    op.parameters = [
-      {
-        name: 'token',
-        in: 'path',
-        required: true,
-        description: 'The session token from data.url',
-        schema: { type: 'string' },
-      },
-    ];
-  }
-  if (doc.url.includes(':transactionOrderId')) {
-    op.parameters = [
-      {
-        name: 'transactionOrderId',
-        in: 'path',
-        required: true,
-        description: 'The transaction that waited on 3-D Secure',
-        schema: { type: 'string' },
-      },
-    ];
-  }
-  if (doc.url.includes(':merchantId')) {
-    op.parameters = [
-      {
-        name: 'merchantId',
-        in: 'path',
-        required: true,
-        description: 'The merchant the endpoint belongs to',
-        schema: { type: 'string' },
-      },
-    ];
-  }
+  // Every `:name` of the path is a parameter (a path that names one and does not define it is invalid).
+  const names = [...doc.url.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1] as string);
+  if (names.length > 0)
+    op.parameters = names.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      description: PATH_PARAM_TEXT[name] ?? name,
+      schema: { type: 'string' },
+    }));
   if (doc.method === 'POST' && doc.requestJson) {
     op.requestBody = {
       required: true,

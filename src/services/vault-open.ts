@@ -1,4 +1,4 @@
-import { isPostgresUrl } from '../store/open.js';
+import { isDatabaseUrl } from '../config.js';
 import { META, type Store } from '../store/store.js';
 import { loadVaultKey, VaultKeyError, vaultFromKey, type LoadedKey, type Vault } from '../vault/crypto.js';
 import { keyCheckValue, openRetired, sameCheckValue } from '../vault/key-check.js';
@@ -17,7 +17,7 @@ const mismatch = (dbPath: string, loaded: LoadedKey): VaultKeyError =>
     `the vault key does not match this database (it was sealed under another key): ${
       loaded.source.kind === 'file' ? `${loaded.source.path} holds another key; ` : ''
     }set PAYGATE_VAULT_KEY to the key this database was created with${
-      isPostgresUrl(dbPath)
+      isDatabaseUrl(dbPath)
         ? ' (the same key on every instance that uses it)'
         : `, or restore its key file ${dbPath}.key beside it`
     }`,

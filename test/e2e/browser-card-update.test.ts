@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, skipBrowser } from '../helpers/browser.js';
 import { paygate } from '../helpers/cli.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { receivedWhen, startReceiver, type Received, type Receiver } from '../helpers/receiver.js';
 import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 
@@ -63,6 +63,8 @@ describe.skipIf(skipBrowser)('the card-update page in Chromium', () => {
     const detail = async () =>
       (await c.get('/subscription/detail', { subscriptionId })).body.data as Record<string, string | number>;
     const firstRenewal = (await detail()).nextBillingTime as string;
+    const paid = (r: Received) => r.body.notifyType === 'PAYMENT' && r.body.subscriptionId === subscriptionId;
+    expect(await receivedWhen(rx, paid)).toBeDefined();
 
     expect(await renewAt(firstRenewal)).toMatchObject({ failed: 1, retriesScheduled: 1 });
     const failed = rx.received.find((r) => r.body.eventType === 'RENEW_FAILED');

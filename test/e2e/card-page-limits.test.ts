@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygate } from '../helpers/cli.js';
 import { paygateAsync } from '../helpers/cli-async.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { receivedWhen, startReceiver, type Received, type Receiver } from '../helpers/receiver.js';
 import { client, createMerchant, raw, startServe, type Served, type TestMerchant } from '../helpers/serve.js';
 import { shopDatabase, type ShopDatabase } from '../helpers/shop-db.js';
 
@@ -54,6 +54,8 @@ async function failedRenewalLink(userId: string): Promise<{ subscriptionId: stri
   });
   const subscriptionId = created.body.data.subscriptionId as string;
   const next = (await c.get('/subscription/detail', { subscriptionId })).body.data.nextBillingTime as string;
+  const paid = (r: Received) => r.body.notifyType === 'PAYMENT' && r.body.subscriptionId === subscriptionId;
+  expect(await receivedWhen(rx, paid)).toBeDefined();
   const run = await paygateAsync(['--db', database.db, '--json', 'renew', '--at', next], {
     PAYGATE_PUBLIC_URL: srv.url,
   });

@@ -156,12 +156,12 @@ describe('a --db that is not a SQLite database changes nothing', () => {
       const file = join(t.dir, 'notes.txt');
       writeFileSync(file, 'not a database\n');
       chmodSync(file, 0o644);
-      for (const [target, why] of [
-        [d, /it is a directory/],
-        [file, /not a SQLite database/],
-      ] as const) {
-        expectRefused(paygate(['--db', source, 'db', 'copy', '--to', target]), target, why);
-      }
+      // A directory is refused before anything is opened, as the --to it names (1001, exit 1).
+      const toDir = paygate(['--db', source, 'db', 'copy', '--to', d]);
+      expect([toDir.status, toDir.stderr.trim().split('\n').length]).toEqual([1, 1]);
+      expect(toDir.stderr).toMatch(/^error 1001: to: .* is a directory: name the database file/);
+      expect(existsSync(`${d}.key`)).toBe(false);
+      expectRefused(paygate(['--db', source, 'db', 'copy', '--to', file]), file, /not a SQLite database/);
       expect(statSync(d).mode & 0o7777).toBe(0o1777);
       expect(readdirSync(d)).toEqual([]);
       expect(mode(file)).toBe('644');

@@ -23,6 +23,25 @@ export interface Receiver {
   close: () => Promise<void>;
 }
 
+/**
+ * The first callback `match` finds, waiting for it (serve delivers on its own timer): undefined after
+ * `ms`. A subscription's callbacks go out in order, so a test that runs `renew --at` and then looks
+ * for the renewal's callback first waits for the first charge's: `renew` does not send a later
+ * event past an earlier one still being delivered.
+ */
+export async function receivedWhen(
+  rx: Receiver,
+  match: (r: Received) => boolean,
+  ms = 30_000,
+): Promise<Received | undefined> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = rx.received.find(match);
+    if (found || Date.now() > until) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** A real merchant callback endpoint on 127.0.0.1, started by the test. */
 export async function startReceiver(answerFn: (r: Received) => Answer = () => 200): Promise<Receiver> {
   let answer = answerFn;

@@ -8332,6 +8332,8 @@ export interface operations {
             path: {
                 /** @description The transaction that waited on 3-D Secure */
                 transactionOrderId: string;
+                /** @description The portal link sealed for this return: made by the portal, never built by a client */
+                sealed: string;
             };
             cookie?: never;
         };
