@@ -86,7 +86,8 @@ export const integerField = (min: number, max: number) =>
     z
       .union([z.number(), z.string()], { error: 'must be a whole number (a JSON integer or a string of digits)' })
       .transform((v, ctx) => {
-        const n = typeof v === 'number' ? v : /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
+        // Digits beyond nine are still a whole number, only out of range (Number keeps their size).
+        const n = typeof v === 'number' ? v : /^\d+$/.test(v) ? Number(v) : Number.NaN;
         if (!Number.isInteger(n)) {
           ctx.addIssue({ code: 'custom', message: 'must be a whole number (a JSON integer or a string of digits)' });
           return z.NEVER;

@@ -48,8 +48,12 @@ export interface ParseAmountOptions {
   positive?: boolean;
 }
 
-/** Parse a `(12,2)` request string into minor units of `currency`. Throws 1001 naming the field. */
-export function parseAmount(text: unknown, currency: string, opts: ParseAmountOptions = {}): number {
+/**
+ * The checks of an amount that need no currency (its form, and > 0 when asked): a request whose
+ * currency comes from a stored row runs them before looking the row up, so a malformed amount
+ * is 1001 whether or not the row exists (SPEC §3: parameters before the operation's rules).
+ */
+export function checkAmountForm(text: unknown, opts: ParseAmountOptions = {}): RegExpExecArray {
   const field = opts.field ?? 'amount';
   if (typeof text !== 'string') throw invalidParam(field, 'must be a decimal string such as "9.99"');
   const m = AMOUNT_RE.exec(text);
@@ -58,6 +62,14 @@ export function parseAmount(text: unknown, currency: string, opts: ParseAmountOp
       field,
       'must be a decimal string of at most 10 digits and 2 decimals, such as "9.99" (no sign, exponent or leading zero)',
     );
+  if (opts.positive && !/[1-9]/.test(text)) throw invalidParam(field, 'must be greater than zero');
+  return m;
+}
+
+/** Parse a `(12,2)` request string into minor units of `currency`. Throws 1001 naming the field. */
+export function parseAmount(text: unknown, currency: string, opts: ParseAmountOptions = {}): number {
+  const field = opts.field ?? 'amount';
+  const m = checkAmountForm(text, opts);
   const exp = currencyExponent(currency);
   const whole = m[1] ?? '0';
   const frac = m[3] ?? '';

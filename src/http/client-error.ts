@@ -1,15 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyInstance } from 'fastify';
 import { RESULT_CODES } from '../domain/errors.js';
 import { failure } from './envelope.js';
 
-/** What Node's HTTP parser refused, as the status and message of a 1000. */
+/**
+ * What Node's HTTP parser refused, as the status and message of a 1000. A request that never
+ * finished is 400 too, not 408: SPEC §3 answers 1000 with 400, 413 or 415 only.
+ */
 function answerOf(code: string | undefined): { status: number; message: string } {
   if (code === 'HPE_HEADER_OVERFLOW')
     return { status: 400, message: 'malformed request: the request line and headers are larger than 16 KB' };
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return { status: 408, message: 'malformed request: the request was not received in time' };
+    return { status: 400, message: 'malformed request: the request was not received in time' };
   return { status: 400, message: 'malformed request: not valid HTTP/1.1' };
 }
 
@@ -22,7 +26,9 @@ function answerOf(code: string | undefined): { status: number; message: string }
 export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, message } = answerOf(err.code);
-  this.log.info({ code: err.code, status }, 'client error');
+  // Every answer carries a request id (docs/api.md), this one too, though no handler saw it.
+  const reqId = randomUUID();
+  this.log.info({ reqId, code: err.code, status }, 'client error');
   // As Node does: write only when no response of this connection has started, or the peer would
   // read our bytes as the middle of another answer.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
@@ -37,6 +43,7 @@ export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, 
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Cache-Control: no-store\r\n' +
       'X-Content-Type-Options: nosniff\r\n' +
+      `x-request-id: ${reqId}\r\n` +
       'Connection: close\r\n\r\n' +
       body,
     () => socket.destroy(),

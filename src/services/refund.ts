@@ -5,7 +5,7 @@ import type { RefundResult } from '../channel/channel.js';
 import { notAllowed, PaygateError, RESULT_CODES } from '../domain/errors.js';
 import { amountString, optionalString, parseInput } from '../domain/fields.js';
 import { newId } from '../domain/ids.js';
-import { formatAmount, parseAmount } from '../domain/money.js';
+import { checkAmountForm, formatAmount, parseAmount } from '../domain/money.js';
 import { rowOf, type MerchantRow, type RefundRow, type TransactionRow, type Tx } from '../store/store.js';
 import { requestFingerprint, signatureKey } from '../vault/fingerprint.js';
 import { findTransaction } from './transactions/query.js';
@@ -101,6 +101,7 @@ export async function refundTransaction(
   const data = parseInput(REFUND_REQUEST, input);
   const fingerprint = requestFingerprint(ctx.vault, input as Record<string, unknown>);
   const idempotency = refundKey(ctx, data.requestId, opts.signature);
+  checkAmountForm(data.refundAmount, { field: 'refundAmount', positive: true });
   const found = await findTransaction(ctx, merchant.id, data);
   // Validate the amount against the transaction's currency before anything is written.
   const amount = parseAmount(data.refundAmount, found.currency, { field: 'refundAmount', positive: true });

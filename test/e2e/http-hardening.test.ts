@@ -147,6 +147,7 @@ describe('what the HTTP parser refuses answers the envelope (1000)', () => {
     expect(a.status).toBe(400);
     expect(a.headers['content-type']).toMatch(/^application\/json/);
     expect(a.headers.connection).toBe('close');
+    expect(a.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(jsonOf(a)).toEqual({
       rtn_code: '1000',
       rtn_msg: expect.stringMatching(/^malformed request/),
@@ -164,6 +165,7 @@ describe('what the HTTP parser refuses answers the envelope (1000)', () => {
     ]) {
       const a = await sendRaw(srv.url, request);
       expect(a.status, request).toBe(400);
+      expect(a.headers['x-request-id'], request).toMatch(/^[0-9a-f-]{36}$/);
       expect(jsonOf(a), request).toEqual({
         rtn_code: '1000',
         rtn_msg: 'malformed request: not valid HTTP/1.1',

@@ -64,6 +64,11 @@ describe('time strings in the configured zone', () => {
     expect(parseTime('2026-11-01 01:30:00', 'America/New_York')).toBe(Date.UTC(2026, 10, 1, 5, 30, 0));
   });
 
+  it('keeps years 0000–0099 as written (not 1900–1999)', async () => {
+    for (const text of ['0099-06-15 10:00:00', '0000-01-01 00:00:00'])
+      expect(formatTime(parseTime(text, 'Europe/Paris'), 'Europe/Paris')).toBe(text);
+  });
+
   it.each(['2026-02-30 00:00:00', '2026-13-01 00:00:00', '2026-01-01 24:00:00', '2026-01-01', 'yesterday'])(
     'refuses %j with 1001',
     (text) => {
