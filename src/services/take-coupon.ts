@@ -51,7 +51,8 @@ export async function takeCoupon(ctx: Ctx, merchantId: string, input: unknown): 
     if (isEnded(s.status)) throw notAllowed(`a ${s.status} subscription takes no coupon`);
     if (s.status === 'INCOMPLETE') throw notAllowed('the first charge of this subscription is not finished yet');
     const now = ctx.clock.now();
-    const coupon = await redeemCoupon(tx, merchantId, data.couponCode, s.planId, now);
+    // Checked for the plan its next charge is for: a change at period end may be waiting.
+    const coupon = await redeemCoupon(tx, merchantId, data.couponCode, s.pendingPlanId ?? s.planId, now);
     const held = { couponId: coupon.id, couponCode: coupon.code, couponTakenAt: now };
     await tx.setSubscriptionCoupon(s.id, held, now);
     await repriceRenewals(tx, { ...s, ...held, couponCyclesUsed: 0 });

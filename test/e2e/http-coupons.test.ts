@@ -133,6 +133,33 @@ describe('coupons over HTTP (errors)', () => {
       (await c.get('/coupon/list', {})).body.data.find((x: { couponCode: string }) => x.couponCode === 'ONLYB'),
     ).toMatchObject({ redemptions: 0 });
   });
+
+  it('while a change at period end waits, a plan-restricted coupon is checked for the plan of the next charge', async () => {
+    const c = client(srv.url, v2);
+    const [a, b] = [await planOf(v2), await planOf(v2)];
+    await c.post('/coupon/create', { code: 'WAITA', percentOff: '10', duration: 'ONCE', planIds: [a] });
+    await c.post('/coupon/create', { code: 'WAITB', percentOff: '10', duration: 'ONCE', planIds: [b] });
+    const sub = (await subscribe(srv.url, v2, a)).body.data;
+    const change = await c.post('/subscription/change', {
+      subscriptionId: sub.subscriptionId,
+      planId: b,
+      when: 'PERIOD_END',
+    });
+    expect(change.body.data).toMatchObject({ result: 'SCHEDULED' });
+    const forA = await c.post('/subscription/coupon', { subscriptionId: sub.subscriptionId, couponCode: 'WAITA' });
+    expect(forA.body).toMatchObject({ rtn_code: '1012' });
+    const forB = await c.post('/subscription/coupon', { subscriptionId: sub.subscriptionId, couponCode: 'WAITB' });
+    expect(forB.body).toMatchObject({ rtn_code: '0000', data: { couponCode: 'WAITB' } });
+    const coupons = (await c.get('/coupon/list', {})).body.data as { couponCode: string; redemptions: number }[];
+    expect(coupons.filter((x) => x.couponCode.startsWith('WAIT')).map((x) => [x.couponCode, x.redemptions])).toEqual(
+      expect.arrayContaining([
+        ['WAITA', 0],
+        ['WAITB', 1],
+      ]),
+    );
+    const pending = await c.get('/subscription/billing/list', { subscriptionCode: sub.subscriptionCode, status: 'PENDING' });
+    expect(pending.body.data.records[0]).toMatchObject({ amount: 9, discountAmount: 1, couponCode: 'WAITB' });
+  });
 });
 
 describe('maxRedemptions under concurrent subscribes', () => {
