@@ -8,6 +8,8 @@ import { runRenewal } from '../../src/services/renew/index.js';
 import { parseTime } from '../../src/domain/time.js';
 import { unusedCredit } from '../../src/domain/proration.js';
 import { createPortalSession, QUOTE_TTL_MS } from '../../src/services/portal/index.js';
+import { createCoupon } from '../../src/services/coupons.js';
+import { takeCoupon } from '../../src/services/take-coupon.js';
 import { subscribe } from '../helpers/subscriptions.js';
 import { cardYear } from '../helpers/cards.js';
 
@@ -50,6 +52,22 @@ describe('portal plan change: the amount shown is the amount charged (SPEC §18)
     const done = await postForm(shop.server, shop.path, formFields(page, 'Change now and pay 44.52 USD'));
     expect(visibleText(done.body)).toContain('44.52 USD was charged.');
     expect(await changeCharges()).toEqual([4452]);
+  });
+
+  it("shows the coupon's part of a change now, and what the first charge at period end will be", async () => {
+    app = await testApp();
+    shop = await portalShop(app, { actions: ALL });
+    await createCoupon(app.ctx, shop.merchantId, { code: 'HALF', percentOff: '50', duration: 'FOREVER' });
+    await takeCoupon(app.ctx, shop.merchantId, { subscriptionId: shop.subscriptionId, couponCode: 'HALF' });
+    app.clock.advance(t('2026-01-30 09:00:00') - app.clock.now());
+    await shop.relink();
+    const page = await getPage(shop.server, shop.path);
+    const text = visibleText((await postForm(shop.server, shop.path, formFields(page.body, 'Change plan'))).body);
+    // 60.00 less the coupon's 30.00, less 15.48 of the period paid: 14.52, each figure on the page.
+    expect(text).toContain(
+      "Change now: 14.52 USD is charged at once to your card (the new plan's price, less 30.00 USD (coupon HALF), less the unused part of this period and any credit you hold, 15.48 USD)",
+    );
+    expect(text).toContain('60.00 USD every month starts on 2026-02-15 09:00:00; its first charge is 30.00 USD (coupon HALF takes off 30.00 USD).');
   });
 
   it('refuses the change when a renewal ran since the page was drawn, and shows the new amount', async () => {

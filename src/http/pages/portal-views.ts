@@ -150,14 +150,14 @@ function option(f: FormBase, s: PortalSubscription, o: ChangeOption): string {
   const now =
     'unavailable' in o.now
       ? `<p class="merchant">A change now is not possible: ${esc(o.now.unavailable)}.</p>`
-      : `<p>Change now: <strong>${esc(o.now.charge)}</strong> is charged at once to your card (the unused part of this period, ${esc(o.now.credit)}, is credited), and the new plan starts today.</p>
+      : `<p>Change now: <strong>${esc(o.now.charge)}</strong> is charged at once to your card (the new plan's price${o.now.discount ? `, less ${esc(o.now.discount)}` : ''}, less the unused part of this period and any credit you hold, ${esc(o.now.credit)}), and the new plan starts today.</p>
 ${form(f, 'change-submit', s.subscriptionId, `Change now and pay ${o.now.charge}`, {
   extra: `${planField}<input type="hidden" name="when" value="NOW">${Object.entries(o.now.quote)
     .map(([k, v]) => `<input type="hidden" name="q_${esc(k)}" value="${esc(v)}">`)
     .join('')}`,
 })}`;
   const later = o.periodEnd
-    ? `<p>Or at the end of this period: nothing is charged now; ${esc(o.price)} starts on ${esc(o.periodEnd.startsAt)}${o.periodEnd.afterRetry ? ` (the payment being retried is still for ${esc(s.planName)})` : ''}.</p>
+    ? `<p>Or at the end of this period: nothing is charged now; ${esc(o.price)} starts on ${esc(o.periodEnd.startsAt)}${o.periodEnd.afterRetry ? ` (the payment being retried is still for ${esc(s.planName)})` : ''}${o.periodEnd.firstCharge ? `; its first charge is ${esc(o.periodEnd.firstCharge)}` : ''}.</p>
 ${form(f, 'change-submit', s.subscriptionId, 'Change at period end', { secondary: true, extra: `${planField}<input type="hidden" name="when" value="PERIOD_END">` })}`
     : '';
   return `<section class="option" aria-labelledby="p-${esc(o.planId)}"><h2 id="p-${esc(o.planId)}">${esc(o.planName)}</h2>

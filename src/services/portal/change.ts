@@ -4,6 +4,7 @@ import { isPaygateError } from '../../domain/errors.js';
 import { formatMoney } from '../../domain/money.js';
 import { formatTime } from '../../domain/time.js';
 import type { SubscriptionRow } from '../../store/store.js';
+import { discountedPrice } from '../coupon-charge.js';
 import { changeAtPeriodEnd, newPlanStart } from '../plan-change/period-end.js';
 import { changeNow } from '../plan-change/now.js';
 import { quoteChange, renewalInTheWay, type ShownQuote } from '../plan-change/quote.js';
@@ -22,13 +23,17 @@ export interface ChangeOption {
   planId: string;
   planName: string;
   price: string;
-  /** Change now: exactly what is charged at once (or why it cannot be done now). */
-  now: { charge: string; credit: string; quote: SignedQuote } | { unavailable: string };
+  /**
+   * Change now: exactly what is charged at once (or why it cannot be done now), and the coupon's
+   * part of it, so the figure can be worked out from what the page shows.
+   */
+  now: { charge: string; credit: string; discount?: string; quote: SignedQuote } | { unavailable: string };
   /**
    * Change at the period's end: the new price starts with the charge at `startsAt`; `afterRetry`
-   * when a retry of the current plan's payment comes before it.
+   * when a retry of the current plan's payment comes before it; `firstCharge` when the coupon
+   * held or a carried credit makes that charge differ from the price (as the renewal will be priced).
    */
-  periodEnd?: { startsAt: string; afterRetry: boolean };
+  periodEnd?: { startsAt: string; afterRetry: boolean; firstCharge?: string };
 }
 
 /** The hidden form fields that carry a shown figure back: signed, so a form cannot name its own figure. */
@@ -72,20 +77,37 @@ export async function changeOptions(ctx: Ctx, token: string, s: SubscriptionRow)
       const fields = { at: String(now), charge: String(q.charge), basis: q.basis };
       nowPart = {
         charge: money(q.charge),
-        credit: money(q.credit),
+        credit: money(q.credit + s.credit),
+        ...(q.discountAmount > 0 ? { discount: `${money(q.discountAmount)} (coupon ${q.couponCode})` } : {}),
         quote: { ...fields, mac: macOf(ctx, token, s.id, p.id, fields) },
       };
     }
     const starts = newPlanStart(s, next, p.id, ctx.zone);
+    const first = starts ? await discountedPrice(ctx.store, s, p.id, p.price) : undefined;
+    const firstCharge = first && first.amount !== p.price ? { firstCharge: firstChargeText(first, money) } : {};
     options.push({
       planId: p.id,
       planName: p.name,
       price: `${money(p.price)} ${cycleText(p.cycleType, p.cycleLength)}`,
       now: nowPart,
-      ...(starts ? { periodEnd: { startsAt: formatTime(starts.time, ctx.zone), afterRetry: starts.afterRetry } } : {}),
+      ...(starts
+        ? { periodEnd: { startsAt: formatTime(starts.time, ctx.zone), afterRetry: starts.afterRetry, ...firstCharge } }
+        : {}),
     });
   }
   return options;
+}
+
+/** `30.00 USD (coupon HALF takes off 30.00 USD; credit 5.00 USD)`: the first charge on the new plan and why it is not the price. */
+function firstChargeText(
+  first: { amount: number; couponCode: string | null; discountAmount: number; creditApplied: number },
+  money: (minor: number) => string,
+): string {
+  const why = [
+    ...(first.discountAmount > 0 ? [`coupon ${first.couponCode} takes off ${money(first.discountAmount)}`] : []),
+    ...(first.creditApplied > 0 ? [`your credit pays ${money(first.creditApplied)}`] : []),
+  ];
+  return `${money(first.amount)} (${why.join('; ')})`;
 }
 
 /** The figure a form brought back, if its signature holds and it is recent enough; else undefined (the page redraws). */
