@@ -29,8 +29,8 @@ const REDACT = [
  */
 const SECRET_QUERY = /^(sign|cardinfo|cardnumber|cvv|authorization|apikey)$|(^|_)(secret|token)$/i;
 
-/** Route parameters that are credentials: the apiKey of payment endpoints, the page token. */
-const CREDENTIAL_PARAMS = new Set(['apiKey', 'token']);
+/** Route parameters that are credentials: the apiKey of payment endpoints, the page token, the portal return's sealed token. */
+const CREDENTIAL_PARAMS = new Set(['apiKey', 'token', 'sealed']);
 
 /** Enough of a key to tell merchants (or pages) apart in the logs, not enough to use it. */
 const KEEP = 6;

@@ -109,6 +109,9 @@ describe('operations', () => {
     });
     const q = await client(srv.url, v1).get(`/payment/${v1.apiKey}/transaction/query`, { relationId: 'log-1' });
     const g = await client(srv.url, v2).get('/subscription/plan/list', {});
+    // The portal's 3-D Secure return carries a sealed portal token in its path: a credential too.
+    const sealed = `sealed${'S'.repeat(60)}`;
+    expect((await fetch(`${srv.url}/portal/return/txn_NOPE/${sealed}`)).status).toBeGreaterThanOrEqual(400);
     await new Promise((res) => setTimeout(res, 200));
     const logs = srv.output();
     expect(logs).toContain(r.headers.get('x-request-id'));
@@ -120,6 +123,8 @@ describe('operations', () => {
       expect(logs).not.toContain(m.apiKey);
     }
     expect(logs).toMatch(/sign=\[redacted\]/);
+    expect(logs).toContain('/portal/return/txn_NOPE/sealed…');
+    expect(logs).not.toContain(sealed);
     expect(g.body.rtn_code).toBe('0000');
   });
 });
