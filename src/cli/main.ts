@@ -84,7 +84,19 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * A reader that went away (`paygate … | head`) is not an error of the command: later output is
+ * dropped and the work goes on to its end (a renewal run stopped half-way by its reader would
+ * leave claimed records for their lease), where an unhandled EPIPE would print a stack trace.
+ */
+function ignoreClosedReader(stream: NodeJS.WriteStream): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+  });
+}
+
 async function main(): Promise<void> {
+  ignoreClosedReader(process.stdout);
   const program = buildProgram();
   // Commander's own exits (help, version, usage errors) come through exitOverride: usage is 2.
   program.commands.forEach(function override(c: Command) {

@@ -19,8 +19,10 @@ export interface Background {
 /** A bad --renew-cron is a usage error before anything starts. */
 export function checkCron(expr: string): string | undefined {
   try {
-    new Cron(expr, { paused: true }).stop();
-    return undefined;
+    const job = new Cron(expr, { paused: true });
+    const next = job.nextRun();
+    job.stop();
+    return next === null ? 'no date matches it, so it would never run' : undefined;
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
   }

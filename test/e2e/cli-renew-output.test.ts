@@ -129,3 +129,29 @@ describe('a renewal run stopped by a signal says so', () => {
     expect(run?.succeeded).toBe(await charged());
   });
 });
+
+describe('renew --every with a schedule that never fires (SPEC §7: it stays running)', () => {
+  // It printed "next run never" and exited 13 at once (nothing held the event loop); under cron, silently.
+  it('is refused as 1001 naming --every, exit 1, like a malformed schedule', () => {
+    const r = paygate(['--db', shop.db, 'renew', '--every', '0 0 31 2 *']);
+    expect([r.status, r.stderr]).toEqual([1, 'error 1001: every: "0 0 31 2 *" never runs: no date matches it\n']);
+  });
+});
+
+describe('a reader that goes away (paygate … | head)', () => {
+  it('ends the command quietly: exit 0, no EPIPE stack trace', async () => {
+    const child = track(
+      spawn(process.execPath, [BIN, '--db', shop.db, 'renew', '--at', '2030-02-28 10:00:00', '--dry-run'], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, PAYGATE_VAULT_KEY: TEST_VAULT_KEY },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    // The read end is closed before the command writes anything, as `head -c 0` would.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled|at .*\(node:/);
+    expect(code).toBe(0);
+  });
+});

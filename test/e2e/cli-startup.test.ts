@@ -261,6 +261,15 @@ describe('version and shell completion', () => {
 });
 
 describe('usage errors are one line (SPEC §12)', () => {
+  // It started, and never renewed anything.
+  it('serve --renew-cron with a schedule no date matches: exit 2, nothing opened', () => {
+    const r = paygate(['--db', '/nonexistent-dir/p.db', 'serve', '--renew-cron', '0 0 31 2 *']);
+    expect([r.status, r.stderr]).toEqual([
+      2,
+      'error usage: --renew-cron "0 0 31 2 *": no date matches it, so it would never run\n',
+    ]);
+  });
+
   it('a mistyped command: the suggestion on the same line, no literal \\n', () => {
     const r = paygate(['merchnt', 'list']);
     expect(r.status).toBe(2);

@@ -164,7 +164,12 @@ describe('1001 names the field and the rule in plain words', () => {
       { cycleLength: 'one' },
       /^cycleLength: must be a whole number \(a JSON integer or a string of digits\)$/,
     ],
-    ['a string of digits too large', 'plan', { cycleLength: '99999999999999999999' }, /^cycleLength: must be (between|at most)/],
+    [
+      'a string of digits too large',
+      'plan',
+      { cycleLength: '99999999999999999999' },
+      /^cycleLength: must be (between|at most)/,
+    ],
     ['a closed set', 'plan', { cycleType: 'HOURLY' }, /^cycleType: must be one of DAILY, WEEKLY, MONTHLY, YEARLY$/],
   ];
   it.each(cases)('%s', async (_what, endpoint, patch, message) => {

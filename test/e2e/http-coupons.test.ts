@@ -157,7 +157,10 @@ describe('coupons over HTTP (errors)', () => {
         ['WAITB', 1],
       ]),
     );
-    const pending = await c.get('/subscription/billing/list', { subscriptionCode: sub.subscriptionCode, status: 'PENDING' });
+    const pending = await c.get('/subscription/billing/list', {
+      subscriptionCode: sub.subscriptionCode,
+      status: 'PENDING',
+    });
     expect(pending.body.data.records[0]).toMatchObject({ amount: 9, discountAmount: 1, couponCode: 'WAITB' });
   });
 });

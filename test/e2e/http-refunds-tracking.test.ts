@@ -97,7 +97,11 @@ describe('refunds over HTTP', () => {
   it('a malformed refundAmount is 1001 before the transaction is looked up (an unknown one included)', async () => {
     for (const refundAmount of ['abc', '-1', '1e3', '0', 5]) {
       const r = await refund(v2, { transactionOrderId: 'txn_does_not_exist', refundAmount });
-      expect([r.status, r.body.rtn_code, r.body.rtn_msg]).toEqual([400, '1001', expect.stringMatching(/^refundAmount: /)]);
+      expect([r.status, r.body.rtn_code, r.body.rtn_msg]).toEqual([
+        400,
+        '1001',
+        expect.stringMatching(/^refundAmount: /),
+      ]);
     }
   });
 

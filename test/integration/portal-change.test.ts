@@ -67,7 +67,9 @@ describe('portal plan change: the amount shown is the amount charged (SPEC §18)
     expect(text).toContain(
       "Change now: 14.52 USD is charged at once to your card (the new plan's price, less 30.00 USD (coupon HALF), less the unused part of this period and any credit you hold, 15.48 USD)",
     );
-    expect(text).toContain('60.00 USD every month starts on 2026-02-15 09:00:00; its first charge is 30.00 USD (coupon HALF takes off 30.00 USD).');
+    expect(text).toContain(
+      '60.00 USD every month starts on 2026-02-15 09:00:00; its first charge is 30.00 USD (coupon HALF takes off 30.00 USD).',
+    );
   });
 
   it('refuses the change when a renewal ran since the page was drawn, and shows the new amount', async () => {

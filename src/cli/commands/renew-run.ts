@@ -132,7 +132,13 @@ async function runEvery(
   } catch (e) {
     throw invalidParam('every', `not a valid cron expression: ${e instanceof Error ? e.message : String(e)}`);
   }
-  out.note(`renewing on "${expr}"; next run ${job.nextRun()?.toISOString() ?? 'never'}; Ctrl-C to stop`);
+  const next = job.nextRun();
+  if (next === null) {
+    // "Stays running" would be a process waiting for ever for nothing (SPEC §7): refused as a bad schedule.
+    job.stop();
+    throw invalidParam('every', `"${expr}" never runs: no date matches it`);
+  }
+  out.note(`renewing on "${expr}"; next run ${next.toISOString()}; Ctrl-C to stop`);
   await stop.wait;
   job.stop();
   await running;
