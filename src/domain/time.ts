@@ -54,7 +54,8 @@ function zoneOffsetMinutes(zone: string, ms: number): number {
  */
 export function resolveWallTime(w: WallTime, zone: string): number {
   // setUTCFullYear, not Date.UTC, whose years 0–99 mean 1900–1999.
-  const asUtc = new Date(0).setUTCFullYear(w.year, w.month - 1, w.day) + ((w.hour * 60 + w.minute) * 60 + w.second) * 1000;
+  const asUtc =
+    new Date(0).setUTCFullYear(w.year, w.month - 1, w.day) + ((w.hour * 60 + w.minute) * 60 + w.second) * 1000;
   if (zone === 'UTC' || zone === 'Etc/UTC') return asUtc;
   const HOUR = 3_600_000;
   const offsets = new Set([
