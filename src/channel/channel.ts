@@ -55,6 +55,11 @@ export interface ChargeRequest {
     paymentMethodId: string;
     /** An earlier run sent this charge and never learnt its answer: look for it before charging. */
     triedBefore?: boolean;
+    /**
+     * Never charge: answer the charge made under the key if there is one, else a decline marked
+     * `unmade` (a renewal taken over on a subscription cancelled or paused since: services/renew/charge.ts).
+     */
+    lookOnly?: boolean;
   };
   /**
    * A zero-amount, customer-present charge is a card check (a trial's first charge, a card
@@ -76,7 +81,11 @@ export interface KeptCard {
 
 export type ChargeResult =
   | { outcome: 'approved'; ref: string; kept?: KeptCard }
-  | { outcome: 'declined'; ref: string | null; reason: FailReason }
+  /**
+   * unmade: the answer of `chargeByKey` when no charge was ever made under the key — the key is
+   * now closed by this decline, nothing moved and nothing can (the caller may record "no charge").
+   */
+  | { outcome: 'declined'; ref: string | null; reason: FailReason; unmade?: true }
   /** redirectUrl: where a processor that runs 3DS itself takes the shopper (the sandbox runs its own page). */
   | { outcome: 'requires_action'; ref: string; redirectUrl?: string; kept?: KeptCard }
   /**
@@ -136,7 +145,9 @@ export interface Channel {
    * recording it (housekeeping, once its charge lease has passed). A channel that keeps its
    * charges by key (the sandbox) answers from them; with no charge under the key it closes the
    * key first with a declined entry (processing_error), so that a late call with the key reads
-   * that decline instead of charging, and answers it: nothing moved. Absent where charges cannot be found by key.
+   * that decline instead of charging, and answers it (`unmade`): nothing moved. Absent where
+   * charges cannot be found by key. Also how a renewal run asks about a renewal it took over on a
+   * subscription cancelled or paused meanwhile (services/renew/charge.ts): never a new charge.
    */
   chargeByKey?(req: UnrecordedCharge): Promise<ChargeResult>;
   /**

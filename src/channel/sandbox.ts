@@ -118,6 +118,10 @@ export function createSandboxChannel({ store, clock }: ChannelDeps): Channel {
         }),
       );
       if (!row) throw new Error(`sandbox: charge ${req.idempotencyKey} not found or closed`);
+      // A charge always names its card: an entry without one is a closing entry (this one, or an
+      // earlier call's), so no charge was ever made under the key.
+      if (row.cardBin === null && row.cardLast4 === null && row.outcome === 'declined')
+        return { outcome: 'declined', ref: row.id, reason: 'processing_error', unmade: true };
       return toChargeResult(row);
     },
     async completeAction(ref, passed) {

@@ -108,6 +108,14 @@ const SUBSCRIPTION_CALLBACK: Json = {
     updateCardUrl: text('RENEW_FAILED with retries left: the page where the subscriber enters a new card'),
     invoiceNumber: text('A successful charge’s invoice: RENEW_SUCCEEDED, a PLAN_CHANGED charged at once'),
     invoiceUrl: text('A successful charge’s hosted invoice page'),
+    paidThrough: text(
+      'A PAUSED or CANCELLED subscription: the end of its paid period (a charge under way at the pause or cancel that succeeded extends it)',
+      TIME,
+    ),
+    endTime: text(
+      'A CANCELLED subscription: when it ends — the end of the period a charge under way at the cancel paid for, if it succeeded',
+      TIME,
+    ),
     previousPlanId: text('PLAN_CHANGED: the plan left'),
     changeWhen: { type: 'string', enum: ['NOW', 'PERIOD_END'], description: 'PLAN_CHANGED: when it took effect' },
     credit: text('PLAN_CHANGED: credit granted for the unused part of the old plan’s period', AMOUNT),

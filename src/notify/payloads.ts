@@ -104,6 +104,13 @@ export function subscriptionCallbackBody(args: {
     updateCardUrl: args.updateCardUrl,
     invoiceNumber: args.invoice?.invoiceNumber,
     invoiceUrl: args.invoice?.invoiceUrl,
+    // A renewal recorded after a cancel or pause: the period it paid for, and a cancelled one's end.
+    ...(s.status === 'CANCELLED' || s.status === 'PAUSED'
+      ? {
+          paidThrough: s.paidThrough !== null ? formatTime(s.paidThrough, zone) : undefined,
+          endTime: s.status === 'CANCELLED' && s.endTime !== null ? formatTime(s.endTime, zone) : undefined,
+        }
+      : {}),
     ...(args.change
       ? {
           previousPlanId: args.change.previousPlanId,

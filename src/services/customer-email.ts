@@ -1,5 +1,10 @@
 import type { Ctx } from '../ctx.js';
-import type { CardExpiringEmail, RenewalFailedEmail, SubscriptionEndedEmail } from '../notify/email/message.js';
+import type {
+  CardExpiringEmail,
+  ReceiptStopped,
+  RenewalFailedEmail,
+  SubscriptionEndedEmail,
+} from '../notify/email/message.js';
 import { emailOfAddress } from '../domain/email-address.js';
 import type { NewCustomerEmail, SubscriptionRow, TransactionRow, Tx } from '../store/store.js';
 
@@ -110,9 +115,17 @@ export async function queueReceipt(
   c: ReceiptFacts & { billingAddress: string | null },
   invoiceNumber: string,
   now: number,
+  stopped?: ReceiptStopped,
 ): Promise<string | undefined> {
   if (ctx.config.smtpUrl === undefined) return undefined;
-  const e = receiptEmail(ctx, c, await chargeRecipient(tx, c.billingAddress, c.subscriptionId), invoiceNumber, now);
+  const e = receiptEmail(
+    ctx,
+    c,
+    await chargeRecipient(tx, c.billingAddress, c.subscriptionId),
+    invoiceNumber,
+    now,
+    stopped,
+  );
   return e ? tx.enqueueEmail(e) : undefined;
 }
 
@@ -123,6 +136,7 @@ export function receiptEmail(
   recipient: string | undefined,
   invoiceNumber: string,
   now: number,
+  stopped?: ReceiptStopped,
 ): NewCustomerEmail | undefined {
   if (ctx.config.smtpUrl === undefined || !recipient) return undefined;
   return {
@@ -132,7 +146,7 @@ export function receiptEmail(
     subscriptionId: c.subscriptionId,
     transactionId: c.transactionId,
     dedupeKey: `receipt:${c.merchantId}:${invoiceNumber}`,
-    details: { invoiceNumber },
+    details: { invoiceNumber, ...(stopped ? { stopped } : {}) },
     now,
   };
 }

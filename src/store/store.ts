@@ -519,8 +519,16 @@ export interface Tx extends Reads {
    * its record's id as idempotency key. Returns how many were released.
    */
   releaseClaims(owner: string): Promise<number>;
-  /** Record a PENDING record's outcome and release its lease; false when another run recorded it first. */
-  settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean>;
+  /**
+   * Record a PENDING record's outcome and release its lease; false when another run recorded it
+   * first. CANCELLED: a renewal taken over on a subscription cancelled or paused since, no charge made.
+   */
+  settleRecord(
+    id: string,
+    status: 'SUCCESS' | 'FAILED' | 'CANCELLED',
+    failReason: string | null,
+    now: number,
+  ): Promise<boolean>;
   /** The final result of a renewal charge on its transaction. */
   finishRenewalTransaction(
     id: string,

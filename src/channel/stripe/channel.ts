@@ -46,7 +46,10 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
         // Nothing to charge (a renewal or plan change paid by carried credit): a PaymentIntent
         // cannot be for 0, and the card was checked when Stripe saved it. The reference is the
         // PaymentMethod that would have paid; there is nothing to refund.
-        if (req.amount === 0) return { outcome: 'approved', ref: req.stored.paymentMethodId };
+        if (req.amount === 0)
+          return req.stored.lookOnly
+            ? { outcome: 'declined', ref: null, reason: 'processing_error', unmade: true }
+            : { outcome: 'approved', ref: req.stored.paymentMethodId };
         const r = await chargeOffSession(client, {
           idempotencyKey,
           amount: req.amount,
@@ -54,6 +57,7 @@ export function createStripeChannel(opts: StripeChannelOptions): Channel & { cli
           customerId: req.stored.customerId,
           paymentMethodId: req.stored.paymentMethodId,
           ...(req.stored.triedBefore ? { triedBefore: true } : {}),
+          ...(req.stored.lookOnly ? { lookOnly: true } : {}),
         });
         return toChargeResult(r);
       }

@@ -198,6 +198,8 @@ export interface OffSessionInput {
    * have forgotten the key (24 hours), so the intent is looked for on the Customer first.
    */
   triedBefore?: boolean;
+  /** Never create the charge: the one tagged with the key if any, else a decline marked `unmade`. */
+  lookOnly?: boolean;
   description?: string;
   metadata?: Record<string, string>;
 }
@@ -214,7 +216,7 @@ const CHARGE_TAG = 'paygate_charge';
  * for 3DS here; a card that needs it is declined with authentication_required.
  */
 export async function chargeOffSession(client: Stripe, input: OffSessionInput): Promise<StripeChargeResult> {
-  if (input.triedBefore) {
+  if (input.triedBefore || input.lookOnly) {
     const found = await findTagged(client, input.customerId, input.idempotencyKey);
     if (found === undefined) return { outcome: 'in_flight', cause: 'network', ref: null, mayHaveMoved: true };
     if (found)
@@ -223,6 +225,8 @@ export async function chargeOffSession(client: Stripe, input: OffSessionInput): 
         intentId: found,
         mode: { offSession: true },
       });
+    if (input.lookOnly)
+      return { outcome: 'declined', ref: null, reason: 'processing_error', stripeCode: null, unmade: true };
   }
   let r: StripeChargeResult;
   try {

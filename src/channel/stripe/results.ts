@@ -64,7 +64,7 @@ export interface Refused {
 export type StripeChargeResult =
   | { outcome: 'approved'; ref: string }
   /** ref is null when the card was declined before an intent existed (e.g. incorrect_number). */
-  | { outcome: 'declined'; ref: string | null; reason: StripeFailReason; stripeCode: string | null }
+  | { outcome: 'declined'; ref: string | null; reason: StripeFailReason; stripeCode: string | null; unmade?: true }
   /** redirectUrl: Stripe's next_action URL the shopper is sent to (from paygate's own 3DS page). */
   | { outcome: 'requires_action'; ref: string; redirectUrl: string }
   | InFlight

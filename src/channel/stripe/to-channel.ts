@@ -21,7 +21,7 @@ export function toChargeResult(r: StripeChargeResult, card?: StripeCardOnFile | 
     case 'approved':
       return { outcome: 'approved', ref: r.ref, ...(kept ? { kept } : {}) };
     case 'declined':
-      return { outcome: 'declined', ref: r.ref, reason: r.reason };
+      return { outcome: 'declined', ref: r.ref, reason: r.reason, ...(r.unmade ? { unmade: r.unmade } : {}) };
     case 'requires_action':
       return { outcome: 'requires_action', ref: r.ref, redirectUrl: r.redirectUrl, ...(kept ? { kept } : {}) };
     case 'in_flight':

@@ -2,7 +2,7 @@ import { layoutCreditNote, layoutInvoice, paymentLabel, SANDBOX_NOTE } from '../
 import { formatMoney } from '../../domain/money.js';
 import { formatTime } from '../../domain/time.js';
 import { cardExpired } from '../../vault/card.js';
-import type { CustomerEmail } from './message.js';
+import type { CustomerEmail, ReceiptStopped } from './message.js';
 
 /**
  * A customer email as a message: subject, a plain-text part and an HTML part with the same
@@ -52,6 +52,7 @@ function bodyOf(email: CustomerEmail, zone: string, now: number): { subject: str
           greeting: greeting(inv.customer.name),
           paragraphs: [
             `Thank you for your payment to ${shop}. Your invoice ${inv.number} is attached as a PDF.`,
+            ...(email.stopped ? [stoppedNote(email.stopped, zone)] : []),
             ...(inv.sandbox ? [SANDBOX_NOTE] : []),
           ],
           rows: [
@@ -143,7 +144,9 @@ function bodyOf(email: CustomerEmail, zone: string, now: number): { subject: str
           greeting: greeting(),
           paragraphs: [
             cancelled
-              ? `Your subscription to ${email.planName} with ${shop} has been cancelled. It ends on ${formatTime(email.endTime, zone)}; you will not be charged again.`
+              ? email.chargeUnderWay
+                ? `Your subscription to ${email.planName} with ${shop} has been cancelled. A payment for it was already under way when it was cancelled and may still go through: if it does, you will receive a receipt and your subscription runs to the end of the period that payment covers; if not, it ends on ${formatTime(email.endTime, zone)}. No new payment will be taken.`
+                : `Your subscription to ${email.planName} with ${shop} has been cancelled. It ends on ${formatTime(email.endTime, zone)}; you will not be charged again.`
               : `Your subscription to ${email.planName} with ${shop} ended on ${formatTime(email.endTime, zone)} because we could not charge your card after several attempts.`,
           ],
           rows: [['Subscription', email.subscriptionCode]],
@@ -152,6 +155,14 @@ function bodyOf(email: CustomerEmail, zone: string, now: number): { subject: str
       };
     }
   }
+}
+
+/** A renewal that completed after its subscription was cancelled or paused: what it paid for. */
+function stoppedNote(stopped: ReceiptStopped, zone: string): string {
+  const until = formatTime(stopped.until, zone);
+  return stopped.status === 'CANCELLED'
+    ? `This payment was already under way when your subscription was cancelled and has gone through, so your subscription runs until ${until}. It ends then and will not be charged again.`
+    : `This payment was already under way when your subscription was paused and has gone through: it pays for your subscription until ${until}. Nothing more is charged while it is paused.`;
 }
 
 function greeting(name?: string): string {

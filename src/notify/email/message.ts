@@ -23,6 +23,14 @@ export interface ReceiptEmail extends Common {
   kind: 'receipt';
   invoice: Invoice;
   invoiceUrl: string;
+  /** A renewal that was under way when its subscription was cancelled or paused, and completed. */
+  stopped?: ReceiptStopped;
+}
+
+/** The subscription a receipt's renewal paid for had been cancelled or paused; `until`: the end of the period it paid for. */
+export interface ReceiptStopped {
+  status: 'CANCELLED' | 'PAUSED';
+  until: number;
 }
 
 export interface CreditNoteEmail extends Common {
@@ -69,6 +77,8 @@ export interface SubscriptionEndedEmail extends Common {
   /** CANCELLED (by the merchant or on request) or FAILED (renewal failed after its retries). */
   status: 'CANCELLED' | 'FAILED';
   endTime: number;
+  /** CANCELLED while a renewal charge was under way: it may still complete (and then moves endTime). */
+  chargeUnderWay?: boolean;
 }
 
 export type CustomerEmail =

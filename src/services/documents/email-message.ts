@@ -1,6 +1,6 @@
 import type { Ctx } from '../../ctx.js';
 import { layoutCreditNote, layoutInvoice } from '../../domain/document-layout.js';
-import type { CustomerEmail, EmailSender } from '../../notify/email/message.js';
+import type { CustomerEmail, EmailSender, ReceiptStopped } from '../../notify/email/message.js';
 import type { CustomerEmailRow } from '../../store/store.js';
 import { withLinks } from './credit-note-links.js';
 import { readCreditNote, readInvoice } from './read.js';
@@ -17,7 +17,11 @@ export async function documentEmail(
   row: CustomerEmailRow,
   sender: EmailSender,
 ): Promise<{ message: CustomerEmail; pdf?: Buffer } | undefined> {
-  const facts = JSON.parse(row.details) as { invoiceNumber?: string; creditNoteNumber?: string };
+  const facts = JSON.parse(row.details) as {
+    invoiceNumber?: string;
+    creditNoteNumber?: string;
+    stopped?: ReceiptStopped;
+  };
   if (row.kind === 'receipt' && facts.invoiceNumber) {
     const [found] = await ctx.store.invoicesByNumber(row.merchantId, facts.invoiceNumber);
     if (!found) return undefined;
@@ -25,7 +29,14 @@ export async function documentEmail(
     const { renderPdfOffThread } = await import('../../documents/pdf-renderer.js');
     const pdf = await renderPdfOffThread(layoutInvoice(invoice, ctx.zone));
     return {
-      message: { kind: 'receipt', to: row.recipient, sender, invoice, invoiceUrl: invoiceUrl(ctx, found.token) },
+      message: {
+        kind: 'receipt',
+        to: row.recipient,
+        sender,
+        invoice,
+        invoiceUrl: invoiceUrl(ctx, found.token),
+        ...(facts.stopped ? { stopped: facts.stopped } : {}),
+      },
       pdf,
     };
   }

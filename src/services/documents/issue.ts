@@ -24,6 +24,7 @@ import {
 } from '../../store/store.js';
 import { itemsOf } from '../transactions/input.js';
 import { queueReceipt, receiptEmail } from '../customer-email.js';
+import type { ReceiptStopped } from '../../notify/email/message.js';
 import { invoiceUrl } from './urls.js';
 
 /**
@@ -217,12 +218,14 @@ export async function issueInvoice(
   f: ChargeFacts,
   plan: PlanCharge | undefined,
   now: number,
+  /** A renewal that completed after its subscription was cancelled or paused: the receipt says what it paid for. */
+  stopped?: ReceiptStopped,
 ): Promise<IssuedInvoice | undefined> {
   if (f.amount <= 0) return undefined;
   const row = invoiceRow(f, await linesOf(tx, f, plan), now, plan);
   const number = await tx.issueInvoice(row);
   if (number === undefined) throw new Error(`merchant ${f.merchantId} of transaction ${f.transactionId} is missing`);
-  await queueReceipt(ctx, tx, f, number, now);
+  await queueReceipt(ctx, tx, f, number, now, stopped);
   return { invoiceNumber: number, invoiceUrl: invoiceUrl(ctx, row.token) };
 }
 

@@ -13,7 +13,13 @@ export type ChargeOutcome =
    * revoked key): nothing is recorded, the record stays claimed until its lease ends and the next
    * run charges it again with the same idempotency key, which finds the first charge, never a second.
    */
-  | { waiting: true; ref: string | null };
+  | { waiting: true; ref: string | null }
+  /**
+   * No charge was made under the record's key and none can be any more (the channel closed the
+   * key): a renewal taken over after its run died, on a subscription cancelled or paused since.
+   * The record ends CANCELLED with nothing charged.
+   */
+  | { cancelled: true; ref: string | null };
 
 /**
  * Charge one claimed record through the channel: merchant-initiated (never 3DS), the record id
@@ -27,6 +33,10 @@ export async function chargeRecord(
   now: number,
   claimedAt: number = now,
 ): Promise<ChargeOutcome> {
+  // Only a record that already had its charge under way when the subscription was cancelled or
+  // paused is still PENDING then (cancelUnclaimedRecords): the run that sent it died and this one
+  // took it over. Ask the channel about that charge only; never send a new one.
+  if (rec.subscriptionStatus !== 'ACTIVE') return askByKey(ctx, rec);
   // SPEC §19: a charge the coupon brought to zero is paid without calling the channel.
   if (rec.amount === 0 && rec.discountAmount > 0) return { approved: true, ref: null };
   if (rec.cardChannel === 'stripe') return chargeKeptCard(ctx, rec, now, claimedAt);
@@ -45,6 +55,53 @@ export async function chargeRecord(
     customerPresent: false,
     retryCount: rec.retryCount,
   });
+  return outcomeOf(result);
+}
+
+/**
+ * A renewal taken over (its lease ran out: the run that claimed it died) on a subscription that
+ * is no longer ACTIVE: what became of the charge the dead run may have sent, from the channel's
+ * answer for the record's idempotency key — the charge made (approved or declined, recorded as
+ * any outcome), or, when none was made, the key closed so a late call with it cannot charge
+ * either (`cancelled`). A channel that cannot be asked by key leaves the record waiting: it is
+ * asked again after the next lease, never charged.
+ */
+async function askByKey(ctx: Ctx, rec: ClaimedRecord): Promise<ChargeOutcome> {
+  // Nothing went to the channel for a charge the coupon brought to zero.
+  if (rec.amount === 0 && rec.discountAmount > 0) return { cancelled: true, ref: null };
+  let result: ChargeResult;
+  if (rec.cardChannel === 'stripe') {
+    // Stripe keeps no charges by key: the intent the dead run made (its id kept, or found on the
+    // Customer by the key's tag) is read, and when there is none nothing is created.
+    if (!rec.stripeCustomerId || !rec.stripePaymentMethodId) return { waiting: true, ref: null };
+    const channel = await channelOf(ctx, rec.merchantId, 'stripe');
+    const idempotencyKey = `${rec.id}:${rec.retryCount}`;
+    const txn = rec.transactionId ? await ctx.store.getTransaction(rec.transactionId) : undefined;
+    result =
+      txn?.channelRef && channel.resume
+        ? await channel.resume({ ref: txn.channelRef, idempotencyKey })
+        : await channel.charge({
+            idempotencyKey,
+            amount: rec.amount,
+            currency: rec.currency,
+            customerPresent: false,
+            retryCount: rec.retryCount,
+            stored: {
+              customerId: rec.stripeCustomerId,
+              paymentMethodId: rec.stripePaymentMethodId,
+              lookOnly: true,
+            },
+          });
+  } else {
+    if (!ctx.channel.chargeByKey) return { waiting: true, ref: null };
+    result = await ctx.channel.chargeByKey({
+      idempotencyKey: rec.id,
+      amount: rec.amount,
+      currency: rec.currency,
+      customerPresent: false,
+    });
+  }
+  if (result.outcome === 'declined' && result.unmade) return { cancelled: true, ref: result.ref };
   return outcomeOf(result);
 }
 

@@ -8,13 +8,21 @@ import { discountOf, issueInvoice, type IssuedInvoice } from '../documents/issue
 import { renewalPrice } from '../plan-change/price.js';
 import { spendCouponCycle } from '../coupon-charge.js';
 import { endSubscription } from '../subscriptions/end.js';
+import { STATUS } from '../transactions/status.js';
 import type { ChargeOutcome } from './charge.js';
 import { emailRenewalFailure } from './emails.js';
 
 /** An outcome the channel gave: approved or declined (a waiting one is not recorded). */
 type Charged = Exclude<ChargeOutcome, { waiting: true }>;
 
-export type RecordedAs = 'succeeded' | 'retry_scheduled' | 'subscription_failed' | 'failed' | 'already_recorded';
+export type RecordedAs =
+  | 'succeeded'
+  | 'retry_scheduled'
+  | 'subscription_failed'
+  | 'failed'
+  | 'already_recorded'
+  /** A renewal taken over on a subscription cancelled or paused since: no charge was made, none will be. */
+  | 'cancelled';
 
 /**
  * Record a charge's outcome INSIDE one unit of work with everything it
@@ -22,6 +30,11 @@ export type RecordedAs = 'succeeded' | 'retry_scheduled' | 'subscription_failed'
  * next RENEW or RETRY (only while the subscription is ACTIVE: a charge under way when it was
  * paused or cancelled is recorded but schedules nothing), FAILED after the last retry, and the
  * SUBSCRIPTION callback in the outbox. A record another run already settled is left alone.
+ *
+ * A success recorded after the subscription was cancelled moves its endTime to the end of the
+ * period the charge paid for (SPEC §6: endTime is the end of the paid period): the subscriber gets
+ * what they paid for, and the callback (endTime, paidThrough) and the receipt say so. One recorded
+ * while it is paused moves paidThrough only (a resume then schedules the next RENEW after it).
  */
 export async function recordOutcome(
   ctx: Ctx,
@@ -30,6 +43,7 @@ export async function recordOutcome(
   out: Charged,
   now: number,
 ): Promise<RecordedAs> {
+  if ('cancelled' in out) return recordUnmade(tx, rec, now);
   const failReason = out.approved ? null : out.reason;
   if (!(await tx.settleRecord(rec.id, out.approved ? 'SUCCESS' : 'FAILED', failReason, now))) return 'already_recorded';
   if (rec.transactionId) {
@@ -102,6 +116,10 @@ export async function recordOutcome(
       await tx.spendCredit(s.id, rec.creditApplied, now);
     }
     cur = { ...cur, paidThrough: following.time, couponCyclesUsed };
+    if (s.status === 'CANCELLED' && (s.endTime === null || s.endTime < following.time)) {
+      await tx.setSubscriptionStatus(s.id, { status: s.status, now, endTime: following.time });
+      cur = { ...cur, endTime: following.time };
+    }
     after = cur;
     if (active) {
       next = following.time;
@@ -145,6 +163,8 @@ export async function recordOutcome(
           reductions: [...discountOf(rec), { description: 'Credit from a plan change', amount: rec.creditApplied }],
         },
         now,
+        // The receipt of a charge that completed after a cancel or pause says what it paid for.
+        s.status === 'CANCELLED' || s.status === 'PAUSED' ? { status: s.status, until: following.time } : undefined,
       );
     eventType = 'RENEW_SUCCEEDED';
     result = 'succeeded';
@@ -251,4 +271,24 @@ export async function recordOutcome(
     });
   }
   return result;
+}
+
+/**
+ * A renewal taken over on a subscription cancelled or paused since, for which the channel made no
+ * charge and closed the key: the record ends CANCELLED, as the records no run had claimed did at
+ * the cancel or pause, and its RENEWAL transaction CANCELLED (300020) — nothing charged, no
+ * invoice, no receipt, no callback. An ended subscription's card goes once nothing is under way.
+ */
+async function recordUnmade(tx: Tx, rec: ClaimedRecord, now: number): Promise<RecordedAs> {
+  if (!(await tx.settleRecord(rec.id, 'CANCELLED', null, now))) return 'already_recorded';
+  if (rec.transactionId)
+    await tx.updateTransactionIf(rec.transactionId, STATUS.ACCEPTED, {
+      status: STATUS.CANCELLED,
+      txnTime: now,
+      updatedAt: now,
+    });
+  const s = await tx.getSubscriptionById(rec.subscriptionId);
+  if (s && isEnded(s.status) && s.cardId !== null && (await tx.pendingRecords(s.id)).length === 0)
+    await tx.deleteCard(s.cardId);
+  return 'cancelled';
 }

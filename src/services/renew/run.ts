@@ -298,7 +298,8 @@ async function renewal(
 
 function count(summary: RenewSummary, r: RecordedAs): void {
   if (r === 'succeeded') summary.succeeded++;
-  else if (r === 'already_recorded') return;
+  // Nothing charged: a renewal taken over on a subscription cancelled or paused since.
+  else if (r === 'already_recorded' || r === 'cancelled') return;
   else {
     summary.failed++;
     if (r === 'retry_scheduled') summary.retriesScheduled++;

@@ -15,7 +15,8 @@ export const CANCELLED_TXN_STATUS = 300020;
 /**
  * POST /subscription/cancel: ACTIVE, PAUSED or INCOMPLETE → CANCELLED. The PENDING record is
  * CANCELLED; cancelTime = now; endTime = the end of the paid period (or trial) if still running,
- * else now; the plan count drops and the card is deleted. For an INCOMPLETE subscription the
+ * else now (a renewal charge under way at the cancel stays PENDING and completes: if it succeeds,
+ * endTime moves to the end of the period it paid for); the plan count drops and the card is deleted. For an INCOMPLETE subscription the
  * first charge's 3DS page stops working: its transaction becomes final (300020) with the page
  * token cleared, and its payment callback is written. `input`: raw request object or the id.
  */
@@ -35,6 +36,8 @@ export async function cancelSubscription(ctx: Ctx, merchantId: string, input: un
     if (to !== 'CANCELLED') throw notAllowed(`cannot cancel ${withArticle(s.status)} subscription`);
     const now = ctx.clock.now();
     const cancelled = await tx.cancelUnclaimedRecords(s.id);
+    // What is still PENDING now is a renewal charge under way (SPEC §6: it completes).
+    const chargeUnderWay = (await tx.pendingRecords(s.id)).length > 0;
     let firstChargeClosed = false;
     for (const r of cancelled) {
       if (r.billingType === 'INITIAL' && r.transactionId && closable)
@@ -47,7 +50,16 @@ export async function cancelSubscription(ctx: Ctx, merchantId: string, input: un
     if (s.status === 'INCOMPLETE' && firstChargeClosed && s.couponId !== null)
       await tx.releaseCouponRedemption(s.couponId);
     // An INCOMPLETE subscription never started: its subscriber is told nothing ended.
-    if (s.status !== 'INCOMPLETE') await queueSubscriptionEnded(ctx, tx, s, { status: 'CANCELLED', endTime }, now);
+    // With a charge under way it must not promise "no more charges": that charge may go through,
+    // and then moves endTime to the end of the period it pays for (services/renew/record.ts).
+    if (s.status !== 'INCOMPLETE')
+      await queueSubscriptionEnded(
+        ctx,
+        tx,
+        s,
+        { status: 'CANCELLED', endTime, ...(chargeUnderWay ? { chargeUnderWay } : {}) },
+        now,
+      );
   });
   return true;
 }

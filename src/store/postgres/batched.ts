@@ -61,7 +61,7 @@ async function writeRows(conn: Conn, sql: string, rs: readonly object[]): Promis
 
 export interface Settle {
   id: string;
-  status: 'SUCCESS' | 'FAILED';
+  status: 'SUCCESS' | 'FAILED' | 'CANCELLED';
   failReason: string | null;
   now: number;
 }

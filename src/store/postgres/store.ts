@@ -110,7 +110,12 @@ class PgTx extends SqlTx {
     return this.conn.ask(batched.readSubscription, id);
   }
 
-  override settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number) {
+  override settleRecord(
+    id: string,
+    status: 'SUCCESS' | 'FAILED' | 'CANCELLED',
+    failReason: string | null,
+    now: number,
+  ) {
     return this.conn.ask(batched.settleRecord, { id, status, failReason, now });
   }
 

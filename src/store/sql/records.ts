@@ -92,7 +92,7 @@ export async function insertBillingRecord(db: Db, r: BillingRecordRow): Promise<
 export async function settleFirstRecord(
   db: Db,
   id: string,
-  status: 'SUCCESS' | 'FAILED',
+  status: 'SUCCESS' | 'FAILED' | 'CANCELLED',
   failReason: string | null,
   now: number,
   claim: 'keep' | 'release' = 'keep',
@@ -227,7 +227,9 @@ export function releaseClaims(db: Db, owner: string): Promise<number> {
  * Cancel the PENDING records of a subscription that no run has claimed yet, in one statement, and
  * answer them as cancelled. A RENEW/RETRY record that has a transaction is a charge under way (or
  * one a killed run left behind): it stays PENDING so its result is recorded (SPEC §6: a charge
- * under way completes) and nothing is scheduled after it; on PostgreSQL a record a run claims
+ * under way completes) and nothing is scheduled after it — a run that takes a killed run's record
+ * over then only asks the channel about its key, never charges anew (services/renew/charge.ts);
+ * on PostgreSQL a record a run claims
  * concurrently is re-checked after its lock and so keeps its transaction. A PENDING INITIAL record
  * (a first charge awaiting 3DS) is always cancelled: its page stops.
  */

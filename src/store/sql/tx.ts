@@ -156,7 +156,12 @@ export class SqlTx extends SqlReads implements Tx {
     return id;
   }
   /** Record a claimed renewal record's outcome; false when another run recorded it first. */
-  settleRecord(id: string, status: 'SUCCESS' | 'FAILED', failReason: string | null, now: number): Promise<boolean> {
+  settleRecord(
+    id: string,
+    status: 'SUCCESS' | 'FAILED' | 'CANCELLED',
+    failReason: string | null,
+    now: number,
+  ): Promise<boolean> {
     return records.settleFirstRecord(this.sql, id, status, failReason, now, 'release');
   }
   lockDueRecords(now: number, limit: number, cursor: DueCursor): Promise<DuePage> {
