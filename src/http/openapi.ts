@@ -316,7 +316,8 @@ const PAGE_ERRORS: Record<string, string> = {
   '400': 'A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded)',
   '403': 'A form without its anti-forgery token, or with an expired one',
   '404': 'Unknown, expired or finished session',
-  '409': 'The link was already used: another card is being checked or was saved through it',
+  '409':
+    'This card was not taken: another card submitted on the page (another tab) is being checked or charged, or was answered first',
   '413': 'Form larger than the page accepts',
   '415': 'Not a form submission',
 };

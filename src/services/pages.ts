@@ -54,10 +54,20 @@ export interface PageView {
 }
 
 export interface PageOutcome {
-  /** processing: the channel has not said how the payment ended yet (settled by its webhook or the renewal run). */
-  result: 'succeeded' | 'failed' | 'cancelled' | 'declined_retry' | 'three_ds' | 'processing';
+  /**
+   * processing: the channel has not said how the payment ended yet (settled by its webhook or the renewal run).
+   * not_tried: this submit's card was never sent to the channel: another card submitted on the page
+   * (another tab) holds or was answered for the attempt; `otherCard` says how that one stands.
+   */
+  result: 'succeeded' | 'failed' | 'cancelled' | 'declined_retry' | 'three_ds' | 'processing' | 'not_tried';
   redirectUrl?: string;
   failReason?: string;
+  /**
+   * not_tried: the other card is being charged now (in_progress), was declined and the page is
+   * open for another card (declined), waits on its 3-D Secure check (three_ds), or the payment
+   * has ended with it (paid, processing, ended).
+   */
+  otherCard?: 'in_progress' | 'declined' | 'three_ds' | 'paid' | 'processing' | 'ended';
   view: PageView;
 }
 
@@ -125,6 +135,19 @@ export class PageExpiredError extends PaygateError {
   readonly outcome: PageOutcome;
   constructor(outcome: PageOutcome) {
     super(RESULT_CODES.NOT_FOUND, 'page expired');
+    this.outcome = outcome;
+  }
+}
+
+/**
+ * A checkout whose card asked for 3-D Secure (REQUIRES_3DS) opened at its checkout URL (the back
+ * button from the challenge, a reload, its Cancel): the payment is still open, on its 3DS page.
+ * Carries the three_ds outcome, so the page sends the shopper on there (303 /3ds/<token>).
+ */
+export class PageMovedError extends PaygateError {
+  readonly outcome: PageOutcome;
+  constructor(outcome: PageOutcome) {
+    super(RESULT_CODES.NOT_FOUND, 'page waits on its 3-D Secure check');
     this.outcome = outcome;
   }
 }
@@ -211,13 +234,24 @@ async function expireNow(ctx: Ctx, row: TransactionRow, now: number): Promise<Tr
   });
 }
 
-/** The open transaction behind a token, or 1007 (unknown, used, final, cancelled subscription, expired). */
-async function openRow(ctx: Ctx, kind: PageKind, token: string): Promise<TransactionRow> {
+/**
+ * The open transaction behind a token, or 1007 (unknown, used, final, cancelled subscription,
+ * expired). A checkout waiting on its 3DS is still open: its checkout URL throws PageMovedError
+ * (on to the 3DS page), or with `threeDs: 'row'` (a card submit, which compares cards) returns it.
+ */
+async function openRow(
+  ctx: Ctx,
+  kind: PageKind,
+  token: string,
+  threeDs: 'moved' | 'row' = 'moved',
+): Promise<TransactionRow> {
   const row = typeof token === 'string' && token !== '' ? await ctx.store.getTransactionByPageToken(token) : undefined;
   // Unavailable, and left as it is: enabled again within its 30 minutes, the page works again.
   if (row && !(await merchantActive(ctx.store, row.merchantId))) throw notFound('page');
   if (row && row.status === STATUS.EXPIRED) throw new PageExpiredError(await outcome(ctx, kind, row));
-  if (!row || row.status !== OPEN_STATUS[kind]) throw notFound('page');
+  // Only a checkout's own token: a PAY's or a subscription's 3DS token never was a checkout page.
+  const waitingOnThreeDs = kind === 'checkout' && row?.paymentType === 'CHECKOUT' && row.status === STATUS.REQUIRES_3DS;
+  if (!row || (row.status !== OPEN_STATUS[kind] && !waitingOnThreeDs)) throw notFound('page');
   // A cancelled subscription's open 3DS page stops working (SPEC §6); a card check's, once the
   // subscription can no longer take a new card.
   if (row.subscriptionId && !(await subscriptionWantsPage(ctx, row.paymentType, row.subscriptionId)))
@@ -229,6 +263,7 @@ async function openRow(ctx: Ctx, kind: PageKind, token: string): Promise<Transac
       ? new PageExpiredError(await outcome(ctx, kind, expired))
       : notFound('page');
   }
+  if (waitingOnThreeDs && threeDs === 'moved') throw new PageMovedError(await outcome(ctx, kind, row));
   return row;
 }
 
@@ -294,21 +329,108 @@ async function outcome(ctx: Ctx, kind: PageKind, row: TransactionRow, declinedRe
 }
 
 /**
+ * The card a checkout row shows (BIN, last four, brand): written when a submit claims an attempt,
+ * so it names the card that attempt's channel key was sent with. Only these display fields are
+ * kept of a card, never its number, so two cards alike in all three count as one.
+ */
+const sameCard = (row: TransactionRow, card: ValidCard): boolean =>
+  row.cardBin === card.bin && row.cardLast4 === card.last4 && row.cardBrand === card.brand;
+
+/** Where a checkout stands for a card that was not tried on it (another card holds or answered the attempt). */
+function otherCardOf(row: TransactionRow, now: number): NonNullable<PageOutcome['otherCard']> {
+  switch (row.status) {
+    case STATUS.AWAITING_CHECKOUT:
+      return row.chargeHeldUntil !== null && row.chargeHeldUntil > now ? 'in_progress' : 'declined';
+    case STATUS.REQUIRES_3DS:
+      return 'three_ds';
+    case STATUS.SUCCEEDED:
+      return 'paid';
+    case STATUS.ACCEPTED:
+      return 'processing';
+    default:
+      return 'ended';
+  }
+}
+
+async function notTried(ctx: Ctx, row: TransactionRow): Promise<PageOutcome> {
+  return {
+    result: 'not_tried',
+    otherCard: otherCardOf(row, ctx.clock.now()),
+    view: await pageView(ctx, 'checkout', row),
+  };
+}
+
+/**
+ * Before a checkout card goes to the channel: claim the attempt the page was read at (`row`) for
+ * this card. The channel key is `<txn>:<attempt>`, shared by every submit of that attempt, so that
+ * a double submit charges once; only the card that claimed an attempt is ever sent with its key:
+ * - open, not held: held for this card (its display fields written with the hold) → charge;
+ * - held for the same card (a double click), or answered for it meanwhile (declined, the page
+ *   open again, no other card holding it) → charge with the same key: the channel answers its
+ *   first result again, which is what the page then shows;
+ * - held for, or answered for, another card (a second tab): this one is not tried (not_tried);
+ * - moved on meanwhile (3DS, paid, ended): the same card sees that result, another one not_tried;
+ * - expired, gone, merchant disabled: what openRow throws for it.
+ */
+async function claimCheckoutAttempt(
+  ctx: Ctx,
+  token: string,
+  row: TransactionRow,
+  card: ValidCard,
+): Promise<'charge' | PageOutcome> {
+  const now = ctx.clock.now();
+  const claim = await ctx.store.transaction(async (tx): Promise<'charge' | 'closed' | TransactionRow> => {
+    if (!(await merchantActive(tx, row.merchantId))) return 'closed';
+    const cur = await tx.lockTransaction(row.id);
+    if (!cur) return 'closed';
+    if (cur.status !== STATUS.AWAITING_CHECKOUT) return cur;
+    if (cur.pageExpiresAt === null || cur.pageExpiresAt <= now) return 'closed';
+    const held = cur.chargeHeldUntil !== null && cur.chargeHeldUntil > now;
+    if (cur.checkoutDeclines !== row.checkoutDeclines) {
+      // The attempt this page was read at was answered (declined) meanwhile.
+      const answeredForMe = cur.checkoutDeclines === row.checkoutDeclines + 1 && !held && sameCard(cur, card);
+      return answeredForMe ? 'charge' : cur;
+    }
+    if (held) return sameCard(cur, card) ? 'charge' : cur;
+    const display = { cardBin: card.bin, cardLast4: card.last4, cardBrand: card.brand, updatedAt: now };
+    if (!(await tx.holdPage(cur.id, STATUS.AWAITING_CHECKOUT, now, now + CHANNEL_GRACE_MS))) return 'closed';
+    await tx.updateTransactionIf(cur.id, STATUS.AWAITING_CHECKOUT, display);
+    return 'charge';
+  });
+  if (claim === 'charge') return claim;
+  if (claim === 'closed') {
+    await openRow(ctx, 'checkout', token); // throws what the page now is: expired, or gone
+    throw notFound('page');
+  }
+  if (claim.status === STATUS.AWAITING_CHECKOUT || !sameCard(claim, card)) return notTried(ctx, claim);
+  // Moved on with this very card (a double click arriving after the first was answered): its result.
+  if (claim.status === STATUS.EXPIRED) throw new PageExpiredError(await outcome(ctx, 'checkout', claim));
+  return outcome(ctx, 'checkout', claim);
+}
+
+/**
  * A card entered on the checkout page, charged customer-present. A card that fails the local
  * checks (Luhn, expiry) is shown as a retry without counting as a decline; each attempt has its
- * own channel idempotency key (`<txn>:<attempt>`), so a double submit charges once.
+ * own channel idempotency key (`<txn>:<attempt>`), so a double submit charges once, and is
+ * claimed by one card (claimCheckoutAttempt): a different card submitted on the same attempt from
+ * another tab is never sent with that key, and is told it was not tried (not_tried).
+ * A checkout already waiting on its 3DS charges nothing: the card that asked for it is sent on to
+ * its 3DS page, another card is told it was not tried.
  */
 export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCard): Promise<PageOutcome> {
-  const row = await openRow(ctx, 'checkout', token);
+  const row = await openRow(ctx, 'checkout', token, 'row');
   let card: ValidCard;
   try {
     card = validatePageCard(ctx, input);
   } catch (e) {
-    if (isPaygateError(e))
-      return { result: 'declined_retry', failReason: e.message, view: await pageView(ctx, 'checkout', row) };
-    throw e;
+    if (!isPaygateError(e)) throw e;
+    if (row.status === STATUS.REQUIRES_3DS) return notTried(ctx, row);
+    return { result: 'declined_retry', failReason: e.message, view: await pageView(ctx, 'checkout', row) };
   }
-  await holdForChannel(ctx, 'checkout', token, row);
+  if (row.status === STATUS.REQUIRES_3DS)
+    return sameCard(row, card) ? outcome(ctx, 'checkout', row) : notTried(ctx, row);
+  const claimed = await claimCheckoutAttempt(ctx, token, row, card);
+  if (claimed !== 'charge') return claimed;
   const attempt = row.checkoutDeclines + 1;
   // The channel the transaction was created on (CHECKOUT is created on the sandbox only for now).
   const channel = await channelOf(ctx, row.merchantId, row.channel);
@@ -362,6 +484,8 @@ export async function submitCheckoutCard(ctx: Ctx, token: string, input: PageCar
     }
     return (await tx.getTransaction(row.id)) ?? cur;
   });
+  // Held past its grace, the attempt was claimed and answered for another card meanwhile: not this one's result.
+  if (after.status !== STATUS.EXPIRED && !sameCard(after, card)) return notTried(ctx, after);
   return outcome(
     ctx,
     'checkout',

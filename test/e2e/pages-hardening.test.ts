@@ -201,6 +201,52 @@ describe('the 3DS page’s form', () => {
   });
 });
 
+describe('back from the 3-D Secure challenge to the checkout page', () => {
+  const sandboxCharges = async (id: string) =>
+    (
+      await served.rows.all<{ n: string }>(
+        "SELECT card_last4 || ' ' || outcome AS n FROM sandbox_charges WHERE idempotency_key LIKE ? ORDER BY idempotency_key",
+        `${id}:%`,
+      )
+    ).map((r) => r.n);
+
+  it('the checkout URL of a payment waiting on its 3DS sends on to the 3DS page; the form again charges nothing', async () => {
+    const { path, id } = await checkout(shop);
+    const csrf = csrfOf((await raw(srv.url + path)).text);
+    const toThreeDs = await post(path, payForm(csrf, '4000000000003220'));
+    expect(toThreeDs.status).toBe(303);
+    const threeDs = toThreeDs.headers.get('location') as string;
+    expect(threeDs).toBe(path.replace('/checkout/', '/3ds/'));
+    // The back button: the payment is open, on its challenge, not "no longer available".
+    const back = await raw(srv.url + path);
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe(threeDs);
+    // The same form submitted again (back, then Pay): on to the same challenge, nothing charged again.
+    const again = await post(path, payForm(csrf, '4000000000003220'));
+    expect(again.status).toBe(303);
+    expect(again.headers.get('location')).toBe(threeDs);
+    const cancel = await post(path, { csrf, action: 'cancel' });
+    expect(cancel.status).toBe(303);
+    expect(cancel.headers.get('location')).toBe(threeDs);
+    // Another card typed on the old form is not tried, and not sent to that card's challenge.
+    const other = await post(path, payForm(csrf, '4242424242424242'));
+    expect(other.status).toBe(409);
+    expect(other.headers.get('location')).toBeNull();
+    expect(other.text).toContain('This card was not tried');
+    expect(other.text).toContain('3-D Secure check');
+    expect(other.text).not.toContain('4242424242424242');
+    expect((await row(id)).status).toBe(100040);
+    expect(await sandboxCharges(id)).toEqual(['3220 requires_action']);
+    // Finished: the checkout URL is unavailable again, as every final page.
+    const done = await post(threeDs, { csrf: csrfOf((await raw(srv.url + threeDs)).text), action: 'complete' });
+    expect(done.status).toBe(200);
+    expect((await row(id)).status).toBe(200000);
+    const after = await raw(srv.url + path);
+    expect(after.status).toBe(404);
+    expect(after.text).toContain('This payment page is no longer available');
+  });
+});
+
 describe('a DISABLED merchant', () => {
   let d: TestMerchant;
   beforeAll(() => {

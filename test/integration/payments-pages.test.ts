@@ -8,6 +8,8 @@ import {
   completeThreeDs,
   expireStalePages,
   getPage,
+  PageExpiredError,
+  PageMovedError,
   submitCheckoutCard,
 } from '../../src/services/pages.js';
 import { requireMerchant } from '../../src/services/merchants.js';
@@ -122,7 +124,7 @@ describe('checkout page', () => {
     const out = await submitCheckoutCard(ctx, token, pageCard('4000000000003220'));
     expect(out).toMatchObject({ result: 'three_ds', redirectUrl: `/3ds/${token}` });
     expect((await getPage(ctx, '3ds', token)).status).toBe(100040);
-    await expect(getPage(ctx, 'checkout', token)).rejects.toThrow(expect.objectContaining({ code: '1007' }));
+    await expect(getPage(ctx, 'checkout', token)).rejects.toThrow(PageMovedError);
     expect((await completeThreeDs(ctx, token, true)).result).toBe('succeeded');
     expect(await status(v.transactionOrderId)).toBe(200000);
   });
@@ -148,6 +150,151 @@ describe('checkout page', () => {
     const { ctx } = await setup();
     await expect(getPage(ctx, 'checkout', 'nope')).rejects.toThrow(expect.objectContaining({ code: '1007' }));
     await expect(getPage(ctx, '3ds', '')).rejects.toThrow(expect.objectContaining({ code: '1007' }));
+  });
+});
+
+const charges = async (id: string) =>
+  (
+    (await rowsOf(app.ctx).all(
+      'SELECT idempotency_key AS k, card_last4 AS last4, outcome FROM sandbox_charges WHERE idempotency_key LIKE ? ORDER BY idempotency_key',
+      `${id}:%`,
+    )) as { k: string; last4: string; outcome: string }[]
+  ).map((c) => `${c.k.slice(id.length)} ${c.last4} ${c.outcome}`);
+
+describe('checkout page waiting on its 3-D Secure check (the back button from the challenge)', () => {
+  it('its checkout URL sends on to the 3DS page: GET, the same card again and Cancel charge nothing more', async () => {
+    const { ctx, checkout } = await setup();
+    const { v, token } = await checkout();
+    await submitCheckoutCard(ctx, token, pageCard('4000000000003220'));
+    const moved = await getPage(ctx, 'checkout', token).catch((e: unknown) => e);
+    expect(moved).toBeInstanceOf(PageMovedError);
+    expect((moved as PageMovedError).outcome).toMatchObject({ result: 'three_ds', redirectUrl: `/3ds/${token}` });
+    // The form submitted again (back, then Pay): no second charge, on to the same challenge.
+    expect(await submitCheckoutCard(ctx, token, pageCard('4000000000003220'))).toMatchObject({
+      result: 'three_ds',
+      redirectUrl: `/3ds/${token}`,
+    });
+    await expect(cancelCheckout(ctx, token)).rejects.toThrow(PageMovedError);
+    expect(await status(v.transactionOrderId)).toBe(100040);
+    expect(await charges(v.transactionOrderId)).toEqual([':1 3220 requires_action']);
+    expect((await completeThreeDs(ctx, token, true)).result).toBe('succeeded');
+    await expect(getPage(ctx, 'checkout', token)).rejects.toThrow(expect.objectContaining({ code: '1007' }));
+    await expect(getPage(ctx, 'checkout', token)).rejects.not.toThrow(PageMovedError);
+  });
+
+  it('another card submitted on it is not tried and not sent to that card’s challenge', async () => {
+    const { ctx, checkout } = await setup();
+    const { v, token } = await checkout();
+    await submitCheckoutCard(ctx, token, pageCard('4000000000003220'));
+    expect(await submitCheckoutCard(ctx, token, pageCard())).toMatchObject({
+      result: 'not_tried',
+      otherCard: 'three_ds',
+      view: { status: 100040 },
+    });
+    expect(await charges(v.transactionOrderId)).toEqual([':1 3220 requires_action']);
+  });
+
+  it('past its 30 minutes its checkout URL expires it (not a redirect to a dead challenge)', async () => {
+    const { ctx, checkout } = await setup();
+    const { v, token } = await checkout();
+    await submitCheckoutCard(ctx, token, pageCard('4000000000003220'));
+    app.clock.advance(30 * 60_000);
+    await expect(getPage(ctx, 'checkout', token)).rejects.toThrow(PageExpiredError);
+    expect(await status(v.transactionOrderId)).toBe(300010);
+  });
+});
+
+describe('two tabs of one checkout: each attempt is charged with one card only', () => {
+  /** Tab B's submit, made while tab A's card is with the channel. */
+  function duringCharge(ctx: TestApp['ctx'], tabB: () => Promise<unknown>): { out: () => unknown } {
+    const real = ctx.channel;
+    let out: unknown;
+    let done = false;
+    ctx.channel = {
+      ...real,
+      charge: async (req) => {
+        if (!done) {
+          done = true;
+          out = await tabB();
+        }
+        return real.charge(req);
+      },
+    };
+    return { out: () => out };
+  }
+
+  it('a different card submitted while a declined one is charged is not tried, then can be tried itself', async () => {
+    const { ctx, checkout } = await setup();
+    const { v, token } = await checkout();
+    const b = duringCharge(ctx, () => submitCheckoutCard(ctx, token, pageCard('4242424242424242')));
+    expect(await submitCheckoutCard(ctx, token, pageCard('4000000000000002'))).toMatchObject({
+      result: 'declined_retry',
+      failReason: 'card_declined',
+    });
+    expect(b.out()).toMatchObject({ result: 'not_tried', otherCard: 'in_progress', view: { status: 100050 } });
+    expect(await charges(v.transactionOrderId)).toEqual([':1 0002 declined']);
+    // Tab B again: its card is tried now, as the next attempt.
+    expect(await submitCheckoutCard(ctx, token, pageCard('4242424242424242'))).toMatchObject({ result: 'succeeded' });
+    expect(await charges(v.transactionOrderId)).toEqual([':1 0002 declined', ':2 4242 approved']);
+  });
+
+  it('a different card submitted while a 3DS card is charged is not sent to its challenge', async () => {
+    const { ctx, checkout } = await setup();
+    const { v, token } = await checkout();
+    const b = duringCharge(ctx, () => submitCheckoutCard(ctx, token, pageCard('4242424242424242')));
+    expect(await submitCheckoutCard(ctx, token, pageCard('4000000000003220'))).toMatchObject({ result: 'three_ds' });
+    expect(b.out()).toMatchObject({ result: 'not_tried', otherCard: 'in_progress' });
+    expect(await charges(v.transactionOrderId)).toEqual([':1 3220 requires_action']);
+    expect(await status(v.transactionOrderId)).toBe(100040);
+  });
+
+  it('a different card read on the page before another was declined, submitted after, is not told that decline', async () => {
+    const { ctx, checkout } = await setup();
+    const { v, token } = await checkout();
+    // Tab B reads the page (no attempt yet), then waits while tab A's card is declined.
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const store = ctx.store;
+    const read = store.getTransactionByPageToken.bind(store);
+    let first = true;
+    store.getTransactionByPageToken = async (t) => {
+      const row = await read(t);
+      if (first) {
+        first = false;
+        await gate;
+      }
+      return row;
+    };
+    const b = submitCheckoutCard(ctx, token, pageCard('4242424242424242'));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await submitCheckoutCard(ctx, token, pageCard('4000000000000002'))).toMatchObject({
+      result: 'declined_retry',
+    });
+    release();
+    expect(await b).toMatchObject({ result: 'not_tried', otherCard: 'declined', view: { declines: 1 } });
+    expect(await charges(v.transactionOrderId)).toEqual([':1 0002 declined']);
+  });
+
+  it('the same card submitted twice (a double click) is charged once and both show its real result', async () => {
+    const { ctx, checkout } = await setup();
+    const { v, token } = await checkout();
+    const b = duringCharge(ctx, () => submitCheckoutCard(ctx, token, pageCard('4000000000000002')));
+    expect(await submitCheckoutCard(ctx, token, pageCard('4000000000000002'))).toMatchObject({
+      result: 'declined_retry',
+      failReason: 'card_declined',
+      view: { declines: 1 },
+    });
+    expect(b.out()).toMatchObject({ result: 'declined_retry', failReason: 'card_declined' });
+    expect(await charges(v.transactionOrderId)).toEqual([':1 0002 declined']);
+
+    const { v: w, token: t2 } = await checkout();
+    const c = duringCharge(ctx, () => submitCheckoutCard(ctx, t2, pageCard()));
+    expect(await submitCheckoutCard(ctx, t2, pageCard())).toMatchObject({ result: 'succeeded' });
+    expect(c.out()).toMatchObject({ result: 'succeeded' });
+    expect(await charges(w.transactionOrderId)).toEqual([':1 4242 approved']);
+    expect(await status(w.transactionOrderId)).toBe(200000);
   });
 });
 

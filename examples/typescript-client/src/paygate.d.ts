@@ -7303,6 +7303,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description A payment waiting on its 3-D Secure check (back from the challenge): on to its 3-D Secure page */
+            303: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A malformed link or request (an HTML page; the 1000 envelope when the URL cannot be decoded) */
             400: {
                 headers: {
@@ -7410,7 +7418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
-            /** @description The link was already used: another card is being checked or was saved through it */
+            /** @description This card was not taken: another card submitted on the page (another tab) is being checked or charged, or was answered first */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7596,7 +7604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
-            /** @description The link was already used: another card is being checked or was saved through it */
+            /** @description This card was not taken: another card submitted on the page (another tab) is being checked or charged, or was answered first */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7842,7 +7850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
-            /** @description The link was already used: another card is being checked or was saved through it */
+            /** @description This card was not taken: another card submitted on the page (another tab) is being checked or charged, or was answered first */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8276,7 +8284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
-            /** @description The link was already used: another card is being checked or was saved through it */
+            /** @description This card was not taken: another card submitted on the page (another tab) is being checked or charged, or was answered first */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

@@ -8,6 +8,7 @@ import {
   completeThreeDs,
   getPage,
   PageExpiredError,
+  PageMovedError,
   returnFromThreeDs,
   submitCheckoutCard,
   threeDsHandOver,
@@ -28,13 +29,20 @@ import {
   cardUpdatePage,
   checkoutPage,
   messagePage,
+  notTriedText,
   reasonText,
   resultPage,
   threeDsPage,
 } from './views.js';
 
 export const pageDocs: PlainRouteDoc[] = [
-  { method: 'GET', url: '/checkout/:token', summary: 'Hosted checkout page (HTML)', contentType: 'text/html' },
+  {
+    method: 'GET',
+    url: '/checkout/:token',
+    summary: 'Hosted checkout page (HTML)',
+    contentType: 'text/html',
+    redirects: 'A payment waiting on its 3-D Secure check (back from the challenge): on to its 3-D Secure page',
+  },
   {
     method: 'POST',
     url: '/checkout/:token',
@@ -132,6 +140,20 @@ function finish(reply: FastifyReply, out: PageOutcome, page: PageContext, holder
       ),
     );
   }
+  // 409, as the card-update page's second card: this card was not taken, another one on the page decides.
+  if (out.result === 'not_tried') {
+    const text = notTriedText(out.otherCard);
+    if (out.otherCard === 'in_progress' || out.otherCard === 'declined')
+      return sendPage(
+        reply,
+        409,
+        'Checkout',
+        () => checkoutPage(out.view, csrf.issue('checkout', out.view.token), text, holderName),
+        out.view,
+        sandbox,
+      );
+    return sendPage(reply, 409, 'Payment', () => messagePage('This card was not tried', text), undefined, sandbox);
+  }
   if (out.result === 'declined_retry') {
     return sendPage(
       reply,
@@ -193,6 +215,9 @@ function pageErrorHandler(err: FastifyError | Error, req: FastifyRequest, reply:
     if (to) return reply.code(303).header('location', withResult(to, out.view)).send();
     return sendPage(reply, 200, 'Payment', () => resultPage('failed', out.view, out.failReason ?? 'session_expired'));
   }
+  // A checkout waiting on its 3-D Secure check (the back button from the challenge): on to its 3DS page.
+  if (err instanceof PageMovedError && err.outcome.redirectUrl)
+    return reply.code(303).header('location', err.outcome.redirectUrl).send();
   if (isPaygateError(err) && err.code === RESULT_CODES.NOT_FOUND) return pageNotFound(reply);
   const status = (err as FastifyError).statusCode;
   if (isPaygateError(err) || (status !== undefined && status >= 400 && status < 500)) {

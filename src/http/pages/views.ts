@@ -1,5 +1,5 @@
 import type { CardPageView } from '../../services/card-update/page.js';
-import type { PageView } from '../../services/pages.js';
+import type { PageOutcome, PageView } from '../../services/pages.js';
 import { esc } from './html.js';
 
 /** What a decline means to the person paying (failReason codes of SPEC §5). */
@@ -19,6 +19,28 @@ const REASONS: Record<string, string> = {
 export function reasonText(reason: string | undefined): string {
   if (!reason) return 'The payment did not go through.';
   return REASONS[reason] ?? `Please check your card details: ${reason.replace(/^[\w.]+:\s*/, '')}.`;
+}
+
+/**
+ * A card submitted on a checkout page that was never sent to the channel: another card submitted
+ * on the same page (another tab or window) holds the attempt or was answered first.
+ */
+export function notTriedText(other: PageOutcome['otherCard']): string {
+  const lead = 'This card was not tried: another payment attempt on this page';
+  switch (other) {
+    case 'in_progress':
+      return `${lead} (in another tab or window) is being processed right now. Nothing was charged to this card; wait a moment before trying it.`;
+    case 'declined':
+      return `${lead} (in another tab or window) was answered first: that card was declined. Nothing was charged to this card.`;
+    case 'three_ds':
+      return `${lead} (in another tab or window) was answered first and is waiting for that card's 3-D Secure check. Nothing was charged to this card. Finish the check there, or return to the shop.`;
+    case 'paid':
+      return `${lead} (in another tab or window) was answered first: the payment was made with that card. Nothing was charged to this card. You can close this page.`;
+    case 'processing':
+      return `${lead} (in another tab or window) was answered first: the payment with that card is being processed. Nothing was charged to this card. You can close this page.`;
+    default:
+      return `${lead} (in another tab or window) was answered first, and the payment has ended. Nothing was charged to this card. Please return to the shop.`;
+  }
 }
 
 /** The order as the shop knows it: its relationId, else our transaction id. */
