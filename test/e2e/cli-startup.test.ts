@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -85,6 +85,34 @@ describe('start-up failures are one clear line with exit 2', () => {
     // Not migrated, not switched to WAL (a mode the file would keep), no files beside it.
     expect(readFileSync(file).equals(before)).toBe(true);
     expect(readdirSync(dir).filter((f) => f.startsWith('notes.db'))).toEqual(['notes.db']);
+  });
+
+  // drizzle-kit's migration table is in every database it migrates: it was taken for paygate's,
+  // and paygate's tables were migrated into the other application's file.
+  it.each([
+    ['its own migration table from drizzle-kit', 'CREATE TABLE users (name TEXT)', 1717171717171],
+    [
+      'a table named like one of paygate’s, migrated after this build',
+      'CREATE TABLE merchants (id TEXT)',
+      4102444800000,
+    ],
+  ])("another application's drizzle database (%s): refused and left exactly as it was", (_what, table, migratedAt) => {
+    const file = join(dir, 'drizzled.db');
+    const other = new Database(file);
+    other.exec(table);
+    other.exec(
+      'CREATE TABLE __drizzle_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)',
+    );
+    other.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('abc', migratedAt);
+    other.close();
+    const before = readFileSync(file);
+    expectStartupFailure(
+      paygate(['--db', file, 'merchant', 'list']),
+      /drizzled\.db is another application's SQLite database \(tables: .*\), not paygate's; nothing was changed/,
+    );
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(readdirSync(dir).filter((f) => f.startsWith('drizzled.db'))).toEqual(['drizzled.db']);
+    rmSync(file);
   });
 
   it('a database path that is a directory', () => {

@@ -38,14 +38,15 @@ export function openSqlite(path: string, opts: { readonly?: boolean; besideOpen?
   try {
     sqlite.pragma('busy_timeout = 10000');
     if (!opts.readonly) {
-      refuseForeignDatabase(sqlite, path);
+      const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
+      refuseForeignDatabase(sqlite, path, migrations[0]?.folderMillis ?? 0);
       sqlite.pragma('journal_mode = WAL');
       sqlite.pragma('synchronous = FULL');
       // Off while migrating (SQLite's own procedure for rebuilding a table): dropping a rebuilt
       // table must not fire its references' ON DELETE actions (cards → subscriptions.card_id).
       // The pragma is a no-op inside a transaction, so it is set around it; migrate() checks keys.
       sqlite.pragma('foreign_keys = OFF');
-      migrate(sqlite);
+      migrate(sqlite, migrations);
       sqlite.pragma('foreign_keys = ON');
     }
   } catch (e) {
@@ -56,20 +57,29 @@ export function openSqlite(path: string, opts: { readonly?: boolean; besideOpen?
   return sqlite;
 }
 
+/** The first migration's journal time before it was generated again on its first day (ef6ea14). */
+const FIRST_MIGRATION_BEFORE_REGENERATION = 1795344240550;
+
 /**
- * Refuse a SQLite database another application made (tables, and no paygate schema): migrating
- * paygate's tables into it and switching it to WAL (a mode the file keeps) would change someone
- * else's database, as a mistyped --db must not (SPEC §1). Reading its schema writes nothing. A new
- * or empty file, or a database paygate migrated, opens.
+ * Refuse a SQLite database another application made: migrating paygate's tables into it and
+ * switching it to WAL (a mode the file keeps) would change someone else's database, as a mistyped
+ * --db must not (SPEC §1). Reading its schema writes nothing. A new or empty file opens, and a
+ * database paygate migrated: its migration table starts with paygate's first migration (its
+ * journal time, which an edit of that file's text never changed). A drizzle table alone is not
+ * enough — every application migrated by drizzle-kit has one.
  */
-function refuseForeignDatabase(sqlite: Sqlite, path: string): void {
+function refuseForeignDatabase(sqlite: Sqlite, path: string, firstMigrationMillis: number): void {
   const names = sqlite
     .prepare(
       "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
     )
     .pluck()
     .all() as string[];
-  if (names.length === 0 || names.includes('__drizzle_migrations')) return;
+  if (names.length === 0) return;
+  if (names.includes('__drizzle_migrations')) {
+    const first = sqlite.prepare('SELECT min(created_at) FROM __drizzle_migrations').pluck().get() as number | null;
+    if (first !== null && [firstMigrationMillis, FIRST_MIGRATION_BEFORE_REGENERATION].includes(Number(first))) return;
+  }
   throw new StoreOpenError(
     `${path} is another application's SQLite database (tables: ${tableList(names)}), not paygate's; nothing was changed: name paygate's own database, or a new file`,
   );
@@ -80,8 +90,7 @@ function refuseForeignDatabase(sqlite: Sqlite, path: string): void {
  * IMMEDIATE transaction, so processes opening a new database together migrate it once.
  * A database that has migrations this build does not know was written by a newer paygate.
  */
-function migrate(sqlite: Sqlite): void {
-  const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER });
+function migrate(sqlite: Sqlite, migrations: ReturnType<typeof readMigrationFiles>): void {
   const latest = migrations.at(-1)?.folderMillis ?? 0;
   const appliedLatest = (): number => {
     const exists = sqlite
