@@ -64,7 +64,7 @@ export function loadConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.
     retryDays: parseRetryDays(env.PAYGATE_RETRY_DAYS),
     callbackPrivate: parseCallbackPrivate(env.PAYGATE_CALLBACK_PRIVATE),
     publicUrl: (
-      env.PAYGATE_PUBLIC_URL || `http://${env.PAYGATE_HOST ?? '127.0.0.1'}:${env.PAYGATE_PORT ?? '8080'}`
+      env.PAYGATE_PUBLIC_URL || `http://${env.PAYGATE_HOST || '127.0.0.1'}:${env.PAYGATE_PORT || '8080'}`
     ).replace(/\/+$/, ''),
     publicUrlFromEnv: Boolean(env.PAYGATE_PUBLIC_URL),
     smtpUrl: parseSmtpUrl(env.PAYGATE_SMTP_URL),

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { OpenAppOptions } from '../app.js';
 import type { Ctx } from '../ctx.js';
-import { isPaygateError, StoreOpenError } from '../domain/errors.js';
+import { isPaygateError, RESULT_CODES, StoreOpenError } from '../domain/errors.js';
 import { VaultKeyError } from '../vault/crypto.js';
 import { exposedDatabaseFiles, exposedFilesWarning } from './file-modes.js';
 import { createOutput, loadTables, printError, type Output } from './output.js';
@@ -33,6 +33,23 @@ export class Interrupted extends Error {
  */
 export class StartupError extends Error {}
 
+/**
+ * A setting refused before the command could start (a PAYGATE_* variable, --tz, a pool size):
+ * its result code is printed as any refusal's, but the exit is 2 like every start-up error, so a
+ * service manager does not restart a process that cannot start (deploy/systemd/paygate.service).
+ */
+export class SettingError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const settingError = (e: unknown): unknown =>
+  isPaygateError(e) && e.code === RESULT_CODES.INVALID_PARAM ? new SettingError(e.code, e.message) : e;
+
 export interface GlobalOptions {
   db?: string;
   tz?: string;
@@ -60,14 +77,19 @@ export async function withCtx<T>(
   const out = outputOf(cmd);
   // loaded on first use: help, usage errors and completion never open the app
   const [{ openApp }, { isDatabaseUrl, loadConfig }] = await Promise.all([import('../app.js'), import('../config.js')]);
-  const config = loadConfig({ db: g.db, tz: g.tz });
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig({ db: g.db, tz: g.tz });
+  } catch (e) {
+    throw settingError(e);
+  }
   const where = config.dbPath === ':memory:' || isDatabaseUrl(config.dbPath) ? undefined : resolve(config.dbPath);
   const isNew = where !== undefined && !existsSync(where);
   let ctx: Ctx;
   try {
     ctx = await openApp(config, opts);
   } catch (e) {
-    if (isPaygateError(e) || !(e instanceof Error)) throw e;
+    if (isPaygateError(e) || !(e instanceof Error)) throw settingError(e);
     throw new StartupError(e.message);
   }
   // Run from the wrong directory, paygate would otherwise work on a new empty database silently.
@@ -107,6 +129,10 @@ export function handleError(e: unknown): never {
   if (isPaygateError(e)) {
     printError(e.code, e.message);
     process.exit(1);
+  }
+  if (e instanceof SettingError) {
+    printError(e.code, e.message);
+    process.exit(2);
   }
   if (e instanceof StartupError || e instanceof StoreOpenError || e instanceof VaultKeyError) {
     printError('startup', e.message);

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, paygate } from '../helpers/cli.js';
 import { TEST_VAULT_KEY, tempDir } from '../helpers/env.js';
+import { startServe } from '../helpers/serve.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -134,6 +135,35 @@ describe('start-up failures are one clear line with exit 2', () => {
     );
     expectStartupFailure(paygate(['--db', db, 'renew'], { env }), want);
     expectStartupFailure(paygate(['--db', db, 'serve', '--port', '0'], { env }), want);
+  });
+
+  // They exited 1, which the shipped systemd unit restarts every 2 s; only 2 means "do not restart".
+  it.each([
+    ['PAYGATE_TZ', 'Nowhere/Zone', /^error 1001: tz: unknown time zone Nowhere\/Zone$/],
+    ['PAYGATE_RETRY_DAYS', '0,0,0', /^error 1001: PAYGATE_RETRY_DAYS: /],
+    ['PAYGATE_CALLBACK_PRIVATE', 'yes', /^error 1001: PAYGATE_CALLBACK_PRIVATE: /],
+    ['PAYGATE_SMTP_URL', 'smtp//bad', /^error 1001: PAYGATE_SMTP_URL: /],
+  ])('a bad %s: one line with its code, exit 2 (a start-up error), serve and renew alike', (name, value, want) => {
+    const db = existingDb(`setting-${name}.db`);
+    for (const args of [['serve', '--port', '0'], ['renew']]) {
+      const r = paygate(['--db', db, ...args], { env: { [name]: value } });
+      expect([r.status, r.stderr.trim().split('\n').length], args[0]).toEqual([2, 1]);
+      expect(r.stderr.trim()).toMatch(want);
+    }
+  });
+
+  it('an empty PAYGATE_HOST is unset (127.0.0.1), never every interface; --host "" is a usage error', async () => {
+    const srv = await startServe({ dbPath: existingDb('host.db'), env: { PAYGATE_HOST: '' } });
+    try {
+      expect(new URL(srv.url).hostname).toBe('127.0.0.1');
+    } finally {
+      await srv.stop();
+    }
+    const r = paygate(['--db', existingDb('host2.db'), 'serve', '--port', '0', '--host', '']);
+    expect([r.status, r.stderr]).toEqual([
+      2,
+      'error usage: --host: name an address (0.0.0.0 listens on every interface)\n',
+    ]);
   });
 });
 

@@ -99,8 +99,10 @@ export function registerServeCommands(program: Command): void {
         const { parseTrustProxy } = await import('../../http/trust-proxy.js');
         const { normalisePublicUrl, setPublicUrl, storedPublicUrl } = await import('../../services/public-url.js');
         const env = process.env;
-        const host = opts.host ?? env.PAYGATE_HOST ?? '127.0.0.1';
-        const port = parsePort(opts.port ?? env.PAYGATE_PORT ?? '8080');
+        // An empty value is unset, as for every PAYGATE_* setting: never "every interface".
+        if (opts.host === '') throw new UsageError('--host: name an address (0.0.0.0 listens on every interface)');
+        const host = opts.host ?? (env.PAYGATE_HOST || '127.0.0.1');
+        const port = parsePort(opts.port ?? (env.PAYGATE_PORT || '8080'));
         if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey))
           throw new UsageError('--tls-cert and --tls-key go together');
         const https =
