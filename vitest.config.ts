@@ -77,6 +77,7 @@ const SQLITE_ONLY_E2E: Record<string, string> = {
   'test/e2e/openapi-tools.test.ts': 'the OpenAPI document with external tools',
   'test/e2e/openapi-generators.test.ts': 'client generators (Node >= 22.18) on the OpenAPI document',
   'test/e2e/deploy-files.test.ts': 'deployment files (systemd, nginx, caddy)',
+  'test/e2e/serve-log-full.test.ts': "serve's log on a full disk (standard output to a file): no database behaviour",
   'test/e2e/cli-readme.test.ts': 'README against --help',
   'test/e2e/cli-loaded-modules.test.ts': 'which modules a CLI process loads; it picks its engines itself',
   'test/e2e/security-v1-splice.test.ts': 'v1 signature parsing, decided before anything is read or stored',

@@ -92,9 +92,19 @@ export function logUrl(req: FastifyRequest): string {
   return withQuery(path, splitUrl(req.url).rawQuery);
 }
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+/** What pino writes its lines to. */
+export interface LogStream {
+  write(line: string): unknown;
+}
+
+/**
+ * pino's options for the server's logger; `stream` is where its lines go (serve: stdoutLog(),
+ * which drops lines it cannot write rather than hang), pino's own stdout destination without it.
+ */
+export function loggerOptions(level: string, stream?: LogStream): FastifyServerOptions['logger'] {
   return {
     level,
+    ...(stream ? { stream } : {}),
     redact: { paths: REDACT, censor: '[redacted]' },
     serializers: {
       req: (req: { method: string; url: string; ip?: string }) => ({

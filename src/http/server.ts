@@ -15,7 +15,7 @@ import { BODY_LIMIT, registerJsonParser } from './body.js';
 import { failure, MalformedRequest, RateLimited, statusOfError } from './envelope.js';
 import { clientErrorHandler } from './client-error.js';
 import { registerHealthRoutes } from './health.js';
-import { loggerOptions, logUrl } from './logging.js';
+import { type LogStream, loggerOptions, logUrl } from './logging.js';
 import { createMetrics } from './metrics.js';
 import { buildOpenApi, type PlainRouteDoc } from './openapi.js';
 import { isPagePath, pageDocs, pageMalformed, pageNotFound, registerPages } from './pages/plugin.js';
@@ -28,6 +28,8 @@ export interface ServerOptions {
   /** SPEC §5 rate limits; off only for benchmarks (`serve --no-rate-limit`). */
   rateLimit?: boolean;
   logLevel?: string;
+  /** Where log lines go (serve: stdoutLog()); pino's default stdout destination without it. */
+  logStream?: LogStream;
   https?: { cert: Buffer; key: Buffer };
   /** Proxies whose X-Forwarded-For is believed (`serve --trust-proxy`): addresses or CIDR ranges. None by default. */
   trustProxy?: readonly string[];
@@ -113,7 +115,7 @@ export function apiErrorHandler(err: FastifyError | Error, req: FastifyRequest, 
 
 export async function buildServer(ctx: Ctx, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(opts.logLevel ?? 'info'),
+    logger: loggerOptions(opts.logLevel ?? 'info', opts.logStream),
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
     requestIdHeader: false,

@@ -75,6 +75,31 @@ function serveClock(env: NodeJS.ProcessEnv): { clock?: Clock } {
   return { clock: { now: shifted, wall: shifted } };
 }
 
+let stdoutErrorsHandled = false;
+
+/**
+ * A line on standard output; why it could not be written, if it could not. Standard output that
+ * fails (a full disk) must not end serve with an uncaught 'error' event (the CLI's own listener
+ * rethrows all but EPIPE): at start-up it is the start-up error, later the lines are dropped
+ * (src/http/log-destination.ts) and serve goes on.
+ */
+function writeStdout(text: string): Promise<string | undefined> {
+  if (!stdoutErrorsHandled) {
+    stdoutErrorsHandled = true;
+    process.stdout.removeAllListeners('error');
+    process.stdout.on('error', () => {});
+  }
+  const why = (e: Error): string => e.message.replace(/, write$/, '');
+  return new Promise((resolve) => {
+    try {
+      process.stdout.write(text, (err) => resolve(err ? why(err) : undefined));
+    } catch (e) {
+      // A file or /dev/full: Node writes it synchronously, and throws.
+      resolve(why(e as Error));
+    }
+  });
+}
+
 export function registerServeCommands(program: Command): void {
   program
     .command('serve')
@@ -96,6 +121,7 @@ export function registerServeCommands(program: Command): void {
         // The HTTP stack is loaded only here: every other command would pay its start-up time.
         const { checkCron, startBackground } = await import('../../http/background.js');
         const { buildServer } = await import('../../http/server.js');
+        const { stdoutLog } = await import('../../http/log-destination.js');
         const { parseTrustProxy } = await import('../../http/trust-proxy.js');
         const { normalisePublicUrl, setPublicUrl, storedPublicUrl } = await import('../../services/public-url.js');
         const env = process.env;
@@ -139,11 +165,15 @@ export function registerServeCommands(program: Command): void {
           cmd,
           async (ctx) => {
             const { displayDb } = await import('../../config.js');
+            // Until the server has started, a log that cannot be written is the start-up error.
+            const logStream = stdoutLog();
+            logStream.hold();
             let app: Awaited<ReturnType<typeof buildServer>>;
             try {
               app = await buildServer(ctx, {
                 rateLimit,
                 logLevel,
+                logStream,
                 trustProxy,
                 ...(metricsToken ? { metricsToken } : {}),
                 ...(https ? { https } : {}),
@@ -169,9 +199,15 @@ export function registerServeCommands(program: Command): void {
             const background = startBackground(ctx, { renew: opts.renew, renewCron, log: app.log });
             const publicNote = ctx.config.publicUrl === own ? '' : ` (pages and links use ${ctx.config.publicUrl})`;
             const renewNote = opts.renew ? `renewals on cron "${renewCron}"` : 'renewals off (--no-renew)';
-            process.stdout.write(
-              `paygate listening on ${own}${publicNote} · database ${displayDb(ctx.config.dbPath)} · ${renewNote}\n`,
-            );
+            const unwritable =
+              (await writeStdout(
+                `paygate listening on ${own}${publicNote} · database ${displayDb(ctx.config.dbPath)} · ${renewNote}\n`,
+              )) ?? (await logStream.release());
+            if (unwritable !== undefined) {
+              await background.stop();
+              await app.close();
+              throw new StartupError(`cannot write to standard output: ${unwritable}`);
+            }
 
             await new Promise<void>((resolve) => {
               let stopping = false;
@@ -197,7 +233,7 @@ export function registerServeCommands(program: Command): void {
           },
           serveClock(env),
         );
-        process.stdout.write('paygate stopped\n');
+        void writeStdout('paygate stopped\n');
       }),
     );
 }
