@@ -1642,6 +1642,10 @@ export interface components {
             invoiceNumber?: string;
             /** @description A successful charge’s hosted invoice page */
             invoiceUrl?: string;
+            /** @description A PAUSED or CANCELLED subscription: the end of its paid period (a charge under way at the pause or cancel that succeeded extends it) */
+            paidThrough?: string;
+            /** @description A CANCELLED subscription: when it ends — the end of the period a charge under way at the cancel paid for, if it succeeded */
+            endTime?: string;
             /** @description PLAN_CHANGED: the plan left */
             previousPlanId?: string;
             /**
