@@ -224,6 +224,8 @@ export function registerServeCommands(program: Command): void {
                   const idle = setInterval(() => app.server.closeIdleConnections(), 50);
                   await app.close();
                   clearInterval(idle);
+                  // Every log line out before "paygate stopped", which goes straight to stdout.
+                  await new Promise<void>((done) => logStream.flush(() => done()));
                   resolve();
                 })();
               };
