@@ -282,6 +282,43 @@ describe('adapter: faults are in flight, never declines', () => {
     expect(charges()).toHaveLength(2);
   });
 
+  // A renewal taken over on a subscription cancelled since (services/renew/charge.ts): asked, never charged.
+  it('lookOnly: a renewal key no charge was made under answers unmade, and nothing is created at Stripe', async () => {
+    const first = await createAndConfirmPayment(client, payment('4242424242424242', { saveForOffSession: true }));
+    const c = first.card;
+    if (!c?.customerId) throw new Error('no customer');
+    const before = intents().length;
+    const r = await chargeOffSession(client, {
+      idempotencyKey: renewalKey('rec_dead_run', 0),
+      amount: 4200,
+      currency: 'eur',
+      customerId: c.customerId,
+      paymentMethodId: c.paymentMethodId,
+      lookOnly: true,
+    });
+    expect(r).toMatchObject({ outcome: 'declined', unmade: true });
+    expect(intents()).toHaveLength(before);
+    expect(s.requests.filter((q) => q.method === 'POST' && q.path === '/v1/payment_intents')).toHaveLength(before);
+  });
+
+  it('lookOnly: the charge a dead run made under the key is found by its tag and answered, not made again', async () => {
+    const first = await createAndConfirmPayment(client, payment('4242424242424242', { saveForOffSession: true }));
+    const c = first.card;
+    if (!c?.customerId) throw new Error('no customer');
+    const input = {
+      idempotencyKey: renewalKey('rec_dead_after_charge', 0),
+      amount: 4200,
+      currency: 'eur',
+      customerId: c.customerId,
+      paymentMethodId: c.paymentMethodId,
+    };
+    const made = await chargeOffSession(client, input);
+    expect(made).toMatchObject({ outcome: 'approved' });
+    const again = await chargeOffSession(client, { ...input, lookOnly: true });
+    expect(again).toEqual(made);
+    expect(charges()).toHaveLength(2);
+  });
+
   it.each([
     ['rate_limit', 'rate_limited', false],
     ['server_error', 'server_error', true],
