@@ -74,24 +74,9 @@ async function askByKey(ctx: Ctx, rec: ClaimedRecord): Promise<ChargeOutcome> {
     // Stripe keeps no charges by key: the intent the dead run made (its id kept, or found on the
     // Customer by the key's tag) is read, and when there is none nothing is created.
     if (!rec.stripeCustomerId || !rec.stripePaymentMethodId) return { waiting: true, ref: null };
-    const channel = await channelOf(ctx, rec.merchantId, 'stripe');
-    const idempotencyKey = `${rec.id}:${rec.retryCount}`;
     const txn = rec.transactionId ? await ctx.store.getTransaction(rec.transactionId) : undefined;
-    result =
-      txn?.channelRef && channel.resume
-        ? await channel.resume({ ref: txn.channelRef, idempotencyKey })
-        : await channel.charge({
-            idempotencyKey,
-            amount: rec.amount,
-            currency: rec.currency,
-            customerPresent: false,
-            retryCount: rec.retryCount,
-            stored: {
-              customerId: rec.stripeCustomerId,
-              paymentMethodId: rec.stripePaymentMethodId,
-              lookOnly: true,
-            },
-          });
+    const card = { customerId: rec.stripeCustomerId, paymentMethodId: rec.stripePaymentMethodId };
+    result = await stripeCharge(ctx, rec, card, txn?.channelRef ?? null, { lookOnly: true });
   } else {
     if (!ctx.channel.chargeByKey) return { waiting: true, ref: null };
     result = await ctx.channel.chargeByKey({
@@ -113,6 +98,30 @@ function outcomeOf(result: ChargeResult): ChargeOutcome {
   return { approved: false, reason: 'authentication_failed', ref: result.ref };
 }
 
+/**
+ * The renewal's off-session charge at Stripe under its key: the intent an earlier run made read
+ * again when its id was kept, else charged (or, with `lookOnly`, only looked for by the key's tag).
+ */
+async function stripeCharge(
+  ctx: Ctx,
+  rec: ClaimedRecord,
+  card: { customerId: string; paymentMethodId: string },
+  earlier: string | null,
+  how: { triedBefore?: boolean; lookOnly?: boolean },
+): Promise<ChargeResult> {
+  const channel = await channelOf(ctx, rec.merchantId, 'stripe');
+  const idempotencyKey = `${rec.id}:${rec.retryCount}`;
+  if (earlier && channel.resume) return channel.resume({ ref: earlier, idempotencyKey });
+  return channel.charge({
+    idempotencyKey,
+    amount: rec.amount,
+    currency: rec.currency,
+    customerPresent: false,
+    retryCount: rec.retryCount,
+    stored: { ...card, ...how },
+  });
+}
+
 /** A card Stripe keeps: charged off-session by its Customer and PaymentMethod ids (no number here). */
 async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number, claimedAt: number): Promise<ChargeOutcome> {
   if (!rec.stripeCustomerId || !rec.stripePaymentMethodId || rec.expMonth === null || rec.expYear === null) {
@@ -120,8 +129,6 @@ async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number, claimed
   }
   if (cardExpired(rec.expMonth, rec.expYear, now, ctx.zone))
     return { approved: false, reason: 'expired_card', ref: null };
-  const channel = await channelOf(ctx, rec.merchantId, 'stripe');
-  const idempotencyKey = `${rec.id}:${rec.retryCount}`;
   // Taken over after a run left it in flight: settle that charge, never make a second one (its
   // keys may be forgotten by now).
   const txn = rec.transactionId ? await ctx.store.getTransaction(rec.transactionId) : undefined;
@@ -129,21 +136,8 @@ async function chargeKeptCard(ctx: Ctx, rec: ClaimedRecord, now: number, claimed
   // The claim writes a new record's transaction at the claim's time: an older one means an
   // earlier run sent this charge and no answer was kept.
   const triedBefore = txn !== undefined && txn !== null && txn.createdAt < claimedAt;
-  const result =
-    earlier && channel.resume
-      ? await channel.resume({ ref: earlier, idempotencyKey })
-      : await channel.charge({
-          idempotencyKey,
-          amount: rec.amount,
-          currency: rec.currency,
-          customerPresent: false,
-          retryCount: rec.retryCount,
-          stored: {
-            customerId: rec.stripeCustomerId,
-            paymentMethodId: rec.stripePaymentMethodId,
-            ...(triedBefore ? { triedBefore } : {}),
-          },
-        });
+  const card = { customerId: rec.stripeCustomerId, paymentMethodId: rec.stripePaymentMethodId };
+  const result = await stripeCharge(ctx, rec, card, earlier, triedBefore ? { triedBefore } : {});
   if (result.outcome === 'in_flight' && result.ref && rec.transactionId && result.ref !== earlier) {
     const txnId = rec.transactionId;
     const ref = result.ref;
