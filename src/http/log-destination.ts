@@ -2,8 +2,9 @@ import { write, writeSync } from 'node:fs';
 
 /**
  * Where `serve`'s log lines go: standard output, written as pino's default destination writes
- * it (asynchronously, lines batched while a write is under way, what is left written
- * synchronously at exit) — except when the output cannot be written. pino's default
+ * it (a line at once while the output takes it; lines batched while a write of a busy output is
+ * under way, what is left written synchronously at exit) — except when the output cannot be
+ * written. pino's default
  * (sonic-boom) retries a failed write for ever, sleeping the main thread, once the disk is full
  * (ENOSPC, or EFBIG past a file size limit): the server stopped answering and ignored SIGTERM.
  * Here a line that cannot be written is dropped, stderr says so once, and the server goes on;
@@ -56,6 +57,9 @@ export class LogDestination {
 
   /** pino's interface: one serialised line. Never throws, never blocks. */
   write(line: string): boolean {
+    // Nothing queued: written at once, as pino's default does (a write to a file or pipe that
+    // has room does not block); only a busy or failing output queues or drops lines.
+    if (this.#current === undefined && this.#pending.length === 0) return this.#writeNow(line);
     const bytes = Buffer.byteLength(line);
     if (this.#pendingBytes + bytes > MAX_PENDING_BYTES) {
       this.#drop(1, 'the log output is not being read');
@@ -121,6 +125,38 @@ export class LogDestination {
     return failure;
   }
 
+  #writeNow(line: string): boolean {
+    const buf = Buffer.from((this.#torn ? '\n' : '') + line);
+    let written = 0;
+    try {
+      written = writeSync(this.#fd, buf);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (!busy(code)) {
+        this.#drop(1, why(e));
+        return true;
+      }
+    }
+    if (written < buf.length) {
+      // Busy (a full pipe) or written in part: the rest goes the queued way.
+      this.#current = { buf, lines: 1, written };
+      this.#send();
+      return true;
+    }
+    this.#written();
+    return true;
+  }
+
+  /** A write went through whole: the output works (again). */
+  #written(): void {
+    this.#torn = false;
+    if (this.#failure !== undefined) {
+      this.#say(`paygate: the log can be written again; ${this.#dropped} log line(s) were dropped`);
+      this.#failure = undefined;
+      this.#dropped = 0;
+    }
+  }
+
   #take(): Batch {
     const text = (this.#torn ? '\n' : '') + this.#pending.join('');
     const batch = { buf: Buffer.from(text), lines: this.#pending.length, written: 0 };
@@ -164,12 +200,7 @@ export class LogDestination {
         this.#send();
         return;
       }
-      this.#torn = false;
-      if (this.#failure !== undefined) {
-        this.#say(`paygate: the log can be written again; ${this.#dropped} log line(s) were dropped`);
-        this.#failure = undefined;
-        this.#dropped = 0;
-      }
+      this.#written();
       this.#next();
     });
   }
